@@ -1,0 +1,42 @@
+# Two commands: `make run` and `make test`. Everything they need is installed from here.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
+
+.PHONY: run test lint format bench clean
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e .
+	touch $@
+
+$(DEV_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	touch $@
+
+# Debian's chromium for the browser tests; Playwright never downloads a browser here.
+/usr/bin/chromium:
+	(apt-get update -qq && apt-get install -y -qq chromium) >/dev/null
+
+run: $(STAMP)
+	$(BIN)/furrow serve
+
+test: $(DEV_STAMP) /usr/bin/chromium
+	$(BIN)/pytest
+
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(DEV_STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: $(STAMP)
+	for f in bench/*.py; do $(BIN)/python $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) instance .pytest_cache

@@ -1,0 +1,5 @@
+"""`python -m webapp` is the `furrow` command."""
+
+from webapp.cli import main
+
+main()

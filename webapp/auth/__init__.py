@@ -1,0 +1,1 @@
+"""Accounts, roles, sign-in, API tokens and the administrator's user pages."""

@@ -1,0 +1,90 @@
+"""Who may see what: login on every view unless marked public, roles checked on the server."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import TypeVar
+
+from flask import abort, current_app, request
+from flask_login import current_user
+
+from webapp.auth.models import ApiToken
+from webapp.auth.roles import Role
+from webapp.database import utcnow
+from webapp.extensions import db, login_manager
+
+F = TypeVar("F", bound=Callable)
+PUBLIC_ATTR = "_furrow_public"
+
+
+def public(view: F) -> F:
+    """Mark a view that needs no login (login, first administrator, health check)."""
+    setattr(view, PUBLIC_ATTR, True)
+    return view
+
+
+def require_role(role: Role) -> Callable[[F], F]:
+    def decorate(view: F) -> F:
+        @wraps(view)
+        def wrapped(*args, **kwargs):
+            if not current_user.can(role):
+                abort(403, description=f"This needs the {role.name} role or higher.")
+            return view(*args, **kwargs)
+
+        return wrapped  # type: ignore[return-value]
+
+    return decorate
+
+
+def bearer_token() -> str | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    return None
+
+
+@login_manager.user_loader
+def load_user(user_id: str):
+    from webapp.auth.models import User
+
+    user = db.session.get(User, int(user_id)) if user_id.isdigit() else None
+    return user if user is not None and user.active else None
+
+
+@login_manager.request_loader
+def load_user_from_token(_request):
+    secret = bearer_token()
+    if secret is None or not request.path.startswith("/api/"):
+        return None
+    token = ApiToken.find_active(secret)
+    if token is None:
+        return None
+    token.last_used_at = utcnow()
+    db.session.commit()
+    return token.user
+
+
+def is_api_request() -> bool:
+    return request.path.startswith("/api/")
+
+
+def enforce_login_and_csrf() -> None:
+    """before_request: every endpoint needs a login unless public; every POST needs CSRF."""
+    from webapp.extensions import csrf
+
+    view = current_app.view_functions.get(request.endpoint or "")
+    if request.endpoint == "static" or (view is not None and getattr(view, PUBLIC_ATTR, False)):
+        if request.method not in ("GET", "HEAD", "OPTIONS"):
+            csrf.protect()
+        return
+    if not current_user.is_authenticated:
+        if is_api_request():
+            abort(401, description="Sign in or send Authorization: Bearer <token>.")
+        abort(401)
+    # A bearer token is not sent by browsers on their own, so cross-site forgery cannot use it.
+    if request.method not in ("GET", "HEAD", "OPTIONS") and not (
+        is_api_request() and bearer_token()
+    ):
+        csrf.protect()

@@ -1,0 +1,174 @@
+"""The `furrow` command: Flask's own commands (db, routes, shell) plus serve, worker and users."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import time
+
+import click
+from flask import Flask, current_app
+from flask.cli import FlaskGroup, with_appcontext
+
+from webapp.config import ConfigError
+
+
+def _create_app() -> Flask:
+    from webapp import create_app
+
+    try:
+        return create_app()
+    except ConfigError as exc:
+        click.echo(f"furrow: configuration error: {exc}", err=True)
+        sys.exit(2)
+
+
+@click.group(cls=FlaskGroup, create_app=_create_app, add_version_option=False)
+def main() -> None:
+    """Furrow: agronomy records, AI proposals with evidence, approved by people."""
+
+
+def fail(message: str, code: int = 1):
+    click.echo(f"furrow: {message}", err=True)
+    sys.exit(code)
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--workers", type=click.IntRange(0, 64), help="RQ workers [FURROW_WORKERS].")
+@with_appcontext
+def serve(host: str, port: int, workers: int | None) -> None:
+    """Start Redis (embedded unless REDIS_URL), migrate, then web server and workers."""
+    from webapp.serve import Supervisor
+
+    settings = current_app.config["FURROW"]
+    count = settings.workers if workers is None else workers
+    try:
+        code = Supervisor(current_app._get_current_object(), host, port, count).run()
+    except ConfigError as exc:
+        fail(str(exc), 2)
+    sys.exit(code)
+
+
+@click.command("worker")
+@click.option("--burst", is_flag=True, help="Stop when the queue is empty.")
+@with_appcontext
+def worker(burst: bool) -> None:
+    """Run one RQ worker against REDIS_URL (or this instance's embedded Redis)."""
+    import redis
+    from rq import Worker
+
+    settings = current_app.config["FURROW"]
+    # No socket timeout here: the worker blocks on the queue for long stretches.
+    connection = redis.Redis.from_url(settings.effective_redis_url, socket_connect_timeout=5)
+    try:
+        connection.ping()
+    except redis.RedisError as exc:
+        where = settings.redis_url or f"the embedded Redis at {settings.embedded_redis_socket}"
+        fail(f"cannot reach {where}: {exc} (set REDIS_URL, or start `furrow serve`)")
+    name = f"furrow-{socket.gethostname()}-{os.getpid()}"
+    Worker([settings.queue_name], connection=connection, name=name).work(
+        burst=burst, logging_level="INFO", with_scheduler=False
+    )
+
+
+@click.command("sweep")
+@click.option("--every", type=float, help="Repeat every N seconds [FURROW_SWEEP_SECONDS].")
+@click.option("--once", is_flag=True, help="One pass, then exit.")
+@with_appcontext
+def sweep_command(every: float | None, once: bool) -> None:
+    """Mark runs whose job or worker is gone as failed; hard-stop overdue cancels.
+
+    `furrow serve` does this itself; run it as its own service when web and workers are separate.
+    """
+    import redis
+
+    from webapp.jobs.sweeper import sweep
+
+    interval = every or current_app.config["FURROW"].sweep_seconds
+    while True:
+        try:
+            report = sweep()
+            if report.lost or report.hard_cancelled:
+                click.echo(f"lost: {report.lost} hard-cancelled: {report.hard_cancelled}")
+        except redis.RedisError as exc:
+            if once:
+                fail(f"the job queue is not reachable: {exc}")
+            click.echo(f"furrow: sweep skipped, the job queue is not reachable: {exc}", err=True)
+        if once:
+            return
+        time.sleep(interval)
+
+
+@click.group("users")
+def users_cli() -> None:
+    """Manage accounts."""
+
+
+@users_cli.command("create")
+@click.argument("email")
+@click.option("--role", default="viewer", show_default=True, help="viewer|editor|reviewer|admin")
+@click.option("--name", default="", help="Display name.")
+@click.option("--password", envvar="FURROW_PASSWORD", help="Else FURROW_PASSWORD, else a prompt.")
+@with_appcontext
+def create_user_command(email: str, role: str, name: str, password: str | None) -> None:
+    """Create an account."""
+    from webapp.auth.accounts import AccountError, create_user
+    from webapp.auth.roles import Role
+    from webapp.extensions import db
+
+    try:
+        parsed_role = Role.parse(role)
+    except ValueError as exc:
+        fail(str(exc), 2)
+    if not password:
+        if not sys.stdin.isatty():
+            fail("no password: pass --password, set FURROW_PASSWORD, or run in a terminal", 2)
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    try:
+        user = create_user(email, password, parsed_role, name)
+    except AccountError as exc:
+        fail(str(exc), 2)
+    db.session.commit()
+    click.echo(f"created {user.email} ({user.role.name})")
+
+
+@users_cli.command("token")
+@click.argument("email")
+@click.option("--name", default="command line", show_default=True, help="What the token is for.")
+@with_appcontext
+def token_command(email: str, name: str) -> None:
+    """Make a new API token; the token is the last line printed, shown only this once."""
+    from webapp.auth.models import ApiToken, User
+    from webapp.extensions import db
+
+    user = User.by_email(email)
+    if user is None:
+        fail(f"no account for {email}", 2)
+    if not user.active:
+        fail(f"the account {user.email} is disabled", 2)
+    _token, secret = ApiToken.issue(user, name)
+    db.session.commit()
+    click.echo(f"API token for {user.email} ({user.role.name}); it is not shown again:")
+    click.echo(secret)
+
+
+@users_cli.command("list")
+@with_appcontext
+def list_users_command() -> None:
+    """List accounts."""
+    from sqlalchemy import select
+
+    from webapp.auth.models import User
+    from webapp.extensions import db
+
+    for user in db.session.scalars(select(User).order_by(User.email)):
+        state = "active" if user.active else "disabled"
+        click.echo(f"{user.email}\t{user.role.name}\t{state}")
+
+
+def register_commands(app: Flask) -> None:
+    for command in (serve, worker, sweep_command, users_cli):
+        app.cli.add_command(command)

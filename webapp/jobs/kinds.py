@@ -1,0 +1,59 @@
+"""What a kind of run does: the items it works through, and the work for one item."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from importlib import import_module
+from typing import Any, ClassVar
+
+
+class ItemError(Exception):
+    """A failure of one item that the run records and moves past; the message is for people."""
+
+
+class RunKind(ABC):
+    """Subclass, set name and title, implement plan_items and process_item, then register it.
+
+    process_item runs in a worker with an app context; it returns the item's result (JSON-able)
+    or raises ItemError. Anything else it raises is recorded against the item too.
+    """
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    # The longest a single run may take before RQ stops it.
+    timeout_seconds: ClassVar[int] = 24 * 3600
+
+    @abstractmethod
+    def plan_items(self, params: dict[str, Any]) -> list[str]:
+        """The keys of the items this run works through, in order."""
+
+    @abstractmethod
+    def process_item(self, key: str, params: dict[str, Any], run_id: int) -> Any:
+        """Do the work for one item and return its result."""
+
+    def stage_for(self, key: str) -> str:
+        """The stage shown while key is processed."""
+        return "working"
+
+    @classmethod
+    def path(cls) -> str:
+        return f"{cls.__module__}:{cls.__qualname__}"
+
+
+RUN_KINDS: dict[str, type[RunKind]] = {}
+
+
+def register_kind(kind: type[RunKind]) -> type[RunKind]:
+    existing = RUN_KINDS.get(kind.name)
+    if existing is not None and existing.path() != kind.path():
+        raise ValueError(f"run kind {kind.name!r} is registered twice")
+    RUN_KINDS[kind.name] = kind
+    return kind
+
+
+def load_kind(path: str) -> type[RunKind]:
+    module_name, _, attr = path.partition(":")
+    kind = getattr(import_module(module_name), attr)
+    if not (isinstance(kind, type) and issubclass(kind, RunKind)):
+        raise TypeError(f"{path} is not a RunKind")
+    return kind

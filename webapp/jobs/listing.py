@@ -1,0 +1,72 @@
+"""Filtering and paging the list of runs, shared by the page, its CSV export and the API."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import Select, func, select
+
+from webapp.extensions import db
+from webapp.jobs.models import Run, RunStatus
+
+PER_PAGE = 25
+
+
+@dataclass(frozen=True)
+class RunFilters:
+    status: str | None = None
+    kind: str | None = None
+    mine_user_id: int | None = None
+
+    @classmethod
+    def from_args(cls, args, user_id: int) -> RunFilters:
+        status = args.get("status") or None
+        if status not in {s.value for s in RunStatus}:
+            status = None
+        return cls(
+            status=status,
+            kind=(args.get("kind") or None),
+            mine_user_id=user_id if args.get("mine") in ("1", "true", "on") else None,
+        )
+
+    def as_args(self) -> dict[str, str]:
+        args = {
+            "status": self.status,
+            "kind": self.kind,
+            "mine": "1" if self.mine_user_id else None,
+        }
+        return {name: value for name, value in args.items() if value}
+
+    def query(self) -> Select[tuple[Run]]:
+        query = select(Run).order_by(Run.id.desc())
+        if self.status:
+            query = query.where(Run.status == self.status)
+        if self.kind:
+            query = query.where(Run.kind == self.kind)
+        if self.mine_user_id:
+            query = query.where(Run.requested_by_id == self.mine_user_id)
+        return query
+
+
+@dataclass(frozen=True)
+class Page:
+    runs: list[Run]
+    number: int
+    per_page: int
+    total: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))
+
+
+def page_of_runs(filters: RunFilters, number: int, per_page: int = PER_PAGE) -> Page:
+    query = filters.query()
+    total = db.session.scalar(select(func.count()).select_from(query.order_by(None).subquery()))
+    number = max(1, number)
+    runs = db.session.scalars(query.limit(per_page).offset((number - 1) * per_page)).all()
+    return Page(list(runs), number, per_page, total or 0)
+
+
+def kinds_in_use() -> list[str]:
+    return list(db.session.scalars(select(Run.kind).distinct().order_by(Run.kind)))

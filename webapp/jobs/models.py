@@ -1,0 +1,134 @@
+"""A Run: one background job, its progress, per-item errors and results, and what it cost."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import JSON, ForeignKey, Numeric, String, Text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from webapp.auth.models import User
+from webapp.database import UTCDateTime, utcnow
+from webapp.extensions import db
+
+
+class RunStatus(StrEnum):
+    queued = "queued"
+    running = "running"
+    succeeded = "succeeded"
+    failed = "failed"
+    cancelled = "cancelled"
+
+
+LIVE_STATUSES = (RunStatus.queued, RunStatus.running)
+RESUMABLE_STATUSES = (RunStatus.failed, RunStatus.cancelled)
+
+
+class Run(db.Model):
+    __tablename__ = "runs"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(64), index=True)
+    title: Mapped[str] = mapped_column(String(200))
+    target_type: Mapped[str | None] = mapped_column(String(64))
+    target_id: Mapped[str | None] = mapped_column(String(64))
+    mode: Mapped[str | None] = mapped_column(String(32))
+    params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    requested_by_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), index=True
+    )
+    provider: Mapped[str | None] = mapped_column(String(32))
+    model: Mapped[str | None] = mapped_column(String(100))
+
+    status: Mapped[str] = mapped_column(String(16), default=RunStatus.queued, index=True)
+    total: Mapped[int] = mapped_column(default=0)
+    done: Mapped[int] = mapped_column(default=0)
+    stage: Mapped[str] = mapped_column(String(64), default="queued")
+    message: Mapped[str] = mapped_column(Text, default="")
+    # Item keys in order, the ones finished, and errors/results by key: what resume needs.
+    items: Mapped[list[str]] = mapped_column(JSON, default=list)
+    done_items: Mapped[list[str]] = mapped_column(JSON, default=list)
+    item_errors: Mapped[dict[str, str]] = mapped_column(JSON, default=dict)
+    results: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    error_code: Mapped[str | None] = mapped_column(String(64))
+    error_message: Mapped[str | None] = mapped_column(Text)
+
+    input_tokens: Mapped[int] = mapped_column(default=0)
+    output_tokens: Mapped[int] = mapped_column(default=0)
+    cost_usd: Mapped[Decimal] = mapped_column(Numeric(12, 6), default=Decimal(0))
+
+    rq_job_id: Mapped[str | None] = mapped_column(String(64))
+    attempt: Mapped[int] = mapped_column(default=1)
+    worker_name: Mapped[str | None] = mapped_column(String(128))
+    cancel_requested_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
+    queued_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    requested_by: Mapped[User | None] = relationship()
+
+    @property
+    def is_live(self) -> bool:
+        return self.status in LIVE_STATUSES
+
+    @property
+    def can_resume(self) -> bool:
+        return self.status in RESUMABLE_STATUSES and len(self.pending_items) > 0
+
+    @property
+    def pending_items(self) -> list[str]:
+        finished = set(self.done_items) - set(self.item_errors)
+        return [key for key in self.items if key not in finished]
+
+    @property
+    def percent(self) -> int:
+        if self.total <= 0:
+            return 100 if self.status == RunStatus.succeeded else 0
+        return min(100, round(100 * self.done / self.total))
+
+    def to_dict(self) -> dict[str, Any]:
+        def iso(value: datetime | None) -> str | None:
+            return value.isoformat().replace("+00:00", "Z") if value else None
+
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "title": self.title,
+            "target": {"type": self.target_type, "id": self.target_id}
+            if self.target_type
+            else None,
+            "mode": self.mode,
+            "params": self.params,
+            "requested_by": self.requested_by.email if self.requested_by else None,
+            "provider": self.provider,
+            "model": self.model,
+            "status": self.status,
+            "progress": {
+                "done": self.done,
+                "total": self.total,
+                "percent": self.percent,
+                "stage": self.stage,
+                "message": self.message,
+            },
+            "item_errors": self.item_errors,
+            "results": self.results,
+            "error": {"code": self.error_code, "message": self.error_message}
+            if self.error_code
+            else None,
+            "usage": {
+                "input_tokens": self.input_tokens,
+                "output_tokens": self.output_tokens,
+                "cost_usd": str(self.cost_usd),
+            },
+            "attempt": self.attempt,
+            "can_resume": self.can_resume,
+            "created_at": iso(self.created_at),
+            "started_at": iso(self.started_at),
+            "finished_at": iso(self.finished_at),
+            "cancel_requested_at": iso(self.cancel_requested_at),
+        }

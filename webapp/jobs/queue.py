@@ -1,0 +1,179 @@
+"""Putting runs on the RQ queue, and cancelling or resuming them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+from flask import current_app
+from rq import Queue
+from rq.job import Job
+from sqlalchemy import update
+
+from webapp.auth.models import User
+from webapp.config import Settings
+from webapp.database import utcnow
+from webapp.extensions import db
+from webapp.jobs.kinds import RUN_KINDS, RunKind
+from webapp.jobs.models import RESUMABLE_STATUSES, Run, RunStatus
+
+EXECUTE_RUN = "webapp.jobs.runner.execute_run"
+
+
+class QueueUnavailable(RuntimeError):
+    """Redis did not answer; the message says what to check."""
+
+
+class RunStateError(RuntimeError):
+    """The run is not in a state that allows this action."""
+
+
+@dataclass
+class JobQueue:
+    """The Redis connection and RQ queue of one app, kept in app.extensions."""
+
+    redis: redis.Redis
+    queue: Queue
+
+    @classmethod
+    def for_settings(cls, settings: Settings) -> JobQueue:
+        connection = redis.Redis.from_url(
+            settings.effective_redis_url, socket_connect_timeout=2, socket_timeout=5
+        )
+        return cls(connection, Queue(settings.queue_name, connection=connection))
+
+    def ping(self) -> bool:
+        try:
+            return bool(self.redis.ping())
+        except redis.RedisError:
+            return False
+
+
+def job_queue() -> JobQueue:
+    return current_app.extensions["furrow.jobs"]
+
+
+def _unavailable_message(exc: Exception) -> str:
+    settings: Settings = current_app.config["FURROW"]
+    where = settings.redis_url or "the embedded Redis (started by `furrow serve`)"
+    return f"The job queue is not reachable ({where}): {exc}. Nothing was started."
+
+
+def _put_on_queue(run: Run) -> None:
+    """Enqueue run's job; on a Redis failure mark the run failed and raise QueueUnavailable."""
+    kind = RUN_KINDS[run.kind]
+    run.rq_job_id = f"run-{run.id}-{run.attempt}"
+    db.session.commit()
+    try:
+        job_queue().queue.enqueue(
+            EXECUTE_RUN,
+            run.id,
+            kind.path(),
+            job_id=run.rq_job_id,
+            job_timeout=kind.timeout_seconds,
+            result_ttl=3600,
+            failure_ttl=7 * 24 * 3600,
+            description=f"{run.kind} #{run.id}",
+        )
+    except redis.RedisError as exc:
+        message = _unavailable_message(exc)
+        run.status = RunStatus.failed
+        run.stage = "failed"
+        run.error_code = "queue_unavailable"
+        run.error_message = message
+        run.finished_at = utcnow()
+        db.session.commit()
+        raise QueueUnavailable(message) from exc
+
+
+def enqueue_run(
+    kind: type[RunKind],
+    requested_by: User | None,
+    params: dict[str, Any] | None = None,
+    *,
+    target: tuple[str, str] | None = None,
+    mode: str | None = None,
+    provider: str | None = None,
+    model: str | None = None,
+) -> Run:
+    """Create the Run row and its RQ job together.
+
+    If Redis cannot take the job, the run is kept as failed with the reason and
+    QueueUnavailable is raised, so callers show the error and nothing is left half-made.
+    """
+    if RUN_KINDS.get(kind.name) is not kind:
+        raise ValueError(f"run kind {kind.name!r} is not registered")
+    params = params or {}
+    items = kind().plan_items(params)
+    run = Run(
+        kind=kind.name,
+        title=kind.title,
+        params=params,
+        requested_by=requested_by,
+        target_type=target[0] if target else None,
+        target_id=target[1] if target else None,
+        mode=mode,
+        provider=provider,
+        model=model,
+        items=items,
+        total=len(items),
+    )
+    db.session.add(run)
+    db.session.flush()
+    _put_on_queue(run)
+    return run
+
+
+def request_cancel(run: Run) -> None:
+    """A queued run is cancelled at once; a running one stops after its current item."""
+    if not run.is_live:
+        raise RunStateError(f"Run #{run.id} is {run.status}; only a live run can be cancelled.")
+    now = utcnow()
+    cancelled_while_queued = db.session.execute(
+        update(Run)
+        .where(Run.id == run.id, Run.status == RunStatus.queued)
+        .values(
+            status=RunStatus.cancelled,
+            stage="cancelled",
+            cancel_requested_at=now,
+            finished_at=now,
+            message="Cancelled before it started.",
+        )
+    ).rowcount
+    if cancelled_while_queued:
+        db.session.commit()
+        try:
+            Job.fetch(run.rq_job_id, connection=job_queue().redis).cancel()
+        except Exception:
+            current_app.logger.info("job of run %s was not on the queue any more", run.id)
+    else:
+        db.session.execute(
+            update(Run)
+            .where(Run.id == run.id, Run.cancel_requested_at.is_(None))
+            .values(cancel_requested_at=now, message="Cancelling after the current item…")
+        )
+        db.session.commit()
+    db.session.refresh(run)
+
+
+def resume_run(run: Run) -> Run:
+    """Queue a failed or cancelled run again for the items it has not finished."""
+    if run.status not in RESUMABLE_STATUSES:
+        raise RunStateError(f"Run #{run.id} is {run.status}; only failed or cancelled runs resume.")
+    pending = run.pending_items
+    if not pending:
+        raise RunStateError(f"Run #{run.id} has no unfinished items.")
+    retried = set(pending)
+    run.done_items = [key for key in run.done_items if key not in retried]
+    run.item_errors = {k: v for k, v in run.item_errors.items() if k not in retried}
+    run.done = len(run.done_items)
+    run.status = RunStatus.queued
+    run.stage = "queued"
+    run.message = f"Resumed for {len(pending)} unfinished item(s)."
+    run.error_code = run.error_message = None
+    run.cancel_requested_at = run.finished_at = run.heartbeat_at = None
+    run.attempt += 1
+    run.queued_at = utcnow()
+    _put_on_queue(run)
+    return run

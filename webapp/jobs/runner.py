@@ -1,0 +1,166 @@
+"""Executing a run inside an RQ worker: progress, heartbeat, cancel checks, per-item errors."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from flask import current_app
+from sqlalchemy import select, update
+
+from webapp.config import Settings
+from webapp.database import utcnow
+from webapp.extensions import db
+from webapp.jobs.kinds import ItemError, RunKind, load_kind
+from webapp.jobs.models import Run, RunStatus
+from webapp.jobs.processes import die_with_parent
+
+log = logging.getLogger(__name__)
+
+
+class Heartbeat:
+    """Writes heartbeat_at every few seconds on its own connection while the run works.
+
+    The sweeper marks a running run whose heartbeat stopped as lost (worker_lost).
+    """
+
+    def __init__(self, run_id: int, every: float) -> None:
+        self.run_id = run_id
+        self.every = every
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name=f"heartbeat-{run_id}", daemon=True)
+        self._app = current_app._get_current_object()  # type: ignore[attr-defined]
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=self.every + 5)
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.every):
+            try:
+                with self._app.app_context(), db.engine.begin() as connection:
+                    connection.execute(
+                        update(Run).where(Run.id == self.run_id).values(heartbeat_at=utcnow())
+                    )
+            except Exception:
+                log.exception("heartbeat of run %s failed", self.run_id)
+
+
+def _claim(run_id: int, worker_name: str | None) -> bool:
+    """queued → running, unless the run was cancelled (or taken) meanwhile."""
+    now = utcnow()
+    claimed = db.session.execute(
+        update(Run)
+        .where(Run.id == run_id, Run.status == RunStatus.queued)
+        .values(
+            status=RunStatus.running,
+            stage="starting",
+            started_at=now,
+            heartbeat_at=now,
+            worker_name=worker_name,
+        )
+    ).rowcount
+    db.session.commit()
+    return bool(claimed)
+
+
+def _stop_reason(run_id: int) -> str | None:
+    """Why the run should stop before its next item, if it should."""
+    status, cancel_requested_at = db.session.execute(
+        select(Run.status, Run.cancel_requested_at).where(Run.id == run_id)
+    ).one()
+    db.session.commit()  # end the read so SQLite readers never hold a snapshot across items
+    if cancel_requested_at is not None:
+        return "cancelled"
+    if status != RunStatus.running:
+        return status
+    return None
+
+
+def _finish(run: Run, status: RunStatus, message: str) -> None:
+    # Only a run still ours: the sweeper may have marked it lost or hard-cancelled it meanwhile.
+    db.session.execute(
+        update(Run)
+        .where(Run.id == run.id, Run.status == RunStatus.running)
+        .values(status=status, stage=status.value, message=message, finished_at=utcnow())
+    )
+    db.session.commit()
+
+
+def _summary(run: Run) -> str:
+    errors = len(run.item_errors)
+    ok = run.done - errors
+    text = f"{ok} of {run.total} item(s) done"
+    return text + (f", {errors} with errors." if errors else ".")
+
+
+def work_through(run: Run, kind: RunKind) -> None:
+    """Process the run's unfinished items in order, saving progress after each one."""
+    for key in run.pending_items:
+        reason = _stop_reason(run.id)
+        if reason == "cancelled":
+            _finish(run, RunStatus.cancelled, f"Cancelled; {_summary(run)}")
+            return
+        if reason is not None:
+            return
+        run.stage = kind.stage_for(key)
+        run.message = f"Working on {key}"
+        db.session.commit()
+        try:
+            result = kind.process_item(key, run.params, run.id)
+        except ItemError as exc:
+            db.session.rollback()
+            run.item_errors = {**run.item_errors, key: str(exc)}
+        except Exception as exc:
+            log.exception("run %s item %s failed", run.id, key)
+            db.session.rollback()
+            run.item_errors = {**run.item_errors, key: f"{type(exc).__name__}: {exc}"}
+        else:
+            if result is not None:
+                run.results = {**run.results, key: result}
+        run.done_items = [*run.done_items, key]
+        run.done = len(run.done_items)
+        run.heartbeat_at = utcnow()
+        db.session.commit()
+    _finish(run, RunStatus.succeeded, _summary(run))
+
+
+def execute_run(run_id: int, kind_path: str) -> str:
+    """The RQ job: run in the forked work horse, inside the worker's app context."""
+    # The horse must not outlive its worker, so a killed worker means a lost run, not a ghost.
+    die_with_parent()
+    # Connections inherited through fork belong to the parent; open fresh ones.
+    db.engine.dispose(close=False)
+    settings: Settings = current_app.config["FURROW"]
+    from rq import get_current_job
+
+    job = get_current_job()
+    if not _claim(run_id, job.worker_name if job else None):
+        return "skipped: the run was not queued any more"
+    run = db.session.get(Run, run_id)
+    assert run is not None
+    kind = load_kind(kind_path)()
+    with Heartbeat(run_id, settings.heartbeat_seconds):
+        try:
+            work_through(run, kind)
+        except Exception as exc:
+            log.exception("run %s failed", run_id)
+            db.session.rollback()
+            db.session.execute(
+                update(Run)
+                .where(Run.id == run_id, Run.status == RunStatus.running)
+                .values(
+                    status=RunStatus.failed,
+                    stage="failed",
+                    error_code="job_error",
+                    error_message=f"{type(exc).__name__}: {exc}",
+                    finished_at=utcnow(),
+                )
+            )
+            db.session.commit()
+            raise
+    return f"run {run_id} finished"

@@ -1,0 +1,182 @@
+"""Run pages: the list, one run with live progress, cancel and resume; and their JSON API."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from flask import Blueprint, Response, abort, flash, jsonify, redirect, request, url_for
+from flask_login import current_user
+
+from webapp.api import api_error
+from webapp.auth.access import require_role
+from webapp.auth.forms import EmptyForm
+from webapp.auth.roles import Role
+from webapp.extensions import db
+from webapp.jobs.listing import RunFilters, kinds_in_use, page_of_runs
+from webapp.jobs.maintenance import IntegrityCheck
+from webapp.jobs.models import Run
+from webapp.jobs.queue import (
+    QueueUnavailable,
+    RunStateError,
+    enqueue_run,
+    request_cancel,
+    resume_run,
+)
+from webapp.rendering import render_page
+
+bp = Blueprint("runs", __name__)
+api = Blueprint("runs_api", __name__, url_prefix="/api/v1")
+
+
+def run_or_404(run_id: int) -> Run:
+    run = db.session.get(Run, run_id)
+    if run is None:
+        abort(404, description=f"There is no run #{run_id}.")
+    return run
+
+
+def may_control(run: Run) -> bool:
+    """The person who started a run, or an administrator, may cancel or resume it."""
+    return current_user.can(Role.admin) or (
+        current_user.can(Role.editor) and run.requested_by_id == current_user.id
+    )
+
+
+def page_number() -> int:
+    raw = request.args.get("page", "1")
+    return int(raw) if raw.isdigit() else 1
+
+
+@bp.route("/runs")
+def list_runs():
+    filters = RunFilters.from_args(request.args, current_user.id)
+    page = page_of_runs(filters, page_number())
+    return render_page(
+        "runs/list.html", "run_table", page=page, filters=filters, kinds=kinds_in_use()
+    )
+
+
+@bp.route("/runs/export.csv")
+def export_runs():
+    filters = RunFilters.from_args(request.args, current_user.id)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    columns = ["id", "kind", "title", "status", "done", "total", "requested_by", "created_at",
+               "started_at", "finished_at", "error_code", "error_message"]  # fmt: skip
+    writer.writerow(columns)
+    for run in db.session.scalars(filters.query()):
+        data = run.to_dict()
+        writer.writerow([
+            run.id, run.kind, run.title, run.status, run.done, run.total, data["requested_by"],
+            data["created_at"], data["started_at"], data["finished_at"],
+            run.error_code or "", run.error_message or "",
+        ])  # fmt: skip
+    return Response(
+        out.getvalue(),
+        mimetype="text/csv",
+        headers={"Content-Disposition": "attachment; filename=furrow-runs.csv"},
+    )
+
+
+@bp.route("/runs/<int:run_id>")
+def show_run(run_id: int):
+    run = run_or_404(run_id)
+    return render_page(
+        "runs/detail.html", "run_status", run=run, may_control=may_control(run), form=EmptyForm()
+    )
+
+
+@bp.route("/runs/<int:run_id>/cancel", methods=["POST"])
+def cancel_run(run_id: int):
+    run = run_or_404(run_id)
+    if not may_control(run):
+        abort(403, description="Only the person who started this run or an administrator may.")
+    try:
+        request_cancel(run)
+    except RunStateError as exc:
+        flash(str(exc), "warning")
+    else:
+        flash(f"Run #{run.id}: {run.message}", "info")
+    return redirect(url_for("runs.show_run", run_id=run.id))
+
+
+@bp.route("/runs/<int:run_id>/resume", methods=["POST"])
+def resume(run_id: int):
+    run = run_or_404(run_id)
+    if not may_control(run):
+        abort(403, description="Only the person who started this run or an administrator may.")
+    try:
+        resume_run(run)
+    except (RunStateError, QueueUnavailable) as exc:
+        flash(str(exc), "error")
+    else:
+        flash(f"Run #{run.id} is queued again: {run.message}", "success")
+    return redirect(url_for("runs.show_run", run_id=run.id))
+
+
+@bp.route("/maintenance/integrity-check", methods=["POST"])
+@require_role(Role.admin)
+def start_integrity_check():
+    try:
+        run = enqueue_run(IntegrityCheck, current_user)
+    except QueueUnavailable as exc:
+        flash(str(exc), "error")
+        return redirect(request.referrer or url_for("main.home"))
+    return redirect(url_for("runs.show_run", run_id=run.id))
+
+
+# JSON API: the same permissions as the pages.
+
+
+@api.get("/runs")
+def api_list_runs():
+    filters = RunFilters.from_args(request.args, current_user.id)
+    per_page = request.args.get("per_page", "25")
+    per_page_n = min(200, int(per_page)) if per_page.isdigit() and int(per_page) > 0 else 25
+    page = page_of_runs(filters, page_number(), per_page_n)
+    return jsonify(
+        runs=[run.to_dict() for run in page.runs],
+        page=page.number,
+        per_page=page.per_page,
+        total=page.total,
+        pages=page.pages,
+    )
+
+
+@api.get("/runs/<int:run_id>")
+def api_show_run(run_id: int):
+    return jsonify(run_or_404(run_id).to_dict())
+
+
+def api_run_action(run_id: int, action) -> tuple[Response, int]:
+    run = run_or_404(run_id)
+    if not may_control(run):
+        return api_error(403, "forbidden", "Only the person who started this run or an admin may.")
+    try:
+        action(run)
+    except RunStateError as exc:
+        return api_error(409, "run_state_conflict", str(exc), {"status": run.status})
+    except QueueUnavailable as exc:
+        return api_error(503, "queue_unavailable", str(exc))
+    return jsonify(run.to_dict()), 202
+
+
+@api.post("/runs/<int:run_id>/cancel")
+def api_cancel_run(run_id: int):
+    return api_run_action(run_id, request_cancel)
+
+
+@api.post("/runs/<int:run_id>/resume")
+def api_resume_run(run_id: int):
+    return api_run_action(run_id, resume_run)
+
+
+@api.post("/maintenance/integrity-check")
+@require_role(Role.admin)
+def api_start_integrity_check():
+    try:
+        run = enqueue_run(IntegrityCheck, current_user)
+    except QueueUnavailable as exc:
+        return api_error(503, "queue_unavailable", str(exc))
+    return jsonify(run_id=run.id, url=url_for("runs_api.api_show_run", run_id=run.id)), 202

@@ -1,0 +1,1 @@
+"""The home page, workspace entry pages and the health check."""

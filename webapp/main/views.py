@@ -1,0 +1,77 @@
+"""The home page, the workspaces' entry pages, and the health check."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import redis
+from flask import Blueprint, jsonify
+from sqlalchemy import select, text
+
+from webapp.auth.access import public
+from webapp.auth.forms import EmptyForm
+from webapp.extensions import db
+from webapp.jobs.models import Run
+from webapp.jobs.queue import job_queue
+from webapp.rendering import render_page
+
+bp = Blueprint("main", __name__)
+
+
+@dataclass(frozen=True)
+class Workspace:
+    slug: str
+    name: str
+    summary: str
+    ready: bool = False
+
+    @property
+    def url(self) -> str:
+        return f"/{self.slug}"
+
+
+# Each workspace sets ready=True when its own blueprint serves its URL.
+WORKSPACES = (
+    Workspace("cultures", "Cultures", "Keep the crop catalog; enrich missing fields."),
+    Workspace("fertilizer", "Fertilizer plans", "N-P-K plans that add up, basal and topdress."),
+    Workspace("tables", "Research tables", "Fill a column for many rows with research."),
+    Workspace("systems", "Farm systems", "Rotations, interventions and indicators such as IFT."),
+    Workspace("registry", "Registry reviews", "Carbon-project documents against a checklist."),
+)
+
+
+@bp.route("/")
+def home():
+    recent = db.session.scalars(select(Run).order_by(Run.id.desc()).limit(5)).all()
+    return render_page("main/home.html", workspaces=WORKSPACES, recent=recent, form=EmptyForm())
+
+
+def coming_soon(workspace: Workspace):
+    def view():
+        return render_page("main/workspace.html", workspace=workspace)
+
+    return view
+
+
+for _workspace in WORKSPACES:
+    if not _workspace.ready:
+        bp.add_url_rule(_workspace.url, f"workspace_{_workspace.slug}", coming_soon(_workspace))
+
+
+@bp.route("/healthz")
+@public
+def healthz():
+    checks: dict[str, str] = {}
+    try:
+        db.session.execute(text("SELECT 1"))
+        checks["database"] = "ok"
+    except Exception as exc:
+        db.session.rollback()
+        checks["database"] = f"error: {type(exc).__name__}"
+    try:
+        job_queue().redis.ping()
+        checks["redis"] = "ok"
+    except redis.RedisError as exc:
+        checks["redis"] = f"error: {type(exc).__name__}"
+    healthy = all(value == "ok" for value in checks.values())
+    return jsonify(status="ok" if healthy else "degraded", **checks), 200 if healthy else 503

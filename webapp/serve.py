@@ -1,0 +1,173 @@
+"""`furrow serve`: embedded Redis, migrations, gunicorn and RQ workers, supervised as one."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+import redis
+from flask import Flask
+from flask_migrate import upgrade
+
+from webapp.config import Settings
+from webapp.jobs.embedded_redis import EmbeddedRedis
+from webapp.jobs.processes import die_with_parent
+from webapp.jobs.sweeper import sweep
+
+log = logging.getLogger("furrow.serve")
+
+# A worker that dies sooner than this after starting is restarted only after a pause.
+QUICK_DEATH_SECONDS = 5.0
+RESTART_PAUSE_SECONDS = 5.0
+WARM_STOP_SECONDS = 10.0
+COLD_STOP_SECONDS = 5.0
+
+
+@dataclass
+class Child:
+    name: str
+    command: list[str]
+    process: subprocess.Popen[bytes] | None = None
+    started_at: float = 0.0
+    restart_at: float | None = None
+    restarts: int = field(default=0)
+
+    def start(self, env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(
+            self.command,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            # Its own session: a Ctrl-C reaches only the supervisor, which stops children in order.
+            start_new_session=True,
+            # Dies with its parent even on SIGKILL, so nothing is left running.
+            preexec_fn=die_with_parent,
+        )
+        self.started_at = time.monotonic()
+        self.restart_at = None
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def signal(self, sig: int) -> None:
+        if self.alive:
+            self.process.send_signal(sig)
+
+
+def _wait_all(children: list[Child], seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while any(c.alive for c in children) and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
+class Supervisor:
+    def __init__(self, app: Flask, host: str, port: int, workers: int) -> None:
+        self.app = app
+        self.settings: Settings = app.config["FURROW"]
+        self.host, self.port = host, port
+        self.stopping = False
+        self.embedded: EmbeddedRedis | None = None
+        python = sys.executable
+        self.web = Child(
+            "web",
+            [python, "-m", "gunicorn", "--bind", f"{host}:{port}", "--worker-class", "gthread",
+             "--workers", "1", "--threads", "8", "--timeout", "60", "--graceful-timeout", "5",
+             "--access-logfile", "-", "--error-logfile", "-", "webapp:create_app()"],
+        )  # fmt: skip
+        self.workers = [
+            Child(f"worker-{n + 1}", [python, "-m", "webapp", "worker"]) for n in range(workers)
+        ]
+
+    def child_env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env["FURROW_INSTANCE_PATH"] = str(self.settings.instance_path)
+        env["PYTHONUNBUFFERED"] = "1"
+        return env
+
+    def _on_signal(self, signum, _frame) -> None:
+        self.stopping = True
+
+    def run(self) -> int:
+        signal.signal(signal.SIGINT, self._on_signal)
+        signal.signal(signal.SIGTERM, self._on_signal)
+        try:
+            return self._run()
+        finally:
+            self.shutdown()
+
+    def _run(self) -> int:
+        if self.settings.redis_url is None:
+            self.embedded = EmbeddedRedis(self.settings.embedded_redis_socket)
+            self.embedded.start()
+            print(f"furrow: embedded Redis on {self.embedded.socket_path}", flush=True)
+        with self.app.app_context():
+            upgrade()
+        self._sweep()
+        env = self.child_env()
+        self.web.start(env)
+        for child in self.workers:
+            child.start(env)
+        print(
+            f"furrow: serving on http://{self.host}:{self.port} with {len(self.workers)} "
+            "worker(s). Press Ctrl-C to stop.",
+            flush=True,
+        )
+        next_sweep = time.monotonic() + self.settings.sweep_seconds
+        while not self.stopping:
+            time.sleep(0.25)
+            if not self.web.alive and not self.stopping:
+                code = self.web.process.returncode if self.web.process else -1
+                print(f"furrow: the web server exited (code {code}); stopping.", flush=True)
+                return 1
+            self._restart_dead_workers(env)
+            if time.monotonic() >= next_sweep:
+                self._sweep()
+                next_sweep = time.monotonic() + self.settings.sweep_seconds
+        return 0
+
+    def _restart_dead_workers(self, env: dict[str, str]) -> None:
+        now = time.monotonic()
+        for child in self.workers:
+            if child.alive or self.stopping:
+                continue
+            if child.restart_at is None:
+                lived = now - child.started_at
+                code = child.process.returncode if child.process else None
+                pause = RESTART_PAUSE_SECONDS if lived < QUICK_DEATH_SECONDS else 0.0
+                print(f"furrow: {child.name} exited (code {code}); restarting.", flush=True)
+                child.restart_at = now + pause
+            if now >= child.restart_at:
+                child.restarts += 1
+                child.start(env)
+
+    def _sweep(self) -> None:
+        with self.app.app_context():
+            try:
+                report = sweep()
+            except redis.RedisError as exc:
+                log.warning("sweep skipped, the job queue is not reachable: %s", exc)
+                return
+        for run_id in report.lost:
+            print(f"furrow: run #{run_id} lost its worker; marked failed (resumable).", flush=True)
+
+    def shutdown(self) -> None:
+        """Web and workers first (workers finish or abandon their item), then Redis."""
+        children = [self.web, *self.workers]
+        for child in children:
+            child.signal(signal.SIGTERM)
+        _wait_all(children, WARM_STOP_SECONDS)
+        # A second SIGTERM makes an RQ worker stop its current job at once.
+        for child in children:
+            child.signal(signal.SIGTERM)
+        _wait_all(children, COLD_STOP_SECONDS)
+        for child in children:
+            child.signal(signal.SIGKILL)
+        _wait_all(children, 2)
+        if self.embedded is not None:
+            self.embedded.stop()
+            self.embedded = None
