@@ -10,24 +10,17 @@ config = context.config
 
 # Interpret the config file for Python logging.
 # This line sets up loggers basically.
-fileConfig(config.config_file_name)
+# Keep the loggers the app already set up (the default would silence them).
+fileConfig(config.config_file_name, disable_existing_loggers=False)
 logger = logging.getLogger("alembic.env")
 
 
 def get_engine():
-    try:
-        # this works with Flask-SQLAlchemy<3 and Alchemical
-        return current_app.extensions["migrate"].db.get_engine()
-    except (TypeError, AttributeError):
-        # this works with Flask-SQLAlchemy>=3
-        return current_app.extensions["migrate"].db.engine
+    return current_app.extensions["migrate"].db.engine
 
 
 def get_engine_url():
-    try:
-        return get_engine().url.render_as_string(hide_password=False).replace("%", "%%")
-    except AttributeError:
-        return str(get_engine().url).replace("%", "%%")
+    return get_engine().url.render_as_string(hide_password=False).replace("%", "%%")
 
 
 # add your model's MetaData object here
@@ -44,8 +37,6 @@ target_db = current_app.extensions["migrate"].db
 
 
 def get_metadata():
-    if hasattr(target_db, "metadatas"):
-        return target_db.metadatas[None]
     return target_db.metadata
 
 

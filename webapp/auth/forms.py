@@ -12,7 +12,11 @@ MIN_PASSWORD = 10
 def new_password_field(label: str = "Password") -> PasswordField:
     return PasswordField(
         label,
-        validators=[InputRequired(), Length(min=MIN_PASSWORD, max=200)],
+        validators=[
+            InputRequired(),
+            Length(min=MIN_PASSWORD, message=f"Use at least {MIN_PASSWORD} characters."),
+            Length(max=200),
+        ],
         description=f"At least {MIN_PASSWORD} characters.",
     )
 

@@ -1,0 +1,1 @@
+"""Test fixtures and helpers, loaded as a pytest plugin from tests/conftest.py."""

@@ -1,0 +1,164 @@
+"""The app, clients per role, and helpers to act like a person using the site."""
+
+from __future__ import annotations
+
+import re
+import secrets
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from flask_migrate import upgrade
+from sqlalchemy import delete
+
+from tests.support.services import Services
+from webapp import ROOT, create_app
+from webapp.auth.accounts import create_user
+from webapp.auth.models import User
+from webapp.auth.roles import Role
+from webapp.config import load_settings
+from webapp.extensions import db
+
+PASSWORD = "correct horse battery"
+CSRF_RE = re.compile(r'name="csrf_token" type="hidden" value="([^"]+)"|"X-CSRFToken": "([^"]+)"')
+
+
+class Client(FlaskClient):
+    """A test client that can find its CSRF token the way a browser form would."""
+
+    def open(self, *args, **kwargs):
+        # Each request gets its own app context (own g, own database session), as in production,
+        # even while the test holds one open; the test then sees what the request committed.
+        with self.application.app_context():
+            response = super().open(*args, **kwargs)
+        db.session.expire_all()
+        return response
+
+    def csrf_token(self, page: str = "/login") -> str:
+        html = self.get(page, follow_redirects=True).get_data(as_text=True)
+        match = CSRF_RE.search(html)
+        assert match, f"no CSRF token on {page}"
+        return match.group(1) or match.group(2)
+
+    def submit(self, url: str, data: dict | None = None, page: str | None = None, **kwargs):
+        """POST a form with a valid CSRF token, as the page at `page` (default: url) would."""
+        form = {"csrf_token": self.csrf_token(page or "/account"), **(data or {})}
+        return self.post(url, data=form, **kwargs)
+
+    def login(self, email: str, password: str = PASSWORD):
+        return self.post(
+            "/login",
+            data={"csrf_token": self.csrf_token("/login"), "email": email, "password": password},
+        )
+
+
+@pytest.fixture(scope="session")
+def session_app(services: Services) -> Flask:
+    app = create_app(load_settings(services.env()))
+    app.config["TESTING"] = True
+    app.test_client_class = Client
+    with app.app_context():
+        upgrade(directory=str(ROOT / "migrations"))
+    return app
+
+
+def empty_all_tables() -> None:
+    db.session.rollback()
+    for table in reversed(db.metadata.sorted_tables):
+        db.session.execute(delete(table))
+    db.session.commit()
+
+
+@pytest.fixture
+def app(session_app: Flask) -> Iterator[Flask]:
+    with session_app.app_context():
+        yield session_app
+        empty_all_tables()
+        db.session.remove()
+
+
+@pytest.fixture
+def client(app: Flask) -> Client:
+    return app.test_client()
+
+
+@pytest.fixture
+def make_user(app: Flask) -> Callable[..., User]:
+    def make(role: Role | str = Role.viewer, email: str | None = None, **kwargs) -> User:
+        role = role if isinstance(role, Role) else Role.parse(role)
+        email = email or f"{role.name}-{secrets.token_hex(3)}@example.org"
+        user = create_user(email, kwargs.pop("password", PASSWORD), role, **kwargs)
+        db.session.commit()
+        return user
+
+    return make
+
+
+@pytest.fixture
+def client_as(app: Flask, make_user) -> Callable[[Role | str], Client]:
+    """A new client signed in as a new user with the given role."""
+
+    def sign_in(role: Role | str) -> Client:
+        user = make_user(role)
+        client = app.test_client()
+        response = client.login(user.email)
+        assert response.status_code == 302, response.get_data(as_text=True)
+        client.user = user
+        return client
+
+    return sign_in
+
+
+@pytest.fixture
+def admin_client(client_as) -> Client:
+    return client_as(Role.admin)
+
+
+HTMX = {"HX-Request": "true"}
+
+
+def wait_for(condition: Callable[[], object], timeout: float = 20, every: float = 0.05):
+    """Poll until condition() is truthy; return its value or fail with the timeout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s")
+        time.sleep(every)
+
+
+def start_worker(services: Services, **env: str) -> subprocess.Popen[bytes]:
+    """A `furrow worker` process; its output goes to worker-N.log in the instance folder."""
+    logs = sorted(services.instance_path.glob("worker-*.log"))
+    with open(services.instance_path / f"worker-{len(logs) + 1}.log", "wb") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "webapp", "worker"],
+            cwd=ROOT,
+            env=services.env(**env),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def stop_process(process: subprocess.Popen[bytes], timeout: float = 10) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="session")
+def worker(services: Services, session_app: Flask) -> Iterator[subprocess.Popen[bytes]]:
+    """One real RQ worker process for the session, on the session's database and Redis."""
+    process = start_worker(services)
+    yield process
+    stop_process(process)
