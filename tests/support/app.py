@@ -13,6 +13,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from flask_migrate import upgrade
+from rq import Queue
 from sqlalchemy import delete
 
 from tests.support.services import Services
@@ -22,6 +23,7 @@ from webapp.auth.models import User
 from webapp.auth.roles import Role
 from webapp.config import load_settings
 from webapp.extensions import db
+from webapp.jobs.queue import JobQueue
 
 PASSWORD = "correct horse battery"
 CSRF_RE = re.compile(r'name="csrf_token" type="hidden" value="([^"]+)"|"X-CSRFToken": "([^"]+)"')
@@ -156,9 +158,38 @@ def stop_process(process: subprocess.Popen[bytes], timeout: float = 10) -> None:
             process.wait()
 
 
+@pytest.fixture
+def idle_queue(app: Flask) -> Iterator[JobQueue]:
+    """Send this test's runs to a queue no worker listens on, so they stay queued."""
+    saved = app.extensions["furrow.jobs"]
+    idle = JobQueue(saved.redis, Queue(f"{saved.queue.name}-idle", connection=saved.redis))
+    app.extensions["furrow.jobs"] = idle
+    yield idle
+    idle.queue.empty()
+    app.extensions["furrow.jobs"] = saved
+
+
+class WorkerHolder:
+    """The session's worker process, started again if a test killed it."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.process = start_worker(services)
+
+    def ensure(self) -> subprocess.Popen[bytes]:
+        if self.process.poll() is not None:
+            self.process = start_worker(self.services)
+        return self.process
+
+
 @pytest.fixture(scope="session")
-def worker(services: Services, session_app: Flask) -> Iterator[subprocess.Popen[bytes]]:
-    """One real RQ worker process for the session, on the session's database and Redis."""
-    process = start_worker(services)
-    yield process
-    stop_process(process)
+def worker_holder(services: Services, session_app: Flask) -> Iterator[WorkerHolder]:
+    holder = WorkerHolder(services)
+    yield holder
+    stop_process(holder.process)
+
+
+@pytest.fixture
+def worker(worker_holder: WorkerHolder) -> subprocess.Popen[bytes]:
+    """A real RQ worker process on the session's database and Redis."""
+    return worker_holder.ensure()

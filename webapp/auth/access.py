@@ -74,6 +74,8 @@ def enforce_login_and_csrf() -> None:
     """before_request: every endpoint needs a login unless public; every POST needs CSRF."""
     from webapp.extensions import csrf
 
+    if request.routing_exception is not None:
+        return  # 404 and 405 answer for themselves
     view = current_app.view_functions.get(request.endpoint or "")
     if request.endpoint == "static" or (view is not None and getattr(view, PUBLIC_ATTR, False)):
         if request.method not in ("GET", "HEAD", "OPTIONS"):

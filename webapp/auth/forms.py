@@ -2,6 +2,7 @@
 
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, EmailField, PasswordField, SelectField, StringField
+from wtforms.fields.choices import SelectChoice
 from wtforms.validators import Email, EqualTo, InputRequired, Length, Optional
 
 from webapp.auth.roles import ROLE_NAMES
@@ -43,12 +44,14 @@ class FirstAdminForm(FlaskForm):
 class NewUserForm(FlaskForm):
     name = StringField("Name", validators=[Optional(), Length(max=120)])
     email = EmailField("Email", validators=[InputRequired(), Email(), Length(max=254)])
-    role = SelectField("Role", choices=[(name, name) for name in ROLE_NAMES], default="viewer")
+    role = SelectField(
+        "Role", choices=[SelectChoice(name) for name in ROLE_NAMES], default="viewer"
+    )
     password = new_password_field()
 
 
 class UserRoleForm(FlaskForm):
-    role = SelectField("Role", choices=[(name, name) for name in ROLE_NAMES])
+    role = SelectField("Role", choices=[SelectChoice(name) for name in ROLE_NAMES])
 
 
 class ResetPasswordForm(FlaskForm):

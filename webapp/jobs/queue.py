@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,7 +64,8 @@ def _unavailable_message(exc: Exception) -> str:
 def _put_on_queue(run: Run) -> None:
     """Enqueue run's job; on a Redis failure mark the run failed and raise QueueUnavailable."""
     kind = RUN_KINDS[run.kind]
-    run.rq_job_id = f"run-{run.id}-{run.attempt}"
+    # Unique even if a row id is reused (SQLite may reuse the highest id after a delete).
+    run.rq_job_id = f"run-{run.id}-{run.attempt}-{secrets.token_hex(4)}"
     db.session.commit()
     try:
         job_queue().queue.enqueue(

@@ -1,0 +1,138 @@
+import redis
+from sqlalchemy import select
+
+from tests.support.app import HTMX
+from tests.support.kinds import GatedItems
+from webapp.extensions import db
+from webapp.jobs.models import Run, RunStatus
+from webapp.jobs.queue import JobQueue, enqueue_run
+
+
+def make_run(user, status=RunStatus.succeeded, **values):
+    run = Run(kind="test_gated", title="Gated test items", requested_by=user, status=status,
+              items=["item-0", "item-1"], total=2, **values)  # fmt: skip
+    db.session.add(run)
+    db.session.commit()
+    return run
+
+
+def test_a_live_run_page_polls_and_a_finished_one_does_not(client_as):
+    client = client_as("editor")
+    live = make_run(client.user, RunStatus.running, done=1, done_items=["item-0"])
+    finished = make_run(client.user, RunStatus.succeeded, done=2)
+
+    page = client.get(f"/runs/{live.id}").get_data(as_text=True)
+    assert 'hx-trigger="every 1s"' in page
+    assert 'value="50"' in page and "1 / 2 items — 50 %" in page
+
+    fragment = client.get(f"/runs/{live.id}", headers=HTMX).get_data(as_text=True)
+    assert fragment.lstrip().startswith('<section id="run-status"')
+    assert "<html" not in fragment
+
+    done_page = client.get(f"/runs/{finished.id}").get_data(as_text=True)
+    assert "hx-trigger" not in done_page.split('id="run-status"')[1].split(">")[0]
+
+
+def test_only_the_requester_or_an_admin_controls_a_run(client_as):
+    owner, other_editor, admin = client_as("editor"), client_as("editor"), client_as("admin")
+    run = make_run(owner.user, RunStatus.running)
+    assert ">Cancel" not in other_editor.get(f"/runs/{run.id}").get_data(as_text=True)
+    assert other_editor.submit(f"/runs/{run.id}/cancel").status_code == 403
+    assert ">Cancel" in admin.get(f"/runs/{run.id}").get_data(as_text=True)
+    assert owner.submit(f"/runs/{run.id}/cancel").status_code == 302
+    assert db.session.get(Run, run.id).cancel_requested_at is not None
+
+
+def test_resume_is_offered_for_failed_runs_with_unfinished_items(client_as):
+    client = client_as("editor")
+    run = make_run(client.user, RunStatus.failed, done=1, done_items=["item-0"],
+                   error_code="worker_lost", error_message="gone")  # fmt: skip
+    page = client.get(f"/runs/{run.id}").get_data(as_text=True)
+    assert "Resume (1 unfinished)" in page
+    assert "worker_lost" in page
+
+
+def test_the_run_list_filters_pages_and_exports(client_as):
+    client = client_as("viewer")
+    for _ in range(3):
+        make_run(client.user, RunStatus.failed)
+    make_run(None, RunStatus.succeeded)
+    page = client.get("/runs?status=failed").get_data(as_text=True)
+    assert page.count("status-failed") == 3 and "status-succeeded" not in page
+    assert "3 run(s)." in page
+    mine = client.get("/runs?mine=1", headers=HTMX).get_data(as_text=True)
+    assert mine.lstrip().startswith('<section id="run-table"') and "3 run(s)." in mine
+
+    csv_text = client.get("/runs/export.csv?status=failed").get_data(as_text=True)
+    lines = csv_text.strip().splitlines()
+    assert lines[0].startswith("id,kind,title,status")
+    assert len(lines) == 4
+
+    api = client.get("/api/v1/runs?status=failed&per_page=2").get_json()
+    assert api["total"] == 3 and api["pages"] == 2 and len(api["runs"]) == 2
+    assert api["runs"][0]["status"] == "failed"
+
+
+def test_the_api_shows_one_run_with_progress(client_as):
+    client = client_as("viewer")
+    run = make_run(client.user, RunStatus.running, done=1)
+    body = client.get(f"/api/v1/runs/{run.id}").get_json()
+    assert body["progress"] == {"done": 1, "total": 2, "percent": 50, "stage": "queued",
+                                "message": ""}  # fmt: skip
+    missing = client.get("/api/v1/runs/999999")
+    assert missing.status_code == 404
+    assert missing.get_json()["error"] == {
+        "code": "not_found",
+        "message": "There is no run #999999.",
+    }
+
+
+def test_api_cancel_and_resume_answer_conflicts_in_json(client_as):
+    client = client_as("editor")
+    run = make_run(client.user, RunStatus.succeeded)
+    token = client.csrf_token("/")
+    response = client.post(f"/api/v1/runs/{run.id}/cancel", headers={"X-CSRFToken": token})
+    assert response.status_code == 409
+    assert response.get_json()["error"]["code"] == "run_state_conflict"
+
+
+def unreachable_queue(app):
+    """Point the app at a Redis that is not there, for one test."""
+    saved = app.extensions["furrow.jobs"]
+    dead = redis.Redis(unix_socket_path="/nonexistent/redis.sock", socket_connect_timeout=1)
+    app.extensions["furrow.jobs"] = JobQueue(dead, saved.queue.__class__("x", connection=dead))
+    return saved
+
+
+def test_redis_down_at_enqueue_is_a_clear_error_and_a_failed_run(app, client_as):
+    client = client_as("admin")
+    saved = unreachable_queue(app)
+    try:
+        response = client.submit("/maintenance/integrity-check", follow_redirects=True)
+        page = response.get_data(as_text=True)
+        assert "The job queue is not reachable" in page
+        api = client.post("/api/v1/maintenance/integrity-check",
+                          headers={"X-CSRFToken": client.csrf_token("/")})  # fmt: skip
+        assert api.status_code == 503
+        assert api.get_json()["error"]["code"] == "queue_unavailable"
+        health = client.get("/healthz")
+        assert health.status_code == 503 and health.get_json()["redis"].startswith("error")
+    finally:
+        app.extensions["furrow.jobs"] = saved
+    runs = db.session.scalars(select(Run)).all()
+    assert len(runs) == 2
+    assert {r.status for r in runs} == {RunStatus.failed}
+    assert {r.error_code for r in runs} == {"queue_unavailable"}
+
+
+def test_enqueue_refuses_an_unregistered_kind(app, make_user):
+    class Unregistered(GatedItems):
+        name = "never_registered"
+
+    try:
+        enqueue_run(Unregistered, make_user("admin"), {"count": 1, "gate_dir": "/tmp"})
+    except ValueError as exc:
+        assert "not registered" in str(exc)
+    else:
+        raise AssertionError("an unregistered kind was enqueued")
+    assert db.session.scalars(select(Run)).all() == []
