@@ -1,0 +1,88 @@
+"""Browser tests: Playwright drives Debian's chromium against a real `furrow serve`."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from tests.support.app import PASSWORD, empty_all_tables, start_worker, stop_process
+from tests.support.server import Server, start_server
+from webapp import ROOT
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = ROOT / "test-artifacts"
+ADMIN_EMAIL = "admin@example.org"
+# Headless chromium as root, with nothing reaching outside this machine.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(
+            "Debian's chromium is missing: `make test` installs it (apt-get install chromium)"
+        )
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def live_server(services, session_app, tmp_path_factory) -> Iterator[Server]:
+    """furrow serve with no workers of its own: each test starts one when it wants runs to go."""
+    instance = tmp_path_factory.mktemp("browser-instance")
+    server = start_server(services.env(), instance, workers=0)
+    yield server
+    server.stop(signal.SIGINT)
+    with session_app.app_context():
+        empty_all_tables()
+
+
+@pytest.fixture
+def page(browser, live_server) -> Iterator[Page]:
+    context = browser.new_context(base_url=live_server.url, viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def run_worker(services):
+    """Start a real RQ worker when the test calls it; stopped after the test."""
+    started = []
+
+    def start():
+        started.append(start_worker(services))
+
+    yield start
+    for process in started:
+        stop_process(process)
+
+
+def screenshot(page: Page, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def sign_in(page: Page, email: str = ADMIN_EMAIL, password: str = PASSWORD) -> None:
+    page.goto("/login")
+    page.get_by_label("Email").fill(email)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url("**/")
