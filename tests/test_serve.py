@@ -62,7 +62,7 @@ def test_ctrl_c_stops_everything_it_started(server):
     children = server.descendants()
     assert len(children) >= 4  # gunicorn master + its worker, 2 RQ workers, redis-server
     assert server.stop(signal.SIGINT) == 0
-    gone, alive = psutil.wait_procs(children, timeout=10)
+    _gone, alive = psutil.wait_procs(children, timeout=10)
     assert alive == []
     assert not (server.instance_path / "redis.sock").exists()
 
@@ -71,7 +71,7 @@ def test_sigkill_of_the_supervisor_takes_its_children_along(server):
     children = server.descendants()
     server.process.kill()
     server.process.wait()
-    gone, alive = psutil.wait_procs(children, timeout=15)
+    _gone, alive = psutil.wait_procs(children, timeout=15)
     assert names(alive) == []
 
 
