@@ -2,6 +2,7 @@ from tests.support.app import HTMX
 from webapp import create_app
 from webapp.auth.access import public
 from webapp.config import load_settings
+from webapp.extensions import db
 
 
 def test_home_lists_the_five_workspaces(client_as):
@@ -62,6 +63,8 @@ def test_an_unexpected_error_is_a_500_page_without_traceback(app, services, make
         raise RuntimeError("secret internals")
 
     response = fresh.test_client().get("/explode")
+    with fresh.app_context():
+        db.engine.dispose()
     assert response.status_code == 500
     text = response.get_data(as_text=True)
     assert "Something went wrong on our side" in text

@@ -40,11 +40,16 @@ def browser() -> Iterator[Browser]:
         browser.close()
 
 
+def browser_queue(services) -> str:
+    """A queue of the browser tests' own, so the session's worker does not take their runs."""
+    return f"{services.queue_name}-browser"
+
+
 @pytest.fixture(scope="module")
 def live_server(services, session_app, tmp_path_factory) -> Iterator[Server]:
     """furrow serve with no workers of its own: each test starts one when it wants runs to go."""
     instance = tmp_path_factory.mktemp("browser-instance")
-    server = start_server(services.env(), instance, workers=0)
+    server = start_server(services.env(FURROW_QUEUE=browser_queue(services)), instance, workers=0)
     yield server
     server.stop(signal.SIGINT)
     with session_app.app_context():
@@ -66,7 +71,7 @@ def run_worker(services):
     started = []
 
     def start():
-        started.append(start_worker(services))
+        started.append(start_worker(services, FURROW_QUEUE=browser_queue(services)))
 
     yield start
     for process in started:

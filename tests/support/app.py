@@ -59,13 +59,15 @@ class Client(FlaskClient):
 
 
 @pytest.fixture(scope="session")
-def session_app(services: Services) -> Flask:
+def session_app(services: Services) -> Iterator[Flask]:
     app = create_app(load_settings(services.env()))
     app.config["TESTING"] = True
     app.test_client_class = Client
     with app.app_context():
         upgrade(directory=str(ROOT / "migrations"))
-    return app
+    yield app
+    with app.app_context():
+        db.engine.dispose()
 
 
 def empty_all_tables() -> None:
