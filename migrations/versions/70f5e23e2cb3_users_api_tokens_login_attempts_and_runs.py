@@ -94,7 +94,8 @@ def upgrade():
     sa.Column('started_at', sa.DateTime(timezone=True), nullable=True),
     sa.Column('finished_at', sa.DateTime(timezone=True), nullable=True),
     sa.ForeignKeyConstraint(['requested_by_id'], ['users.id'], name=op.f('fk_runs_requested_by_id_users'), ondelete='SET NULL'),
-    sa.PrimaryKeyConstraint('id', name=op.f('pk_runs'))
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_runs')),
+    sqlite_autoincrement=True
     )
     with op.batch_alter_table('runs', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_runs_created_at'), ['created_at'], unique=False)

@@ -53,11 +53,10 @@ def test_integrity_check_counts_every_table_and_checks_the_database(app, make_us
 def test_progress_is_written_to_the_run_row_item_by_item(app, make_user, worker, tmp_path):
     run = gated(make_user, tmp_path, count=3)
     open_gates(tmp_path, "item-0")
-    wait_for(lambda: reload(run.id).done == 1)
+    wait_for(lambda: reload(run.id).message == "Working on item-1")
     running = reload(run.id)
     assert running.status == RunStatus.running
-    assert running.percent == 33
-    assert running.message == "Working on item-1"
+    assert running.done == 1 and running.percent == 33
     open_gates(tmp_path, "item-1", "item-2")
     assert wait_status(run.id, RunStatus.succeeded).done == 3
 

@@ -8,13 +8,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from flask_migrate import upgrade
 from rq import Queue
-from sqlalchemy import delete
+from sqlalchemy import delete, select
 
 from tests.support.services import Services
 from webapp import ROOT, create_app
@@ -22,7 +23,9 @@ from webapp.auth.accounts import create_user
 from webapp.auth.models import User
 from webapp.auth.roles import Role
 from webapp.config import load_settings
+from webapp.database import utcnow
 from webapp.extensions import db
+from webapp.jobs.models import LIVE_STATUSES, Run
 from webapp.jobs.queue import JobQueue
 
 PASSWORD = "correct horse battery"
@@ -70,6 +73,19 @@ def session_app(services: Services) -> Iterator[Flask]:
         db.engine.dispose()
 
 
+def release_live_runs() -> None:
+    """Let a failed test's unfinished runs end, so they do not hold the worker for later tests."""
+    from tests.support.kinds import GatedItems, open_gates
+
+    db.session.rollback()
+    live = db.session.scalars(select(Run).where(Run.status.in_(LIVE_STATUSES))).all()
+    for run in live:
+        if run.kind == GatedItems.name and "gate_dir" in run.params:
+            open_gates(Path(run.params["gate_dir"]), *run.items)
+        run.cancel_requested_at = utcnow()
+    db.session.commit()
+
+
 def empty_all_tables() -> None:
     db.session.rollback()
     for table in reversed(db.metadata.sorted_tables):
@@ -81,6 +97,7 @@ def empty_all_tables() -> None:
 def app(session_app: Flask) -> Iterator[Flask]:
     with session_app.app_context():
         yield session_app
+        release_live_runs()
         empty_all_tables()
         db.session.remove()
 

@@ -29,6 +29,8 @@ RESUMABLE_STATUSES = (RunStatus.failed, RunStatus.cancelled)
 
 class Run(db.Model):
     __tablename__ = "runs"
+    # A run id is never handed out twice, even after deletions: links and jobs stay unambiguous.
+    __table_args__ = {"sqlite_autoincrement": True}
 
     id: Mapped[int] = mapped_column(primary_key=True)
     kind: Mapped[str] = mapped_column(String(64), index=True)

@@ -1,0 +1,154 @@
+"""Figures for `furrow serve` on this machine: warm start-up, enqueue-to-start latency, memory,
+and how long a run whose worker is SIGKILLed takes to be marked lost (then resumed).
+
+Run from the repository root: `.venv/bin/python bench/serve_figures.py`. It starts its own
+`furrow serve` on a free port with a fresh instance folder (SQLite + embedded Redis) and the
+default timings, and prints one line per figure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.support.server import embedded_env, start_server  # noqa: E402
+
+STARTS = 3
+RUNS = 20
+
+
+def furrow(env, *args) -> str:
+    result = subprocess.run(
+        [sys.executable, "-m", "webapp", *args], cwd=ROOT, env=env, capture_output=True,
+        text=True, check=True,
+    )  # fmt: skip
+    return result.stdout
+
+
+def api(server, method, path, token):
+    request = urllib.request.Request(  # noqa: S310 - a local http URL
+        server.url + path, method=method, headers={"Authorization": f"Bearer {token}"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310
+        return json.loads(response.read())
+
+
+def iso(value: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+
+
+def rss_mb(processes) -> float:
+    return sum(p.memory_info().rss for p in processes) / 1024 / 1024
+
+
+def warm_start_seconds(env, base: Path) -> list[float]:
+    times = []
+    for n in range(STARTS):
+        began = time.monotonic()
+        server = start_server(env, base / f"start-{n}", workers=2)
+        while server.get("/setup")[0] != 200:
+            time.sleep(0.05)
+        times.append(time.monotonic() - began)
+        server.stop(signal.SIGINT)
+    return times
+
+
+def main() -> None:
+    env = embedded_env()
+    with tempfile.TemporaryDirectory(prefix="furrow-bench-") as tmp:
+        base = Path(tmp)
+        starts = warm_start_seconds(env, base)
+        print(f"warm furrow serve start-up (to first page, {STARTS} starts): "
+              f"median {statistics.median(starts):.2f} s, max {max(starts):.2f} s")  # fmt: skip
+
+        instance = base / "main"
+        server = start_server(env, instance, workers=2)
+        try:
+            run_env = {**env, "FURROW_INSTANCE_PATH": str(instance)}
+            furrow(run_env, "users", "create", "bench@example.org", "--role", "admin",
+                   "--password", "bench password")  # fmt: skip
+            token = furrow(run_env, "users", "token", "bench@example.org").strip().splitlines()[-1]
+
+            latencies = []
+            for _ in range(RUNS):
+                run_id = api(server, "POST", "/api/v1/maintenance/integrity-check", token)["run_id"]
+                while (run := api(server, "GET", f"/api/v1/runs/{run_id}", token))["status"] in (
+                    "queued", "running"
+                ):  # fmt: skip
+                    time.sleep(0.02)
+                assert run["status"] == "succeeded", run
+                queued = iso(run["created_at"])
+                latencies.append(iso(run["started_at"]) - queued)
+            latencies.sort()
+            print(f"enqueue to job start ({RUNS} integrity checks, 2 workers idle): "
+                  f"median {statistics.median(latencies) * 1000:.0f} ms, "
+                  f"p95 {latencies[int(0.95 * (RUNS - 1))] * 1000:.0f} ms")  # fmt: skip
+
+            children = server.descendants()
+            web = [p for p in children if "gunicorn" in " ".join(p.cmdline())]
+            workers = [p for p in children if p.cmdline()[1:4] == ["-m", "webapp", "worker"]]
+            print(f"RSS: supervisor {rss_mb([psutil.Process(server.process.pid)]):.0f} MB, "
+                  f"web (gunicorn master + 1 worker, 8 threads) {rss_mb(web):.0f} MB, "
+                  f"one RQ worker (idle) {rss_mb(workers[:1]):.0f} MB")  # fmt: skip
+            measure_worker_lost(server, run_env)
+        finally:
+            server.stop(signal.SIGINT)
+
+
+def measure_worker_lost(server, run_env) -> None:
+    """SIGKILL the worker of a live run; time until the run reads failed (worker_lost)."""
+    os.environ.update(run_env)
+    import tests.support.kinds as kinds
+    from webapp import create_app
+    from webapp.extensions import db
+    from webapp.jobs.models import Run
+    from webapp.jobs.queue import enqueue_run, resume_run
+
+    app = create_app()
+    with app.app_context(), tempfile.TemporaryDirectory() as gates:
+        run = enqueue_run(kinds.GatedItems, None, {"count": 2, "gate_dir": gates})
+        while True:
+            db.session.expire_all()
+            run = db.session.get(Run, run.id)
+            db.session.commit()
+            if run.status == "running":
+                break
+            time.sleep(0.05)
+        os.kill(int(run.worker_name.rsplit("-", 1)[1]), signal.SIGKILL)
+        killed = time.monotonic()
+        while run.status == "running":
+            time.sleep(0.25)
+            db.session.expire_all()
+            run = db.session.get(Run, run.id)
+            db.session.commit()
+        lost_after = time.monotonic() - killed
+        print(f"SIGKILLed worker to run marked {run.status} ({run.error_code}): {lost_after:.1f} s")
+        resume_run(run)
+        kinds.open_gates(Path(gates), "item-0", "item-1")
+        resumed = time.monotonic()
+        while run.status != "succeeded":
+            time.sleep(0.1)
+            db.session.expire_all()
+            run = db.session.get(Run, run.id)
+            db.session.commit()
+        print(f"resume to succeeded (restarted worker took it): {time.monotonic() - resumed:.1f} s")
+        db.engine.dispose()
+
+
+if __name__ == "__main__":
+    main()
