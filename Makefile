@@ -1,5 +1,7 @@
 # Two commands: `make run` and `make test`. Everything they need is installed from here.
 PYTHON ?= python3
+HOST ?= 127.0.0.1
+PORT ?= 5000
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
@@ -22,7 +24,7 @@ $(DEV_STAMP): $(STAMP)
 	(apt-get update -qq && apt-get install -y -qq chromium) >/dev/null
 
 run: $(STAMP)
-	$(BIN)/furrow serve
+	$(BIN)/furrow serve --host $(HOST) --port $(PORT)
 
 test: $(DEV_STAMP) /usr/bin/chromium
 	$(BIN)/pytest

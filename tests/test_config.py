@@ -81,3 +81,11 @@ def test_cli_with_bad_configuration_exits_with_one_line(tmp_path):
     assert result.stderr.strip().splitlines() == [
         "furrow: configuration error: FURROW_WORKERS must be a whole number, got 'many'"
     ]
+
+
+def test_secure_cookies_and_trusted_proxies(tmp_path):
+    settings = load_settings(env(tmp_path, FURROW_SECURE_COOKIES="1", FURROW_TRUSTED_PROXIES="1"))
+    assert settings.as_flask_config()["SESSION_COOKIE_SECURE"] is True
+    assert settings.trusted_proxies == 1
+    with pytest.raises(ConfigError, match="FURROW_SECURE_COOKIES must be 1 or 0"):
+        load_settings(env(tmp_path, FURROW_SECURE_COOKIES="maybe"))

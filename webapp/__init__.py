@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from webapp.config import Settings, load_settings
 
@@ -21,6 +22,10 @@ def create_app(settings: Settings | None = None) -> Flask:
         static_folder=str(ROOT / "static"),
     )
     app.config.from_mapping(settings.as_flask_config())
+    if settings.trusted_proxies:
+        # Behind N proxies, take the client address and scheme from their X-Forwarded-* headers.
+        n = settings.trusted_proxies
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)  # type: ignore[method-assign]
     init_extensions(app, settings)
     register_blueprints(app)
     register_request_hooks(app)

@@ -31,6 +31,8 @@ class Settings:
     lost_after_seconds: float
     cancel_grace_seconds: float
     sweep_seconds: float
+    trusted_proxies: int
+    secure_cookies: bool
 
     @property
     def embedded_redis_socket(self) -> Path:
@@ -49,6 +51,8 @@ class Settings:
             "WTF_CSRF_CHECK_DEFAULT": False,
             "WTF_CSRF_TIME_LIMIT": None,
             "SESSION_COOKIE_HTTPONLY": True,
+            "SESSION_COOKIE_SECURE": self.secure_cookies,
+            "REMEMBER_COOKIE_SECURE": self.secure_cookies,
             "SESSION_COOKIE_SAMESITE": "Lax",
             "REMEMBER_COOKIE_SAMESITE": "Lax",
             "FURROW": self,
@@ -87,6 +91,13 @@ def _float(env: dict[str, str], name: str, default: float) -> float:
     if value <= 0:
         raise ConfigError(f"{name} must be more than 0 seconds, got {raw}")
     return value
+
+
+def _flag(env: dict[str, str], name: str) -> bool:
+    raw = (env.get(name) or "0").strip().lower()
+    if raw not in ("0", "1", "true", "false", "yes", "no"):
+        raise ConfigError(f"{name} must be 1 or 0, got {raw!r}")
+    return raw in ("1", "true", "yes")
 
 
 def _secret_key(instance_path: Path, env: dict[str, str]) -> str:
@@ -168,4 +179,6 @@ def load_settings(env: dict[str, str] | None = None) -> Settings:
         lost_after_seconds=_float(env, "FURROW_LOST_AFTER_SECONDS", max(30.0, heartbeat * 4)),
         cancel_grace_seconds=_float(env, "FURROW_CANCEL_GRACE_SECONDS", 5.0),
         sweep_seconds=_float(env, "FURROW_SWEEP_SECONDS", 15.0),
+        trusted_proxies=_int(env, "FURROW_TRUSTED_PROXIES", 0, minimum=0),
+        secure_cookies=_flag(env, "FURROW_SECURE_COOKIES"),
     )
