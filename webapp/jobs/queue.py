@@ -9,6 +9,7 @@ from typing import Any
 import redis
 from flask import current_app
 from rq import Queue
+from rq.exceptions import InvalidJobOperation, NoSuchJobError
 from rq.job import Job
 from sqlalchemy import update
 
@@ -145,10 +146,11 @@ def request_cancel(run: Run) -> None:
     ).rowcount
     if cancelled_while_queued:
         db.session.commit()
+        # The row already says cancelled, so a worker that takes the job skips it anyway.
         try:
             Job.fetch(run.rq_job_id, connection=job_queue().redis).cancel()
-        except Exception:
-            current_app.logger.info("job of run %s was not on the queue any more", run.id)
+        except (NoSuchJobError, InvalidJobOperation, redis.RedisError) as exc:
+            current_app.logger.info("job of run %s not taken off the queue: %s", run.id, exc)
     else:
         db.session.execute(
             update(Run)

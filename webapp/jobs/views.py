@@ -43,6 +43,13 @@ def may_control(run: Run) -> bool:
     )
 
 
+def controlled_run_or_403(run_id: int) -> Run:
+    run = run_or_404(run_id)
+    if not may_control(run):
+        abort(403, description="Only the person who started this run or an administrator may.")
+    return run
+
+
 def page_number() -> int:
     raw = request.args.get("page", "1")
     return int(raw) if raw.isdigit() else 1
@@ -89,9 +96,7 @@ def show_run(run_id: int):
 
 @bp.route("/runs/<int:run_id>/cancel", methods=["POST"])
 def cancel_run(run_id: int):
-    run = run_or_404(run_id)
-    if not may_control(run):
-        abort(403, description="Only the person who started this run or an administrator may.")
+    run = controlled_run_or_403(run_id)
     try:
         request_cancel(run)
     except RunStateError as exc:
@@ -103,9 +108,7 @@ def cancel_run(run_id: int):
 
 @bp.route("/runs/<int:run_id>/resume", methods=["POST"])
 def resume(run_id: int):
-    run = run_or_404(run_id)
-    if not may_control(run):
-        abort(403, description="Only the person who started this run or an administrator may.")
+    run = controlled_run_or_403(run_id)
     try:
         resume_run(run)
     except (RunStateError, QueueUnavailable) as exc:
@@ -150,9 +153,7 @@ def api_show_run(run_id: int):
 
 
 def api_run_action(run_id: int, action) -> tuple[Response, int]:
-    run = run_or_404(run_id)
-    if not may_control(run):
-        return api_error(403, "forbidden", "Only the person who started this run or an admin may.")
+    run = controlled_run_or_403(run_id)
     try:
         action(run)
     except RunStateError as exc:
