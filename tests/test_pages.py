@@ -1,4 +1,3 @@
-from tests.support.app import HTMX
 from webapp import create_app
 from webapp.auth.access import public
 from webapp.config import load_settings
@@ -85,7 +84,7 @@ def test_user_input_is_escaped(client_as, make_user):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
-def test_htmx_requests_get_fragments_and_normal_requests_whole_pages(client_as):
-    client = client_as("viewer")
-    assert "<html" in client.get("/runs").get_data(as_text=True)
-    assert "<html" not in client.get("/runs", headers=HTMX).get_data(as_text=True)
+def test_htmx_requests_get_fragments_and_normal_requests_whole_pages(client_as, htmx_client_as):
+    assert "<html" in client_as("viewer").get("/runs").get_data(as_text=True)
+    fragment = htmx_client_as("viewer").get("/runs").get_data(as_text=True)
+    assert "<html" not in fragment and fragment.lstrip().startswith('<section id="run-table"')

@@ -142,6 +142,18 @@ def admin_client(client_as) -> Client:
 HTMX = {"HX-Request": "true"}
 
 
+@pytest.fixture
+def htmx_client_as(client_as) -> Callable[[Role | str], Client]:
+    """A signed-in client whose every request says it comes from htmx."""
+
+    def sign_in(role: Role | str) -> Client:
+        client = client_as(role)
+        client.environ_base["HTTP_HX_REQUEST"] = "true"
+        return client
+
+    return sign_in
+
+
 def wait_for(condition: Callable[[], object], timeout: float = 20, every: float = 0.05):
     """Poll until condition() is truthy; return its value or fail with the timeout."""
     deadline = time.monotonic() + timeout
