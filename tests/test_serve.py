@@ -36,7 +36,9 @@ def server(tmp_path):
 
 
 def worker_pids(server):
-    return {p.pid for p in server.descendants() if command(p)[1:4] == ["-m", "webapp", "worker"]}
+    """The supervisor's own worker children (an RQ worker may fork short-lived helpers)."""
+    children = psutil.Process(server.process.pid).children()
+    return {p.pid for p in children if command(p)[1:4] == ["-m", "webapp", "worker"]}
 
 
 def test_a_fresh_instance_serves_the_first_administrator_page(server):
@@ -52,10 +54,9 @@ def test_a_crashed_worker_is_restarted(server):
     before = worker_pids(server)
     victim = min(before)
     os.kill(victim, signal.SIGKILL)
-    after = wait_for(lambda: len(worker_pids(server)) == 2 and worker_pids(server) != before)
-    assert after
-    assert victim not in worker_pids(server)
-    assert "worker-" in server.log() and "restarting" in server.log()
+    wait_for(lambda: len(worker_pids(server)) == 2 and victim not in worker_pids(server))
+    assert len(worker_pids(server) - before) == 1
+    assert "exited (code -9); restarting." in server.log()
 
 
 def test_ctrl_c_stops_everything_it_started(server):
