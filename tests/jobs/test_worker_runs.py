@@ -76,7 +76,7 @@ def test_cancel_stops_between_items_keeps_partial_results_and_resume_finishes(
 ):
     run = gated(make_user, tmp_path, count=4)
     open_gates(tmp_path, "item-0")
-    wait_for(lambda: reload(run.id).done == 1)
+    wait_for(lambda: reload(run.id).message == "Working on item-1")
     request_cancel(reload(run.id))
     open_gates(tmp_path, "item-1")  # the item under way finishes, then the run stops
     cancelled = wait_status(run.id, RunStatus.cancelled)
@@ -128,7 +128,8 @@ def test_a_cancel_that_is_not_honoured_in_time_becomes_a_hard_stop(
     app, make_user, worker, tmp_path
 ):
     run = gated(make_user, tmp_path, count=2, wait_seconds=120)
-    wait_status(run.id, RunStatus.running)
+    # Once item-0 is under way, the cancel can only be noticed after it: too late.
+    wait_for(lambda: reload(run.id).message == "Working on item-0")
     request_cancel(reload(run.id))  # item-0 never ends on its own: its gate stays shut
     report = wait_for(lambda: sweep().hard_cancelled, timeout=15)
     assert report == [run.id]
