@@ -37,7 +37,7 @@ format: $(DEV_STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-bench: $(STAMP)
+bench: $(DEV_STAMP)
 	for f in bench/*.py; do $(BIN)/python $$f || exit 1; done
 
 clean:
