@@ -178,7 +178,7 @@ def load_settings(env: dict[str, str] | None = None) -> Settings:
         heartbeat_seconds=heartbeat,
         lost_after_seconds=_float(env, "FURROW_LOST_AFTER_SECONDS", max(30.0, heartbeat * 4)),
         cancel_grace_seconds=_float(env, "FURROW_CANCEL_GRACE_SECONDS", 5.0),
-        sweep_seconds=_float(env, "FURROW_SWEEP_SECONDS", 15.0),
+        sweep_seconds=_float(env, "FURROW_SWEEP_SECONDS", 5.0),
         trusted_proxies=_int(env, "FURROW_TRUSTED_PROXIES", 0, minimum=0),
         secure_cookies=_flag(env, "FURROW_SECURE_COOKIES"),
     )

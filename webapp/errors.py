@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from flask import Flask, current_app, redirect, render_template, request, url_for
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
@@ -50,12 +52,23 @@ def _respond(status: int, message: str, code: str | None = None):
     ), status
 
 
+def _local_path(url: str) -> str:
+    parts = urlsplit(url)
+    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+
 def handle_http_error(exc: HTTPException):
     status = exc.code or 500
     if status == 401 and not is_api_request():
         if not has_users():
-            return redirect(url_for("auth.first_admin"))
-        return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
+            target = url_for("auth.first_admin")
+        else:
+            came_from = request.headers.get("HX-Current-URL") or request.full_path
+            target = url_for("auth.login", next=_local_path(came_from))
+        if request.headers.get("HX-Request"):
+            # htmx would swap the login page into a fragment; make it load the whole page.
+            return "", 401, {"HX-Redirect": target}
+        return redirect(target)
     # Werkzeug's stock descriptions are generic; ours say what to do next.
     custom = exc.description and exc.description != type(exc).description
     message = exc.description if custom else HINTS.get(status, exc.name)

@@ -101,3 +101,12 @@ def test_sign_out_needs_a_post_with_csrf(client_as):
     assert client.get("/api/v1/me").status_code == 200
     assert client.submit("/logout").status_code == 302
     assert client.get("/api/v1/me").status_code == 401
+
+
+def test_an_htmx_poll_after_the_session_ended_sends_the_whole_page_to_login(client, make_user):
+    make_user()
+    response = client.get(
+        "/runs/1", headers={"HX-Request": "true", "HX-Current-URL": "http://x.test/runs/1?a=b"}
+    )
+    assert response.status_code == 401
+    assert response.headers["HX-Redirect"] == "/login?next=/runs/1?a%3Db"

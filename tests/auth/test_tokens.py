@@ -1,27 +1,12 @@
-import subprocess
-import sys
-
 from sqlalchemy import select
 
-from tests.support.app import PASSWORD
-from webapp import ROOT
+from tests.support.app import PASSWORD, furrow
 from webapp.auth.models import ApiToken, User
 from webapp.extensions import db
 
 
 def bearer(token):
     return {"Authorization": f"Bearer {token}"}
-
-
-def furrow(services, *args, **env):
-    return subprocess.run(
-        [sys.executable, "-m", "webapp", *args],
-        cwd=ROOT,
-        env=services.env(**env),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def test_cli_creates_users_and_prints_a_token_as_last_line(app, client, services):
@@ -100,3 +85,9 @@ def test_api_posts_with_a_bearer_token_need_no_csrf(client_as, client, worker):
     response = client.post("/api/v1/maintenance/integrity-check", headers=bearer(token))
     assert response.status_code == 202
     assert isinstance(response.get_json()["run_id"], int)
+
+
+def test_cli_lists_users(app, services, make_user):
+    user = make_user("reviewer")
+    listed = furrow(services, "users", "list")
+    assert f"{user.email}\treviewer\tactive" in listed.stdout.splitlines()

@@ -166,6 +166,18 @@ def wait_for(condition: Callable[[], object], timeout: float = 20, every: float 
         time.sleep(every)
 
 
+def furrow(services: Services, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run the `furrow` command on this session's database and Redis."""
+    return subprocess.run(
+        [sys.executable, "-m", "webapp", *args],
+        cwd=ROOT,
+        env=services.env(**env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
 def start_worker(services: Services, **env: str) -> subprocess.Popen[bytes]:
     """A `furrow worker` process; its output goes to worker-N.log in the instance folder."""
     logs = sorted(services.instance_path.glob("worker-*.log"))

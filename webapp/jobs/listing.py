@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import Select, func, select
+from sqlalchemy.orm import selectinload
 
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
@@ -38,7 +39,7 @@ class RunFilters:
         return {name: value for name, value in args.items() if value}
 
     def query(self) -> Select[tuple[Run]]:
-        query = select(Run).order_by(Run.id.desc())
+        query = select(Run).options(selectinload(Run.requested_by)).order_by(Run.id.desc())
         if self.status:
             query = query.where(Run.status == self.status)
         if self.kind:

@@ -1,0 +1,30 @@
+from datetime import timedelta
+
+from tests.support.app import furrow
+from webapp.database import utcnow
+from webapp.extensions import db
+from webapp.jobs.models import Run, RunStatus
+
+
+def test_cli_sweep_once_reports_a_lost_run_and_fails_clearly_without_redis(
+    app, services, make_user
+):
+    def queued_run():
+        old = utcnow() - timedelta(minutes=5)
+        run = Run(kind="test_gated", title="t", status=RunStatus.queued, rq_job_id="gone",
+                  queued_at=old, requested_by=make_user())  # fmt: skip
+        db.session.add(run)
+        db.session.commit()
+        return run
+
+    run = queued_run()
+    swept = furrow(services, "sweep", "--once")
+    assert swept.returncode == 0, swept.stderr
+    assert swept.stdout.strip() == f"lost: [{run.id}] hard-cancelled: []"
+    db.session.expire_all()
+    assert db.session.get(Run, run.id).error_code == "worker_lost"
+
+    queued_run()  # a live run makes the sweeper ask Redis about its job
+    down = furrow(services, "sweep", "--once", REDIS_URL="unix:///nonexistent/redis.sock")
+    assert down.returncode == 1
+    assert down.stderr.strip().startswith("furrow: the job queue is not reachable:")
