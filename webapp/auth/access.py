@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from functools import wraps
 from typing import TypeVar
 
 from flask import abort, current_app, request
 from flask_login import current_user
 
-from webapp.auth.models import ApiToken
+from webapp.auth.models import ApiToken, User
 from webapp.auth.roles import Role
 from webapp.database import utcnow
-from webapp.extensions import db, login_manager
+from webapp.extensions import csrf, db, login_manager
 
 F = TypeVar("F", bound=Callable)
 PUBLIC_ATTR = "_furrow_public"
+TOKEN_USE_RESOLUTION = timedelta(minutes=1)
 
 
 def public(view: F) -> F:
@@ -47,8 +49,6 @@ def bearer_token() -> str | None:
 
 @login_manager.user_loader
 def load_user(user_id: str):
-    from webapp.auth.models import User
-
     user = db.session.get(User, int(user_id)) if user_id.isdigit() else None
     return user if user is not None and user.active else None
 
@@ -56,13 +56,16 @@ def load_user(user_id: str):
 @login_manager.request_loader
 def load_user_from_token(_request):
     secret = bearer_token()
-    if secret is None or not request.path.startswith("/api/"):
+    if secret is None or not is_api_request():
         return None
     token = ApiToken.find_active(secret)
     if token is None:
         return None
-    token.last_used_at = utcnow()
-    db.session.commit()
+    now = utcnow()
+    # Minute resolution is enough, and spares a database write on every API call.
+    if token.last_used_at is None or now - token.last_used_at > TOKEN_USE_RESOLUTION:
+        token.last_used_at = now
+        db.session.commit()
     return token.user
 
 
@@ -72,8 +75,6 @@ def is_api_request() -> bool:
 
 def enforce_login_and_csrf() -> None:
     """before_request: every endpoint needs a login unless public; every POST needs CSRF."""
-    from webapp.extensions import csrf
-
     if request.routing_exception is not None:
         return  # 404 and 405 answer for themselves
     view = current_app.view_functions.get(request.endpoint or "")

@@ -165,6 +165,8 @@ def resume_run(run: Run) -> Run:
     """Queue a failed or cancelled run again for the items it has not finished."""
     if run.status not in RESUMABLE_STATUSES:
         raise RunStateError(f"Run #{run.id} is {run.status}; only failed or cancelled runs resume.")
+    if run.kind not in RUN_KINDS:
+        raise RunStateError(f"Run #{run.id} is of a kind this version no longer runs ({run.kind}).")
     pending = run.pending_items
     if not pending:
         raise RunStateError(f"Run #{run.id} has no unfinished items.")

@@ -6,6 +6,7 @@ import logging
 import threading
 
 from flask import current_app
+from rq import get_current_job
 from sqlalchemy import select, update
 
 from webapp.config import Settings
@@ -136,8 +137,6 @@ def execute_run(run_id: int, kind_path: str) -> str:
     # Connections inherited through fork belong to the parent; open fresh ones.
     db.engine.dispose(close=False)
     settings: Settings = current_app.config["FURROW"]
-    from rq import get_current_job
-
     job = get_current_job()
     if not _claim(run_id, job.worker_name if job else None):
         return "skipped: the run was not queued any more"
