@@ -1,0 +1,1 @@
+"""The shared vocabulary of AI proposals (Evidence, Issue, Suggestion, Run, Change)."""
