@@ -52,6 +52,7 @@ def register_blueprints(app: Flask) -> None:
     from webapp.auth import admin_views
     from webapp.auth import views as auth_views
     from webapp.cli import register_commands
+    from webapp.cultures import views as culture_views
     from webapp.errors import register_error_handlers
     from webapp.jobs import views as run_views
     from webapp.main import views as main_views
@@ -62,6 +63,8 @@ def register_blueprints(app: Flask) -> None:
         admin_views.bp,
         run_views.bp,
         run_views.api,
+        culture_views.bp,
+        culture_views.api,
         api.bp,
     ):
         app.register_blueprint(blueprint)
@@ -71,11 +74,14 @@ def register_blueprints(app: Flask) -> None:
 
 def register_request_hooks(app: Flask) -> None:
     from webapp.auth.access import enforce_login_and_csrf
+    from webapp.auth.roles import Role
     from webapp.jobs.models import RunStatus
     from webapp.main.views import WORKSPACES
+    from webapp.markdown import render_markdown
 
     app.before_request(enforce_login_and_csrf)
-    app.jinja_env.globals.update(workspaces=WORKSPACES, RunStatus=RunStatus)
+    app.jinja_env.filters["markdown"] = render_markdown
+    app.jinja_env.globals.update(workspaces=WORKSPACES, RunStatus=RunStatus, Role=Role)
 
     @app.after_request
     def security_headers(response):

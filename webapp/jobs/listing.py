@@ -9,6 +9,7 @@ from sqlalchemy.orm import selectinload
 
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
+from webapp.pagination import Page
 
 PER_PAGE = 25
 
@@ -47,18 +48,6 @@ class RunFilters:
         if self.mine_user_id:
             query = query.where(Run.requested_by_id == self.mine_user_id)
         return query
-
-
-@dataclass(frozen=True)
-class Page:
-    runs: list[Run]
-    number: int
-    per_page: int
-    total: int
-
-    @property
-    def pages(self) -> int:
-        return max(1, -(-self.total // self.per_page))
 
 
 def page_of_runs(filters: RunFilters, number: int, per_page: int = PER_PAGE) -> Page:

@@ -139,7 +139,7 @@ def api_list_runs():
     per_page_n = min(200, int(per_page)) if per_page.isdigit() and int(per_page) > 0 else 25
     page = page_of_runs(filters, page_number(), per_page_n)
     return jsonify(
-        runs=[run.to_dict() for run in page.runs],
+        runs=[run.to_dict() for run in page.items],
         page=page.number,
         per_page=page.per_page,
         total=page.total,

@@ -1,0 +1,119 @@
+import csv
+import io
+
+from webapp.cultures.models import Culture
+from webapp.extensions import db
+
+TOMATO = {"name": "Tomate", "variety": "Harzfeuer", "growth_duration_days": "120",
+          "harvest_method": "per_plant", "expected_yield": "3.5", "distance_within_row_cm": "50",
+          "row_spacing_cm": "100", "cultivation_types": ["pre_cultivation"],
+          "notes": "Stake early. <script>alert(1)</script>"}  # fmt: skip
+
+
+def add(**values):
+    culture = Culture(**{"name": "Carrot", **values})
+    db.session.add(culture)
+    db.session.commit()
+    return culture
+
+
+def test_an_editor_creates_a_culture_and_its_reference_crop_is_found(client_as):
+    editor = client_as("editor")
+    response = editor.submit("/cultures/new", TOMATO, page="/cultures/new")
+    assert response.status_code == 302
+    culture = db.session.query(Culture).one()
+    assert culture.reference_crop == "tomato"
+    page = editor.get(response.headers["Location"]).get_data(as_text=True)
+    assert "3.50 kg per plant" in page
+    assert "50.0 cm" in page
+    assert "<script>alert(1)</script>" not in page and "Stake early." in page
+
+
+def test_invalid_input_rerenders_with_every_message_and_saves_nothing(client_as):
+    editor = client_as("editor")
+    bad = {**TOMATO, "name": "", "row_spacing_cm": "-3", "harvest_method": "",
+           "harvest_duration_days": "20"}  # fmt: skip
+    response = editor.submit("/cultures/new", bad, page="/cultures/new")
+    page = response.get_data(as_text=True)
+    assert response.status_code == 422
+    assert "A culture needs a name." in page
+    assert "Must not be negative." in page
+    assert "A harvest duration needs a harvest method." in page
+    assert 'value="Harzfeuer"' in page  # what was typed is kept
+    assert db.session.query(Culture).count() == 0
+
+
+def test_viewers_read_but_do_not_write(client_as):
+    culture_id = add().id
+    viewer = client_as("viewer")
+    assert viewer.get(f"/cultures/{culture_id}").status_code == 200
+    assert viewer.get("/cultures/new").status_code == 403
+    assert viewer.submit(f"/cultures/{culture_id}/edit", {"name": "x"}).status_code == 403
+    assert client_as("editor").submit(f"/cultures/{culture_id}/delete").status_code == 403
+    assert client_as("reviewer").submit(f"/cultures/{culture_id}/delete").status_code == 302
+    assert db.session.get(Culture, culture_id) is None
+
+
+def test_editing_changes_only_what_was_changed(client_as):
+    culture = add(row_spacing_cm=30.0, variety="Nantaise")
+    editor = client_as("editor")
+    form = editor.get(f"/cultures/{culture.id}/edit").get_data(as_text=True)
+    assert 'value="Nantaise"' in form
+    response = editor.submit(f"/cultures/{culture.id}/edit",
+                             {"name": "Carrot", "variety": "Nantaise", "row_spacing_cm": "25"},
+                             page=f"/cultures/{culture.id}/edit")  # fmt: skip
+    assert response.status_code == 302
+    assert db.session.get(Culture, culture.id).row_spacing_cm == 25.0
+
+
+def test_the_list_searches_filters_missing_fields_sorts_and_pages(client_as):
+    add(name="Carrot", growth_duration_days=100)
+    add(name="Cabbage")
+    for n in range(30):
+        add(name=f"Lettuce {n:02d}", growth_duration_days=60)
+    viewer = client_as("viewer")
+    page = viewer.get("/cultures?q=carr").get_data(as_text=True)
+    assert "Carrot" in page and "Cabbage" not in page
+    missing = viewer.get("/cultures?missing=growth_duration_days").get_data(as_text=True)
+    assert "Cabbage" in missing and "Carrot" not in missing and "1 culture(s)." in missing
+    first = viewer.get("/cultures?sort=name&dir=desc").get_data(as_text=True)
+    assert "Lettuce 29" in first and "Carrot" not in first and "Page 1 of 2" in first
+    fragment = viewer.get("/cultures?q=let", headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert fragment.lstrip().startswith('<section id="culture-table"')
+
+
+def test_exports_keep_harvest_method_and_yield_apart(client_as):
+    add(name="Tomato", harvest_method="per_plant", expected_yield=3.5,
+        cultivation_types=["pre_cultivation"])  # fmt: skip
+    viewer = client_as("viewer")
+    rows = list(
+        csv.DictReader(io.StringIO(viewer.get("/cultures/export.csv").get_data(as_text=True)))
+    )
+    assert rows[0]["harvest_method"] == "per_plant" and rows[0]["expected_yield"] == "3.5"
+    assert rows[0]["cultivation_types"] == '["pre_cultivation"]'
+    data = viewer.get("/cultures/export.json").get_json()
+    assert data[0]["expected_yield"] == 3.5 and data[0]["harvest_method"] == "per_plant"
+
+
+def test_the_api_creates_reads_updates_and_deletes(client_as):
+    editor = client_as("editor")
+    token = editor.csrf_token("/")
+    headers = {"X-CSRFToken": token}
+    created = editor.post("/api/v1/cultures", json={"name": "Rote Bete"}, headers=headers)
+    assert created.status_code == 201
+    body = created.get_json()
+    assert body["reference_crop"] == "table_beet"
+    patched = editor.patch(f"/api/v1/cultures/{body['id']}", json={"row_spacing_cm": 30},
+                           headers=headers)  # fmt: skip
+    assert patched.get_json()["row_spacing_cm"] == 30.0
+    refused = editor.patch(f"/api/v1/cultures/{body['id']}", json={"seed_rate_value": 2},
+                           headers=headers)  # fmt: skip
+    assert refused.status_code == 422
+    assert refused.get_json()["error"]["details"]["fields"] == {
+        "seed_rate_unit": "A seed rate needs its unit."
+    }
+    listed = editor.get("/api/v1/cultures?q=bete").get_json()
+    assert listed["total"] == 1
+    assert editor.delete(f"/api/v1/cultures/{body['id']}", headers=headers).status_code == 403
+    not_json = editor.post("/api/v1/cultures", data="name=x", headers=headers)
+    assert not_json.status_code == 400

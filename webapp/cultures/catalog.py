@@ -1,0 +1,138 @@
+"""Reading and changing the catalog: listing, creating, updating, exporting cultures."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Select, func, or_, select
+
+from webapp.cultures.domain import CULTURE_FIELDS, clean_culture
+from webapp.cultures.fields import NUMERIC_FIELDS
+from webapp.cultures.models import Culture
+from webapp.extensions import db
+from webapp.reference.library import library
+
+# Fields enrichment can fill: "missing fields" means one of these is empty.
+ENRICHABLE_FIELDS = (*NUMERIC_FIELDS, "nutrient_demand", "harvest_method", "seed_rate_unit",
+                     "cultivation_types", "crop_family")  # fmt: skip
+SORTS = {"name": Culture.name, "updated": Culture.updated_at, "id": Culture.id}
+PER_PAGE = 25
+
+
+def values_of(culture: Culture) -> dict[str, Any]:
+    return {field: getattr(culture, field) for field in CULTURE_FIELDS}
+
+
+def to_dict(culture: Culture) -> dict[str, Any]:
+    """The API and JSON export shape: plain JSON types, units in the field names."""
+    data: dict[str, Any] = {"id": culture.id}
+    for field, value in values_of(culture).items():
+        data[field] = float(value) if isinstance(value, Decimal) else value
+    data["updated_at"] = culture.updated_at.isoformat().replace("+00:00", "Z")
+    return data
+
+
+def resolve_reference_crop(name: str, variety: str = "") -> str | None:
+    crop = library().resolve(name, variety or None)
+    return crop.id if crop else None
+
+
+def create_culture(values: dict[str, Any]) -> Culture:
+    clean = clean_culture(values)
+    if not clean.get("reference_crop"):
+        clean["reference_crop"] = resolve_reference_crop(clean["name"], clean.get("variety", ""))
+    culture = Culture(**clean)
+    db.session.add(culture)
+    db.session.flush()
+    return culture
+
+
+def update_culture(culture: Culture, values: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+    """Apply the given values; return {field: (old, new)} for what really changed."""
+    clean = clean_culture(values, values_of(culture))
+    changed = {}
+    for field, new in clean.items():
+        old = getattr(culture, field)
+        if old != new:
+            setattr(culture, field, new)
+            changed[field] = (old, new)
+    return changed
+
+
+def _missing(field: str):
+    column = getattr(Culture, field)
+    if field == "cultivation_types":
+        return or_(column.is_(None), func.json_array_length(column) == 0)
+    if field == "crop_family":
+        return or_(column.is_(None), column == "")
+    return column.is_(None)
+
+
+@dataclass(frozen=True)
+class CultureFilters:
+    q: str = ""
+    missing: str = ""
+    sort: str = "name"
+    descending: bool = False
+
+    @classmethod
+    def from_args(cls, args) -> CultureFilters:
+        missing = args.get("missing", "")
+        if missing not in ("any", *ENRICHABLE_FIELDS):
+            missing = ""
+        sort = args.get("sort", "name")
+        return cls(
+            q=(args.get("q") or "").strip()[:120],
+            missing=missing,
+            sort=sort if sort in SORTS else "name",
+            descending=args.get("dir") == "desc",
+        )
+
+    def as_args(self) -> dict[str, str]:
+        args = {"q": self.q, "missing": self.missing, "sort": self.sort,
+                "dir": "desc" if self.descending else ""}  # fmt: skip
+        return {key: value for key, value in args.items() if value and value != "name"}
+
+    def query(self) -> Select[tuple[Culture]]:
+        query = select(Culture)
+        if self.q:
+            pattern = f"%{self.q.lower()}%"
+            query = query.where(
+                or_(
+                    func.lower(Culture.name).like(pattern),
+                    func.lower(Culture.variety).like(pattern),
+                )
+            )
+        if self.missing == "any":
+            query = query.where(or_(*(_missing(f) for f in ENRICHABLE_FIELDS)))
+        elif self.missing:
+            query = query.where(_missing(self.missing))
+        column = SORTS[self.sort]
+        return query.order_by(column.desc() if self.descending else column, Culture.id)
+
+
+def count(query: Select) -> int:
+    return db.session.scalar(select(func.count()).select_from(query.order_by(None).subquery()))
+
+
+EXPORT_LIST_FIELDS = ("cultivation_types", "seed_packages", "structured_sources")
+
+
+def export_csv(cultures) -> str:
+    """One row per culture; list fields as JSON, harvest method and yield as separate columns."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["id", *CULTURE_FIELDS])
+    for culture in cultures:
+        row = to_dict(culture)
+        writer.writerow([row["id"], *(
+            json.dumps(row[f], ensure_ascii=False) if f in EXPORT_LIST_FIELDS
+            else "" if row[f] is None else row[f]
+            for f in CULTURE_FIELDS
+        )])  # fmt: skip
+    return out.getvalue()

@@ -1,0 +1,203 @@
+"""Cultures workspace: the catalog pages and its JSON API."""
+
+from __future__ import annotations
+
+import json
+
+from flask import Blueprint, Response, abort, flash, jsonify, redirect, request, url_for
+
+from webapp.api import api_error
+from webapp.auth.access import require_role
+from webapp.auth.forms import EmptyForm
+from webapp.auth.roles import Role
+from webapp.cultures.catalog import (
+    ENRICHABLE_FIELDS,
+    PER_PAGE,
+    CultureFilters,
+    count,
+    create_culture,
+    export_csv,
+    to_dict,
+    update_culture,
+    values_of,
+)
+from webapp.cultures.domain import CultureInvalid
+from webapp.cultures.forms import LABELS, CultureForm, unit_of
+from webapp.cultures.models import Culture
+from webapp.extensions import db
+from webapp.pagination import Page
+from webapp.rendering import render_page
+
+bp = Blueprint("cultures", __name__, url_prefix="/cultures")
+api = Blueprint("cultures_api", __name__, url_prefix="/api/v1/cultures")
+
+
+def culture_or_404(culture_id: int) -> Culture:
+    culture = db.session.get(Culture, culture_id)
+    if culture is None:
+        abort(404, description=f"There is no culture #{culture_id}.")
+    return culture
+
+
+def page_number() -> int:
+    raw = request.args.get("page", "1")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else 1
+
+
+def page_of(filters: CultureFilters, number: int, per_page: int = PER_PAGE) -> Page:
+    query = filters.query()
+    items = db.session.scalars(query.limit(per_page).offset((number - 1) * per_page)).all()
+    return Page(list(items), number, per_page, count(query))
+
+
+@bp.get("")
+def index():
+    filters = CultureFilters.from_args(request.args)
+    return render_page(
+        "cultures/list.html",
+        "culture_table",
+        page=page_of(filters, page_number()),
+        filters=filters,
+        missing_choices=[(f, LABELS.get(f, f)) for f in ENRICHABLE_FIELDS],
+    )
+
+
+@bp.get("/export.<fmt>")
+def export(fmt: str):
+    cultures = db.session.scalars(CultureFilters.from_args(request.args).query()).all()
+    if fmt == "csv":
+        body, mimetype = export_csv(cultures), "text/csv"
+    elif fmt == "json":
+        body = json.dumps([to_dict(c) for c in cultures], ensure_ascii=False, indent=2)
+        mimetype = "application/json"
+    else:
+        abort(404)
+    disposition = f"attachment; filename=furrow-cultures.{fmt}"
+    return Response(body, mimetype=mimetype, headers={"Content-Disposition": disposition})
+
+
+@bp.get("/<int:culture_id>")
+def show(culture_id: int):
+    culture = culture_or_404(culture_id)
+    return render_page(
+        "cultures/detail.html", culture=culture, labels=LABELS, unit_of=unit_of, form=EmptyForm()
+    )
+
+
+def form_with_errors(form: CultureForm, errors: dict[str, str]) -> None:
+    for field, message in errors.items():
+        target = getattr(form, field, None)
+        if target is not None and hasattr(target, "errors"):
+            target.errors = [*target.errors, message]
+        else:
+            form.form_errors.append(f"{field}: {message}")
+
+
+def render_form(form: CultureForm, culture: Culture | None, status: int = 200):
+    return render_page("cultures/form.html", form=form, culture=culture), status
+
+
+@bp.route("/new", methods=["GET", "POST"])
+@require_role(Role.editor)
+def new():
+    form = CultureForm()
+    if form.is_submitted():
+        try:
+            culture = create_culture(form.values())
+        except CultureInvalid as exc:
+            form_with_errors(form, exc.errors)
+            return render_form(form, None, 422)
+        db.session.commit()
+        flash(f"{culture.label} is in the catalog.", "success")
+        return redirect(url_for("cultures.show", culture_id=culture.id))
+    return render_form(form, None)
+
+
+@bp.route("/<int:culture_id>/edit", methods=["GET", "POST"])
+@require_role(Role.editor)
+def edit(culture_id: int):
+    culture = culture_or_404(culture_id)
+    if request.method == "GET":
+        data = {k: v if v is not None else "" for k, v in values_of(culture).items()}
+        return render_form(CultureForm(data=data), culture)
+    form = CultureForm()
+    try:
+        changed = update_culture(culture, form.values())
+    except CultureInvalid as exc:
+        db.session.rollback()
+        form_with_errors(form, exc.errors)
+        return render_form(form, culture, 422)
+    db.session.commit()
+    flash(f"Saved {len(changed)} change(s) to {culture.label}.", "success")
+    return redirect(url_for("cultures.show", culture_id=culture.id))
+
+
+@bp.post("/<int:culture_id>/delete")
+@require_role(Role.reviewer)
+def delete(culture_id: int):
+    culture = culture_or_404(culture_id)
+    db.session.delete(culture)
+    db.session.commit()
+    flash(f"{culture.label} was deleted.", "success")
+    return redirect(url_for("cultures.index"))
+
+
+# JSON API: the same rules as the pages.
+
+
+def json_body() -> dict:
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        abort(400, description="Send a JSON object.")
+    return body
+
+
+def invalid(exc: CultureInvalid):
+    return api_error(422, "culture_invalid", "Some values cannot be used.", {"fields": exc.errors})
+
+
+@api.get("")
+def api_index():
+    filters = CultureFilters.from_args(request.args)
+    raw = request.args.get("per_page", "")
+    per_page = min(200, int(raw)) if raw.isdigit() and int(raw) > 0 else PER_PAGE
+    page = page_of(filters, page_number(), per_page)
+    return jsonify(cultures=[to_dict(c) for c in page.items], page=page.number,
+                   per_page=page.per_page, total=page.total, pages=page.pages)  # fmt: skip
+
+
+@api.post("")
+@require_role(Role.editor)
+def api_create():
+    try:
+        culture = create_culture(json_body())
+    except CultureInvalid as exc:
+        return invalid(exc)
+    db.session.commit()
+    return jsonify(to_dict(culture)), 201
+
+
+@api.get("/<int:culture_id>")
+def api_show(culture_id: int):
+    return jsonify(to_dict(culture_or_404(culture_id)))
+
+
+@api.patch("/<int:culture_id>")
+@require_role(Role.editor)
+def api_update(culture_id: int):
+    culture = culture_or_404(culture_id)
+    try:
+        update_culture(culture, json_body())
+    except CultureInvalid as exc:
+        db.session.rollback()
+        return invalid(exc)
+    db.session.commit()
+    return jsonify(to_dict(culture))
+
+
+@api.delete("/<int:culture_id>")
+@require_role(Role.reviewer)
+def api_delete(culture_id: int):
+    db.session.delete(culture_or_404(culture_id))
+    db.session.commit()
+    return "", 204

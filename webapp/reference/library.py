@@ -1,0 +1,354 @@
+"""Load and look up the bundled crop reference library (``crops.json`` next to this module).
+
+Every value in the library comes from ``/work/shared/reference/agronomy-sources.md``:
+transcribed, unit-converted, or marked ``derived`` where that file calls a range derived. Each
+fact cites a source (URL and title); the library never cites itself.
+
+JSON shape::
+
+    {"sources": {"<source_id>": {"url": "https://...", "title": "...", "publisher": "..."}},
+     "crops": [
+       {"id": "tomato",                       # snake_case English, unique
+        "names": {"en": "...", "de": "...", "fr": "...", "ja": "..."},
+        "aliases": ["tomatoes", "トマト", ...],  # extra spellings; no alias names two crops
+        "family": "Solanaceae",
+        "excludes": ["tree tomato"],          # optional: names that contain one of this crop's
+                                              # names but are other crops ("sweet potato")
+        "facts": {"<fact name>": {<fact>}}}]}
+
+A fact always has ``min``, ``max``, ``cap`` (number or null), ``unit``, ``source`` (a source
+id), ``claim`` (what the source states, with its numbers; derived facts say they are derived
+and not a quotation) and ``derived`` (bool). ``value`` holds a text value (only
+``nutrient_demand_class``). Every other key lands in ``Fact.extra``; JSON objects become
+read-only mappings and JSON lists become tuples. Ranges stated by a source are ``[lo, hi]``.
+
+Fact names and their extra keys:
+
+- ``growth_duration_days``: FAO-56 Table 11 total days; min-max.
+- ``yield_per_sqm_kg``, ``yield_per_plant_kg``: derived typical min-max, ``cap`` the hard cap
+  when the source gives one.
+- ``plants_per_m2``: derived min-max.
+- ``thousand_kernel_weight_g``: derived min-max (faba bean: max only); absent for potato and
+  garlic, where TKG does not apply.
+- ``n_demand_kg_per_ha``: DüV Anlage 4, min = max = the N demand; extra
+  ``reference_yield_dt_per_ha``.
+- ``nutrient_demand_class``: derived from the DüV N demand; ``value`` is low, medium or high.
+- ``nutrient_removal_lb_per_acre``: New England Vegetable Management Guide; min/max null; extra
+  ``n``, ``p2o5``, ``k2o`` (number or ``[lo, hi]``) and ``at_yield`` (e.g. "20 t/A").
+- ``nutrient_uptake_kg_per_ha``: FAO tomato page; min/max null; extra ``n``, ``p``, ``k``, each
+  ``[lo, hi]`` kg/ha as the page states them.
+
+Optional extra keys on any fact:
+
+- ``anchor`` (derived facts): the figure in the cited source that the range rests on, or null
+  when the cited source gives no figure for this crop (the claim then says so).
+- ``setting``: what min/max apply to when the source also gives other settings, e.g. "field,
+  one cycle" or "quality groups A/B".
+- ``variants``: those other settings, ``{label: {"min", "max", "cap", ...}}``, e.g. greenhouse
+  tomato per year, or winter wheat quality group E.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+DEFAULT_PATH = Path(__file__).with_name("crops.json")
+
+_FACT_KEYS = frozenset(
+    {"min", "max", "cap", "unit", "value", "source", "claim", "derived"},
+)
+_WORD_BREAK = re.compile(r"[\W_]+")
+
+
+@dataclass(frozen=True)
+class Source:
+    id: str
+    url: str
+    title: str
+    publisher: str
+
+
+@dataclass(frozen=True)
+class Fact:
+    name: str
+    min: float | None
+    max: float | None
+    cap: float | None
+    unit: str
+    value: str | None
+    source: Source
+    claim: str
+    derived: bool
+    extra: Mapping[str, Any]
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.source.id, self.min, self.max, self.cap, self.value))
+
+    @property
+    def midpoint(self) -> float | None:
+        if self.min is None or self.max is None:
+            return None
+        return (self.min + self.max) / 2
+
+    @property
+    def is_range(self) -> bool:
+        return self.min is not None and self.max is not None and self.min != self.max
+
+
+@dataclass(frozen=True)
+class Crop:
+    id: str
+    names: Mapping[str, str]
+    aliases: tuple[str, ...]
+    family: str
+    facts: Mapping[str, Fact]
+    excludes: tuple[str, ...] = ()
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
+    def fact(self, name: str) -> Fact | None:
+        return self.facts.get(name)
+
+    def name(self, lang: str = "en") -> str:
+        return self.names.get(lang) or self.names["en"]
+
+
+def _words(text: str) -> tuple[str, ...]:
+    """Lower-case words without accents: 'Rote-Bete', ' rote  bete ' and 'ROTE BETE' agree."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    # Drop Latin accents (é -> e) but keep other marks, such as the kana voicing marks.
+    decomposed = unicodedata.normalize("NFD", folded)
+    bare = "".join(ch for ch in decomposed if not "\u0300" <= ch <= "\u036f")
+    return tuple(word for word in _WORD_BREAK.split(unicodedata.normalize("NFC", bare)) if word)
+
+
+def _contains(words: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
+    size = len(phrase)
+    return any(words[i : i + size] == phrase for i in range(len(words) - size + 1))
+
+
+def _without(words: tuple[str, ...], phrase: tuple[str, ...]) -> tuple[str, ...]:
+    size = len(phrase)
+    for i in range(len(words) - size + 1):
+        if words[i : i + size] == phrase:
+            return words[:i] + words[i + size :]
+    return words
+
+
+def _excluded(crop: Crop, said: Iterable[tuple[str, ...]]) -> bool:
+    """Whether what was said contains a name the crop excludes ("sweet potato" for potato)."""
+    phrases = [_words(phrase) for phrase in crop.excludes]
+    return any(_contains(words, phrase) for words in said for phrase in phrases)
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return MappingProxyType({key: _frozen(item) for key, item in value.items()})
+    if isinstance(value, list | tuple):
+        return tuple(_frozen(item) for item in value)
+    return value
+
+
+class ReferenceLibrary:
+    """The crops of one library file, looked up by id or by any of their names."""
+
+    def __init__(self, crops: Iterable[Crop], sources: Mapping[str, Source]) -> None:
+        self.crops: tuple[Crop, ...] = tuple(crops)
+        self.sources: Mapping[str, Source] = MappingProxyType(dict(sources))
+        self._by_id: dict[str, Crop] = {}
+        self._by_name: dict[tuple[str, ...], Crop] = {}
+        for crop in self.crops:
+            if crop.id in self._by_id:
+                raise ValueError(f"crop {crop.id!r} appears twice")
+            self._by_id[crop.id] = crop
+            for spelling in (crop.id, *crop.names.values(), *crop.aliases):
+                key = _words(spelling)
+                if not key:
+                    raise ValueError(f"crop {crop.id!r}: the name {spelling!r} has no letters")
+                owner = self._by_name.setdefault(key, crop)
+                if owner is not crop:
+                    raise ValueError(
+                        f"crop {crop.id!r}: the alias {spelling!r} also names crop {owner.id!r}"
+                    )
+        for crop in self.crops:
+            for excluded in crop.excludes:
+                if self._by_name.get(_words(excluded)) is crop:
+                    raise ValueError(
+                        f"crop {crop.id!r}: {excluded!r} is both a name and an exclusion"
+                    )
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> ReferenceLibrary:
+        """Build from parsed JSON, refusing anything that would cite or state a bad value."""
+        try:
+            raw_sources = data["sources"]
+            raw_crops = data["crops"]
+        except (KeyError, TypeError) as exc:
+            raise ValueError("reference library needs 'sources' and 'crops'") from exc
+        sources = {key: _source(key, raw) for key, raw in raw_sources.items()}
+        return cls((_crop(raw, sources) for raw in raw_crops), sources)
+
+    def get(self, crop_id: str) -> Crop | None:
+        return self._by_id.get(crop_id)
+
+    def resolve(self, name: str, variety: str | None = None) -> Crop | None:
+        """The crop a person means by ``name`` (and ``variety``), or None; never a fuzzy guess.
+
+        Whole-name matches come first: the name with the variety added after or before it
+        ("Barley" + "Spring" is spring barley), the name as given, and the name with the
+        variety taken out. Then runs of words of the name without the variety, longest first:
+        "Cherry tomato" and "Tomate 'Harzfeuer'" find tomato. Runs of one length that name two
+        crops, or a name the crop excludes ("sweet potato"), give None.
+        """
+        if not isinstance(name, str):
+            return None
+        words = _words(name)
+        if not words:
+            return None
+        variety_words = _words(variety) if isinstance(variety, str) else ()
+        base = _without(words, variety_words) if variety_words else words
+        combined = [base + variety_words, variety_words + base] if variety_words else []
+        said = [words, base, *combined]
+        for candidate in [*combined, words, base]:
+            crop = self._by_name.get(candidate)
+            if crop is not None:
+                return None if _excluded(crop, said) else crop
+        for size in range(len(base) - 1, 0, -1):
+            found = {
+                self._by_name[run].id: self._by_name[run]
+                for run in (base[i : i + size] for i in range(len(base) - size + 1))
+                if run in self._by_name
+            }
+            if len(found) > 1:
+                return None
+            if found:
+                (crop,) = found.values()
+                return None if _excluded(crop, said) else crop
+        return None
+
+
+def _text(value: Any, where: str, field: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{where}: '{field}' must be non-empty text")
+    return value
+
+
+def _number(value: Any, where: str, field: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{where}: '{field}' must be a number or null")
+    return float(value)
+
+
+def _source(key: str, raw: Any) -> Source:
+    where = f"source {key!r}"
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{where}: must be an object")
+    url = _text(raw.get("url"), where, "url")
+    if not url.startswith(("https://", "http://")):
+        raise ValueError(f"{where}: url {url!r} must start with https:// or http://")
+    return Source(
+        id=key,
+        url=url,
+        title=_text(raw.get("title"), where, "title"),
+        publisher=_text(raw.get("publisher"), where, "publisher"),
+    )
+
+
+def _check_bounds(raw: Mapping[str, Any], where: str) -> None:
+    low = _number(raw.get("min"), where, "min")
+    high = _number(raw.get("max"), where, "max")
+    cap = _number(raw.get("cap"), where, "cap")
+    if low is not None and high is not None and low > high:
+        raise ValueError(f"{where}: min {low:g} is above max {high:g}")
+    if cap is not None and high is not None and cap < high:
+        raise ValueError(f"{where}: cap {cap:g} is below max {high:g}")
+
+
+def _fact(crop_id: str, name: str, raw: Any, sources: Mapping[str, Source]) -> Fact:
+    where = f"crop {crop_id!r}, fact {name!r}"
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"{where}: must be an object")
+    source_id = raw.get("source")
+    if source_id not in sources:
+        raise ValueError(f"{where}: cites unknown source {source_id!r}")
+    if not isinstance(raw.get("derived"), bool):
+        raise ValueError(f"{where}: 'derived' must be true or false")
+    value = raw.get("value")
+    if value is not None:
+        _text(value, where, "value")
+    _check_bounds(raw, where)
+    variants = raw.get("variants") or {}
+    if not isinstance(variants, Mapping):
+        raise ValueError(f"{where}: 'variants' must be an object")
+    for label, variant in variants.items():
+        if not isinstance(variant, Mapping):
+            raise ValueError(f"{where}, variant {label!r}: must be an object")
+        _check_bounds(variant, f"{where}, variant {label!r}")
+    return Fact(
+        name=name,
+        min=_number(raw.get("min"), where, "min"),
+        max=_number(raw.get("max"), where, "max"),
+        cap=_number(raw.get("cap"), where, "cap"),
+        unit=_text(raw.get("unit"), where, "unit"),
+        value=value,
+        source=sources[source_id],
+        claim=_text(raw.get("claim"), where, "claim"),
+        derived=raw["derived"],
+        extra=_frozen({key: item for key, item in raw.items() if key not in _FACT_KEYS}),
+    )
+
+
+def _crop(raw: Any, sources: Mapping[str, Source]) -> Crop:
+    if not isinstance(raw, Mapping):
+        raise ValueError("every crop must be an object")
+    crop_id = _text(raw.get("id"), "a crop", "id")
+    where = f"crop {crop_id!r}"
+    names = raw.get("names")
+    if not isinstance(names, Mapping) or not isinstance(names.get("en"), str):
+        raise ValueError(f"{where}: 'names' must include 'en'")
+    for lang, spelled in names.items():
+        _text(spelled, where, f"names.{lang}")
+    aliases = raw.get("aliases", [])
+    excludes = raw.get("excludes", [])
+    for field, items in (("aliases", aliases), ("excludes", excludes)):
+        if not isinstance(items, list):
+            raise ValueError(f"{where}: '{field}' must be a list")
+        for item in items:
+            _text(item, where, field)
+    facts = raw.get("facts", {})
+    if not isinstance(facts, Mapping):
+        raise ValueError(f"{where}: 'facts' must be an object")
+    return Crop(
+        id=crop_id,
+        names=MappingProxyType(dict(names)),
+        aliases=tuple(aliases),
+        family=_text(raw.get("family"), where, "family"),
+        facts=MappingProxyType(
+            {name: _fact(crop_id, name, fact, sources) for name, fact in facts.items()}
+        ),
+        excludes=tuple(excludes),
+    )
+
+
+def load_library(path: Path | None = None) -> ReferenceLibrary:
+    """Read and validate a library file (default: the bundled ``crops.json``)."""
+    with (path or DEFAULT_PATH).open(encoding="utf-8") as handle:
+        data = json.load(handle)
+    return ReferenceLibrary.from_data(data)
+
+
+@functools.cache
+def library() -> ReferenceLibrary:
+    """The bundled library, loaded once."""
+    return load_library()
