@@ -117,3 +117,22 @@ def test_the_api_creates_reads_updates_and_deletes(client_as):
     assert editor.delete(f"/api/v1/cultures/{body['id']}", headers=headers).status_code == 403
     not_json = editor.post("/api/v1/cultures", data="name=x", headers=headers)
     assert not_json.status_code == 400
+
+
+def test_check_catalog_lists_implausible_stored_values_with_their_record(client_as):
+    zucchini = add(name="Zucchini", reference_crop="zucchini", harvest_method="per_plant",
+                   expected_yield=40, distance_within_row_cm=80, row_spacing_cm=100)  # fmt: skip
+    add(name="Lettuce", reference_crop="lettuce", harvest_method="per_plant", expected_yield=1.0,
+        distance_within_row_cm=25, row_spacing_cm=30)  # fmt: skip
+    add(name="Carrot", distance_within_row_cm=3, row_spacing_cm=25)
+    viewer = client_as("viewer")
+    page = viewer.get("/cultures/check").get_data(as_text=True)
+    assert "3 culture(s) checked" in page
+    assert f'href="/cultures/{zucchini.id}"' in page
+    assert "yield_per_plant_impossible" in page
+    findings = viewer.get("/api/v1/cultures/check").get_json()["findings"]
+    by_code = {(f["culture"], f["code"]) for f in findings}
+    assert ("Zucchini", "yield_per_plant_impossible") in by_code
+    assert ("Lettuce", "yield_outside_typical_range") in by_code  # typical 0.3–0.8 kg/plant
+    assert ("Carrot", "spacing_density_unusual") in by_code  # 133 plants/m²
+    assert findings[0]["severity"] == "error"

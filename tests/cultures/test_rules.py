@@ -6,6 +6,7 @@ from webapp.cultures.rules import (
     TypicalRange,
     check_density,
     check_seed_packages,
+    check_stored,
     check_thousand_kernel_weight,
     check_value_in_evidence,
     check_yield,
@@ -318,3 +319,12 @@ def test_the_pipeline_normalizes_then_checks_the_yield_in_its_suggested_context(
     assert p.value("harvest_method") == "per_sqm"
     assert p.value("expected_yield") == 4.5
     assert codes(p) == ["range_collapsed_to_mean"]
+
+
+def test_check_stored_finds_a_40_kg_zucchini_plant_and_skips_info():
+    stored = {"expected_yield": 40, "harvest_method": "per_plant", "distance_within_row_cm": 80,
+              "row_spacing_cm": 100}  # fmt: skip
+    issues = check_stored(stored, {"per_plant": TypicalRange(3, 6, "kg/plant", "T", "https://t")})
+    # 80 × 100 cm is 1.25 plants/m²: below the general 3–120 band, so a warning too.
+    assert [i.code for i in issues] == ["yield_per_plant_impossible", "spacing_density_unusual"]
+    assert check_stored({"row_spacing_cm": 30}) == []

@@ -14,6 +14,8 @@ from sqlalchemy import Select, func, or_, select
 from webapp.cultures.domain import CULTURE_FIELDS, clean_culture
 from webapp.cultures.fields import NUMERIC_FIELDS
 from webapp.cultures.models import Culture
+from webapp.cultures.rules import TypicalRange, check_stored
+from webapp.enrichment.vocabulary import Issue
 from webapp.extensions import db
 from webapp.reference.library import library
 
@@ -136,3 +138,32 @@ def export_csv(cultures) -> str:
             for f in CULTURE_FIELDS
         )])  # fmt: skip
     return out.getvalue()
+
+
+def typical_yield(reference_crop: str | None) -> dict[str, TypicalRange]:
+    """The reference library's typical yields of a crop, by harvest method."""
+    crop = library().get(reference_crop) if reference_crop else None
+    ranges: dict[str, TypicalRange] = {}
+    for method, fact_name in (("per_sqm", "yield_per_sqm_kg"), ("per_plant", "yield_per_plant_kg")):
+        fact = crop.fact(fact_name) if crop else None
+        if fact is not None and fact.min is not None and fact.max is not None:
+            ranges[method] = TypicalRange(
+                fact.min, fact.max, fact.unit, fact.source.title, fact.source.url
+            )
+    return ranges
+
+
+@dataclass(frozen=True)
+class Finding:
+    culture: Culture
+    issue: Issue
+
+
+def check_catalog(cultures) -> list[Finding]:
+    """Every plausibility finding over stored values, errors first, with its culture."""
+    findings = [
+        Finding(culture, issue)
+        for culture in cultures
+        for issue in check_stored(values_of(culture), typical_yield(culture.reference_crop))
+    ]
+    return sorted(findings, key=lambda f: (f.issue.severity != "error", f.culture.name.lower()))

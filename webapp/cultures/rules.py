@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from webapp.cultures.fields import (
@@ -19,7 +20,7 @@ from webapp.cultures.fields import (
     NUMERIC_FIELDS,
     normalize_choice,
 )
-from webapp.enrichment.vocabulary import Evidence, Proposal, Severity
+from webapp.enrichment.vocabulary import Evidence, Issue, Proposal, Severity, SuggestedValue
 
 ERROR, WARNING, INFO = Severity.error, Severity.warning, Severity.info
 
@@ -56,7 +57,7 @@ def as_number(raw: object) -> float | None:
     """A number from a provider value: 4, "4.5", "4,5 kg"; None when there is none."""
     if isinstance(raw, bool):
         return None
-    if isinstance(raw, int | float):
+    if isinstance(raw, int | float | Decimal):
         return float(raw) if math.isfinite(raw) else None
     if isinstance(raw, str):
         match = _NUMBER.search(raw.replace("\u2009", "").replace(" ", ""))
@@ -497,3 +498,28 @@ def postprocess(
     check_thousand_kernel_weight(proposal)
     check_value_in_evidence(proposal)
     return proposal
+
+
+STORED_CHECKED_FIELDS = (
+    "expected_yield",
+    "distance_within_row_cm",
+    "row_spacing_cm",
+    "seed_rate_value",
+    "seed_rate_unit",
+    "thousand_kernel_weight_g",
+)
+
+
+def check_stored(
+    culture: Culture, typical_yield: Mapping[str, TypicalRange] | None = None
+) -> list[Issue]:
+    """The plausibility rules over a culture's stored values: what "Check catalog" lists."""
+    stored = Proposal(suggested={
+        field: SuggestedValue(culture[field]) for field in STORED_CHECKED_FIELDS
+        if culture.get(field) is not None
+    })  # fmt: skip
+    context = {"harvest_method": culture.get("harvest_method")}
+    check_yield(stored, context, typical_yield)
+    check_density(stored, context)
+    check_thousand_kernel_weight(stored)
+    return [i for i in stored.issues if i.severity != INFO]

@@ -14,6 +14,7 @@ from webapp.cultures.catalog import (
     ENRICHABLE_FIELDS,
     PER_PAGE,
     CultureFilters,
+    check_catalog,
     count,
     create_culture,
     export_csv,
@@ -74,6 +75,14 @@ def export(fmt: str):
         abort(404)
     disposition = f"attachment; filename=furrow-cultures.{fmt}"
     return Response(body, mimetype=mimetype, headers={"Content-Disposition": disposition})
+
+
+@bp.get("/check")
+def check():
+    cultures = db.session.scalars(CultureFilters.from_args(request.args).query()).all()
+    return render_page(
+        "cultures/check.html", findings=check_catalog(cultures), checked=len(cultures)
+    )
 
 
 @bp.get("/<int:culture_id>")
@@ -175,6 +184,14 @@ def api_create():
         return invalid(exc)
     db.session.commit()
     return jsonify(to_dict(culture)), 201
+
+
+@api.get("/check")
+def api_check():
+    cultures = db.session.scalars(CultureFilters.from_args(request.args).query()).all()
+    findings = [{"culture_id": f.culture.id, "culture": f.culture.label, **f.issue.to_dict()}
+                for f in check_catalog(cultures)]  # fmt: skip
+    return jsonify(checked=len(cultures), findings=findings)
 
 
 @api.get("/<int:culture_id>")

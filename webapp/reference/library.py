@@ -1,7 +1,7 @@
 """Load and look up the bundled crop reference library (``crops.json`` next to this module).
 
-Every value in the library comes from ``/work/shared/reference/agronomy-sources.md``:
-transcribed, unit-converted, or marked ``derived`` where that file calls a range derived. Each
+Every value in the library comes from the public sources it lists: transcribed,
+unit-converted, or marked ``derived`` where it is a range worked out from them. Each
 fact cites a source (URL and title); the library never cites itself.
 
 JSON shape::
