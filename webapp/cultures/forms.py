@@ -1,8 +1,17 @@
 """The culture form: it only collects input; webapp.cultures.domain decides what is valid."""
 
 from flask_wtf import FlaskForm
-from wtforms import SelectField, SelectMultipleField, StringField, TextAreaField, widgets
+from flask_wtf.file import FileAllowed, FileField, FileRequired
+from wtforms import (
+    HiddenField,
+    SelectField,
+    SelectMultipleField,
+    StringField,
+    TextAreaField,
+    widgets,
+)
 from wtforms.fields.choices import SelectChoice
+from wtforms.validators import InputRequired
 
 from webapp.cultures.fields import ENUM_ALIASES, NUMERIC_FIELDS
 
@@ -87,3 +96,16 @@ class CultureForm(FlaskForm):
 
     def values(self) -> dict[str, object]:
         return {name: field.data for name, field in self._fields.items() if name != "csrf_token"}
+
+
+class ImportForm(FlaskForm):
+    file = FileField(
+        "CSV file",
+        validators=[FileRequired("Choose a CSV file."), FileAllowed(["csv"], "Only .csv files.")],
+        description="The export's columns; name is required. Nothing is stored before you "
+        "confirm the preview.",
+    )
+
+
+class ConfirmImportForm(FlaskForm):
+    csv_text = HiddenField(validators=[InputRequired()])

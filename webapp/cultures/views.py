@@ -23,7 +23,8 @@ from webapp.cultures.catalog import (
     values_of,
 )
 from webapp.cultures.domain import CultureInvalid
-from webapp.cultures.forms import LABELS, CultureForm, unit_of
+from webapp.cultures.forms import LABELS, ConfirmImportForm, CultureForm, ImportForm, unit_of
+from webapp.cultures.importing import decode, preview_csv
 from webapp.cultures.models import Culture
 from webapp.extensions import db
 from webapp.pagination import Page
@@ -75,6 +76,47 @@ def export(fmt: str):
         abort(404)
     disposition = f"attachment; filename=furrow-cultures.{fmt}"
     return Response(body, mimetype=mimetype, headers={"Content-Disposition": disposition})
+
+
+def render_import(form, preview=None, confirm=None, status: int = 200):
+    return render_page("cultures/import.html", form=form, preview=preview, confirm=confirm), status
+
+
+@bp.route("/import", methods=["GET", "POST"])
+@require_role(Role.editor)
+def import_csv():
+    form = ImportForm()
+    if not form.validate_on_submit():
+        return render_import(form, status=422 if form.errors else 200)
+    try:
+        text = decode(form.file.data.read())
+    except ValueError as exc:
+        form.file.errors.append(str(exc))
+        return render_import(form, status=422)
+    preview = preview_csv(text)
+    confirm = ConfirmImportForm(formdata=None, csv_text=text) if preview.can_import else None
+    return render_import(ImportForm(formdata=None), preview, confirm, 200 if confirm else 422)
+
+
+@bp.post("/import/confirm")
+@require_role(Role.editor)
+def confirm_import():
+    confirm = ConfirmImportForm()
+    if not confirm.validate_on_submit():
+        abort(400, description="The preview to confirm is missing; upload the file again.")
+    preview = preview_csv(confirm.csv_text.data)
+    if not preview.can_import:
+        return render_import(ImportForm(formdata=None), preview, None, 422)
+    try:
+        created = [create_culture(row.values) for row in preview.rows]
+    except CultureInvalid:
+        db.session.rollback()  # all or nothing
+        return render_import(
+            ImportForm(formdata=None), preview_csv(confirm.csv_text.data), None, 422
+        )
+    db.session.commit()
+    flash(f"Imported {len(created)} culture(s).", "success")
+    return redirect(url_for("cultures.index"))
 
 
 @bp.get("/check")

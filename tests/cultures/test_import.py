@@ -1,0 +1,94 @@
+import html
+import io
+
+from webapp.cultures.importing import preview_csv
+from webapp.cultures.models import Culture
+from webapp.extensions import db
+
+GOOD = (
+    "name,variety,harvest_method,expected_yield,cultivation_types,colour\n"
+    "Tomate,Harzfeuer,per_plant,3.5,pre_cultivation,red\n"
+    'Möhre,,,,"[""direct_sowing""]",orange\n'
+)
+BAD = "name,row_spacing_cm,seed_rate_value\nCarrot,-2,\n,30,\nBeet,30,2\n"
+
+
+def test_the_preview_checks_each_row_with_the_catalogs_rules():
+    preview = preview_csv(BAD)
+    assert [row.line for row in preview.error_rows] == [2, 3, 4]
+    assert preview.rows[0].errors == {"row_spacing_cm": "Must not be negative."}
+    assert preview.rows[1].errors == {"name": "A culture needs a name."}
+    assert preview.rows[2].errors == {"seed_rate_unit": "A seed rate needs its unit."}
+    assert not preview.can_import
+
+
+def test_the_preview_reads_list_cells_and_reports_unknown_columns():
+    preview = preview_csv(GOOD)
+    assert preview.can_import
+    assert preview.unknown_columns == ["colour"]
+    assert preview.rows[0].values["cultivation_types"] == ["pre_cultivation"]
+    assert preview.rows[1].values["cultivation_types"] == ["direct_sowing"]
+
+
+def test_a_file_without_a_name_column_is_refused():
+    assert preview_csv("title\nx\n").problem.startswith("The first line must name the columns")
+
+
+def upload(client, text, name="cultures.csv"):
+    data = {"csrf_token": client.csrf_token("/cultures/import"),
+            "file": (io.BytesIO(text.encode()), name)}  # fmt: skip
+    return client.post("/cultures/import", data=data, content_type="multipart/form-data")
+
+
+def test_import_previews_then_stores_all_rows_only_on_confirm(client_as):
+    editor = client_as("editor")
+    preview = upload(editor, GOOD)
+    page = preview.get_data(as_text=True)
+    assert preview.status_code == 200
+    assert "Import 2 culture(s)" in page and "colour" in page
+    assert db.session.query(Culture).count() == 0
+
+    text = page.split('name="csv_text" type="hidden" value="')[1].split('"')[0]
+    confirmed = editor.submit("/cultures/import/confirm", {"csv_text": html.unescape(text)},
+                              page="/cultures/import")  # fmt: skip
+    assert confirmed.status_code == 302
+    names = sorted(c.name for c in db.session.query(Culture))
+    assert names == ["Möhre", "Tomate"]
+    assert db.session.query(Culture).filter_by(name="Tomate").one().reference_crop == "tomato"
+
+
+def test_a_file_with_row_errors_imports_nothing_and_lists_them(client_as):
+    editor = client_as("editor")
+    response = upload(editor, BAD)
+    page = response.get_data(as_text=True)
+    assert response.status_code == 422
+    assert "3 of 3 row(s) have errors" in page
+    assert "Must not be negative." in page
+    assert "Import " not in page.split('id="import-preview"')[1].split("</section>")[0].replace(
+        "Nothing is imported", ""
+    )
+    forged = editor.submit("/cultures/import/confirm", {"csv_text": BAD}, page="/cultures/import")
+    assert forged.status_code == 422
+    assert db.session.query(Culture).count() == 0
+
+
+def test_only_csv_files_and_only_editors(client_as):
+    editor = client_as("editor")
+    wrong = upload(editor, GOOD, name="cultures.xlsx")
+    assert wrong.status_code == 422 and "Only .csv files." in wrong.get_data(as_text=True)
+    latin1 = editor.post("/cultures/import", content_type="multipart/form-data", data={
+        "csrf_token": editor.csrf_token("/cultures/import"),
+        "file": (io.BytesIO("name\nMöhre\n".encode("latin-1")), "c.csv")})  # fmt: skip
+    assert "not UTF-8" in latin1.get_data(as_text=True)
+    assert client_as("viewer").get("/cultures/import").status_code == 403
+
+
+def test_an_export_imports_back(client_as):
+    db.session.add(Culture(name="Kohl", harvest_method="per_sqm", expected_yield=4,
+                           seed_packages=[{"size_value": 5.0, "size_unit": "g",
+                                           "evidence_text": ""}]))  # fmt: skip
+    db.session.commit()
+    exported = client_as("viewer").get("/cultures/export.csv").get_data(as_text=True)
+    preview = preview_csv(exported)
+    assert preview.can_import, preview.error_rows
+    assert preview.rows[0].values["seed_packages"][0]["size_value"] == 5.0
