@@ -24,6 +24,8 @@ $(DEV_STAMP): $(STAMP)
 	(apt-get update -qq && apt-get install -y -qq chromium) >/dev/null
 
 run: $(STAMP)
+	$(BIN)/furrow db upgrade
+	$(BIN)/furrow demo
 	$(BIN)/furrow serve --host $(HOST) --port $(PORT)
 
 test: $(DEV_STAMP) /usr/bin/chromium

@@ -102,6 +102,18 @@ def sweep_command(every: float | None, once: bool) -> None:
         time.sleep(interval)
 
 
+@click.command("demo")
+@with_appcontext
+def demo_command() -> None:
+    """Load the demo cultures if the catalog is empty (`make run` does this)."""
+    from webapp.cultures.demo import load_demo_cultures
+
+    added = load_demo_cultures()
+    click.echo(
+        f"added {added} demo cultures" if added else "the catalog is not empty; no demo data"
+    )
+
+
 @click.group("users")
 def users_cli() -> None:
     """Manage accounts."""
@@ -170,5 +182,5 @@ def list_users_command() -> None:
 
 
 def register_commands(app: Flask) -> None:
-    for command in (serve, worker, sweep_command, users_cli):
+    for command in (serve, worker, sweep_command, users_cli, demo_command):
         app.cli.add_command(command)

@@ -1,8 +1,10 @@
 import csv
 import io
 
+from tests.support.app import furrow
 from webapp.cultures.models import Culture
 from webapp.extensions import db
+from webapp.reference.library import library
 
 TOMATO = {"name": "Tomate", "variety": "Harzfeuer", "growth_duration_days": "120",
           "harvest_method": "per_plant", "expected_yield": "3.5", "distance_within_row_cm": "50",
@@ -136,3 +138,11 @@ def test_check_catalog_lists_implausible_stored_values_with_their_record(client_
     assert ("Lettuce", "yield_outside_typical_range") in by_code  # typical 0.3–0.8 kg/plant
     assert ("Carrot", "spacing_density_unusual") in by_code  # 133 plants/m²
     assert findings[0]["severity"] == "error"
+
+
+def test_demo_cultures_load_once_into_an_empty_catalog(app, services):
+    first = furrow(services, "demo")
+    assert first.stdout.strip() == f"added {len(library().crops)} demo cultures"
+    assert furrow(services, "demo").stdout.strip() == "the catalog is not empty; no demo data"
+    tomato = db.session.query(Culture).filter_by(reference_crop="tomato").one()
+    assert tomato.name == "Tomato" and tomato.crop_family == "Solanaceae"
