@@ -72,6 +72,11 @@ def register_blueprints(app: Flask) -> None:
     register_commands(app)
 
 
+def format_number(value: object) -> object:
+    """30.0 reads as 30 on screen, whichever database stored it."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 def register_request_hooks(app: Flask) -> None:
     from webapp.auth.access import enforce_login_and_csrf
     from webapp.auth.roles import Role
@@ -81,6 +86,7 @@ def register_request_hooks(app: Flask) -> None:
 
     app.before_request(enforce_login_and_csrf)
     app.jinja_env.filters["markdown"] = render_markdown
+    app.jinja_env.filters["num"] = format_number
     app.jinja_env.globals.update(workspaces=WORKSPACES, RunStatus=RunStatus, Role=Role)
 
     @app.after_request

@@ -3,6 +3,7 @@ import io
 
 from tests.support.app import furrow
 from webapp.cultures.models import Culture
+from webapp.enrichment.models import Change
 from webapp.extensions import db
 from webapp.reference.library import library
 
@@ -27,7 +28,7 @@ def test_an_editor_creates_a_culture_and_its_reference_crop_is_found(client_as):
     assert culture.reference_crop == "tomato"
     page = editor.get(response.headers["Location"]).get_data(as_text=True)
     assert "3.50 kg per plant" in page
-    assert "50.0 cm" in page
+    assert "50 cm" in page
     assert "<script>alert(1)</script>" not in page and "Stake early." in page
 
 
@@ -146,3 +147,27 @@ def test_demo_cultures_load_once_into_an_empty_catalog(app, services):
     assert furrow(services, "demo").stdout.strip() == "the catalog is not empty; no demo data"
     tomato = db.session.query(Culture).filter_by(reference_crop="tomato").one()
     assert tomato.name == "Tomato" and tomato.crop_family == "Solanaceae"
+
+
+def test_every_edit_is_audited_and_shown_as_history(client_as):
+    culture = add(row_spacing_cm=30.0)
+    editor = client_as("editor")
+    editor.submit(f"/cultures/{culture.id}/edit", {"name": "Carrot", "row_spacing_cm": "25",
+                  "variety": "Nantaise"}, page=f"/cultures/{culture.id}/edit")  # fmt: skip
+    token = editor.csrf_token("/")
+    editor.patch(f"/api/v1/cultures/{culture.id}", json={"expected_yield": 4.25,
+                 "harvest_method": "per_sqm"}, headers={"X-CSRFToken": token})  # fmt: skip
+    changes = db.session.query(Change).order_by(Change.id).all()
+    assert {(c.field, c.old_value, c.new_value, c.source) for c in changes} == {
+        ("variety", "", "Nantaise", "manual"),
+        ("row_spacing_cm", 30.0, 25.0, "manual"),
+        ("harvest_method", None, "per_sqm", "manual"),
+        ("expected_yield", None, "4.25", "manual"),
+    }
+    groups = {c.field: c.apply_group for c in changes}
+    assert groups["variety"] == groups["row_spacing_cm"] != groups["expected_yield"]
+    assert {c.user_id for c in changes} == {editor.user.id}
+    page = editor.get(f"/cultures/{culture.id}").get_data(as_text=True)
+    history = page.split('id="history"')[1]
+    assert "<td>Row spacing</td>" in history
+    assert "<td>30 cm</td>" in history and "<td>25 cm</td>" in history

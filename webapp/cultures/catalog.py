@@ -11,10 +11,12 @@ from typing import Any
 
 from sqlalchemy import Select, func, or_, select
 
+from webapp.auth.models import User
 from webapp.cultures.domain import CULTURE_FIELDS, clean_culture
 from webapp.cultures.fields import NUMERIC_FIELDS
 from webapp.cultures.models import Culture
 from webapp.cultures.rules import TypicalRange, check_stored
+from webapp.enrichment.audit import record_changes
 from webapp.enrichment.vocabulary import Issue
 from webapp.extensions import db
 from webapp.reference.library import library
@@ -22,6 +24,7 @@ from webapp.reference.library import library
 # Fields enrichment can fill: "missing fields" means one of these is empty.
 ENRICHABLE_FIELDS = (*NUMERIC_FIELDS, "nutrient_demand", "harvest_method", "seed_rate_unit",
                      "cultivation_types", "crop_family")  # fmt: skip
+AUDIT_TARGET = "culture"
 SORTS = {"name": Culture.name, "updated": Culture.updated_at, "id": Culture.id}
 PER_PAGE = 25
 
@@ -63,6 +66,15 @@ def update_culture(culture: Culture, values: dict[str, Any]) -> dict[str, tuple[
         if old != new:
             setattr(culture, field, new)
             changed[field] = (old, new)
+    return changed
+
+
+def edit_culture(
+    culture: Culture, values: dict[str, Any], user: User | None, source: str = "manual"
+) -> dict[str, tuple[Any, Any]]:
+    """update_culture, with every real change written to the audit trail."""
+    changed = update_culture(culture, values)
+    record_changes(AUDIT_TARGET, culture.id, changed, user, source)
     return changed
 
 

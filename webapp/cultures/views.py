@@ -5,27 +5,30 @@ from __future__ import annotations
 import json
 
 from flask import Blueprint, Response, abort, flash, jsonify, redirect, request, url_for
+from flask_login import current_user
 
 from webapp.api import api_error
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.cultures.catalog import (
+    AUDIT_TARGET,
     ENRICHABLE_FIELDS,
     PER_PAGE,
     CultureFilters,
     check_catalog,
     count,
     create_culture,
+    edit_culture,
     export_csv,
     to_dict,
-    update_culture,
     values_of,
 )
 from webapp.cultures.domain import CultureInvalid
 from webapp.cultures.forms import LABELS, ConfirmImportForm, CultureForm, ImportForm, unit_of
 from webapp.cultures.importing import decode, preview_csv
 from webapp.cultures.models import Culture
+from webapp.enrichment.audit import history
 from webapp.extensions import db
 from webapp.pagination import Page
 from webapp.rendering import render_page
@@ -131,7 +134,12 @@ def check():
 def show(culture_id: int):
     culture = culture_or_404(culture_id)
     return render_page(
-        "cultures/detail.html", culture=culture, labels=LABELS, unit_of=unit_of, form=EmptyForm()
+        "cultures/detail.html",
+        culture=culture,
+        labels=LABELS,
+        unit_of=unit_of,
+        form=EmptyForm(),
+        history=history(AUDIT_TARGET, culture.id),
     )
 
 
@@ -173,7 +181,7 @@ def edit(culture_id: int):
         return render_form(CultureForm(data=data), culture)
     form = CultureForm()
     try:
-        changed = update_culture(culture, form.values())
+        changed = edit_culture(culture, form.values(), current_user)
     except CultureInvalid as exc:
         db.session.rollback()
         form_with_errors(form, exc.errors)
@@ -246,7 +254,7 @@ def api_show(culture_id: int):
 def api_update(culture_id: int):
     culture = culture_or_404(culture_id)
     try:
-        update_culture(culture, json_body())
+        edit_culture(culture, json_body(), current_user)
     except CultureInvalid as exc:
         db.session.rollback()
         return invalid(exc)

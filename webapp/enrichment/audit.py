@@ -1,0 +1,42 @@
+"""Writing and reading the audit trail of record changes."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import select
+
+from webapp.auth.models import User
+from webapp.enrichment.models import Change, jsonable
+from webapp.extensions import db
+
+
+def record_changes(
+    target_type: str,
+    target_id: int,
+    changed: Mapping[str, tuple[Any, Any]],
+    user: User | None,
+    source: str,
+    run_id: int | None = None,
+) -> str | None:
+    """One Change per changed field, sharing a new group id, which is returned."""
+    if not changed:
+        return None
+    group = secrets.token_hex(8)
+    for field, (old, new) in changed.items():
+        db.session.add(Change(target_type=target_type, target_id=target_id, field=field,
+                              old_value=jsonable(old), new_value=jsonable(new), source=source,
+                              apply_group=group, run_id=run_id, user=user))  # fmt: skip
+    return group
+
+
+def history(target_type: str, target_id: int, limit: int = 100) -> list[Change]:
+    query = (
+        select(Change)
+        .where(Change.target_type == target_type, Change.target_id == target_id)
+        .order_by(Change.id.desc())
+        .limit(limit)
+    )
+    return list(db.session.scalars(query))
