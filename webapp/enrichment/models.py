@@ -1,12 +1,13 @@
-"""Change: the audit row written whenever a record's field changes, by hand or by an apply."""
+"""Suggestion (one proposed field value) and Change (the audit row of every field change)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
+from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Integer, String
+from sqlalchemy import JSON, Float, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.auth.models import User
@@ -39,3 +40,49 @@ class Change(db.Model):
     user: Mapped[User | None] = relationship()
 
     __table_args__ = (db.Index("ix_changes_target", "target_type", "target_id"),)
+
+
+class SuggestionStatus(StrEnum):
+    pending = "pending"
+    applied = "applied"
+    rejected = "rejected"
+    blocked = "blocked"  # an error makes it invalid: it can never be applied
+    stale = "stale"  # the field changed since the suggestion was made
+
+
+class Suggestion(db.Model):
+    """One field of one record as a provider proposes it, with its evidence and issues."""
+
+    __tablename__ = "suggestions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int | None] = mapped_column(
+        ForeignKey("runs.id", ondelete="CASCADE"), index=True
+    )
+    target_type: Mapped[str] = mapped_column(String(32))
+    target_id: Mapped[int] = mapped_column(Integer)
+    field: Mapped[str] = mapped_column(String(64))
+    current_value: Mapped[Any] = mapped_column(JSON, nullable=True)
+    suggested_value: Mapped[Any] = mapped_column(JSON, nullable=True)
+    unit: Mapped[str | None] = mapped_column(String(32))
+    confidence: Mapped[float | None] = mapped_column(Float)
+    evidence: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    issues: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    status: Mapped[str] = mapped_column(String(16), default=SuggestionStatus.pending)
+    decided_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    __table_args__ = (db.Index("ix_suggestions_target", "target_type", "target_id"),)
+
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        return [i for i in self.issues if i.get("severity") == "error"]
+
+    @property
+    def warnings(self) -> list[dict[str, Any]]:
+        return [i for i in self.issues if i.get("severity") == "warning"]
+
+    @property
+    def is_valid(self) -> bool:
+        return not self.errors
