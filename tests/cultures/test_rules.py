@@ -328,3 +328,9 @@ def test_check_stored_finds_a_40_kg_zucchini_plant_and_skips_info():
     # 80 × 100 cm is 1.25 plants/m²: below the general 3–120 band, so a warning too.
     assert [i.code for i in issues] == ["yield_per_plant_impossible", "spacing_density_unusual"]
     assert check_stored({"row_spacing_cm": 30}) == []
+
+
+def test_a_range_of_days_collapses_to_whole_days():
+    p = proposal(growth_duration_days="135-180")
+    collapse_ranges(p)
+    assert p.value("growth_duration_days") == 158

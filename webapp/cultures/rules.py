@@ -114,7 +114,9 @@ def collapse_ranges(proposal: Proposal) -> None:
             continue
         bounds = _range_of(suggestion.value)
         if bounds is not None and bounds[0] != bounds[1]:
-            mean = round((bounds[0] + bounds[1]) / 2, 2)
+            mean = (bounds[0] + bounds[1]) / 2
+            # Durations are whole days; everything else keeps two decimals.
+            mean = round(mean) if NUMERIC_FIELDS[field_name] == "days" else round(mean, 2)
             suggestion.value = mean
             proposal.add(
                 "range_collapsed_to_mean",

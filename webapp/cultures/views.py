@@ -6,6 +6,7 @@ import json
 
 from flask import Blueprint, Response, abort, flash, jsonify, redirect, request, url_for
 from flask_login import current_user
+from sqlalchemy import select
 
 from webapp.api import api_error
 from webapp.auth.access import require_role
@@ -22,14 +23,25 @@ from webapp.cultures.catalog import (
     edit_culture,
     export_csv,
     to_dict,
+    update_culture,
     values_of,
 )
 from webapp.cultures.domain import CultureInvalid
+from webapp.cultures.enrichment import (
+    apply_to_culture,
+    latest_run,
+    start_enrichment,
+    suggestions_of,
+)
 from webapp.cultures.forms import LABELS, ConfirmImportForm, CultureForm, ImportForm, unit_of
 from webapp.cultures.importing import decode, preview_csv
 from webapp.cultures.models import Culture
 from webapp.enrichment.audit import history
+from webapp.enrichment.models import Suggestion
+from webapp.enrichment.providers import ProviderUnavailable
+from webapp.enrichment.review import reject_suggestions, undo_group
 from webapp.extensions import db
+from webapp.jobs.queue import QueueUnavailable
 from webapp.pagination import Page
 from webapp.rendering import render_page
 
@@ -130,17 +142,108 @@ def check():
     )
 
 
-@bp.get("/<int:culture_id>")
-def show(culture_id: int):
-    culture = culture_or_404(culture_id)
+def render_culture(culture: Culture, fragment: str | None = None, status: int = 200, **extra):
+    run = latest_run(culture)
     return render_page(
         "cultures/detail.html",
+        fragment,
         culture=culture,
         labels=LABELS,
         unit_of=unit_of,
         form=EmptyForm(),
         history=history(AUDIT_TARGET, culture.id),
+        run=run,
+        suggestions=suggestions_of(culture, run) if run and not run.is_live else [],
+        enrich_fields=ENRICHABLE_FIELDS,
+        **extra,
+    ), status
+
+
+@bp.get("/<int:culture_id>")
+def show(culture_id: int):
+    # After an apply the page offers to undo it; the group comes back in the address.
+    undo_group = request.args.get("undo", "")
+    return render_culture(
+        culture_or_404(culture_id), undo_group=undo_group.isalnum() and undo_group
     )
+
+
+@bp.get("/<int:culture_id>/enrichment")
+def enrichment_panel(culture_id: int):
+    """The enrichment block alone: progress while the run is live, then the suggestions."""
+    return render_culture(culture_or_404(culture_id), "enrichment")
+
+
+@bp.post("/<int:culture_id>/enrich")
+@require_role(Role.editor)
+def enrich(culture_id: int):
+    culture = culture_or_404(culture_id)
+    mode = request.form.get("mode", "complete")
+    fields = request.form.getlist("fields") if mode == "reresearch" else []
+    try:
+        start_enrichment([culture.id], current_user, mode, fields)
+    except (ValueError, ProviderUnavailable, QueueUnavailable) as exc:
+        flash(str(exc), "error")
+    return redirect(url_for("cultures.show", culture_id=culture.id, _anchor="enrichment"))
+
+
+def chosen_suggestions(culture: Culture, ids: list[str]) -> list[Suggestion]:
+    wanted = {int(i) for i in ids if i.isdigit()}
+    if not wanted:
+        return []
+    return list(db.session.scalars(select(Suggestion).where(
+        Suggestion.id.in_(wanted), Suggestion.target_type == "culture",
+        Suggestion.target_id == culture.id,
+    )))  # fmt: skip
+
+
+@bp.post("/<int:culture_id>/suggestions")
+@require_role(Role.reviewer)
+def decide_suggestions(culture_id: int):
+    culture = culture_or_404(culture_id)
+    action = request.form.get("action", "apply")
+    run = latest_run(culture)
+    if action == "apply_valid" and run is not None:
+        chosen = [s for s in suggestions_of(culture, run) if s.is_valid and s.status == "pending"]
+    else:
+        chosen = chosen_suggestions(culture, request.form.getlist("suggestion"))
+    if not chosen:
+        flash("Select at least one suggestion.", "warning")
+        return redirect(url_for("cultures.show", culture_id=culture.id, _anchor="enrichment"))
+    if action == "reject":
+        rejected = reject_suggestions(chosen, current_user)
+        db.session.commit()
+        flash(f"Rejected {len(rejected)} suggestion(s).", "info")
+        return redirect(url_for("cultures.show", culture_id=culture.id, _anchor="enrichment"))
+    reconfirmed = [s.field for s in chosen_suggestions(culture, request.form.getlist("reconfirm"))]
+    result = apply_to_culture(culture, chosen, current_user, reconfirmed)
+    db.session.commit()
+    if result.applied:
+        flash(f"Applied {len(result.applied)} field(s): {', '.join(result.applied)}.", "success")
+    for refusal in result.refused:
+        flash(f"Not applied — {refusal.field}: {refusal.message}", "error")
+    if result.refused:
+        # Refused fields (an invalid one from a forged form, a stale one) answer 422; the valid
+        # ones of the same request are applied all the same.
+        return render_culture(culture, status=422, undo_group=result.group)
+    return redirect(url_for("cultures.show", culture_id=culture.id, undo=result.group))
+
+
+@bp.post("/<int:culture_id>/undo/<group>")
+@require_role(Role.reviewer)
+def undo(culture_id: int, group: str):
+    culture = culture_or_404(culture_id)
+    result = undo_group(group, values_of(culture), lambda v: update_culture(culture, v),
+                        current_user)  # fmt: skip
+    db.session.commit()
+    if result.changed_since:
+        flash("Nothing was undone: these fields changed since — "
+              f"{', '.join(result.changed_since)}.", "error")  # fmt: skip
+    elif result.restored:
+        flash(f"Undone: {', '.join(result.restored)} restored.", "success")
+    else:
+        flash("There was nothing to undo.", "warning")
+    return redirect(url_for("cultures.show", culture_id=culture.id))
 
 
 def form_with_errors(form: CultureForm, errors: dict[str, str]) -> None:
@@ -242,6 +345,43 @@ def api_check():
     findings = [{"culture_id": f.culture.id, "culture": f.culture.label, **f.issue.to_dict()}
                 for f in check_catalog(cultures)]  # fmt: skip
     return jsonify(checked=len(cultures), findings=findings)
+
+
+@api.post("/<int:culture_id>/enrich")
+@require_role(Role.editor)
+def api_enrich(culture_id: int):
+    culture = culture_or_404(culture_id)
+    body = request.get_json(silent=True) or {}
+    try:
+        run = start_enrichment([culture.id], current_user, body.get("mode", "complete"),
+                               body.get("fields") or [])  # fmt: skip
+    except ValueError as exc:
+        return api_error(422, "bad_request_body", str(exc))
+    except (ProviderUnavailable, QueueUnavailable) as exc:
+        return api_error(503, "unavailable", str(exc))
+    return jsonify(run_id=run.id), 202
+
+
+@api.post("/<int:culture_id>/apply")
+@require_role(Role.reviewer)
+def api_apply(culture_id: int):
+    culture = culture_or_404(culture_id)
+    body = json_body()
+    fields = set(body.get("fields") or [])
+    chosen = list(db.session.scalars(select(Suggestion).where(
+        Suggestion.run_id == body.get("run_id"), Suggestion.target_type == "culture",
+        Suggestion.target_id == culture.id, Suggestion.field.in_(fields),
+    )))  # fmt: skip
+    missing = fields - {s.field for s in chosen}
+    result = apply_to_culture(culture, chosen, current_user, body.get("reconfirm") or [])
+    db.session.commit()
+    refused = [r.to_dict() for r in result.refused] + [
+        {"field": f, "code": "no_suggestion", "message": "That run suggested nothing for it."}
+        for f in sorted(missing)
+    ]  # fmt: skip
+    return jsonify(applied=result.applied, refused=refused, undo_group=result.group), (
+        422 if refused else 200
+    )
 
 
 @api.get("/<int:culture_id>")

@@ -48,12 +48,12 @@ def _screen(
 ) -> Refusal | None:
     """Why this suggestion may not be applied now, or None when it may."""
     name = suggestion.field
-    if suggestion.status not in OPEN_STATUSES:
-        return Refusal(name, "not_open", f"This suggestion is already {suggestion.status}.")
     if not suggestion.is_valid:
         suggestion.status = SuggestionStatus.blocked
         reason = suggestion.errors[0].get("message", "it failed a plausibility rule")
         return Refusal(name, "invalid_suggestion", f"Invalid, so it cannot be applied: {reason}")
+    if suggestion.status not in OPEN_STATUSES:
+        return Refusal(name, "not_open", f"This suggestion is already {suggestion.status}.")
     if jsonable(current.get(name)) != suggestion.current_value and name not in reconfirmed:
         suggestion.status = SuggestionStatus.stale
         return Refusal(name, "stale_suggestion", "The field changed after this suggestion was "

@@ -1,0 +1,132 @@
+"""Enrich a culture through a real worker, review the suggestions, apply, refuse, undo."""
+
+import re
+
+import pytest
+
+from tests.support.app import wait_for
+from webapp.cultures.models import Culture
+from webapp.enrichment.models import Suggestion
+from webapp.extensions import db
+from webapp.jobs.models import Run, RunStatus
+
+pytestmark = pytest.mark.worker
+
+
+@pytest.fixture
+def crowded_tomato(app):
+    # 10 × 10 cm is 100 plants/m²: any per-plant tomato yield then implies an impossible m² yield.
+    culture = Culture(
+        name="Tomate",
+        variety="Harzfeuer",
+        reference_crop="tomato",
+        harvest_method="per_plant",
+        distance_within_row_cm=10,
+        row_spacing_cm=10,
+    )
+    db.session.add(culture)
+    db.session.commit()
+    return culture
+
+
+def finished_run():
+    def done():
+        db.session.expire_all()
+        run = db.session.query(Run).order_by(Run.id.desc()).first()
+        db.session.commit()
+        return run if run and run.status == RunStatus.succeeded else None
+
+    return wait_for(done, timeout=30)
+
+
+def suggestion(culture, field):
+    return db.session.query(Suggestion).filter_by(target_id=culture.id, field=field).one()
+
+
+def test_enrich_review_apply_refuse_and_undo(client_as, crowded_tomato, worker):
+    culture_id = crowded_tomato.id
+    editor, reviewer = client_as("editor"), client_as("reviewer")
+    assert (
+        editor.submit(
+            f"/cultures/{culture_id}/enrich", {"mode": "complete"}, page=f"/cultures/{culture_id}"
+        ).status_code
+        == 302
+    )
+    run = finished_run()
+    assert run.provider == "offline" and run.target_id == str(culture_id)
+
+    page = reviewer.get(f"/cultures/{culture_id}").get_data(as_text=True)
+    assert 'id="suggestion-errors"' in page and "yield_crosscheck_impossible" in page
+    row = page.split('id="suggestion-expected_yield"')[1].split("</tr>")[0]
+    assert 'data-valid="false"' in page.split('id="suggestion-expected_yield"')[1][:40]
+    assert re.search(r'<input type="checkbox" name="suggestion"[^>]*disabled', row)
+    assert "range_collapsed_to_mean" in page  # the midpoint says it is one
+
+    bad, good = (
+        suggestion(crowded_tomato, "expected_yield"),
+        suggestion(crowded_tomato, "growth_duration_days"),
+    )
+    forged = reviewer.submit(
+        f"/cultures/{culture_id}/suggestions",
+        {"action": "apply", "suggestion": [str(bad.id), str(good.id)]},
+        page=f"/cultures/{culture_id}",
+    )
+    assert forged.status_code == 422
+    text = forged.get_data(as_text=True)
+    assert "Not applied — expected_yield: Invalid, so it cannot be applied" in text
+    culture = db.session.get(Culture, culture_id)
+    assert culture.growth_duration_days == 158  # FAO-56: 135–180 days
+    assert culture.expected_yield is None
+    assert any(s["url"].startswith("https://") for s in culture.structured_sources)
+    assert culture.notes.count("## Sources") == 1
+
+    group = re.search(r"/undo/([0-9a-f]+)", text).group(1)
+    undone = reviewer.submit(f"/cultures/{culture_id}/undo/{group}", page=f"/cultures/{culture_id}")
+    assert undone.status_code == 302
+    assert db.session.get(Culture, culture_id).growth_duration_days is None
+
+
+def test_editors_enrich_but_only_reviewers_apply(client_as, crowded_tomato, worker):
+    culture_id = crowded_tomato.id
+    viewer, editor = client_as("viewer"), client_as("editor")
+    assert viewer.submit(f"/cultures/{culture_id}/enrich", page="/cultures").status_code == 403
+    editor.submit(f"/cultures/{culture_id}/enrich", {"mode": "complete"}, page="/cultures")
+    finished_run()
+    good = suggestion(crowded_tomato, "growth_duration_days")
+    refused = editor.submit(
+        f"/cultures/{culture_id}/suggestions",
+        {"action": "apply", "suggestion": str(good.id)},
+        page="/cultures",
+    )
+    assert refused.status_code == 403
+
+
+def test_the_api_enriches_and_applies_with_reasons_for_refusals(client_as, crowded_tomato, worker):
+    culture_id = crowded_tomato.id
+    reviewer = client_as("reviewer")
+    headers = {"X-CSRFToken": reviewer.csrf_token("/")}
+    started = reviewer.post(
+        f"/api/v1/cultures/{culture_id}/enrich", json={"mode": "complete"}, headers=headers
+    )
+    assert started.status_code == 202
+    run_id = started.get_json()["run_id"]
+    finished_run()
+    applied = reviewer.post(
+        f"/api/v1/cultures/{culture_id}/apply",
+        headers=headers,
+        json={
+            "run_id": run_id,
+            "fields": ["growth_duration_days", "expected_yield", "row_spacing_cm"],
+        },
+    )
+    body = applied.get_json()
+    assert applied.status_code == 422
+    assert body["applied"] == ["growth_duration_days"]
+    assert {(r["field"], r["code"]) for r in body["refused"]} == {
+        ("expected_yield", "invalid_suggestion"),
+        ("row_spacing_cm", "no_suggestion"),
+    }
+    bad_mode = reviewer.post(
+        f"/api/v1/cultures/{culture_id}/enrich", json={"mode": "guess"}, headers=headers
+    )
+    assert bad_mode.status_code == 422

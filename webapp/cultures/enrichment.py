@@ -1,0 +1,141 @@
+"""Enriching cultures: the run kind that asks the provider, checks the answer and stores it as
+suggestions; and applying reviewed suggestions to a culture with their sources."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from flask import current_app
+from sqlalchemy import select
+
+from webapp.auth.models import User
+from webapp.cultures.catalog import ENRICHABLE_FIELDS, typical_yield, update_culture, values_of
+from webapp.cultures.models import Culture
+from webapp.cultures.rules import notes_with_sources, postprocess, unique_sources
+from webapp.enrichment.models import Suggestion, SuggestionStatus, jsonable
+from webapp.enrichment.providers import culture_provider
+from webapp.enrichment.review import ApplyResult, apply_suggestions
+from webapp.enrichment.vocabulary import Evidence, Proposal
+from webapp.extensions import db
+from webapp.jobs.kinds import ItemError, RunKind, register_kind
+from webapp.jobs.models import Run
+from webapp.jobs.queue import enqueue_run
+
+MODES = ("complete", "reresearch")
+TARGET = "culture"
+
+
+def store_suggestions(run_id: int, culture: Culture, proposal: Proposal) -> dict[str, Any]:
+    """One Suggestion per suggested field; issues about fields without one go to the summary."""
+    current = values_of(culture)
+    for field_name, suggested in proposal.suggested.items():
+        invalid = field_name in proposal.invalid_fields
+        db.session.add(Suggestion(
+            run_id=run_id, target_type=TARGET, target_id=culture.id, field=field_name,
+            current_value=jsonable(current.get(field_name)),
+            suggested_value=jsonable(suggested.value), unit=suggested.unit,
+            confidence=suggested.confidence,
+            evidence=[e.to_dict() for e in proposal.evidence.get(field_name, [])],
+            issues=[i.to_dict() for i in proposal.issues_for(field_name)],
+            status=SuggestionStatus.blocked if invalid else SuggestionStatus.pending,
+        ))  # fmt: skip
+    unattached = [i.to_dict() for i in proposal.issues if i.field not in proposal.suggested]
+    return {
+        "culture": culture.label,
+        "suggested": len(proposal.suggested),
+        "errors": len(proposal.errors),
+        "warnings": len(proposal.warnings),
+        "other_issues": unattached,
+    }
+
+
+@register_kind
+class CultureEnrichment(RunKind):
+    name = "culture_enrichment"
+    title = "Culture enrichment"
+
+    def plan_items(self, params: dict[str, Any]) -> list[str]:
+        return [str(culture_id) for culture_id in params["culture_ids"]]
+
+    def stage_for(self, key: str) -> str:
+        return "researching"
+
+    def process_item(self, key: str, params: dict[str, Any], run_id: int) -> Any:
+        culture = db.session.get(Culture, int(key))
+        if culture is None:
+            raise ItemError(f"Culture #{key} no longer exists.")
+        mode, fields = params["mode"], params.get("fields") or []
+        asked = fields if mode == "reresearch" else list(ENRICHABLE_FIELDS)
+        provider = culture_provider(current_app.config["FURROW"].provider)
+        current = values_of(culture)
+        # End the read before the provider is asked, so no database lock waits on it.
+        db.session.commit()
+        answer = provider.propose_culture(current, asked)
+        proposal = postprocess(answer.proposal, current, mode=mode, fields=fields,
+                               typical_yield=typical_yield(culture.reference_crop))  # fmt: skip
+        summary = store_suggestions(run_id, culture, proposal)
+        db.session.commit()
+        return summary
+
+
+def start_enrichment(
+    culture_ids: Sequence[int], user: User, mode: str = "complete", fields: Sequence[str] = ()
+) -> Run:
+    """Queue one run over the cultures. Raises ValueError for a bad mode or field list,
+    ProviderUnavailable and QueueUnavailable as they say."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}")
+    unknown = [f for f in fields if f not in ENRICHABLE_FIELDS]
+    if unknown:
+        raise ValueError(f"cannot research {', '.join(unknown)}")
+    if mode == "reresearch" and not fields:
+        raise ValueError("re-research needs the fields to research")
+    settings = current_app.config["FURROW"]
+    provider = culture_provider(settings.provider)
+    params = {"culture_ids": list(culture_ids), "mode": mode, "fields": list(fields)}
+    target = (TARGET, str(culture_ids[0])) if len(culture_ids) == 1 else None
+    return enqueue_run(CultureEnrichment, user, params, target=target, mode=mode,
+                       provider=provider.name, model=provider.model)  # fmt: skip
+
+
+def latest_run(culture: Culture) -> Run | None:
+    return db.session.scalar(
+        select(Run)
+        .where(Run.kind == CultureEnrichment.name, Run.target_type == TARGET,
+               Run.target_id == str(culture.id))
+        .order_by(Run.id.desc())
+        .limit(1)
+    )  # fmt: skip
+
+
+def suggestions_of(culture: Culture, run: Run) -> list[Suggestion]:
+    return list(db.session.scalars(
+        select(Suggestion)
+        .where(Suggestion.run_id == run.id, Suggestion.target_type == TARGET,
+               Suggestion.target_id == culture.id)
+        .order_by(Suggestion.id)
+    ))  # fmt: skip
+
+
+def apply_to_culture(
+    culture: Culture, suggestions: Iterable[Suggestion], user: User, reconfirmed=()
+) -> ApplyResult:
+    """Apply reviewed suggestions; the applied ones' sources join the culture's sources."""
+    chosen = list(suggestions)
+    result = apply_suggestions(
+        chosen, values_of(culture), lambda values: update_culture(culture, values), user,
+        reconfirmed,
+    )  # fmt: skip
+    applied = [s for s in chosen if s.field in result.applied]
+    evidence = {s.field: [Evidence(**e) for e in s.evidence] for s in applied}
+    sources = unique_sources(evidence)
+    if sources:
+        known = {(s["url"], s["claim_summary"]) for s in culture.structured_sources}
+        culture.structured_sources = [*culture.structured_sources, *(
+            {"title": e.title, "url": e.source_url, "claim_summary": e.claim_summary,
+             "retrieved_at": e.retrieved_at or ""}
+            for e in sources if (e.source_url, e.claim_summary) not in known
+        )]  # fmt: skip
+        culture.notes = notes_with_sources(culture.notes, sources)
+    return result
