@@ -54,8 +54,11 @@ def test_a_crashed_worker_is_restarted(server):
     before = worker_pids(server)
     victim = min(before)
     os.kill(victim, signal.SIGKILL)
-    wait_for(lambda: len(worker_pids(server)) == 2 and victim not in worker_pids(server))
-    assert len(worker_pids(server) - before) == 1
+    def replaced():
+        now = worker_pids(server)  # one snapshot: the victim may still be dying
+        return now if len(now) == 2 and victim not in now else None
+
+    assert len(wait_for(replaced) - before) == 1
     assert "exited (code -9); restarting." in server.log()
 
 
