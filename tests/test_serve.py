@@ -54,6 +54,7 @@ def test_a_crashed_worker_is_restarted(server):
     before = worker_pids(server)
     victim = min(before)
     os.kill(victim, signal.SIGKILL)
+
     def replaced():
         now = worker_pids(server)  # one snapshot: the victim may still be dying
         return now if len(now) == 2 and victim not in now else None
