@@ -65,6 +65,7 @@ def register_blueprints(app: Flask) -> None:
         run_views.api,
         culture_views.bp,
         culture_views.api,
+        culture_views.runs_api,
         api.bp,
     ):
         app.register_blueprint(blueprint)

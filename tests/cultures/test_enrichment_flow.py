@@ -126,6 +126,15 @@ def test_the_api_enriches_and_applies_with_reasons_for_refusals(client_as, crowd
         ("expected_yield", "invalid_suggestion"),
         ("row_spacing_cm", "no_suggestion"),
     }
+    payload = reviewer.get(f"/api/v1/runs/{run_id}/suggestions").get_json()
+    [entry] = payload["cultures"]
+    assert entry["culture_id"] == culture_id
+    assert entry["suggested_fields"]["growth_duration_days"]["status"] == "applied"
+    assert entry["suggested_fields"]["growth_duration_days"]["value"] == 158
+    assert [e["code"] for e in entry["validation"]["errors"]] == ["yield_crosscheck_impossible"]
+    assert all(e["field"] for e in entry["validation"]["errors"])
+    assert entry["evidence"]["expected_yield"][0]["source_url"].startswith("https://")
+    assert entry["structured_sources"] and entry["structured_sources"][0]["url"]
     bad_mode = reviewer.post(
         f"/api/v1/cultures/{culture_id}/enrich", json={"mode": "guess"}, headers=headers
     )

@@ -36,17 +36,21 @@ from webapp.cultures.enrichment import (
 from webapp.cultures.forms import LABELS, ConfirmImportForm, CultureForm, ImportForm, unit_of
 from webapp.cultures.importing import decode, preview_csv
 from webapp.cultures.models import Culture
+from webapp.cultures.rules import unique_sources
 from webapp.enrichment.audit import history
 from webapp.enrichment.models import Suggestion
 from webapp.enrichment.providers import ProviderUnavailable
 from webapp.enrichment.review import reject_suggestions, undo_group
+from webapp.enrichment.vocabulary import Evidence
 from webapp.extensions import db
+from webapp.jobs.models import Run
 from webapp.jobs.queue import QueueUnavailable
 from webapp.pagination import Page
 from webapp.rendering import render_page
 
 bp = Blueprint("cultures", __name__, url_prefix="/cultures")
 api = Blueprint("cultures_api", __name__, url_prefix="/api/v1/cultures")
+runs_api = Blueprint("culture_runs_api", __name__, url_prefix="/api/v1/runs")
 
 
 def culture_or_404(culture_id: int) -> Culture:
@@ -408,3 +412,40 @@ def api_delete(culture_id: int):
     db.session.delete(culture_or_404(culture_id))
     db.session.commit()
     return "", 204
+
+
+@runs_api.get("/<int:run_id>/suggestions")
+def api_run_suggestions(run_id: int):
+    """Per culture, what the run suggested in the seed's shape, with each suggestion's status."""
+    run = db.session.get(Run, run_id)
+    if run is None:
+        abort(404, description=f"There is no run #{run_id}.")
+    rows = db.session.scalars(
+        select(Suggestion).where(Suggestion.run_id == run.id).order_by(Suggestion.id)
+    )
+    cultures: dict[int, dict] = {}
+    for s in rows:
+        entry = cultures.setdefault(s.target_id, {
+            "culture_id": s.target_id, "suggested_fields": {}, "evidence": {},
+            "validation": {"warnings": [], "errors": []},
+        })  # fmt: skip
+        entry["suggested_fields"][s.field] = {
+            "value": s.suggested_value, "unit": s.unit, "confidence": s.confidence,
+            "current_value": s.current_value, "status": s.status, "suggestion_id": s.id,
+        }  # fmt: skip
+        entry["evidence"][s.field] = s.evidence
+        entry["validation"]["errors"] += s.errors
+        entry["validation"]["warnings"] += s.warnings
+    for entry in cultures.values():
+        summary = run.results.get(str(entry["culture_id"])) or {}
+        for issue in summary.get("other_issues", []):
+            entry["validation"]["errors" if issue["severity"] == "error" else "warnings"].append(
+                issue
+            )
+        evidence = {f: [Evidence(**e) for e in items] for f, items in entry["evidence"].items()}
+        entry["structured_sources"] = [
+            {"title": e.title, "url": e.source_url, "claim_summary": e.claim_summary,
+             "retrieved_at": e.retrieved_at}
+            for e in unique_sources(evidence)
+        ]  # fmt: skip
+    return jsonify(run_id=run.id, status=run.status, cultures=list(cultures.values()))
