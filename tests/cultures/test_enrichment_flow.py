@@ -139,3 +139,34 @@ def test_the_api_enriches_and_applies_with_reasons_for_refusals(client_as, crowd
         f"/api/v1/cultures/{culture_id}/enrich", json={"mode": "guess"}, headers=headers
     )
     assert bad_mode.status_code == 422
+
+
+def test_batch_enrichment_confirms_runs_once_and_lists_a_review_queue(client_as, worker):
+    known = [Culture(name=n) for n in ("Carrot", "Lettuce", "Dragonfruit")]
+    db.session.add_all(known)
+    db.session.commit()
+    ids = [str(c.id) for c in known]
+    editor = client_as("editor")
+    confirm = editor.submit("/cultures/enrich-batch", {"culture": ids}, page="/cultures")
+    assert confirm.status_code == 200
+    assert "Enrich 3 culture(s)?" in confirm.get_data(as_text=True)
+    assert db.session.query(Run).count() == 0  # nothing starts before the confirm
+
+    started = editor.submit(
+        "/cultures/enrich-batch",
+        {"culture": ids, "confirmed": "1", "mode": "complete"},
+        page="/cultures",
+    )
+    assert started.status_code == 302
+    run = finished_run()
+    assert run.total == 3 and run.item_errors == {}
+    queue = editor.get(started.headers["Location"]).get_data(as_text=True)
+    assert all(name in queue for name in ("Carrot", "Lettuce", "Dragonfruit"))
+    pending = editor.get(started.headers["Location"] + "?show=pending").get_data(as_text=True)
+    assert "Carrot" in pending and "Dragonfruit" not in pending  # nothing known, nothing to do
+    api = editor.post(
+        "/api/v1/cultures/enrich-batch",
+        json={"ids": [known[0].id]},
+        headers={"X-CSRFToken": editor.csrf_token("/")},
+    )
+    assert api.status_code == 202 and api.get_json()["cultures"] == 1

@@ -4,10 +4,11 @@ suggestions; and applying reviewed suggestions to a culture with their sources."
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from webapp.auth.models import User
 from webapp.cultures.catalog import ENRICHABLE_FIELDS, typical_yield, update_culture, values_of
@@ -100,13 +101,16 @@ def start_enrichment(
 
 
 def latest_run(culture: Culture) -> Run | None:
-    return db.session.scalar(
-        select(Run)
-        .where(Run.kind == CultureEnrichment.name, Run.target_type == TARGET,
-               Run.target_id == str(culture.id))
-        .order_by(Run.id.desc())
-        .limit(1)
+    """The newest enrichment run of this culture: its own, or a batch that suggested for it."""
+    own = select(func.max(Run.id)).where(
+        Run.kind == CultureEnrichment.name, Run.target_type == TARGET,
+        Run.target_id == str(culture.id),
     )  # fmt: skip
+    in_batch = select(func.max(Suggestion.run_id)).where(
+        Suggestion.target_type == TARGET, Suggestion.target_id == culture.id
+    )
+    ids = [i for i in (db.session.scalar(own), db.session.scalar(in_batch)) if i is not None]
+    return db.session.get(Run, max(ids)) if ids else None
 
 
 def suggestions_of(culture: Culture, run: Run) -> list[Suggestion]:
@@ -139,3 +143,42 @@ def apply_to_culture(
         )]  # fmt: skip
         culture.notes = notes_with_sources(culture.notes, sources)
     return result
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    """One culture of a batch run, with what is left to decide."""
+
+    culture_id: int
+    label: str
+    suggested: int
+    pending: int
+    errors: int
+    warnings: int
+    item_error: str | None
+
+
+def review_queue(run: Run, show: str = "") -> list[ReviewItem]:
+    """The cultures of a run with their counts; show = errors | warnings | pending filters."""
+    rows = db.session.scalars(select(Suggestion).where(Suggestion.run_id == run.id)).all()
+    by_culture: dict[int, list[Suggestion]] = {}
+    for suggestion in rows:
+        by_culture.setdefault(suggestion.target_id, []).append(suggestion)
+    labels = dict(db.session.execute(
+        select(Culture.id, Culture.name).where(Culture.id.in_([int(k) for k in run.items]))
+    ).all())  # fmt: skip
+    items = []
+    for key in run.items:
+        culture_id = int(key)
+        mine = by_culture.get(culture_id, [])
+        item = ReviewItem(
+            culture_id, labels.get(culture_id, f"#{culture_id} (deleted)"), len(mine),
+            sum(s.status in ("pending", "stale") for s in mine),
+            sum(1 for s in mine if not s.is_valid), sum(len(s.warnings) for s in mine),
+            run.item_errors.get(key),
+        )  # fmt: skip
+        keep = {"errors": item.errors > 0, "warnings": item.warnings > 0,
+                "pending": item.pending > 0}.get(show, True)  # fmt: skip
+        if keep and (key in run.done_items or item.item_error):
+            items.append(item)
+    return items

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import json
 
-from flask import Blueprint, Response, abort, flash, jsonify, redirect, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    request,
+    url_for,
+)
 from flask_login import current_user
 from sqlalchemy import select
 
@@ -28,8 +38,10 @@ from webapp.cultures.catalog import (
 )
 from webapp.cultures.domain import CultureInvalid
 from webapp.cultures.enrichment import (
+    CultureEnrichment,
     apply_to_culture,
     latest_run,
+    review_queue,
     start_enrichment,
     suggestions_of,
 )
@@ -136,6 +148,45 @@ def confirm_import():
     db.session.commit()
     flash(f"Imported {len(created)} culture(s).", "success")
     return redirect(url_for("cultures.index"))
+
+
+def batch_ids() -> list[int]:
+    if request.form.get("all_missing"):
+        query = CultureFilters(missing="any").query().with_only_columns(Culture.id)
+        return list(db.session.scalars(query))
+    return sorted({int(i) for i in request.form.getlist("culture") if i.isdigit()})
+
+
+@bp.post("/enrich-batch")
+@require_role(Role.editor)
+def enrich_batch():
+    """First the confirm page with the count; then, confirmed, one run over all of them."""
+    ids = batch_ids()
+    existing = (
+        list(db.session.scalars(select(Culture.id).where(Culture.id.in_(ids)))) if ids else []
+    )
+    if not existing:
+        flash("Select at least one culture.", "warning")
+        return redirect(url_for("cultures.index"))
+    if not request.form.get("confirmed"):
+        return render_page("cultures/batch_confirm.html", ids=existing, form=EmptyForm(),
+                           provider=current_app.config["FURROW"].provider)  # fmt: skip
+    try:
+        run = start_enrichment(existing, current_user, request.form.get("mode", "complete"))
+    except (ValueError, ProviderUnavailable, QueueUnavailable) as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("cultures.index"))
+    return redirect(url_for("cultures.review_batch", run_id=run.id))
+
+
+@bp.get("/runs/<int:run_id>/review")
+def review_batch(run_id: int):
+    run = db.session.get(Run, run_id)
+    if run is None or run.kind != CultureEnrichment.name:
+        abort(404, description=f"There is no enrichment run #{run_id}.")
+    show = request.args.get("show", "")
+    items = [] if run.is_live else review_queue(run, show)
+    return render_page("cultures/review_queue.html", "queue", run=run, items=items, show=show)
 
 
 @bp.get("/check")
@@ -341,6 +392,25 @@ def api_create():
         return invalid(exc)
     db.session.commit()
     return jsonify(to_dict(culture)), 201
+
+
+@api.post("/enrich-batch")
+@require_role(Role.editor)
+def api_enrich_batch():
+    body = json_body()
+    ids = [i for i in body.get("ids") or [] if isinstance(i, int)]
+    existing = (
+        list(db.session.scalars(select(Culture.id).where(Culture.id.in_(ids)))) if ids else []
+    )
+    if not existing:
+        return api_error(422, "no_cultures", "Give the ids of existing cultures in `ids`.")
+    try:
+        run = start_enrichment(existing, current_user, body.get("mode", "complete"))
+    except ValueError as exc:
+        return api_error(422, "bad_request_body", str(exc))
+    except (ProviderUnavailable, QueueUnavailable) as exc:
+        return api_error(503, "unavailable", str(exc))
+    return jsonify(run_id=run.id, cultures=len(existing)), 202
 
 
 @api.get("/check")
