@@ -1,0 +1,125 @@
+"""Offline enrichment throughput and review-panel latency.
+
+- 1,000 cultures enriched through RQ by `furrow serve`'s 2 workers (SQLite + embedded Redis),
+  as one batch run: cultures per second, and how much of the time the rules themselves take.
+- The culture page with 15 suggestions in its review panel: server time p50/p95 (test client).
+
+Run from the repository root: `.venv/bin/python bench/enrichment_figures.py`.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.support.server import embedded_env, start_server  # noqa: E402
+
+CULTURES = 1000
+PAGE_REQUESTS = 200
+
+
+def timed_rules(crops) -> float:
+    """Seconds the provider and rules take for these cultures, without queue or database."""
+    from webapp.cultures.catalog import ENRICHABLE_FIELDS, typical_yield
+    from webapp.cultures.rules import postprocess
+    from webapp.enrichment.providers.offline import OfflineProvider
+
+    provider = OfflineProvider()
+    began = time.perf_counter()
+    for crop in crops:
+        values = {"name": crop, "reference_crop": crop}
+        answer = provider.propose_culture(values, list(ENRICHABLE_FIELDS))
+        postprocess(answer.proposal, values, typical_yield=typical_yield(crop))
+    return time.perf_counter() - began
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory(prefix="furrow-bench-") as tmp:
+        instance = Path(tmp) / "instance"
+        server = start_server(embedded_env(), instance, workers=2)
+        os.environ.update(embedded_env(), FURROW_INSTANCE_PATH=str(instance))
+        from webapp import create_app
+        from webapp.auth.accounts import create_user
+        from webapp.auth.roles import Role
+        from webapp.cultures.enrichment import start_enrichment
+        from webapp.cultures.models import Culture
+        from webapp.extensions import db
+        from webapp.jobs.models import Run
+        from webapp.reference.library import library
+
+        app = create_app()
+        try:
+            with app.app_context():
+                user = create_user("bench@example.org", "bench password", Role.admin)
+                crops = [library().crops[n % len(library().crops)].id for n in range(CULTURES)]
+                db.session.add_all(Culture(name=c, reference_crop=c) for c in crops)
+                db.session.commit()
+                ids = list(db.session.scalars(db.select(Culture.id)))
+                # Two runs, so both workers take a half each.
+                half = len(ids) // 2
+                began = time.perf_counter()
+                runs = [
+                    start_enrichment(ids[:half], user).id,
+                    start_enrichment(ids[half:], user).id,
+                ]
+                while True:
+                    db.session.expire_all()
+                    states = [db.session.get(Run, r).status for r in runs]
+                    db.session.commit()
+                    if all(s not in ("queued", "running") for s in states):
+                        break
+                    time.sleep(0.05)
+                elapsed = time.perf_counter() - began
+                assert states == ["succeeded", "succeeded"], states
+                rules = timed_rules(crops)
+                print(f"offline enrichment, {CULTURES} cultures, 2 workers: "
+                      f"{CULTURES / elapsed:.0f} cultures/s ({elapsed:.1f} s); provider + rules "
+                      f"alone {rules:.2f} s, so {100 * (1 - rules / (2 * elapsed)):.0f} % of "
+                      "worker time is outside them (queue, database, progress)")  # fmt: skip
+                panel_latency(app, ids)
+            with app.app_context():
+                db.engine.dispose()
+        finally:
+            server.stop(signal.SIGINT)
+
+
+def panel_latency(app, ids) -> None:
+    """The culture page with its review panel, timed inside the app (no network)."""
+    from webapp.enrichment.models import Suggestion
+    from webapp.extensions import db
+
+    culture_id = ids[0]
+    # The offline provider suggests up to 6 fields; pad the panel to 15 rows with copies.
+    for n in range(15 - db.session.query(Suggestion).filter_by(target_id=culture_id).count()):
+        first = db.session.query(Suggestion).filter_by(target_id=culture_id).first()
+        db.session.add(Suggestion(
+            run_id=first.run_id, target_type="culture", target_id=culture_id,
+            field=f"{first.field}_copy_{n}", suggested_value=n, evidence=first.evidence,
+            issues=first.issues,
+        ))  # fmt: skip
+    db.session.commit()
+    client = app.test_client()
+    with client.session_transaction() as session:
+        session["_user_id"] = "1"
+        session["_fresh"] = True
+    times = []
+    for _ in range(PAGE_REQUESTS):
+        began = time.perf_counter()
+        response = client.get(f"/cultures/{culture_id}")
+        times.append((time.perf_counter() - began) * 1000)
+        assert response.status_code == 200
+    times.sort()
+    print(f"culture page with a 15-suggestion review panel ({PAGE_REQUESTS} requests): "
+          f"p50 {statistics.median(times):.1f} ms, p95 {times[int(0.95 * len(times))]:.1f} ms")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
