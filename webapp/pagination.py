@@ -16,3 +16,15 @@ class Page:
     @property
     def pages(self) -> int:
         return max(1, -(-self.total // self.per_page))
+
+
+def page_number(args) -> int:
+    """The ?page= of a request, 1 when missing or not a positive number."""
+    raw = args.get("page", "1")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else 1
+
+
+def per_page(args, default: int, most: int = 200) -> int:
+    """The ?per_page= of an API request, within 1..most."""
+    raw = args.get("per_page", "")
+    return min(most, int(raw)) if raw.isdigit() and int(raw) > 0 else default

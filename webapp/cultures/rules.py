@@ -263,6 +263,24 @@ def _classify(value: float, limits: Mapping[str, tuple[float, float]]) -> Severi
     return None
 
 
+def _check_band(
+    proposal: Proposal,
+    field_name: str,
+    code: str,
+    value: float,
+    bands: Mapping[str, tuple[float, float]],
+    what: str,
+    **details: Any,
+) -> None:
+    """An error outside the outer band, a warning outside the inner one."""
+    severity = _classify(value, bands)
+    if severity:
+        low, high = bands[severity.value]
+        kind = "impossible" if severity == ERROR else "unusual"
+        proposal.add(f"{code}_{kind}", severity, field_name,
+                     f"{what}, outside {low:g}–{high:g}.", **details)  # fmt: skip
+
+
 def _suggested_among(proposal: Proposal, fields: Iterable[str]) -> str | None:
     """The first of fields that this proposal suggests: the one an issue belongs to."""
     return next((f for f in fields if f in proposal.suggested), None)
@@ -277,31 +295,13 @@ def check_density(proposal: Proposal, culture: Culture) -> None:
     spacing_field = _suggested_among(proposal, spacing_fields)
     seed_field = _suggested_among(proposal, seed_fields)
     if spacing is not None and spacing_field:
-        severity = _classify(spacing, SPACING_DENSITY)
-        if severity:
-            kind = "impossible" if severity == ERROR else "unusual"
-            proposal.add(
-                f"spacing_density_{kind}",
-                severity,
-                spacing_field,
-                f"The spacing gives {spacing:.1f} plants/m², outside "
-                f"{SPACING_DENSITY[severity.value][0]:g}–"
-                f"{SPACING_DENSITY[severity.value][1]:g}.",
-                plants_per_m2=round(spacing, 2),
-            )
+        what = f"The spacing gives {spacing:.1f} plants/m²"
+        _check_band(proposal, spacing_field, "spacing_density", spacing, SPACING_DENSITY, what,
+                    plants_per_m2=round(spacing, 2))  # fmt: skip
     if seeds is not None and seed_field:
-        severity = _classify(seeds, SEED_RATE_DENSITY)
-        if severity:
-            kind = "impossible" if severity == ERROR else "unusual"
-            proposal.add(
-                f"seed_rate_density_{kind}",
-                severity,
-                seed_field,
-                f"The seed rate gives {seeds:.0f} seeds/m², outside "
-                f"{SEED_RATE_DENSITY[severity.value][0]:g}–"
-                f"{SEED_RATE_DENSITY[severity.value][1]:g}.",
-                seeds_per_m2=round(seeds, 1),
-            )
+        what = f"The seed rate gives {seeds:.0f} seeds/m²"
+        _check_band(proposal, seed_field, "seed_rate_density", seeds, SEED_RATE_DENSITY, what,
+                    seeds_per_m2=round(seeds, 1))  # fmt: skip
     if spacing and seeds and (spacing_field or seed_field):
         ratio = seeds / spacing
         if ratio > DENSITY_CONFLICT_RATIO or ratio < 1 / DENSITY_CONFLICT_RATIO:

@@ -57,7 +57,8 @@ from webapp.enrichment.vocabulary import Evidence
 from webapp.extensions import db
 from webapp.jobs.models import Run
 from webapp.jobs.queue import QueueUnavailable
-from webapp.pagination import Page
+from webapp.jobs.views import run_or_404
+from webapp.pagination import Page, page_number, per_page
 from webapp.rendering import render_page
 
 bp = Blueprint("cultures", __name__, url_prefix="/cultures")
@@ -66,15 +67,7 @@ runs_api = Blueprint("culture_runs_api", __name__, url_prefix="/api/v1/runs")
 
 
 def culture_or_404(culture_id: int) -> Culture:
-    culture = db.session.get(Culture, culture_id)
-    if culture is None:
-        abort(404, description=f"There is no culture #{culture_id}.")
-    return culture
-
-
-def page_number() -> int:
-    raw = request.args.get("page", "1")
-    return int(raw) if raw.isdigit() and int(raw) > 0 else 1
+    return db.get_or_404(Culture, culture_id, description=f"There is no culture #{culture_id}.")
 
 
 def page_of(filters: CultureFilters, number: int, per_page: int = PER_PAGE) -> Page:
@@ -89,7 +82,7 @@ def index():
     return render_page(
         "cultures/list.html",
         "culture_table",
-        page=page_of(filters, page_number()),
+        page=page_of(filters, page_number(request.args)),
         filters=filters,
         missing_choices=[(f, LABELS.get(f, f)) for f in ENRICHABLE_FIELDS],
     )
@@ -376,9 +369,7 @@ def invalid(exc: CultureInvalid):
 @api.get("")
 def api_index():
     filters = CultureFilters.from_args(request.args)
-    raw = request.args.get("per_page", "")
-    per_page = min(200, int(raw)) if raw.isdigit() and int(raw) > 0 else PER_PAGE
-    page = page_of(filters, page_number(), per_page)
+    page = page_of(filters, page_number(request.args), per_page(request.args, PER_PAGE))
     return jsonify(cultures=[to_dict(c) for c in page.items], page=page.number,
                    per_page=page.per_page, total=page.total, pages=page.pages)  # fmt: skip
 
@@ -487,9 +478,7 @@ def api_delete(culture_id: int):
 @runs_api.get("/<int:run_id>/suggestions")
 def api_run_suggestions(run_id: int):
     """Per culture, what the run suggested in the seed's shape, with each suggestion's status."""
-    run = db.session.get(Run, run_id)
-    if run is None:
-        abort(404, description=f"There is no run #{run_id}.")
+    run = run_or_404(run_id)
     rows = db.session.scalars(
         select(Suggestion).where(Suggestion.run_id == run.id).order_by(Suggestion.id)
     )

@@ -13,7 +13,7 @@ from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.extensions import db
-from webapp.jobs.listing import RunFilters, kinds_in_use, page_of_runs
+from webapp.jobs.listing import PER_PAGE, RunFilters, kinds_in_use, page_of_runs
 from webapp.jobs.maintenance import IntegrityCheck
 from webapp.jobs.models import Run
 from webapp.jobs.queue import (
@@ -23,6 +23,7 @@ from webapp.jobs.queue import (
     request_cancel,
     resume_run,
 )
+from webapp.pagination import page_number, per_page
 from webapp.rendering import render_page
 
 bp = Blueprint("runs", __name__)
@@ -30,10 +31,7 @@ api = Blueprint("runs_api", __name__, url_prefix="/api/v1")
 
 
 def run_or_404(run_id: int) -> Run:
-    run = db.session.get(Run, run_id)
-    if run is None:
-        abort(404, description=f"There is no run #{run_id}.")
-    return run
+    return db.get_or_404(Run, run_id, description=f"There is no run #{run_id}.")
 
 
 def may_control(run: Run) -> bool:
@@ -50,15 +48,10 @@ def controlled_run_or_403(run_id: int) -> Run:
     return run
 
 
-def page_number() -> int:
-    raw = request.args.get("page", "1")
-    return int(raw) if raw.isdigit() else 1
-
-
 @bp.route("/runs")
 def list_runs():
     filters = RunFilters.from_args(request.args, current_user.id)
-    page = page_of_runs(filters, page_number())
+    page = page_of_runs(filters, page_number(request.args))
     return render_page(
         "runs/list.html", "run_table", page=page, filters=filters, kinds=kinds_in_use()
     )
@@ -135,9 +128,7 @@ def start_integrity_check():
 @api.get("/runs")
 def api_list_runs():
     filters = RunFilters.from_args(request.args, current_user.id)
-    per_page = request.args.get("per_page", "25")
-    per_page_n = min(200, int(per_page)) if per_page.isdigit() and int(per_page) > 0 else 25
-    page = page_of_runs(filters, page_number(), per_page_n)
+    page = page_of_runs(filters, page_number(request.args), per_page(request.args, PER_PAGE))
     return jsonify(
         runs=[run.to_dict() for run in page.items],
         page=page.number,
