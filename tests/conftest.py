@@ -2,4 +2,4 @@
 
 import tests.support.kinds  # noqa: F401 - registers the test run kinds
 
-pytest_plugins = ["tests.support.services", "tests.support.app"]
+pytest_plugins = ["tests.support.services", "tests.support.app", "tests.support.openai_server"]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
 PROVIDERS = ("offline", "openai")
+PRICE_KEYS = ("input_per_million", "output_per_million", "per_web_search")
 
 
 class ConfigError(Exception):
@@ -24,6 +26,9 @@ class Settings:
     openai_api_key: str | None
     openai_base_url: str | None
     openai_model: str
+    openai_api: str
+    openai_timeout: float
+    openai_prices: dict[str, dict[str, float]]
     workers: int
     queue_name: str
     max_upload_mb: int
@@ -91,6 +96,30 @@ def _float(env: dict[str, str], name: str, default: float) -> float:
     if value <= 0:
         raise ConfigError(f"{name} must be more than 0 seconds, got {raw}")
     return value
+
+
+def _choice(env: dict[str, str], name: str, choices: tuple[str, ...]) -> str:
+    value = env.get(name) or choices[0]
+    if value not in choices:
+        raise ConfigError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+def _prices(raw: str | None) -> dict[str, dict[str, float]]:
+    """USD per million input/output tokens and per web search, by model name."""
+    if not raw:
+        return {}
+    try:
+        table = json.loads(raw)
+        return {
+            model: {key: float(price[key]) for key in PRICE_KEYS if key in price}
+            for model, price in table.items()
+        }
+    except (ValueError, TypeError, AttributeError):
+        raise ConfigError(
+            'FURROW_OPENAI_PRICES must be JSON like {"model": {"input_per_million": 0.25, '
+            '"output_per_million": 2.0, "per_web_search": 0.01}}'
+        ) from None
 
 
 def _flag(env: dict[str, str], name: str) -> bool:
@@ -172,6 +201,9 @@ def load_settings(env: dict[str, str] | None = None) -> Settings:
         openai_api_key=api_key,
         openai_base_url=base_url,
         openai_model=env.get("OPENAI_MODEL") or "gpt-5-mini",
+        openai_api=_choice(env, "FURROW_OPENAI_API", ("responses", "chat")),
+        openai_timeout=_float(env, "FURROW_OPENAI_TIMEOUT_SECONDS", 60.0),
+        openai_prices=_prices(env.get("FURROW_OPENAI_PRICES")),
         workers=_int(env, "FURROW_WORKERS", 2, minimum=0),
         queue_name=env.get("FURROW_QUEUE") or "furrow",
         max_upload_mb=_int(env, "FURROW_MAX_UPLOAD_MB", 20, minimum=1),

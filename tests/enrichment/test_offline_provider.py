@@ -48,10 +48,10 @@ def test_only_the_asked_fields_are_suggested():
     assert list(proposal.suggested) == ["thousand_kernel_weight_g"]
 
 
-def test_the_openai_provider_is_refused_clearly_until_it_exists():
+def test_an_unknown_provider_name_is_refused_clearly():
     try:
-        culture_provider("openai")
+        culture_provider("crystal-ball")
     except ProviderUnavailable as exc:
-        assert "FURROW_PROVIDER=offline" in str(exc)
+        assert str(exc) == "There is no provider called 'crystal-ball'."
     else:
-        raise AssertionError("an unavailable provider was returned")
+        raise AssertionError("an unknown provider was returned")

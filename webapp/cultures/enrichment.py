@@ -16,12 +16,14 @@ from webapp.cultures.models import Culture
 from webapp.cultures.rules import notes_with_sources, postprocess, unique_sources
 from webapp.enrichment.models import Suggestion, SuggestionStatus, jsonable
 from webapp.enrichment.providers import culture_provider
+from webapp.enrichment.providers.openai_provider import ProviderError
 from webapp.enrichment.review import ApplyResult, apply_suggestions
 from webapp.enrichment.vocabulary import Evidence, Proposal
 from webapp.extensions import db
 from webapp.jobs.kinds import ItemError, RunKind, register_kind
 from webapp.jobs.models import Run
 from webapp.jobs.queue import enqueue_run
+from webapp.jobs.runner import add_usage
 
 MODES = ("complete", "reresearch")
 TARGET = "culture"
@@ -48,6 +50,8 @@ def store_suggestions(run_id: int, culture: Culture, proposal: Proposal) -> dict
         "errors": len(proposal.errors),
         "warnings": len(proposal.warnings),
         "other_issues": unattached,
+        "note_blocks": proposal.note_blocks,
+        "citations": [e.to_dict() for e in proposal.citations],
     }
 
 
@@ -72,7 +76,12 @@ class CultureEnrichment(RunKind):
         current = values_of(culture)
         # End the read before the provider is asked, so no database lock waits on it.
         db.session.commit()
-        answer = provider.propose_culture(current, asked)
+        try:
+            answer = provider.propose_culture(current, asked)
+        except ProviderError as exc:
+            add_usage(run_id, exc.usage)
+            raise ItemError(str(exc)) from exc
+        add_usage(run_id, answer.usage)
         proposal = postprocess(answer.proposal, current, mode=mode, fields=fields,
                                typical_yield=typical_yield(culture.reference_crop))  # fmt: skip
         summary = store_suggestions(run_id, culture, proposal)

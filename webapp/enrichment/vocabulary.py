@@ -74,6 +74,8 @@ class Proposal:
     evidence: dict[str, list[Evidence]] = field(default_factory=dict)
     issues: list[Issue] = field(default_factory=list)
     note_blocks: list[str] = field(default_factory=list)
+    # Sources the provider cited in its answer without tying them to a field.
+    citations: list[Evidence] = field(default_factory=list)
 
     def add(
         self, code: str, severity: Severity, field_name: str | None, message: str, **details: Any

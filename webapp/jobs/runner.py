@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from decimal import Decimal
 
 from flask import current_app
 from rq import get_current_job
@@ -49,6 +50,23 @@ class Heartbeat:
                     )
             except Exception:
                 log.exception("heartbeat of run %s failed", self.run_id)
+
+
+def add_usage(run_id: int, usage) -> None:
+    """Add a provider call's tokens and cost to the run (atomic, whatever else writes it)."""
+    if not (usage.input_tokens or usage.output_tokens or usage.web_searches or usage.cost_usd):
+        return
+    db.session.execute(
+        update(Run)
+        .where(Run.id == run_id)
+        .values(
+            input_tokens=Run.input_tokens + usage.input_tokens,
+            output_tokens=Run.output_tokens + usage.output_tokens,
+            web_searches=Run.web_searches + usage.web_searches,
+            cost_usd=Run.cost_usd + Decimal(str(usage.cost_usd)),
+        )
+    )
+    db.session.commit()
 
 
 def _claim(run_id: int, worker_name: str | None) -> bool:

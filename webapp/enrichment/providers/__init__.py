@@ -42,7 +42,10 @@ def culture_provider(provider_name: str) -> CultureProvider:
         from webapp.enrichment.providers.offline import OfflineProvider
 
         return OfflineProvider()
-    raise ProviderUnavailable(
-        f"Enrichment through the {provider_name!r} provider is not available in this version; "
-        "set FURROW_PROVIDER=offline to use the reference library."
-    )
+    if provider_name == "openai":
+        from flask import current_app
+
+        from webapp.enrichment.providers.openai_provider import OpenAIProvider
+
+        return OpenAIProvider(current_app.config["FURROW"])
+    raise ProviderUnavailable(f"There is no provider called {provider_name!r}.")

@@ -1,0 +1,93 @@
+"""A loopback HTTP server that speaks enough of the OpenAI API for the real `openai` SDK:
+POST /v1/responses and /v1/chat/completions answer with scripted replies, in order."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+
+class ScriptedOpenAI:
+    def __init__(self) -> None:
+        self.replies: deque[tuple[int, dict[str, Any]]] = deque()
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        handler = self._handler()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def reply(self, body: dict[str, Any], status: int = 200) -> None:
+        self.replies.append((status, body))
+
+    def _handler(self):
+        scripted = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                scripted.requests.append((self.path, json.loads(self.rfile.read(length) or b"{}")))
+                status, body = scripted.replies.popleft() if scripted.replies else (
+                    500, {"error": {"message": "no scripted reply left"}})  # fmt: skip
+                payload = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        return Handler
+
+
+def responses_body(answer: dict[str, Any], citations=(), searches: int = 1, tokens=(1000, 200)):
+    """A /v1/responses answer whose output text is the JSON answer."""
+    output: list[dict[str, Any]] = [
+        {"type": "web_search_call", "id": f"ws_{n}", "status": "completed",
+         "action": {"type": "search", "query": "crop facts"}}
+        for n in range(searches)
+    ]  # fmt: skip
+    text = json.dumps(answer)
+    output.append({
+        "type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": [
+            {"type": "url_citation", "url": url, "title": title, "start_index": 0,
+             "end_index": 1} for url, title in citations]}],
+    })  # fmt: skip
+    return {
+        "id": "resp_1", "object": "response", "created_at": 1700000000, "status": "completed",
+        "model": "gpt-5-mini", "output": output, "parallel_tool_calls": True, "tool_choice": "auto",
+        "tools": [], "usage": {"input_tokens": tokens[0], "output_tokens": tokens[1],
+                               "total_tokens": sum(tokens),
+                               "input_tokens_details": {"cached_tokens": 0},
+                               "output_tokens_details": {"reasoning_tokens": 0}},
+    }  # fmt: skip
+
+
+def chat_body(content: str, tokens=(500, 100)):
+    return {
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000, "model": "local",
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": tokens[0], "completion_tokens": tokens[1],
+                  "total_tokens": sum(tokens)},
+    }  # fmt: skip
+
+
+@pytest.fixture
+def openai_server() -> Iterator[ScriptedOpenAI]:
+    server = ScriptedOpenAI()
+    server.thread.start()
+    yield server
+    server.server.shutdown()
+    server.server.server_close()

@@ -1,0 +1,272 @@
+"""The `openai` provider: the Responses API with web search and a strict JSON schema, or Chat
+Completions with retrieved reference snippets for OpenAI-compatible local servers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import openai
+
+from webapp.config import Settings
+from webapp.cultures.fields import ENUM_ALIASES, NUMERIC_FIELDS
+from webapp.enrichment.providers import ProviderAnswer, Usage
+from webapp.enrichment.providers.offline import OfflineProvider, evidence_for
+from webapp.enrichment.vocabulary import Evidence, Proposal, Severity, SourceKind, SuggestedValue
+
+# Default prices (USD); FURROW_OPENAI_PRICES overrides or adds models.
+DEFAULT_PRICES = {
+    "gpt-5-mini": {"input_per_million": 0.25, "output_per_million": 2.0, "per_web_search": 0.01},
+    "gpt-5": {"input_per_million": 1.25, "output_per_million": 10.0, "per_web_search": 0.01},
+}
+CHAT_TEMPERATURE = 0.2
+
+
+class ProviderError(RuntimeError):
+    """The provider gave no usable answer; the message says why (a per-item error). It carries
+    what the failed calls used, which is paid for all the same."""
+
+    def __init__(self, message: str, usage: Usage) -> None:
+        super().__init__(message)
+        self.usage = usage
+
+
+def is_reasoning_model(model: str) -> bool:
+    """Reasoning models refuse a temperature."""
+    return model.startswith(("gpt-5", "o1", "o3", "o4"))
+
+
+def output_schema(fields: Sequence[str]) -> dict[str, Any]:
+    """The seed's contract as a strict schema: every asked field present, null when unknown."""
+    value = {"anyOf": [{"type": "number"}, {"type": "string"},
+                       {"type": "array", "items": {"type": "string"}}]}  # fmt: skip
+    suggestion = {
+        "anyOf": [{"type": "null"}, {
+            "type": "object", "additionalProperties": False,
+            "required": ["value", "unit", "confidence"],
+            "properties": {"value": value, "unit": {"type": ["string", "null"]},
+                           "confidence": {"type": ["number", "null"]}},
+        }],
+    }  # fmt: skip
+    source = {
+        "type": "object", "additionalProperties": False,
+        "required": ["source_url", "title", "snippet", "retrieved_at"],
+        "properties": {"source_url": {"type": "string"}, "title": {"type": "string"},
+                       "snippet": {"type": "string"},
+                       "retrieved_at": {"type": ["string", "null"]}},
+    }  # fmt: skip
+
+    def per_field(schema: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "object", "additionalProperties": False, "required": list(fields),
+                "properties": {name: schema for name in fields}}  # fmt: skip
+
+    strings = {"type": "array", "items": {"type": "string"}}
+    return {
+        "type": "object", "additionalProperties": False,
+        "required": ["suggested_fields", "evidence", "validation", "note_blocks"],
+        "properties": {
+            "suggested_fields": per_field(suggestion),
+            "evidence": per_field({"type": "array", "items": source}),
+            "validation": {"type": "object", "additionalProperties": False,
+                           "required": ["warnings", "errors"],
+                           "properties": {"warnings": strings, "errors": strings}},
+            "note_blocks": strings,
+        },
+    }  # fmt: skip
+
+
+def schema_errors(data: Any, fields: Sequence[str]) -> list[str]:
+    """What breaks the contract, checked here: a server may not enforce the schema."""
+    if not isinstance(data, dict):
+        return ["the answer is not a JSON object"]
+    errors = [f"missing key {key!r}" for key in ("suggested_fields", "evidence", "validation",
+              "note_blocks") if key not in data]  # fmt: skip
+    suggested = data.get("suggested_fields")
+    if isinstance(suggested, dict):
+        for name, item in suggested.items():
+            if name not in fields:
+                errors.append(f"suggested_fields.{name} was not asked for")
+            elif item is not None and not (isinstance(item, dict) and "value" in item):
+                errors.append(
+                    f"suggested_fields.{name} must be null or {{value, unit, confidence}}"
+                )
+    elif "suggested_fields" in data:
+        errors.append("suggested_fields must be an object")
+    evidence = data.get("evidence")
+    if isinstance(evidence, dict):
+        for name, items in evidence.items():
+            if not isinstance(items, list) or not all(
+                isinstance(i, dict) and "source_url" in i for i in items
+            ):
+                errors.append(f"evidence.{name} must be a list of sources with source_url")
+    elif "evidence" in data:
+        errors.append("evidence must be an object")
+    return errors
+
+
+def instructions(fields: Sequence[str]) -> str:
+    allowed = "; ".join(f"{name}: {', '.join(values)}" for name, values in ENUM_ALIASES.items()
+                        if name in fields)  # fmt: skip
+    units = ", ".join(f"{name} in {unit or 'the seed-rate unit'}"
+                      for name, unit in NUMERIC_FIELDS.items() if name in fields)  # fmt: skip
+    return (
+        "You research agronomy facts for a crop catalog. Answer only from sources you found; "
+        "never from memory. For each field give a value with its unit, or null when the sources "
+        "do not say. Cite every value: source URL, title and the snippet that states it. "
+        "expected_yield is kg per plant or per m² by harvest_method: give harvest_method with it. "
+        f"Units: {units}. Allowed values: {allowed}. Answer with JSON only."
+    )
+
+
+def describe(culture: Mapping[str, Any]) -> str:
+    known = {k: v for k, v in culture.items()
+             if v not in (None, "", []) and k not in ("notes", "structured_sources")}  # fmt: skip
+    return "Culture: " + json.dumps(known, ensure_ascii=False, default=str)
+
+
+class OpenAIProvider:
+    name = "openai"
+
+    def __init__(self, settings: Settings, client: openai.OpenAI | None = None) -> None:
+        self.settings = settings
+        self.model = settings.openai_model
+        self.api = settings.openai_api
+        self.client = client or openai.OpenAI(
+            api_key=settings.openai_api_key or "not-needed-by-this-server",
+            base_url=settings.openai_base_url,
+            timeout=settings.openai_timeout,
+            max_retries=3,  # the SDK retries 429, 5xx and timeouts with exponential backoff
+        )
+
+    def price(self) -> Mapping[str, float]:
+        return {**DEFAULT_PRICES, **self.settings.openai_prices}.get(self.model, {})
+
+    def propose_culture(self, culture: Mapping[str, Any], fields: Sequence[str]) -> ProviderAnswer:
+        usage = Usage()
+        snippets = self._snippets(culture) if self.api == "chat" else []
+        problems: list[str] = []
+        for _attempt in range(2):  # the first answer, and one re-ask with what was wrong
+            try:
+                text, citations = self._ask(culture, fields, snippets, problems, usage)
+            except openai.OpenAIError as exc:
+                usage.cost_usd = self._cost(usage)
+                raise ProviderError(f"The provider failed: {exc}", usage) from exc
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                problems = [f"the answer is not valid JSON ({exc})"]
+                continue
+            problems = schema_errors(data, fields)
+            if not problems:
+                usage.cost_usd = self._cost(usage)
+                return ProviderAnswer(self._proposal(data, citations, snippets), usage)
+        usage.cost_usd = self._cost(usage)
+        message = "The provider's answer broke the schema twice: " + "; ".join(problems)
+        raise ProviderError(message, usage)
+
+    def _cost(self, usage: Usage) -> float:
+        price = self.price()
+        return round(
+            usage.input_tokens / 1e6 * price.get("input_per_million", 0)
+            + usage.output_tokens / 1e6 * price.get("output_per_million", 0)
+            + usage.web_searches * price.get("per_web_search", 0),
+            6,
+        )
+
+    def _snippets(self, culture: Mapping[str, Any]) -> list[Evidence]:
+        """What the reference library holds on this crop, for servers without web search."""
+        crop = OfflineProvider().find_crop(culture)
+        return [evidence_for(fact) for fact in crop.facts.values()] if crop else []
+
+    def _ask(self, culture, fields, snippets, problems, usage) -> tuple[str, list[Evidence]]:
+        prompt = describe(culture) + "\nFields: " + ", ".join(fields)
+        if snippets:
+            prompt += "\nSources you may cite (cite only these):\n" + "\n".join(
+                f"- {s.source_url} | {s.title} | {s.claim_summary}" for s in snippets
+            )
+        if problems:
+            prompt += "\nYour previous answer was rejected: " + "; ".join(problems)
+        schema = output_schema(fields)
+        if self.api == "chat":
+            return self._chat(prompt, schema, usage), []
+        return self._responses(prompt, schema, usage)
+
+    def _responses(self, prompt: str, schema, usage: Usage) -> tuple[str, list[Evidence]]:
+        extra = {} if is_reasoning_model(self.model) else {"temperature": CHAT_TEMPERATURE}
+        response = self.client.responses.create(
+            model=self.model,
+            instructions=instructions(list(schema["properties"]["suggested_fields"]["properties"])),
+            input=prompt,
+            tools=[{"type": "web_search"}],
+            text={
+                "format": {
+                    "type": "json_schema",
+                    "name": "culture_enrichment",
+                    "schema": schema,
+                    "strict": True,
+                }
+            },
+            **extra,
+        )
+        if response.usage:
+            usage.input_tokens += response.usage.input_tokens
+            usage.output_tokens += response.usage.output_tokens
+        citations: list[Evidence] = []
+        now = datetime.now(UTC).isoformat()
+        for item in response.output:
+            if item.type == "web_search_call":
+                usage.web_searches += 1
+            for part in getattr(item, "content", None) or []:
+                for note in getattr(part, "annotations", None) or []:
+                    if note.type == "url_citation":
+                        citations.append(Evidence(note.url, note.title or note.url, "",
+                                                  SourceKind.web, now))  # fmt: skip
+        return response.output_text, citations
+
+    def _chat(self, prompt: str, schema, usage: Usage) -> str:
+        fields = list(schema["properties"]["suggested_fields"]["properties"])
+        extra = {} if is_reasoning_model(self.model) else {"temperature": CHAT_TEMPERATURE}
+        completion = self.client.chat.completions.create(
+            model=self.model,
+            messages=[{"role": "system", "content": instructions(fields)},
+                      {"role": "user", "content": prompt}],
+            response_format={"type": "json_schema", "json_schema": {
+                "name": "culture_enrichment", "schema": schema, "strict": True}},
+            **extra,
+        )  # fmt: skip
+        if completion.usage:
+            usage.input_tokens += completion.usage.prompt_tokens
+            usage.output_tokens += completion.usage.completion_tokens
+        return completion.choices[0].message.content or ""
+
+    def _proposal(self, data, citations: list[Evidence], snippets: list[Evidence]) -> Proposal:
+        proposal = Proposal(note_blocks=[str(b) for b in data.get("note_blocks") or []])
+        allowed_urls = {s.source_url for s in snippets}
+        for name, item in (data.get("suggested_fields") or {}).items():
+            if item is None or item.get("value") is None:
+                continue
+            proposal.suggested[name] = SuggestedValue(item["value"], item.get("unit"),
+                                                      item.get("confidence"))  # fmt: skip
+        for name, items in (data.get("evidence") or {}).items():
+            kept = []
+            for raw in items:
+                source = Evidence(str(raw.get("source_url") or ""), str(raw.get("title") or ""),
+                                  str(raw.get("snippet") or ""),
+                                  SourceKind.reference if snippets else SourceKind.web,
+                                  raw.get("retrieved_at"))  # fmt: skip
+                if snippets and source.source_url not in allowed_urls:
+                    proposal.add("evidence_not_in_given_sources", Severity.warning, name,
+                                 f"{source.source_url} was not among the sources given; "
+                                 "ignored.")  # fmt: skip
+                    continue
+                kept.append(source)
+            if kept:
+                proposal.evidence[name] = kept
+        for message in (data.get("validation") or {}).get("warnings") or []:
+            proposal.add("provider_warning", Severity.warning, None, str(message))
+        for message in (data.get("validation") or {}).get("errors") or []:
+            proposal.add("provider_error", Severity.warning, None, str(message))
+        proposal.citations = citations
+        return proposal
