@@ -130,3 +130,11 @@ def test_chat_mode_sends_reference_snippets_and_keeps_only_evidence_citing_them(
 def test_reasoning_models_are_recognised():
     assert is_reasoning_model("gpt-5-mini") and is_reasoning_model("o3")
     assert not is_reasoning_model("gpt-4.1") and not is_reasoning_model("llama3")
+
+
+def test_the_batch_estimate_uses_the_price_table(tmp_path, openai_server):
+    priced = provider(tmp_path, openai_server, OPENAI_MODEL="house-model",
+                      FURROW_OPENAI_PRICES='{"house-model": {"input_per_million": 1, '
+                      '"output_per_million": 10, "per_web_search": 0.1}}')  # fmt: skip
+    # per culture: 4000 × 1e-6 + 800 × 1e-5 + 3 × 0.1 = 0.312 USD
+    assert priced.estimate_cost(100) == 31.2

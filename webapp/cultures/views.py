@@ -51,7 +51,7 @@ from webapp.cultures.models import Culture
 from webapp.cultures.rules import unique_sources
 from webapp.enrichment.audit import history
 from webapp.enrichment.models import Suggestion
-from webapp.enrichment.providers import ProviderUnavailable
+from webapp.enrichment.providers import ProviderUnavailable, culture_provider
 from webapp.enrichment.review import reject_suggestions, undo_group
 from webapp.enrichment.vocabulary import Evidence
 from webapp.extensions import db
@@ -162,8 +162,20 @@ def enrich_batch():
         flash("Select at least one culture.", "warning")
         return redirect(url_for("cultures.index"))
     if not request.form.get("confirmed"):
-        return render_page("cultures/batch_confirm.html", ids=existing, form=EmptyForm(),
-                           provider=current_app.config["FURROW"].provider)  # fmt: skip
+        try:
+            provider = culture_provider(current_app.config["FURROW"].provider)
+        except ProviderUnavailable as exc:
+            flash(str(exc), "error")
+            return redirect(url_for("cultures.index"))
+        estimate = getattr(provider, "estimate_cost", None)
+        return render_page(
+            "cultures/batch_confirm.html",
+            ids=existing,
+            form=EmptyForm(),
+            provider=provider.name,
+            model=provider.model,
+            estimated_cost=estimate(len(existing)) if estimate else None,
+        )
     try:
         run = start_enrichment(existing, current_user, request.form.get("mode", "complete"))
     except (ValueError, ProviderUnavailable, QueueUnavailable) as exc:

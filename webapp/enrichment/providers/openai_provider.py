@@ -22,6 +22,8 @@ DEFAULT_PRICES = {
     "gpt-5": {"input_per_million": 1.25, "output_per_million": 10.0, "per_web_search": 0.01},
 }
 CHAT_TEMPERATURE = 0.2
+# What one culture typically costs in a call, for the estimate shown before a batch starts.
+TYPICAL_CALL = Usage(input_tokens=4000, output_tokens=800, web_searches=3)
 
 
 class ProviderError(RuntimeError):
@@ -165,6 +167,10 @@ class OpenAIProvider:
         usage.cost_usd = self._cost(usage)
         message = "The provider's answer broke the schema twice: " + "; ".join(problems)
         raise ProviderError(message, usage)
+
+    def estimate_cost(self, cultures: int) -> float:
+        """A rough cost for enriching this many cultures, from a typical call's usage."""
+        return round(cultures * self._cost(TYPICAL_CALL), 2)
 
     def _cost(self, usage: Usage) -> float:
         price = self.price()
