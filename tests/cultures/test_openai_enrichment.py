@@ -45,12 +45,12 @@ def finished(run_id):
 
 
 def test_usage_and_cost_are_recorded_and_a_failing_culture_does_not_fail_the_batch(
-    app, make_user, openai_server, openai_worker
+    app, make_user, client_as, openai_server, openai_worker
 ):
     good, bad = Culture(name="Tomato"), Culture(name="Mystery")
     db.session.add_all([good, bad])
     db.session.commit()
-    openai_server.reply(responses_body(ANSWER, searches=1))
+    openai_server.reply(responses_body(ANSWER, citations=[("https://fao.org/t", "FAO")]))
     openai_server.reply(responses_body({"broken": 1}))
     openai_server.reply(responses_body({"broken": 2}))
     run = enqueue_run(CultureEnrichment, make_user("editor"),
@@ -64,3 +64,11 @@ def test_usage_and_cost_are_recorded_and_a_failing_culture_does_not_fail_the_bat
     assert float(done.cost_usd) > 0
     fields = {s.field for s in db.session.query(Suggestion).filter_by(target_id=good.id)}
     assert fields == {"expected_yield", "harvest_method"}
+    assert done.results[str(good.id)]["note_blocks"] == ["Stake the plants."]
+    payload = client_as("viewer").get(f"/api/v1/runs/{run.id}/suggestions").get_json()
+    [entry] = payload["cultures"]
+    assert entry["note_blocks"] == ["Stake the plants."]
+    assert {s["url"] for s in entry["structured_sources"]} == {
+        "https://extension.example.edu/tomato",
+        "https://fao.org/t",
+    }

@@ -510,10 +510,12 @@ def api_run_suggestions(run_id: int):
     for entry in cultures.values():
         summary = run.results.get(str(entry["culture_id"])) or {}
         for issue in summary.get("other_issues", []):
-            entry["validation"]["errors" if issue["severity"] == "error" else "warnings"].append(
-                issue
-            )
+            kind = "errors" if issue["severity"] == "error" else "warnings"
+            entry["validation"][kind].append(issue)
+        entry["note_blocks"] = summary.get("note_blocks", [])
         evidence = {f: [Evidence(**e) for e in items] for f, items in entry["evidence"].items()}
+        # Citations the provider made without naming a field count as sources too.
+        evidence[""] = [Evidence(**e) for e in summary.get("citations", [])]
         entry["structured_sources"] = [
             {"title": e.title, "url": e.source_url, "claim_summary": e.claim_summary,
              "retrieved_at": e.retrieved_at}
