@@ -80,10 +80,12 @@ def main() -> None:
                 elapsed = time.perf_counter() - began
                 assert states == ["succeeded", "succeeded"], states
                 rules = timed_rules(crops)
-                print(f"offline enrichment, {CULTURES} cultures, 2 workers: "
-                      f"{CULTURES / elapsed:.0f} cultures/s ({elapsed:.1f} s); provider + rules "
-                      f"alone {rules:.2f} s, so {100 * (1 - rules / (2 * elapsed)):.0f} % of "
-                      "worker time is outside them (queue, database, progress)")  # fmt: skip
+                print(
+                    f"offline enrichment, {CULTURES} cultures, 2 workers: "
+                    f"{CULTURES / elapsed:.0f} cultures/s ({elapsed:.1f} s); provider + rules "
+                    f"alone {rules:.2f} s, so {100 * (1 - rules / (2 * elapsed)):.0f} % of "
+                    "worker time is outside them (queue, database, progress)"
+                )
                 panel_latency(app, ids)
             with app.app_context():
                 db.engine.dispose()
@@ -100,11 +102,17 @@ def panel_latency(app, ids) -> None:
     # The offline provider suggests up to 6 fields; pad the panel to 15 rows with copies.
     for n in range(15 - db.session.query(Suggestion).filter_by(target_id=culture_id).count()):
         first = db.session.query(Suggestion).filter_by(target_id=culture_id).first()
-        db.session.add(Suggestion(
-            run_id=first.run_id, target_type="culture", target_id=culture_id,
-            field=f"{first.field}_copy_{n}", suggested_value=n, evidence=first.evidence,
-            issues=first.issues,
-        ))  # fmt: skip
+        db.session.add(
+            Suggestion(
+                run_id=first.run_id,
+                target_type="culture",
+                target_id=culture_id,
+                field=f"{first.field}_copy_{n}",
+                suggested_value=n,
+                evidence=first.evidence,
+                issues=first.issues,
+            )
+        )
     db.session.commit()
     client = app.test_client()
     with client.session_transaction() as session:

@@ -32,9 +32,13 @@ RUNS = 20
 
 def furrow(env, *args) -> str:
     result = subprocess.run(
-        [sys.executable, "-m", "webapp", *args], cwd=ROOT, env=env, capture_output=True,
-        text=True, check=True,
-    )  # fmt: skip
+        [sys.executable, "-m", "webapp", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return result.stdout
 
 
@@ -73,38 +77,53 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="furrow-bench-") as tmp:
         base = Path(tmp)
         starts = warm_start_seconds(env, base)
-        print(f"warm furrow serve start-up (to first page, {STARTS} starts): "
-              f"median {statistics.median(starts):.2f} s, max {max(starts):.2f} s")  # fmt: skip
+        print(
+            f"warm furrow serve start-up (to first page, {STARTS} starts): "
+            f"median {statistics.median(starts):.2f} s, max {max(starts):.2f} s"
+        )
 
         instance = base / "main"
         server = start_server(env, instance, workers=2)
         try:
             run_env = {**env, "FURROW_INSTANCE_PATH": str(instance)}
-            furrow(run_env, "users", "create", "bench@example.org", "--role", "admin",
-                   "--password", "bench password")  # fmt: skip
+            furrow(
+                run_env,
+                "users",
+                "create",
+                "bench@example.org",
+                "--role",
+                "admin",
+                "--password",
+                "bench password",
+            )
             token = furrow(run_env, "users", "token", "bench@example.org").strip().splitlines()[-1]
 
             latencies = []
             for _ in range(RUNS):
                 run_id = api(server, "POST", "/api/v1/maintenance/integrity-check", token)["run_id"]
                 while (run := api(server, "GET", f"/api/v1/runs/{run_id}", token))["status"] in (
-                    "queued", "running"
-                ):  # fmt: skip
+                    "queued",
+                    "running",
+                ):
                     time.sleep(0.02)
                 assert run["status"] == "succeeded", run
                 queued = iso(run["created_at"])
                 latencies.append(iso(run["started_at"]) - queued)
             latencies.sort()
-            print(f"enqueue to job start ({RUNS} integrity checks, 2 workers idle): "
-                  f"median {statistics.median(latencies) * 1000:.0f} ms, "
-                  f"p95 {latencies[int(0.95 * (RUNS - 1))] * 1000:.0f} ms")  # fmt: skip
+            print(
+                f"enqueue to job start ({RUNS} integrity checks, 2 workers idle): "
+                f"median {statistics.median(latencies) * 1000:.0f} ms, "
+                f"p95 {latencies[int(0.95 * (RUNS - 1))] * 1000:.0f} ms"
+            )
 
             children = server.descendants()
             web = [p for p in children if "gunicorn" in " ".join(p.cmdline())]
             workers = [p for p in children if p.cmdline()[1:4] == ["-m", "webapp", "worker"]]
-            print(f"RSS: supervisor {rss_mb([psutil.Process(server.process.pid)]):.0f} MB, "
-                  f"web (gunicorn master + 1 worker, 8 threads) {rss_mb(web):.0f} MB, "
-                  f"one RQ worker (idle) {rss_mb(workers[:1]):.0f} MB")  # fmt: skip
+            print(
+                f"RSS: supervisor {rss_mb([psutil.Process(server.process.pid)]):.0f} MB, "
+                f"web (gunicorn master + 1 worker, 8 threads) {rss_mb(web):.0f} MB, "
+                f"one RQ worker (idle) {rss_mb(workers[:1]):.0f} MB"
+            )
             measure_worker_lost(server, run_env)
         finally:
             server.stop(signal.SIGINT)

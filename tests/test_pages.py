@@ -6,8 +6,13 @@ from webapp.extensions import db
 
 def test_home_lists_the_five_workspaces(client_as):
     page = client_as("viewer").get("/").get_data(as_text=True)
-    for name in ("Cultures", "Fertilizer plans", "Research tables", "Farm systems",
-                 "Registry reviews"):  # fmt: skip
+    for name in (
+        "Cultures",
+        "Fertilizer plans",
+        "Research tables",
+        "Farm systems",
+        "Registry reviews",
+    ):
         assert name in page
     assert "coming soon" in page
     assert "Run integrity check" not in page  # that button is for admins

@@ -84,8 +84,12 @@ def test_a_second_serve_on_the_same_instance_is_refused_with_one_line(server):
     env = {**embedded_env(), "FURROW_INSTANCE_PATH": str(server.instance_path)}
     result = subprocess.run(
         [sys.executable, "-m", "webapp", "serve", "--port", str(free_port())],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2
     assert (
         result.stderr.strip()

@@ -7,9 +7,31 @@ import nh3
 from markupsafe import Markup
 
 ALLOWED_TAGS = {
-    "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "strong", "em", "code", "pre",
-    "blockquote", "ul", "ol", "li", "a", "table", "thead", "tbody", "tr", "th", "td",
-}  # fmt: skip
+    "p",
+    "br",
+    "hr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "strong",
+    "em",
+    "code",
+    "pre",
+    "blockquote",
+    "ul",
+    "ol",
+    "li",
+    "a",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+}
 
 
 def render_markdown(text: str | None) -> Markup:

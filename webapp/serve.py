@@ -75,12 +75,31 @@ class Supervisor:
         python = sys.executable
         self.web = Child(
             "web",
-            [python, "-m", "gunicorn", "--bind", f"{host}:{port}", "--worker-class", "gthread",
-             "--workers", "1", "--threads", "8", "--timeout", "60", "--graceful-timeout", "5",
-             "--access-logfile", "-", "--error-logfile", "-",
-             # The supervisor manages gunicorn; its shared control socket in $HOME is not needed.
-             "--no-control-socket", "webapp:create_app()"],
-        )  # fmt: skip
+            [
+                python,
+                "-m",
+                "gunicorn",
+                "--bind",
+                f"{host}:{port}",
+                "--worker-class",
+                "gthread",
+                "--workers",
+                "1",
+                "--threads",
+                "8",
+                "--timeout",
+                "60",
+                "--graceful-timeout",
+                "5",
+                "--access-logfile",
+                "-",
+                "--error-logfile",
+                "-",
+                # The supervisor manages gunicorn; its shared control socket in $HOME is not needed.
+                "--no-control-socket",
+                "webapp:create_app()",
+            ],
+        )
         self.workers = [
             Child(f"worker-{n + 1}", [python, "-m", "webapp", "worker"]) for n in range(workers)
         ]

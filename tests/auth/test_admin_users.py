@@ -67,11 +67,23 @@ def test_the_last_admin_cannot_be_disabled_or_demoted(admin_client):
 
 def test_people_change_their_own_password(client_as, client):
     person = client_as("viewer")
-    wrong = person.submit("/account/password", {"current": "nope nope nope", "password":
-                          "another long one", "confirm": "another long one"})  # fmt: skip
+    wrong = person.submit(
+        "/account/password",
+        {
+            "current": "nope nope nope",
+            "password": "another long one",
+            "confirm": "another long one",
+        },
+    )
     assert wrong.status_code == 422
     assert "not your current password" in wrong.get_data(as_text=True)
-    ok = person.submit("/account/password", {"current": "correct horse battery", "password":
-                       "another long one", "confirm": "another long one"})  # fmt: skip
+    ok = person.submit(
+        "/account/password",
+        {
+            "current": "correct horse battery",
+            "password": "another long one",
+            "confirm": "another long one",
+        },
+    )
     assert ok.status_code == 302
     assert client.login(person.user.email, "another long one").status_code == 302

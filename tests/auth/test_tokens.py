@@ -10,8 +10,15 @@ def bearer(token):
 
 
 def test_cli_creates_users_and_prints_a_token_as_last_line(app, client, services):
-    created = furrow(services, "users", "create", "Eve@Example.org", "--role", "reviewer",
-                     FURROW_PASSWORD="from the env var")  # fmt: skip
+    created = furrow(
+        services,
+        "users",
+        "create",
+        "Eve@Example.org",
+        "--role",
+        "reviewer",
+        FURROW_PASSWORD="from the env var",
+    )
     assert created.returncode == 0, created.stderr
     assert "created eve@example.org (reviewer)" in created.stdout
     issued = furrow(services, "users", "token", "eve@example.org", "--name", "script")
@@ -21,8 +28,12 @@ def test_cli_creates_users_and_prints_a_token_as_last_line(app, client, services
 
     me = client.get("/api/v1/me", headers=bearer(token))
     assert me.status_code == 200
-    assert me.get_json() == {"id": me.get_json()["id"], "email": "eve@example.org", "name": "",
-                             "role": "reviewer"}  # fmt: skip
+    assert me.get_json() == {
+        "id": me.get_json()["id"],
+        "email": "eve@example.org",
+        "name": "",
+        "role": "reviewer",
+    }
     db.session.expire_all()
     stored = db.session.scalar(select(ApiToken))
     assert stored.token_hash != token and token not in stored.token_hash
@@ -35,8 +46,9 @@ def test_cli_refuses_bad_input_with_one_line(app, services, make_user):
     duplicate = furrow(services, "users", "create", user.email, "--password", PASSWORD)
     assert duplicate.returncode == 2
     assert duplicate.stderr.strip() == f"furrow: There is already an account for {user.email}."
-    bad_role = furrow(services, "users", "create", "x@example.org", "--role", "boss",
-                      "--password", PASSWORD)  # fmt: skip
+    bad_role = furrow(
+        services, "users", "create", "x@example.org", "--role", "boss", "--password", PASSWORD
+    )
     assert bad_role.returncode == 2
     assert "unknown role 'boss'" in bad_role.stderr
     no_password = furrow(services, "users", "create", "y@example.org", FURROW_PASSWORD="")

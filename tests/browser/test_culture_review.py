@@ -20,9 +20,14 @@ def crowded_tomato(session_app, live_server) -> int:
     with session_app.app_context():
         if User.by_email(ADMIN_EMAIL) is None:
             create_user(ADMIN_EMAIL, PASSWORD, Role.admin)
-        culture = Culture(name="Tomate", variety="Harzfeuer", reference_crop="tomato",
-                          harvest_method="per_plant", distance_within_row_cm=10,
-                          row_spacing_cm=10)  # fmt: skip
+        culture = Culture(
+            name="Tomate",
+            variety="Harzfeuer",
+            reference_crop="tomato",
+            harvest_method="per_plant",
+            distance_within_row_cm=10,
+            row_spacing_cm=10,
+        )
         db.session.add(culture)
         db.session.commit()
         return culture.id

@@ -7,10 +7,17 @@ from webapp.enrichment.models import Change
 from webapp.extensions import db
 from webapp.reference.library import library
 
-TOMATO = {"name": "Tomate", "variety": "Harzfeuer", "growth_duration_days": "120",
-          "harvest_method": "per_plant", "expected_yield": "3.5", "distance_within_row_cm": "50",
-          "row_spacing_cm": "100", "cultivation_types": ["pre_cultivation"],
-          "notes": "Stake early. <script>alert(1)</script>"}  # fmt: skip
+TOMATO = {
+    "name": "Tomate",
+    "variety": "Harzfeuer",
+    "growth_duration_days": "120",
+    "harvest_method": "per_plant",
+    "expected_yield": "3.5",
+    "distance_within_row_cm": "50",
+    "row_spacing_cm": "100",
+    "cultivation_types": ["pre_cultivation"],
+    "notes": "Stake early. <script>alert(1)</script>",
+}
 
 
 def add(**values):
@@ -34,8 +41,13 @@ def test_an_editor_creates_a_culture_and_its_reference_crop_is_found(client_as):
 
 def test_invalid_input_rerenders_with_every_message_and_saves_nothing(client_as):
     editor = client_as("editor")
-    bad = {**TOMATO, "name": "", "row_spacing_cm": "-3", "harvest_method": "",
-           "harvest_duration_days": "20"}  # fmt: skip
+    bad = {
+        **TOMATO,
+        "name": "",
+        "row_spacing_cm": "-3",
+        "harvest_method": "",
+        "harvest_duration_days": "20",
+    }
     response = editor.submit("/cultures/new", bad, page="/cultures/new")
     page = response.get_data(as_text=True)
     assert response.status_code == 422
@@ -62,9 +74,11 @@ def test_editing_changes_only_what_was_changed(client_as):
     editor = client_as("editor")
     form = editor.get(f"/cultures/{culture.id}/edit").get_data(as_text=True)
     assert 'value="Nantaise"' in form
-    response = editor.submit(f"/cultures/{culture.id}/edit",
-                             {"name": "Carrot", "variety": "Nantaise", "row_spacing_cm": "25"},
-                             page=f"/cultures/{culture.id}/edit")  # fmt: skip
+    response = editor.submit(
+        f"/cultures/{culture.id}/edit",
+        {"name": "Carrot", "variety": "Nantaise", "row_spacing_cm": "25"},
+        page=f"/cultures/{culture.id}/edit",
+    )
     assert response.status_code == 302
     assert db.session.get(Culture, culture.id).row_spacing_cm == 25.0
 
@@ -86,8 +100,12 @@ def test_the_list_searches_filters_missing_fields_sorts_and_pages(client_as):
 
 
 def test_exports_keep_harvest_method_and_yield_apart(client_as):
-    add(name="Tomato", harvest_method="per_plant", expected_yield=3.5,
-        cultivation_types=["pre_cultivation"])  # fmt: skip
+    add(
+        name="Tomato",
+        harvest_method="per_plant",
+        expected_yield=3.5,
+        cultivation_types=["pre_cultivation"],
+    )
     viewer = client_as("viewer")
     rows = list(
         csv.DictReader(io.StringIO(viewer.get("/cultures/export.csv").get_data(as_text=True)))
@@ -106,11 +124,13 @@ def test_the_api_creates_reads_updates_and_deletes(client_as):
     assert created.status_code == 201
     body = created.get_json()
     assert body["reference_crop"] == "table_beet"
-    patched = editor.patch(f"/api/v1/cultures/{body['id']}", json={"row_spacing_cm": 30},
-                           headers=headers)  # fmt: skip
+    patched = editor.patch(
+        f"/api/v1/cultures/{body['id']}", json={"row_spacing_cm": 30}, headers=headers
+    )
     assert patched.get_json()["row_spacing_cm"] == 30.0
-    refused = editor.patch(f"/api/v1/cultures/{body['id']}", json={"seed_rate_value": 2},
-                           headers=headers)  # fmt: skip
+    refused = editor.patch(
+        f"/api/v1/cultures/{body['id']}", json={"seed_rate_value": 2}, headers=headers
+    )
     assert refused.status_code == 422
     assert refused.get_json()["error"]["details"]["fields"] == {
         "seed_rate_unit": "A seed rate needs its unit."
@@ -123,10 +143,22 @@ def test_the_api_creates_reads_updates_and_deletes(client_as):
 
 
 def test_check_catalog_lists_implausible_stored_values_with_their_record(client_as):
-    zucchini = add(name="Zucchini", reference_crop="zucchini", harvest_method="per_plant",
-                   expected_yield=40, distance_within_row_cm=80, row_spacing_cm=100)  # fmt: skip
-    add(name="Lettuce", reference_crop="lettuce", harvest_method="per_plant", expected_yield=1.0,
-        distance_within_row_cm=25, row_spacing_cm=30)  # fmt: skip
+    zucchini = add(
+        name="Zucchini",
+        reference_crop="zucchini",
+        harvest_method="per_plant",
+        expected_yield=40,
+        distance_within_row_cm=80,
+        row_spacing_cm=100,
+    )
+    add(
+        name="Lettuce",
+        reference_crop="lettuce",
+        harvest_method="per_plant",
+        expected_yield=1.0,
+        distance_within_row_cm=25,
+        row_spacing_cm=30,
+    )
     add(name="Carrot", distance_within_row_cm=3, row_spacing_cm=25)
     viewer = client_as("viewer")
     page = viewer.get("/cultures/check").get_data(as_text=True)
@@ -152,11 +184,17 @@ def test_demo_cultures_load_once_into_an_empty_catalog(app, services):
 def test_every_edit_is_audited_and_shown_as_history(client_as):
     culture = add(row_spacing_cm=30.0)
     editor = client_as("editor")
-    editor.submit(f"/cultures/{culture.id}/edit", {"name": "Carrot", "row_spacing_cm": "25",
-                  "variety": "Nantaise"}, page=f"/cultures/{culture.id}/edit")  # fmt: skip
+    editor.submit(
+        f"/cultures/{culture.id}/edit",
+        {"name": "Carrot", "row_spacing_cm": "25", "variety": "Nantaise"},
+        page=f"/cultures/{culture.id}/edit",
+    )
     token = editor.csrf_token("/")
-    editor.patch(f"/api/v1/cultures/{culture.id}", json={"expected_yield": 4.25,
-                 "harvest_method": "per_sqm"}, headers={"X-CSRFToken": token})  # fmt: skip
+    editor.patch(
+        f"/api/v1/cultures/{culture.id}",
+        json={"expected_yield": 4.25, "harvest_method": "per_sqm"},
+        headers={"X-CSRFToken": token},
+    )
     changes = db.session.query(Change).order_by(Change.id).all()
     assert {(c.field, c.old_value, c.new_value, c.source) for c in changes} == {
         ("variety", "", "Nantaise", "manual"),

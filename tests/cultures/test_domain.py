@@ -12,13 +12,23 @@ def errors_of(values, current=None):
 
 
 def test_values_are_converted_to_their_types():
-    given = {"name": " Tomato ", "growth_duration_days": "120", "expected_yield": "4,5",
-             "row_spacing_cm": 60, "harvest_method": "per_sqm",
-             "cultivation_types": ["direct_sowing"]}  # fmt: skip
+    given = {
+        "name": " Tomato ",
+        "growth_duration_days": "120",
+        "expected_yield": "4,5",
+        "row_spacing_cm": 60,
+        "harvest_method": "per_sqm",
+        "cultivation_types": ["direct_sowing"],
+    }
     clean = clean_culture(given)
-    assert clean == {"name": "Tomato", "growth_duration_days": 120, "expected_yield":
-                     Decimal("4.50"), "row_spacing_cm": 60.0, "harvest_method": "per_sqm",
-                     "cultivation_types": ["direct_sowing"]}  # fmt: skip
+    assert clean == {
+        "name": "Tomato",
+        "growth_duration_days": 120,
+        "expected_yield": Decimal("4.50"),
+        "row_spacing_cm": 60.0,
+        "harvest_method": "per_sqm",
+        "cultivation_types": ["direct_sowing"],
+    }
 
 
 def test_a_culture_needs_a_name():
@@ -27,9 +37,11 @@ def test_a_culture_needs_a_name():
 
 def test_numbers_are_not_negative_and_days_are_whole():
     errors = errors_of({"row_spacing_cm": -1, "growth_duration_days": 1.5, "sowing_depth_cm": "x"})
-    assert errors == {"row_spacing_cm": "Must not be negative.",
-                      "growth_duration_days": "Give whole days.",
-                      "sowing_depth_cm": "“x” is not a number."}  # fmt: skip
+    assert errors == {
+        "row_spacing_cm": "Must not be negative.",
+        "growth_duration_days": "Give whole days.",
+        "sowing_depth_cm": "“x” is not a number.",
+    }
 
 
 def test_a_harvest_duration_needs_a_harvest_method():
@@ -47,8 +59,9 @@ def test_a_seed_rate_needs_its_unit():
 
 
 def test_choices_and_unknown_fields_are_refused():
-    errors = errors_of({"harvest_method": "per_acre", "colour": "red",
-                        "cultivation_types": ["hydroponic"]})  # fmt: skip
+    errors = errors_of(
+        {"harvest_method": "per_acre", "colour": "red", "cultivation_types": ["hydroponic"]}
+    )
     assert errors["harvest_method"] == "Choose one of per_plant, per_sqm."
     assert errors["colour"] == "Not a culture field."
     assert errors["cultivation_types"].startswith("Unknown: hydroponic")

@@ -35,8 +35,10 @@ def test_a_file_without_a_name_column_is_refused():
 
 
 def upload(client, text, name="cultures.csv"):
-    data = {"csrf_token": client.csrf_token("/cultures/import"),
-            "file": (io.BytesIO(text.encode()), name)}  # fmt: skip
+    data = {
+        "csrf_token": client.csrf_token("/cultures/import"),
+        "file": (io.BytesIO(text.encode()), name),
+    }
     return client.post("/cultures/import", data=data, content_type="multipart/form-data")
 
 
@@ -49,8 +51,9 @@ def test_import_previews_then_stores_all_rows_only_on_confirm(client_as):
     assert db.session.query(Culture).count() == 0
 
     text = page.split('name="csv_text" type="hidden" value="')[1].split('"')[0]
-    confirmed = editor.submit("/cultures/import/confirm", {"csv_text": html.unescape(text)},
-                              page="/cultures/import")  # fmt: skip
+    confirmed = editor.submit(
+        "/cultures/import/confirm", {"csv_text": html.unescape(text)}, page="/cultures/import"
+    )
     assert confirmed.status_code == 302
     names = sorted(c.name for c in db.session.query(Culture))
     assert names == ["Möhre", "Tomate"]
@@ -76,17 +79,27 @@ def test_only_csv_files_and_only_editors(client_as):
     editor = client_as("editor")
     wrong = upload(editor, GOOD, name="cultures.xlsx")
     assert wrong.status_code == 422 and "Only .csv files." in wrong.get_data(as_text=True)
-    latin1 = editor.post("/cultures/import", content_type="multipart/form-data", data={
-        "csrf_token": editor.csrf_token("/cultures/import"),
-        "file": (io.BytesIO("name\nMöhre\n".encode("latin-1")), "c.csv")})  # fmt: skip
+    latin1 = editor.post(
+        "/cultures/import",
+        content_type="multipart/form-data",
+        data={
+            "csrf_token": editor.csrf_token("/cultures/import"),
+            "file": (io.BytesIO("name\nMöhre\n".encode("latin-1")), "c.csv"),
+        },
+    )
     assert "not UTF-8" in latin1.get_data(as_text=True)
     assert client_as("viewer").get("/cultures/import").status_code == 403
 
 
 def test_an_export_imports_back(client_as):
-    db.session.add(Culture(name="Kohl", harvest_method="per_sqm", expected_yield=4,
-                           seed_packages=[{"size_value": 5.0, "size_unit": "g",
-                                           "evidence_text": ""}]))  # fmt: skip
+    db.session.add(
+        Culture(
+            name="Kohl",
+            harvest_method="per_sqm",
+            expected_yield=4,
+            seed_packages=[{"size_value": 5.0, "size_unit": "g", "evidence_text": ""}],
+        )
+    )
     db.session.commit()
     exported = client_as("viewer").get("/cultures/export.csv").get_data(as_text=True)
     preview = preview_csv(exported)

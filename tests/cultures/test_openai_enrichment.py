@@ -53,9 +53,13 @@ def test_usage_and_cost_are_recorded_and_a_failing_culture_does_not_fail_the_bat
     openai_server.reply(responses_body(ANSWER, citations=[("https://fao.org/t", "FAO")]))
     openai_server.reply(responses_body({"broken": 1}))
     openai_server.reply(responses_body({"broken": 2}))
-    run = enqueue_run(CultureEnrichment, make_user("editor"),
-                      {"culture_ids": [good.id, bad.id], "mode": "complete", "fields": []},
-                      provider="openai", model="gpt-5-mini")  # fmt: skip
+    run = enqueue_run(
+        CultureEnrichment,
+        make_user("editor"),
+        {"culture_ids": [good.id, bad.id], "mode": "complete", "fields": []},
+        provider="openai",
+        model="gpt-5-mini",
+    )
     done = finished(run.id)
     assert done.status == RunStatus.succeeded
     assert list(done.item_errors) == [str(bad.id)]

@@ -125,8 +125,9 @@ def test_absurd_yields_are_invalid(context, value, code):
 
 def test_a_high_but_possible_yield_per_plant_is_a_warning():
     p = proposal(expected_yield=10.0)
-    check_yield(p, {"harvest_method": "per_plant", "distance_within_row_cm": 100,
-                    "row_spacing_cm": 100})  # fmt: skip
+    check_yield(
+        p, {"harvest_method": "per_plant", "distance_within_row_cm": 100, "row_spacing_cm": 100}
+    )
     assert codes(p) == ["yield_per_plant_unusual"]
     assert p.invalid_fields == set()
 
@@ -166,8 +167,9 @@ def test_per_plant_yield_implying_an_impossible_per_sqm_yield_is_an_error():
 def test_per_sqm_yield_implying_an_unusual_per_plant_yield_is_a_warning():
     # 10 kg/m² at 1 plant/m² is 10 kg per plant: possible, unusual.
     p = proposal(expected_yield=10.0)
-    check_yield(p, {"harvest_method": "per_sqm", "distance_within_row_cm": 100,
-                    "row_spacing_cm": 100})  # fmt: skip
+    check_yield(
+        p, {"harvest_method": "per_sqm", "distance_within_row_cm": 100, "row_spacing_cm": 100}
+    )
     assert codes(p) == ["yield_crosscheck_unusual"]
 
 
@@ -226,17 +228,22 @@ def test_a_tkg_above_650_g_needs_confirmation():
 
 
 def test_seed_packages_outside_the_limits_are_rejected_and_odd_ones_flagged():
-    p = proposal(seed_packages=[
-        {"size_value": 0.05, "size_unit": "g", "evidence_text": "tiny"},
-        {"size_value": 5000, "size_unit": "g", "evidence_text": "sack"},
-        {"size_value": 2.37, "size_unit": "g", "evidence_text": "odd"},
-        {"size_value": 25, "size_unit": "g", "evidence_text": "ok"},
-        {"size_value": 500, "size_unit": "seeds", "evidence_text": "count"},
-    ])  # fmt: skip
+    p = proposal(
+        seed_packages=[
+            {"size_value": 0.05, "size_unit": "g", "evidence_text": "tiny"},
+            {"size_value": 5000, "size_unit": "g", "evidence_text": "sack"},
+            {"size_value": 2.37, "size_unit": "g", "evidence_text": "odd"},
+            {"size_value": 25, "size_unit": "g", "evidence_text": "ok"},
+            {"size_value": 500, "size_unit": "seeds", "evidence_text": "count"},
+        ]
+    )
     check_seed_packages(p)
     assert [pkg["size_value"] for pkg in p.value("seed_packages")] == [2.37, 25.0, 500.0]
-    assert codes(p) == ["seed_package_size_rejected", "seed_package_size_rejected",
-                        "seed_package_fractional_suspicious"]  # fmt: skip
+    assert codes(p) == [
+        "seed_package_size_rejected",
+        "seed_package_size_rejected",
+        "seed_package_fractional_suspicious",
+    ]
 
 
 # Evidence
@@ -274,9 +281,11 @@ def test_a_number_found_in_no_cited_snippet_is_flagged():
 def test_duplicate_sources_with_the_same_claim_become_one():
     evidence = {
         "expected_yield": [SOURCE, SOURCE],
-        "row_spacing_cm": [Evidence(SOURCE.source_url, "Other title", SOURCE.claim_summary),
-                           Evidence(SOURCE.source_url, "Spacing", "Rows 30 cm apart.")],
-    }  # fmt: skip
+        "row_spacing_cm": [
+            Evidence(SOURCE.source_url, "Other title", SOURCE.claim_summary),
+            Evidence(SOURCE.source_url, "Spacing", "Rows 30 cm apart."),
+        ],
+    }
     sources = unique_sources(evidence)
     assert [s.claim_summary for s in sources] == [SOURCE.claim_summary, "Rows 30 cm apart."]
 
@@ -313,8 +322,9 @@ def test_reresearch_mode_keeps_the_chosen_fields_even_if_filled():
 
 
 def test_the_pipeline_normalizes_then_checks_the_yield_in_its_suggested_context():
-    p = proposal(expected_yield="4-5", harvest_method="pro m²",
-                 evidence={"expected_yield": [SOURCE]})  # fmt: skip
+    p = proposal(
+        expected_yield="4-5", harvest_method="pro m²", evidence={"expected_yield": [SOURCE]}
+    )
     postprocess(p, {"distance_within_row_cm": 25, "row_spacing_cm": 30})
     assert p.value("harvest_method") == "per_sqm"
     assert p.value("expected_yield") == 4.5
@@ -322,8 +332,12 @@ def test_the_pipeline_normalizes_then_checks_the_yield_in_its_suggested_context(
 
 
 def test_check_stored_finds_a_40_kg_zucchini_plant_and_skips_info():
-    stored = {"expected_yield": 40, "harvest_method": "per_plant", "distance_within_row_cm": 80,
-              "row_spacing_cm": 100}  # fmt: skip
+    stored = {
+        "expected_yield": 40,
+        "harvest_method": "per_plant",
+        "distance_within_row_cm": 80,
+        "row_spacing_cm": 100,
+    }
     issues = check_stored(stored, {"per_plant": TypicalRange(3, 6, "kg/plant", "T", "https://t")})
     # 80 × 100 cm is 1.25 plants/m²: below the general 3–120 band, so a warning too.
     assert [i.code for i in issues] == ["yield_per_plant_impossible", "spacing_density_unusual"]

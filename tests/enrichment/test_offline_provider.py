@@ -43,8 +43,11 @@ def test_an_unknown_crop_gets_nothing_and_says_so():
 
 
 def test_only_the_asked_fields_are_suggested():
-    proposal = OfflineProvider().propose_culture({"reference_crop": "winter_wheat"},
-                                                 ["thousand_kernel_weight_g"]).proposal  # fmt: skip
+    proposal = (
+        OfflineProvider()
+        .propose_culture({"reference_crop": "winter_wheat"}, ["thousand_kernel_weight_g"])
+        .proposal
+    )
     assert list(proposal.suggested) == ["thousand_kernel_weight_g"]
 
 

@@ -22,26 +22,39 @@ ANSWER = {
         "growth_duration_days": None,
     },
     "evidence": {
-        "expected_yield": [{"source_url": YIELD_URL, "title": "Tomato guide",
-                            "snippet": "Field tomatoes yield 4 to 6 kg per m².",
-                            "retrieved_at": "2026-11-01"}],
-        "harvest_method": [], "growth_duration_days": [],
+        "expected_yield": [
+            {
+                "source_url": YIELD_URL,
+                "title": "Tomato guide",
+                "snippet": "Field tomatoes yield 4 to 6 kg per m².",
+                "retrieved_at": "2026-11-01",
+            }
+        ],
+        "harvest_method": [],
+        "growth_duration_days": [],
     },
     "validation": {"warnings": ["Yields vary by region."], "errors": []},
     "note_blocks": ["Stake the plants."],
-}  # fmt: skip
+}
 
 
 def provider(tmp_path, server, **env):
-    settings = load_settings({"FURROW_INSTANCE_PATH": str(tmp_path), "FURROW_PROVIDER": "openai",
-                              "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": server.base_url,
-                              **env})  # fmt: skip
+    settings = load_settings(
+        {
+            "FURROW_INSTANCE_PATH": str(tmp_path),
+            "FURROW_PROVIDER": "openai",
+            "OPENAI_API_KEY": "sk-test",
+            "OPENAI_BASE_URL": server.base_url,
+            **env,
+        }
+    )
     return OpenAIProvider(settings)
 
 
 def test_responses_mode_asks_with_web_search_and_a_strict_schema(tmp_path, openai_server):
-    openai_server.reply(responses_body(ANSWER, citations=[("https://fao.org/t", "FAO")],
-                                       searches=2))  # fmt: skip
+    openai_server.reply(
+        responses_body(ANSWER, citations=[("https://fao.org/t", "FAO")], searches=2)
+    )
     answer = provider(tmp_path, openai_server).propose_culture({"name": "Tomato"}, FIELDS)
 
     path, sent = openai_server.requests[0]
@@ -106,12 +119,18 @@ def test_chat_mode_sends_reference_snippets_and_keeps_only_evidence_citing_them(
 ):
     chat = provider(tmp_path, openai_server, FURROW_OPENAI_API="chat", OPENAI_MODEL="llama3")
     fao = chat._snippets({"name": "Tomato"})[0].source_url
-    answer = {**ANSWER, "evidence": {
-        "expected_yield": [{"source_url": YIELD_URL, "title": "t", "snippet": "s",
-                            "retrieved_at": None}],
-        "harvest_method": [], "growth_duration_days": [
-            {"source_url": fao, "title": "FAO", "snippet": "135–180 days", "retrieved_at": None}],
-    }}  # fmt: skip
+    answer = {
+        **ANSWER,
+        "evidence": {
+            "expected_yield": [
+                {"source_url": YIELD_URL, "title": "t", "snippet": "s", "retrieved_at": None}
+            ],
+            "harvest_method": [],
+            "growth_duration_days": [
+                {"source_url": fao, "title": "FAO", "snippet": "135–180 days", "retrieved_at": None}
+            ],
+        },
+    }
     openai_server.reply(chat_body(json.dumps(answer)))
     result = chat.propose_culture({"name": "Tomato"}, FIELDS).proposal
 
@@ -133,8 +152,12 @@ def test_reasoning_models_are_recognised():
 
 
 def test_the_batch_estimate_uses_the_price_table(tmp_path, openai_server):
-    priced = provider(tmp_path, openai_server, OPENAI_MODEL="house-model",
-                      FURROW_OPENAI_PRICES='{"house-model": {"input_per_million": 1, '
-                      '"output_per_million": 10, "per_web_search": 0.1}}')  # fmt: skip
+    priced = provider(
+        tmp_path,
+        openai_server,
+        OPENAI_MODEL="house-model",
+        FURROW_OPENAI_PRICES='{"house-model": {"input_per_million": 1, '
+        '"output_per_million": 10, "per_web_search": 0.1}}',
+    )
     # per culture: 4000 × 1e-6 + 800 × 1e-5 + 3 × 0.1 = 0.312 USD
     assert priced.estimate_cost(100) == 31.2

@@ -10,8 +10,12 @@ from webapp.enrichment.models import Change, Suggestion, SuggestionStatus
 from webapp.enrichment.review import apply_suggestions, reject_suggestions, undo_group
 from webapp.extensions import db
 
-ERROR = {"code": "yield_per_sqm_impossible", "severity": "error", "field": "expected_yield",
-         "message": "150 kg/m² is outside what any crop gives."}  # fmt: skip
+ERROR = {
+    "code": "yield_per_sqm_impossible",
+    "severity": "error",
+    "field": "expected_yield",
+    "message": "150 kg/m² is outside what any crop gives.",
+}
 
 
 @pytest.fixture
@@ -24,10 +28,13 @@ def culture(app):
 
 def suggest(culture, field, value, issues=(), current="same"):
     suggestion = Suggestion(
-        target_type="culture", target_id=culture.id, field=field, suggested_value=value,
+        target_type="culture",
+        target_id=culture.id,
+        field=field,
+        suggested_value=value,
         current_value=values_of(culture)[field] if current == "same" else current,
         issues=list(issues),
-    )  # fmt: skip
+    )
     db.session.add(suggestion)
     db.session.flush()
     return suggestion
@@ -76,8 +83,11 @@ def test_the_record_refusing_a_combination_refuses_only_the_fields_it_names(cult
     depth = suggest(culture, "sowing_depth_cm", 1.5)
     result = apply(culture, [rate, depth])
     assert result.applied == ["sowing_depth_cm"]
-    assert result.refused[0].to_dict() == {"field": "seed_rate_value", "code": "invalid_value",
-                                            "message": "A seed rate needs its unit."}  # fmt: skip
+    assert result.refused[0].to_dict() == {
+        "field": "seed_rate_value",
+        "code": "invalid_value",
+        "message": "A seed rate needs its unit.",
+    }
 
 
 def test_an_applied_or_rejected_suggestion_is_not_applied_again(culture):

@@ -9,8 +9,15 @@ from webapp.jobs.queue import JobQueue, enqueue_run
 
 
 def make_run(user, status=RunStatus.succeeded, **values):
-    run = Run(kind="test_gated", title="Gated test items", requested_by=user, status=status,
-              items=["item-0", "item-1"], total=2, **values)  # fmt: skip
+    run = Run(
+        kind="test_gated",
+        title="Gated test items",
+        requested_by=user,
+        status=status,
+        items=["item-0", "item-1"],
+        total=2,
+        **values,
+    )
     db.session.add(run)
     db.session.commit()
     return run
@@ -45,8 +52,14 @@ def test_only_the_requester_or_an_admin_controls_a_run(client_as):
 
 def test_resume_is_offered_for_failed_runs_with_unfinished_items(client_as):
     client = client_as("editor")
-    run = make_run(client.user, RunStatus.failed, done=1, done_items=["item-0"],
-                   error_code="worker_lost", error_message="gone")  # fmt: skip
+    run = make_run(
+        client.user,
+        RunStatus.failed,
+        done=1,
+        done_items=["item-0"],
+        error_code="worker_lost",
+        error_message="gone",
+    )
     page = client.get(f"/runs/{run.id}").get_data(as_text=True)
     assert "Resume (1 unfinished)" in page
     assert "worker_lost" in page
@@ -77,8 +90,13 @@ def test_the_api_shows_one_run_with_progress(client_as):
     client = client_as("viewer")
     run = make_run(client.user, RunStatus.running, done=1)
     body = client.get(f"/api/v1/runs/{run.id}").get_json()
-    assert body["progress"] == {"done": 1, "total": 2, "percent": 50, "stage": "queued",
-                                "message": ""}  # fmt: skip
+    assert body["progress"] == {
+        "done": 1,
+        "total": 2,
+        "percent": 50,
+        "stage": "queued",
+        "message": "",
+    }
     missing = client.get("/api/v1/runs/999999")
     assert missing.status_code == 404
     assert missing.get_json()["error"] == {
@@ -111,8 +129,9 @@ def test_redis_down_at_enqueue_is_a_clear_error_and_a_failed_run(app, client_as)
         response = client.submit("/maintenance/integrity-check", follow_redirects=True)
         page = response.get_data(as_text=True)
         assert "The job queue is not reachable" in page
-        api = client.post("/api/v1/maintenance/integrity-check",
-                          headers={"X-CSRFToken": client.csrf_token("/")})  # fmt: skip
+        api = client.post(
+            "/api/v1/maintenance/integrity-check", headers={"X-CSRFToken": client.csrf_token("/")}
+        )
         assert api.status_code == 503
         assert api.get_json()["error"]["code"] == "queue_unavailable"
         health = client.get("/healthz")

@@ -11,8 +11,14 @@ def test_cli_sweep_once_reports_a_lost_run_and_fails_clearly_without_redis(
 ):
     def queued_run():
         old = utcnow() - timedelta(minutes=5)
-        run = Run(kind="test_gated", title="t", status=RunStatus.queued, rq_job_id="gone",
-                  queued_at=old, requested_by=make_user())  # fmt: skip
+        run = Run(
+            kind="test_gated",
+            title="t",
+            status=RunStatus.queued,
+            rq_job_id="gone",
+            queued_at=old,
+            requested_by=make_user(),
+        )
         db.session.add(run)
         db.session.commit()
         return run

@@ -72,11 +72,31 @@ def test_library_has_at_least_20_crops_and_every_fact_cites_a_web_source_with_a_
 
 def test_required_crops_are_present_with_names_in_four_languages():
     required = [
-        "lettuce", "carrot", "spinach", "radish", "table_beet", "tomato", "cucumber",
-        "zucchini", "onion", "potato", "pea", "green_bean", "sunflower", "winter_wheat",
-        "grain_maize", "cabbage", "garlic", "leek", "winter_barley", "spring_barley",
-        "rapeseed", "sugar_beet", "dry_bean", "faba_bean",
-    ]  # fmt: skip
+        "lettuce",
+        "carrot",
+        "spinach",
+        "radish",
+        "table_beet",
+        "tomato",
+        "cucumber",
+        "zucchini",
+        "onion",
+        "potato",
+        "pea",
+        "green_bean",
+        "sunflower",
+        "winter_wheat",
+        "grain_maize",
+        "cabbage",
+        "garlic",
+        "leek",
+        "winter_barley",
+        "spring_barley",
+        "rapeseed",
+        "sugar_beet",
+        "dry_bean",
+        "faba_bean",
+    ]
     for crop_id in required:
         crop = _crop(crop_id)
         assert set(crop.names) >= {"en", "de", "fr", "ja"}, crop_id

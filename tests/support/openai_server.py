@@ -35,8 +35,11 @@ class ScriptedOpenAI:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 scripted.requests.append((self.path, json.loads(self.rfile.read(length) or b"{}")))
-                status, body = scripted.replies.popleft() if scripted.replies else (
-                    500, {"error": {"message": "no scripted reply left"}})  # fmt: skip
+                status, body = (
+                    scripted.replies.popleft()
+                    if scripted.replies
+                    else (500, {"error": {"message": "no scripted reply left"}})
+                )
                 payload = json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -53,35 +56,78 @@ class ScriptedOpenAI:
 def responses_body(answer: dict[str, Any], citations=(), searches: int = 1, tokens=(1000, 200)):
     """A /v1/responses answer whose output text is the JSON answer."""
     output: list[dict[str, Any]] = [
-        {"type": "web_search_call", "id": f"ws_{n}", "status": "completed",
-         "action": {"type": "search", "query": "crop facts"}}
+        {
+            "type": "web_search_call",
+            "id": f"ws_{n}",
+            "status": "completed",
+            "action": {"type": "search", "query": "crop facts"},
+        }
         for n in range(searches)
-    ]  # fmt: skip
+    ]
     text = json.dumps(answer)
-    output.append({
-        "type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
-        "content": [{"type": "output_text", "text": text, "annotations": [
-            {"type": "url_citation", "url": url, "title": title, "start_index": 0,
-             "end_index": 1} for url, title in citations]}],
-    })  # fmt: skip
+    output.append(
+        {
+            "type": "message",
+            "id": "msg_1",
+            "role": "assistant",
+            "status": "completed",
+            "content": [
+                {
+                    "type": "output_text",
+                    "text": text,
+                    "annotations": [
+                        {
+                            "type": "url_citation",
+                            "url": url,
+                            "title": title,
+                            "start_index": 0,
+                            "end_index": 1,
+                        }
+                        for url, title in citations
+                    ],
+                }
+            ],
+        }
+    )
     return {
-        "id": "resp_1", "object": "response", "created_at": 1700000000, "status": "completed",
-        "model": "gpt-5-mini", "output": output, "parallel_tool_calls": True, "tool_choice": "auto",
-        "tools": [], "usage": {"input_tokens": tokens[0], "output_tokens": tokens[1],
-                               "total_tokens": sum(tokens),
-                               "input_tokens_details": {"cached_tokens": 0},
-                               "output_tokens_details": {"reasoning_tokens": 0}},
-    }  # fmt: skip
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1700000000,
+        "status": "completed",
+        "model": "gpt-5-mini",
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": tokens[0],
+            "output_tokens": tokens[1],
+            "total_tokens": sum(tokens),
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
 
 
 def chat_body(content: str, tokens=(500, 100)):
     return {
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000, "model": "local",
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": content}}],
-        "usage": {"prompt_tokens": tokens[0], "completion_tokens": tokens[1],
-                  "total_tokens": sum(tokens)},
-    }  # fmt: skip
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1700000000,
+        "model": "local",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
+        "usage": {
+            "prompt_tokens": tokens[0],
+            "completion_tokens": tokens[1],
+            "total_tokens": sum(tokens),
+        },
+    }
 
 
 @pytest.fixture

@@ -22,8 +22,14 @@ from webapp.extensions import db
 from webapp.reference.library import library
 
 # Fields enrichment can fill: "missing fields" means one of these is empty.
-ENRICHABLE_FIELDS = (*NUMERIC_FIELDS, "nutrient_demand", "harvest_method", "seed_rate_unit",
-                     "cultivation_types", "crop_family")  # fmt: skip
+ENRICHABLE_FIELDS = (
+    *NUMERIC_FIELDS,
+    "nutrient_demand",
+    "harvest_method",
+    "seed_rate_unit",
+    "cultivation_types",
+    "crop_family",
+)
 AUDIT_TARGET = "culture"
 SORTS = {"name": Culture.name, "updated": Culture.updated_at, "id": Culture.id}
 PER_PAGE = 25
@@ -108,8 +114,12 @@ class CultureFilters:
         )
 
     def as_args(self) -> dict[str, str]:
-        args = {"q": self.q, "missing": self.missing, "sort": self.sort,
-                "dir": "desc" if self.descending else ""}  # fmt: skip
+        args = {
+            "q": self.q,
+            "missing": self.missing,
+            "sort": self.sort,
+            "dir": "desc" if self.descending else "",
+        }
         return {key: value for key, value in args.items() if value and value != "name"}
 
     def query(self) -> Select[tuple[Culture]]:
@@ -144,11 +154,19 @@ def export_csv(cultures) -> str:
     writer.writerow(["id", *CULTURE_FIELDS])
     for culture in cultures:
         row = to_dict(culture)
-        writer.writerow([row["id"], *(
-            json.dumps(row[f], ensure_ascii=False) if f in EXPORT_LIST_FIELDS
-            else "" if row[f] is None else row[f]
-            for f in CULTURE_FIELDS
-        )])  # fmt: skip
+        writer.writerow(
+            [
+                row["id"],
+                *(
+                    json.dumps(row[f], ensure_ascii=False)
+                    if f in EXPORT_LIST_FIELDS
+                    else ""
+                    if row[f] is None
+                    else row[f]
+                    for f in CULTURE_FIELDS
+                ),
+            ]
+        )
     return out.getvalue()
 
 

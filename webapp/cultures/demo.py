@@ -16,7 +16,8 @@ def load_demo_cultures() -> int:
         return 0
     # Name, family and reference crop only: the rest is what enrichment is for.
     for crop in library().crops:
-        create_culture({"name": crop.name("en"), "crop_family": crop.family,
-                        "reference_crop": crop.id})  # fmt: skip
+        create_culture(
+            {"name": crop.name("en"), "crop_family": crop.family, "reference_crop": crop.id}
+        )
     db.session.commit()
     return len(library().crops)

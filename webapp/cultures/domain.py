@@ -10,15 +10,31 @@ from webapp.cultures.fields import ENUM_ALIASES, NUMERIC_FIELDS
 
 # The fields of a culture, in the order the API, exports and imports use.
 CULTURE_FIELDS = (
-    "name", "variety", "crop_family", "reference_crop", "cultivation_types", "nutrient_demand",
-    "growth_duration_days", "harvest_duration_days", "propagation_duration_days",
-    "harvest_method", "expected_yield", "distance_within_row_cm", "row_spacing_cm",
-    "sowing_depth_cm", "seed_rate_value", "seed_rate_unit", "thousand_kernel_weight_g",
-    "seed_packages", "notes", "structured_sources",
-)  # fmt: skip
+    "name",
+    "variety",
+    "crop_family",
+    "reference_crop",
+    "cultivation_types",
+    "nutrient_demand",
+    "growth_duration_days",
+    "harvest_duration_days",
+    "propagation_duration_days",
+    "harvest_method",
+    "expected_yield",
+    "distance_within_row_cm",
+    "row_spacing_cm",
+    "sowing_depth_cm",
+    "seed_rate_value",
+    "seed_rate_unit",
+    "thousand_kernel_weight_g",
+    "seed_packages",
+    "notes",
+    "structured_sources",
+)
 TEXT_LIMITS = {"name": 120, "variety": 120, "crop_family": 80, "reference_crop": 64}
-WHOLE_DAYS = frozenset({"growth_duration_days", "harvest_duration_days",
-                        "propagation_duration_days"})  # fmt: skip
+WHOLE_DAYS = frozenset(
+    {"growth_duration_days", "harvest_duration_days", "propagation_duration_days"}
+)
 CHOICE_FIELDS = ("nutrient_demand", "harvest_method", "seed_rate_unit")
 EXPECTED_YIELD_MAX = Decimal("99999999.99")  # Numeric(10, 2)
 
@@ -76,8 +92,13 @@ def _seed_packages(raw: Any, errors: dict[str, str]) -> list[dict[str, Any]]:
         if size <= 0 or item.get("size_unit") not in ("g", "seeds"):
             errors["seed_packages"] = f"Package {n} needs a size above 0 in g or seeds."
             return []
-        packages.append({"size_value": size, "size_unit": item["size_unit"],
-                         "evidence_text": str(item.get("evidence_text") or "")})  # fmt: skip
+        packages.append(
+            {
+                "size_value": size,
+                "size_unit": item["size_unit"],
+                "evidence_text": str(item.get("evidence_text") or ""),
+            }
+        )
     return packages
 
 

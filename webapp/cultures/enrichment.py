@@ -34,15 +34,21 @@ def store_suggestions(run_id: int, culture: Culture, proposal: Proposal) -> dict
     current = values_of(culture)
     for field_name, suggested in proposal.suggested.items():
         invalid = field_name in proposal.invalid_fields
-        db.session.add(Suggestion(
-            run_id=run_id, target_type=TARGET, target_id=culture.id, field=field_name,
-            current_value=jsonable(current.get(field_name)),
-            suggested_value=jsonable(suggested.value), unit=suggested.unit,
-            confidence=suggested.confidence,
-            evidence=[e.to_dict() for e in proposal.evidence.get(field_name, [])],
-            issues=[i.to_dict() for i in proposal.issues_for(field_name)],
-            status=SuggestionStatus.blocked if invalid else SuggestionStatus.pending,
-        ))  # fmt: skip
+        db.session.add(
+            Suggestion(
+                run_id=run_id,
+                target_type=TARGET,
+                target_id=culture.id,
+                field=field_name,
+                current_value=jsonable(current.get(field_name)),
+                suggested_value=jsonable(suggested.value),
+                unit=suggested.unit,
+                confidence=suggested.confidence,
+                evidence=[e.to_dict() for e in proposal.evidence.get(field_name, [])],
+                issues=[i.to_dict() for i in proposal.issues_for(field_name)],
+                status=SuggestionStatus.blocked if invalid else SuggestionStatus.pending,
+            )
+        )
     unattached = [i.to_dict() for i in proposal.issues if i.field not in proposal.suggested]
     return {
         "culture": culture.label,
@@ -82,8 +88,13 @@ class CultureEnrichment(RunKind):
             add_usage(run_id, exc.usage)
             raise ItemError(str(exc)) from exc
         add_usage(run_id, answer.usage)
-        proposal = postprocess(answer.proposal, current, mode=mode, fields=fields,
-                               typical_yield=typical_yield(culture.reference_crop))  # fmt: skip
+        proposal = postprocess(
+            answer.proposal,
+            current,
+            mode=mode,
+            fields=fields,
+            typical_yield=typical_yield(culture.reference_crop),
+        )
         summary = store_suggestions(run_id, culture, proposal)
         db.session.commit()
         return summary
@@ -105,16 +116,24 @@ def start_enrichment(
     provider = culture_provider(settings.provider)
     params = {"culture_ids": list(culture_ids), "mode": mode, "fields": list(fields)}
     target = (TARGET, str(culture_ids[0])) if len(culture_ids) == 1 else None
-    return enqueue_run(CultureEnrichment, user, params, target=target, mode=mode,
-                       provider=provider.name, model=provider.model)  # fmt: skip
+    return enqueue_run(
+        CultureEnrichment,
+        user,
+        params,
+        target=target,
+        mode=mode,
+        provider=provider.name,
+        model=provider.model,
+    )
 
 
 def latest_run(culture: Culture) -> Run | None:
     """The newest enrichment run of this culture: its own, or a batch that suggested for it."""
     own = select(func.max(Run.id)).where(
-        Run.kind == CultureEnrichment.name, Run.target_type == TARGET,
+        Run.kind == CultureEnrichment.name,
+        Run.target_type == TARGET,
         Run.target_id == str(culture.id),
-    )  # fmt: skip
+    )
     in_batch = select(func.max(Suggestion.run_id)).where(
         Suggestion.target_type == TARGET, Suggestion.target_id == culture.id
     )
@@ -123,12 +142,17 @@ def latest_run(culture: Culture) -> Run | None:
 
 
 def suggestions_of(culture: Culture, run: Run) -> list[Suggestion]:
-    return list(db.session.scalars(
-        select(Suggestion)
-        .where(Suggestion.run_id == run.id, Suggestion.target_type == TARGET,
-               Suggestion.target_id == culture.id)
-        .order_by(Suggestion.id)
-    ))  # fmt: skip
+    return list(
+        db.session.scalars(
+            select(Suggestion)
+            .where(
+                Suggestion.run_id == run.id,
+                Suggestion.target_type == TARGET,
+                Suggestion.target_id == culture.id,
+            )
+            .order_by(Suggestion.id)
+        )
+    )
 
 
 def apply_to_culture(
@@ -137,19 +161,30 @@ def apply_to_culture(
     """Apply reviewed suggestions; the applied ones' sources join the culture's sources."""
     chosen = list(suggestions)
     result = apply_suggestions(
-        chosen, values_of(culture), lambda values: update_culture(culture, values), user,
+        chosen,
+        values_of(culture),
+        lambda values: update_culture(culture, values),
+        user,
         reconfirmed,
-    )  # fmt: skip
+    )
     applied = [s for s in chosen if s.field in result.applied]
     evidence = {s.field: [Evidence(**e) for e in s.evidence] for s in applied}
     sources = unique_sources(evidence)
     if sources:
         known = {(s["url"], s["claim_summary"]) for s in culture.structured_sources}
-        culture.structured_sources = [*culture.structured_sources, *(
-            {"title": e.title, "url": e.source_url, "claim_summary": e.claim_summary,
-             "retrieved_at": e.retrieved_at or ""}
-            for e in sources if (e.source_url, e.claim_summary) not in known
-        )]  # fmt: skip
+        culture.structured_sources = [
+            *culture.structured_sources,
+            *(
+                {
+                    "title": e.title,
+                    "url": e.source_url,
+                    "claim_summary": e.claim_summary,
+                    "retrieved_at": e.retrieved_at or "",
+                }
+                for e in sources
+                if (e.source_url, e.claim_summary) not in known
+            ),
+        ]
         culture.notes = notes_with_sources(culture.notes, sources)
     return result
 
@@ -173,21 +208,29 @@ def review_queue(run: Run, show: str = "") -> list[ReviewItem]:
     by_culture: dict[int, list[Suggestion]] = {}
     for suggestion in rows:
         by_culture.setdefault(suggestion.target_id, []).append(suggestion)
-    labels = dict(db.session.execute(
-        select(Culture.id, Culture.name).where(Culture.id.in_([int(k) for k in run.items]))
-    ).all())  # fmt: skip
+    labels = dict(
+        db.session.execute(
+            select(Culture.id, Culture.name).where(Culture.id.in_([int(k) for k in run.items]))
+        ).all()
+    )
     items = []
     for key in run.items:
         culture_id = int(key)
         mine = by_culture.get(culture_id, [])
         item = ReviewItem(
-            culture_id, labels.get(culture_id, f"#{culture_id} (deleted)"), len(mine),
+            culture_id,
+            labels.get(culture_id, f"#{culture_id} (deleted)"),
+            len(mine),
             sum(s.status in ("pending", "stale") for s in mine),
-            sum(1 for s in mine if not s.is_valid), sum(len(s.warnings) for s in mine),
+            sum(1 for s in mine if not s.is_valid),
+            sum(len(s.warnings) for s in mine),
             run.item_errors.get(key),
-        )  # fmt: skip
-        keep = {"errors": item.errors > 0, "warnings": item.warnings > 0,
-                "pending": item.pending > 0}.get(show, True)  # fmt: skip
+        )
+        keep = {
+            "errors": item.errors > 0,
+            "warnings": item.warnings > 0,
+            "pending": item.pending > 0,
+        }.get(show, True)
         if keep and (key in run.done_items or item.item_error):
             items.append(item)
     return items

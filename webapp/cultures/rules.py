@@ -277,8 +277,9 @@ def _check_band(
     if severity:
         low, high = bands[severity.value]
         kind = "impossible" if severity == ERROR else "unusual"
-        proposal.add(f"{code}_{kind}", severity, field_name,
-                     f"{what}, outside {low:g}–{high:g}.", **details)  # fmt: skip
+        proposal.add(
+            f"{code}_{kind}", severity, field_name, f"{what}, outside {low:g}–{high:g}.", **details
+        )
 
 
 def _suggested_among(proposal: Proposal, fields: Iterable[str]) -> str | None:
@@ -296,12 +297,26 @@ def check_density(proposal: Proposal, culture: Culture) -> None:
     seed_field = _suggested_among(proposal, seed_fields)
     if spacing is not None and spacing_field:
         what = f"The spacing gives {spacing:.1f} plants/m²"
-        _check_band(proposal, spacing_field, "spacing_density", spacing, SPACING_DENSITY, what,
-                    plants_per_m2=round(spacing, 2))  # fmt: skip
+        _check_band(
+            proposal,
+            spacing_field,
+            "spacing_density",
+            spacing,
+            SPACING_DENSITY,
+            what,
+            plants_per_m2=round(spacing, 2),
+        )
     if seeds is not None and seed_field:
         what = f"The seed rate gives {seeds:.0f} seeds/m²"
-        _check_band(proposal, seed_field, "seed_rate_density", seeds, SEED_RATE_DENSITY, what,
-                    seeds_per_m2=round(seeds, 1))  # fmt: skip
+        _check_band(
+            proposal,
+            seed_field,
+            "seed_rate_density",
+            seeds,
+            SEED_RATE_DENSITY,
+            what,
+            seeds_per_m2=round(seeds, 1),
+        )
     if spacing and seeds and (spacing_field or seed_field):
         ratio = seeds / spacing
         if ratio > DENSITY_CONFLICT_RATIO or ratio < 1 / DENSITY_CONFLICT_RATIO:
@@ -516,10 +531,13 @@ def check_stored(
     culture: Culture, typical_yield: Mapping[str, TypicalRange] | None = None
 ) -> list[Issue]:
     """The plausibility rules over a culture's stored values: what "Check catalog" lists."""
-    stored = Proposal(suggested={
-        field: SuggestedValue(culture[field]) for field in STORED_CHECKED_FIELDS
-        if culture.get(field) is not None
-    })  # fmt: skip
+    stored = Proposal(
+        suggested={
+            field: SuggestedValue(culture[field])
+            for field in STORED_CHECKED_FIELDS
+            if culture.get(field) is not None
+        }
+    )
     context = {"harvest_method": culture.get("harvest_method")}
     check_yield(stored, context, typical_yield)
     check_density(stored, context)

@@ -251,10 +251,15 @@ def chosen_suggestions(culture: Culture, ids: list[str]) -> list[Suggestion]:
     wanted = {int(i) for i in ids if i.isdigit()}
     if not wanted:
         return []
-    return list(db.session.scalars(select(Suggestion).where(
-        Suggestion.id.in_(wanted), Suggestion.target_type == "culture",
-        Suggestion.target_id == culture.id,
-    )))  # fmt: skip
+    return list(
+        db.session.scalars(
+            select(Suggestion).where(
+                Suggestion.id.in_(wanted),
+                Suggestion.target_type == "culture",
+                Suggestion.target_id == culture.id,
+            )
+        )
+    )
 
 
 @bp.post("/<int:culture_id>/suggestions")
@@ -293,12 +298,15 @@ def decide_suggestions(culture_id: int):
 @require_role(Role.reviewer)
 def undo(culture_id: int, group: str):
     culture = culture_or_404(culture_id)
-    result = undo_group(group, values_of(culture), lambda v: update_culture(culture, v),
-                        current_user)  # fmt: skip
+    result = undo_group(
+        group, values_of(culture), lambda v: update_culture(culture, v), current_user
+    )
     db.session.commit()
     if result.changed_since:
-        flash("Nothing was undone: these fields changed since — "
-              f"{', '.join(result.changed_since)}.", "error")  # fmt: skip
+        flash(
+            f"Nothing was undone: these fields changed since — {', '.join(result.changed_since)}.",
+            "error",
+        )
     elif result.restored:
         flash(f"Undone: {', '.join(result.restored)} restored.", "success")
     else:
@@ -382,8 +390,13 @@ def invalid(exc: CultureInvalid):
 def api_index():
     filters = CultureFilters.from_args(request.args)
     page = page_of(filters, page_number(request.args), per_page(request.args, PER_PAGE))
-    return jsonify(cultures=[to_dict(c) for c in page.items], page=page.number,
-                   per_page=page.per_page, total=page.total, pages=page.pages)  # fmt: skip
+    return jsonify(
+        cultures=[to_dict(c) for c in page.items],
+        page=page.number,
+        per_page=page.per_page,
+        total=page.total,
+        pages=page.pages,
+    )
 
 
 @api.post("")
@@ -419,8 +432,10 @@ def api_enrich_batch():
 @api.get("/check")
 def api_check():
     cultures = db.session.scalars(CultureFilters.from_args(request.args).query()).all()
-    findings = [{"culture_id": f.culture.id, "culture": f.culture.label, **f.issue.to_dict()}
-                for f in check_catalog(cultures)]  # fmt: skip
+    findings = [
+        {"culture_id": f.culture.id, "culture": f.culture.label, **f.issue.to_dict()}
+        for f in check_catalog(cultures)
+    ]
     return jsonify(checked=len(cultures), findings=findings)
 
 
@@ -430,8 +445,9 @@ def api_enrich(culture_id: int):
     culture = culture_or_404(culture_id)
     body = request.get_json(silent=True) or {}
     try:
-        run = start_enrichment([culture.id], current_user, body.get("mode", "complete"),
-                               body.get("fields") or [])  # fmt: skip
+        run = start_enrichment(
+            [culture.id], current_user, body.get("mode", "complete"), body.get("fields") or []
+        )
     except ValueError as exc:
         return api_error(422, "bad_request_body", str(exc))
     except (ProviderUnavailable, QueueUnavailable) as exc:
@@ -445,17 +461,23 @@ def api_apply(culture_id: int):
     culture = culture_or_404(culture_id)
     body = json_body()
     fields = set(body.get("fields") or [])
-    chosen = list(db.session.scalars(select(Suggestion).where(
-        Suggestion.run_id == body.get("run_id"), Suggestion.target_type == "culture",
-        Suggestion.target_id == culture.id, Suggestion.field.in_(fields),
-    )))  # fmt: skip
+    chosen = list(
+        db.session.scalars(
+            select(Suggestion).where(
+                Suggestion.run_id == body.get("run_id"),
+                Suggestion.target_type == "culture",
+                Suggestion.target_id == culture.id,
+                Suggestion.field.in_(fields),
+            )
+        )
+    )
     missing = fields - {s.field for s in chosen}
     result = apply_to_culture(culture, chosen, current_user, body.get("reconfirm") or [])
     db.session.commit()
     refused = [r.to_dict() for r in result.refused] + [
         {"field": f, "code": "no_suggestion", "message": "That run suggested nothing for it."}
         for f in sorted(missing)
-    ]  # fmt: skip
+    ]
     return jsonify(applied=result.applied, refused=refused, undo_group=result.group), (
         422 if refused else 200
     )
@@ -496,14 +518,23 @@ def api_run_suggestions(run_id: int):
     )
     cultures: dict[int, dict] = {}
     for s in rows:
-        entry = cultures.setdefault(s.target_id, {
-            "culture_id": s.target_id, "suggested_fields": {}, "evidence": {},
-            "validation": {"warnings": [], "errors": []},
-        })  # fmt: skip
+        entry = cultures.setdefault(
+            s.target_id,
+            {
+                "culture_id": s.target_id,
+                "suggested_fields": {},
+                "evidence": {},
+                "validation": {"warnings": [], "errors": []},
+            },
+        )
         entry["suggested_fields"][s.field] = {
-            "value": s.suggested_value, "unit": s.unit, "confidence": s.confidence,
-            "current_value": s.current_value, "status": s.status, "suggestion_id": s.id,
-        }  # fmt: skip
+            "value": s.suggested_value,
+            "unit": s.unit,
+            "confidence": s.confidence,
+            "current_value": s.current_value,
+            "status": s.status,
+            "suggestion_id": s.id,
+        }
         entry["evidence"][s.field] = s.evidence
         entry["validation"]["errors"] += s.errors
         entry["validation"]["warnings"] += s.warnings
@@ -517,8 +548,12 @@ def api_run_suggestions(run_id: int):
         # Citations the provider made without naming a field count as sources too.
         evidence[""] = [Evidence(**e) for e in summary.get("citations", [])]
         entry["structured_sources"] = [
-            {"title": e.title, "url": e.source_url, "claim_summary": e.claim_summary,
-             "retrieved_at": e.retrieved_at}
+            {
+                "title": e.title,
+                "url": e.source_url,
+                "claim_summary": e.claim_summary,
+                "retrieved_at": e.retrieved_at,
+            }
             for e in unique_sources(evidence)
-        ]  # fmt: skip
+        ]
     return jsonify(run_id=run.id, status=run.status, cultures=list(cultures.values()))

@@ -26,9 +26,19 @@ def record_changes(
         return None
     group = secrets.token_hex(8)
     for field, (old, new) in changed.items():
-        db.session.add(Change(target_type=target_type, target_id=target_id, field=field,
-                              old_value=jsonable(old), new_value=jsonable(new), source=source,
-                              apply_group=group, run_id=run_id, user=user))  # fmt: skip
+        db.session.add(
+            Change(
+                target_type=target_type,
+                target_id=target_id,
+                field=field,
+                old_value=jsonable(old),
+                new_value=jsonable(new),
+                source=source,
+                apply_group=group,
+                run_id=run_id,
+                user=user,
+            )
+        )
     return group
 
 

@@ -56,8 +56,11 @@ def _screen(
         return Refusal(name, "not_open", f"This suggestion is already {suggestion.status}.")
     if jsonable(current.get(name)) != suggestion.current_value and name not in reconfirmed:
         suggestion.status = SuggestionStatus.stale
-        return Refusal(name, "stale_suggestion", "The field changed after this suggestion was "
-                       "made; re-confirm it to apply it anyway.")  # fmt: skip
+        return Refusal(
+            name,
+            "stale_suggestion",
+            "The field changed after this suggestion was made; re-confirm it to apply it anyway.",
+        )
     return None
 
 
@@ -80,8 +83,9 @@ def apply_suggestions(
     changed = _write_what_the_record_accepts(ready, write, result)
     if ready:
         first = next(iter(ready.values()))
-        result.group = record_changes(first.target_type, first.target_id, changed, user,
-                                      "apply", run_id=first.run_id)  # fmt: skip
+        result.group = record_changes(
+            first.target_type, first.target_id, changed, user, "apply", run_id=first.run_id
+        )
         for suggestion in ready.values():
             _decide(suggestion, SuggestionStatus.applied, user)
         result.applied = list(ready)

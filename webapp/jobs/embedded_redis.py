@@ -65,15 +65,23 @@ class EmbeddedRedis:
         # Jobs live only as long as the server; the database is the source of truth.
         command = [
             find_redis_server(),
-            "--port", "0",
-            "--unixsocket", str(self.socket_path),
-            "--unixsocketperm", "700",
-            "--save", "",
-            "--appendonly", "no",
-            "--daemonize", "no",
-            "--dir", str(self.socket_path.parent),
-            "--logfile", str(self.log_path),
-        ]  # fmt: skip
+            "--port",
+            "0",
+            "--unixsocket",
+            str(self.socket_path),
+            "--unixsocketperm",
+            "700",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--daemonize",
+            "no",
+            "--dir",
+            str(self.socket_path.parent),
+            "--logfile",
+            str(self.log_path),
+        ]
         self.process = subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,

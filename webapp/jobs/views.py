@@ -62,16 +62,39 @@ def export_runs():
     filters = RunFilters.from_args(request.args, current_user.id)
     out = io.StringIO()
     writer = csv.writer(out)
-    columns = ["id", "kind", "title", "status", "done", "total", "requested_by", "created_at",
-               "started_at", "finished_at", "error_code", "error_message"]  # fmt: skip
+    columns = [
+        "id",
+        "kind",
+        "title",
+        "status",
+        "done",
+        "total",
+        "requested_by",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "error_code",
+        "error_message",
+    ]
     writer.writerow(columns)
     for run in db.session.scalars(filters.query()):
         data = run.to_dict()
-        writer.writerow([
-            run.id, run.kind, run.title, run.status, run.done, run.total, data["requested_by"],
-            data["created_at"], data["started_at"], data["finished_at"],
-            run.error_code or "", run.error_message or "",
-        ])  # fmt: skip
+        writer.writerow(
+            [
+                run.id,
+                run.kind,
+                run.title,
+                run.status,
+                run.done,
+                run.total,
+                data["requested_by"],
+                data["created_at"],
+                data["started_at"],
+                data["finished_at"],
+                run.error_code or "",
+                run.error_message or "",
+            ]
+        )
     return Response(
         out.getvalue(),
         mimetype="text/csv",

@@ -53,9 +53,13 @@ class OfflineProvider:
         proposal = Proposal()
         crop = self.find_crop(culture)
         if crop is None:
-            proposal.add("reference_crop_unknown", Severity.info, None,
-                         f"The reference library has no data for “{culture.get('name')}”; "
-                         "nothing is suggested.")  # fmt: skip
+            proposal.add(
+                "reference_crop_unknown",
+                Severity.info,
+                None,
+                f"The reference library has no data for “{culture.get('name')}”; "
+                "nothing is suggested.",
+            )
             return ProviderAnswer(proposal)
         wanted = set(fields)
 

@@ -42,49 +42,76 @@ def is_reasoning_model(model: str) -> bool:
 
 def output_schema(fields: Sequence[str]) -> dict[str, Any]:
     """The seed's contract as a strict schema: every asked field present, null when unknown."""
-    value = {"anyOf": [{"type": "number"}, {"type": "string"},
-                       {"type": "array", "items": {"type": "string"}}]}  # fmt: skip
+    value = {
+        "anyOf": [
+            {"type": "number"},
+            {"type": "string"},
+            {"type": "array", "items": {"type": "string"}},
+        ]
+    }
     suggestion = {
-        "anyOf": [{"type": "null"}, {
-            "type": "object", "additionalProperties": False,
-            "required": ["value", "unit", "confidence"],
-            "properties": {"value": value, "unit": {"type": ["string", "null"]},
-                           "confidence": {"type": ["number", "null"]}},
-        }],
-    }  # fmt: skip
+        "anyOf": [
+            {"type": "null"},
+            {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["value", "unit", "confidence"],
+                "properties": {
+                    "value": value,
+                    "unit": {"type": ["string", "null"]},
+                    "confidence": {"type": ["number", "null"]},
+                },
+            },
+        ],
+    }
     source = {
-        "type": "object", "additionalProperties": False,
+        "type": "object",
+        "additionalProperties": False,
         "required": ["source_url", "title", "snippet", "retrieved_at"],
-        "properties": {"source_url": {"type": "string"}, "title": {"type": "string"},
-                       "snippet": {"type": "string"},
-                       "retrieved_at": {"type": ["string", "null"]}},
-    }  # fmt: skip
+        "properties": {
+            "source_url": {"type": "string"},
+            "title": {"type": "string"},
+            "snippet": {"type": "string"},
+            "retrieved_at": {"type": ["string", "null"]},
+        },
+    }
 
     def per_field(schema: dict[str, Any]) -> dict[str, Any]:
-        return {"type": "object", "additionalProperties": False, "required": list(fields),
-                "properties": {name: schema for name in fields}}  # fmt: skip
+        return {
+            "type": "object",
+            "additionalProperties": False,
+            "required": list(fields),
+            "properties": {name: schema for name in fields},
+        }
 
     strings = {"type": "array", "items": {"type": "string"}}
     return {
-        "type": "object", "additionalProperties": False,
+        "type": "object",
+        "additionalProperties": False,
         "required": ["suggested_fields", "evidence", "validation", "note_blocks"],
         "properties": {
             "suggested_fields": per_field(suggestion),
             "evidence": per_field({"type": "array", "items": source}),
-            "validation": {"type": "object", "additionalProperties": False,
-                           "required": ["warnings", "errors"],
-                           "properties": {"warnings": strings, "errors": strings}},
+            "validation": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["warnings", "errors"],
+                "properties": {"warnings": strings, "errors": strings},
+            },
             "note_blocks": strings,
         },
-    }  # fmt: skip
+    }
 
 
 def schema_errors(data: Any, fields: Sequence[str]) -> list[str]:
     """What breaks the contract, checked here: a server may not enforce the schema."""
     if not isinstance(data, dict):
         return ["the answer is not a JSON object"]
-    errors = [f"missing key {key!r}" for key in ("suggested_fields", "evidence", "validation",
-              "note_blocks") if key not in data]  # fmt: skip
+    errors = [
+        f"missing key {key!r}"
+        for key in ("suggested_fields", "evidence", "validation", "note_blocks")
+        if key not in data
+    ]
     suggested = data.get("suggested_fields")
     if isinstance(suggested, dict):
         for name, item in suggested.items():
@@ -109,10 +136,14 @@ def schema_errors(data: Any, fields: Sequence[str]) -> list[str]:
 
 
 def instructions(fields: Sequence[str]) -> str:
-    allowed = "; ".join(f"{name}: {', '.join(values)}" for name, values in ENUM_ALIASES.items()
-                        if name in fields)  # fmt: skip
-    units = ", ".join(f"{name} in {unit or 'the seed-rate unit'}"
-                      for name, unit in NUMERIC_FIELDS.items() if name in fields)  # fmt: skip
+    allowed = "; ".join(
+        f"{name}: {', '.join(values)}" for name, values in ENUM_ALIASES.items() if name in fields
+    )
+    units = ", ".join(
+        f"{name} in {unit or 'the seed-rate unit'}"
+        for name, unit in NUMERIC_FIELDS.items()
+        if name in fields
+    )
     return (
         "You research agronomy facts for a crop catalog. Answer only from sources you found; "
         "never from memory. For each field give a value with its unit, or null when the sources "
@@ -123,8 +154,11 @@ def instructions(fields: Sequence[str]) -> str:
 
 
 def describe(culture: Mapping[str, Any]) -> str:
-    known = {k: v for k, v in culture.items()
-             if v not in (None, "", []) and k not in ("notes", "structured_sources")}  # fmt: skip
+    known = {
+        k: v
+        for k, v in culture.items()
+        if v not in (None, "", []) and k not in ("notes", "structured_sources")
+    }
     return "Culture: " + json.dumps(known, ensure_ascii=False, default=str)
 
 
@@ -227,8 +261,9 @@ class OpenAIProvider:
             for part in getattr(item, "content", None) or []:
                 for note in getattr(part, "annotations", None) or []:
                     if note.type == "url_citation":
-                        citations.append(Evidence(note.url, note.title or note.url, "",
-                                                  SourceKind.web, now))  # fmt: skip
+                        citations.append(
+                            Evidence(note.url, note.title or note.url, "", SourceKind.web, now)
+                        )
         return response.output_text, citations
 
     def _chat(self, prompt: str, schema, usage: Usage) -> str:
@@ -236,12 +271,16 @@ class OpenAIProvider:
         extra = {} if is_reasoning_model(self.model) else {"temperature": CHAT_TEMPERATURE}
         completion = self.client.chat.completions.create(
             model=self.model,
-            messages=[{"role": "system", "content": instructions(fields)},
-                      {"role": "user", "content": prompt}],
-            response_format={"type": "json_schema", "json_schema": {
-                "name": "culture_enrichment", "schema": schema, "strict": True}},
+            messages=[
+                {"role": "system", "content": instructions(fields)},
+                {"role": "user", "content": prompt},
+            ],
+            response_format={
+                "type": "json_schema",
+                "json_schema": {"name": "culture_enrichment", "schema": schema, "strict": True},
+            },
             **extra,
-        )  # fmt: skip
+        )
         if completion.usage:
             usage.input_tokens += completion.usage.prompt_tokens
             usage.output_tokens += completion.usage.completion_tokens
@@ -253,19 +292,26 @@ class OpenAIProvider:
         for name, item in (data.get("suggested_fields") or {}).items():
             if item is None or item.get("value") is None:
                 continue
-            proposal.suggested[name] = SuggestedValue(item["value"], item.get("unit"),
-                                                      item.get("confidence"))  # fmt: skip
+            proposal.suggested[name] = SuggestedValue(
+                item["value"], item.get("unit"), item.get("confidence")
+            )
         for name, items in (data.get("evidence") or {}).items():
             kept = []
             for raw in items:
-                source = Evidence(str(raw.get("source_url") or ""), str(raw.get("title") or ""),
-                                  str(raw.get("snippet") or ""),
-                                  SourceKind.reference if snippets else SourceKind.web,
-                                  raw.get("retrieved_at"))  # fmt: skip
+                source = Evidence(
+                    str(raw.get("source_url") or ""),
+                    str(raw.get("title") or ""),
+                    str(raw.get("snippet") or ""),
+                    SourceKind.reference if snippets else SourceKind.web,
+                    raw.get("retrieved_at"),
+                )
                 if snippets and source.source_url not in allowed_urls:
-                    proposal.add("evidence_not_in_given_sources", Severity.warning, name,
-                                 f"{source.source_url} was not among the sources given; "
-                                 "ignored.")  # fmt: skip
+                    proposal.add(
+                        "evidence_not_in_given_sources",
+                        Severity.warning,
+                        name,
+                        f"{source.source_url} was not among the sources given; ignored.",
+                    )
                     continue
                 kept.append(source)
             if kept:
