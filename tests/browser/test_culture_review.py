@@ -5,11 +5,10 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import ADMIN_EMAIL, screenshot, sign_in
 from tests.support.app import PASSWORD
+from tests.support.cultures import add_crowded_tomato
 from webapp.auth.accounts import create_user
 from webapp.auth.models import User
 from webapp.auth.roles import Role
-from webapp.cultures.models import Culture
-from webapp.extensions import db
 
 pytestmark = pytest.mark.browser
 
@@ -20,16 +19,7 @@ def crowded_tomato(session_app, live_server) -> int:
     with session_app.app_context():
         if User.by_email(ADMIN_EMAIL) is None:
             create_user(ADMIN_EMAIL, PASSWORD, Role.admin)
-        culture = Culture(
-            name="Tomate",
-            variety="Harzfeuer",
-            reference_crop="tomato",
-            harvest_method="per_plant",
-            distance_within_row_cm=10,
-            row_spacing_cm=10,
-        )
-        db.session.add(culture)
-        db.session.commit()
+        culture = add_crowded_tomato()
         return culture.id
 
 

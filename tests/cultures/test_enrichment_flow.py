@@ -5,6 +5,7 @@ import re
 import pytest
 
 from tests.support.app import wait_for
+from tests.support.cultures import add_crowded_tomato
 from webapp.cultures.models import Culture
 from webapp.enrichment.models import Suggestion
 from webapp.extensions import db
@@ -15,18 +16,7 @@ pytestmark = pytest.mark.worker
 
 @pytest.fixture
 def crowded_tomato(app):
-    # 10 × 10 cm is 100 plants/m²: any per-plant tomato yield then implies an impossible m² yield.
-    culture = Culture(
-        name="Tomate",
-        variety="Harzfeuer",
-        reference_crop="tomato",
-        harvest_method="per_plant",
-        distance_within_row_cm=10,
-        row_spacing_cm=10,
-    )
-    db.session.add(culture)
-    db.session.commit()
-    return culture
+    return add_crowded_tomato()
 
 
 def finished_run():
