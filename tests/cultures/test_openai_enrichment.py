@@ -6,7 +6,7 @@ from rq import Queue
 from tests.enrichment.test_openai_provider import ANSWER
 from tests.support.app import start_worker, stop_process, wait_for
 from tests.support.openai_server import responses_body
-from webapp.cultures.enrichment import CultureEnrichment
+from webapp.cultures.enrichment import CultureEnrichment, apply_to_culture, suggestions_of
 from webapp.cultures.models import Culture
 from webapp.enrichment.models import Suggestion
 from webapp.extensions import db
@@ -76,3 +76,36 @@ def test_usage_and_cost_are_recorded_and_a_failing_culture_does_not_fail_the_bat
         "https://extension.example.edu/tomato",
         "https://fao.org/t",
     }
+
+
+def test_seed_packages_are_researched_checked_and_applied(
+    app, make_user, openai_server, openai_worker
+):
+    carrot = Culture(name="Carrot")
+    db.session.add(carrot)
+    db.session.commit()
+    packages = [
+        {"size_value": 5, "size_unit": "g", "evidence_text": "5 g packet"},
+        {"size_value": 5000, "size_unit": "g", "evidence_text": "sack"},
+    ]
+    answer = {
+        **ANSWER,
+        "suggested_fields": {"seed_packages": {"value": packages, "unit": None, "confidence": 0.8}},
+        "evidence": {"seed_packages": []},
+    }
+    openai_server.reply(responses_body(answer))
+    run = enqueue_run(
+        CultureEnrichment,
+        make_user("editor"),
+        {"culture_ids": [carrot.id], "mode": "complete", "fields": []},
+    )
+    assert finished(run.id).status == RunStatus.succeeded
+    schema = openai_server.requests[0][1]["text"]["format"]["schema"]
+    assert "seed_packages" in schema["properties"]["suggested_fields"]["required"]
+    [suggestion] = suggestions_of(carrot, run)
+    assert suggestion.suggested_value == [{**packages[0], "size_value": 5.0}]
+    assert [i["code"] for i in suggestion.issues] == ["seed_package_size_rejected"]
+    result = apply_to_culture(carrot, [suggestion], make_user("reviewer"))
+    db.session.commit()
+    assert result.applied == ["seed_packages"]
+    assert db.session.get(Culture, carrot.id).seed_packages[0]["size_value"] == 5.0

@@ -28,6 +28,7 @@ ENRICHABLE_FIELDS = (
     "harvest_method",
     "seed_rate_unit",
     "cultivation_types",
+    "seed_packages",
     "crop_family",
 )
 AUDIT_TARGET = "culture"
@@ -86,7 +87,7 @@ def edit_culture(
 
 def _missing(field: str):
     column = getattr(Culture, field)
-    if field == "cultivation_types":
+    if field in ("cultivation_types", "seed_packages"):
         return or_(column.is_(None), func.json_array_length(column) == 0)
     if field == "crop_family":
         return or_(column.is_(None), column == "")

@@ -33,6 +33,7 @@ LABELS = {
     "seed_rate_value": "Seed rate",
     "seed_rate_unit": "Seed rate unit",
     "thousand_kernel_weight_g": "Thousand-kernel weight",
+    "seed_packages": "Seed packages",
     "notes": "Notes (Markdown)",
 }
 CHOICE_LABELS = {

@@ -42,11 +42,23 @@ def is_reasoning_model(model: str) -> bool:
 
 def output_schema(fields: Sequence[str]) -> dict[str, Any]:
     """The seed's contract as a strict schema: every asked field present, null when unknown."""
+    package = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["size_value", "size_unit", "evidence_text"],
+        "properties": {
+            "size_value": {"type": "number"},
+            "size_unit": {"type": "string", "enum": ["g", "seeds"]},
+            "evidence_text": {"type": "string"},
+        },
+    }
+    # Numbers, text (ranges too), lists of choices (cultivation types), seed packages.
     value = {
         "anyOf": [
             {"type": "number"},
             {"type": "string"},
             {"type": "array", "items": {"type": "string"}},
+            {"type": "array", "items": package},
         ]
     }
     suggestion = {
@@ -149,6 +161,7 @@ def instructions(fields: Sequence[str]) -> str:
         "never from memory. For each field give a value with its unit, or null when the sources "
         "do not say. Cite every value: source URL, title and the snippet that states it. "
         "expected_yield is kg per plant or per m² by harvest_method: give harvest_method with it. "
+        "seed_packages lists the package sizes seed sellers offer, in g or seeds. "
         f"Units: {units}. Allowed values: {allowed}. Answer with JSON only."
     )
 
