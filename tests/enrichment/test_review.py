@@ -5,6 +5,7 @@ from decimal import Decimal
 import pytest
 
 from webapp.cultures.catalog import update_culture, values_of
+from webapp.cultures.enrichment import culture_writer
 from webapp.cultures.models import Culture
 from webapp.enrichment.models import Change, Suggestion, SuggestionStatus
 from webapp.enrichment.review import apply_suggestions, reject_suggestions, undo_group
@@ -40,12 +41,10 @@ def suggest(culture, field, value, issues=(), current="same"):
     return suggestion
 
 
-def writer(culture):
-    return lambda values: update_culture(culture, values)
-
-
 def apply(culture, suggestions, user=None, reconfirmed=()):
-    return apply_suggestions(suggestions, values_of(culture), writer(culture), user, reconfirmed)
+    return apply_suggestions(
+        suggestions, values_of(culture), culture_writer(culture), user, reconfirmed
+    )
 
 
 def test_valid_suggestions_apply_and_invalid_ones_are_refused_in_the_same_request(
@@ -104,7 +103,7 @@ def test_undo_restores_an_apply_while_nothing_changed_since(culture):
     method = suggest(culture, "harvest_method", "per_sqm")
     result = apply(culture, [yield_, method])
     assert culture.expected_yield == Decimal("4.25")
-    undone = undo_group(result.group, values_of(culture), writer(culture), None)
+    undone = undo_group(result.group, values_of(culture), culture_writer(culture), None)
     assert sorted(undone.restored) == ["expected_yield", "harvest_method"]
     assert culture.expected_yield is None and culture.harvest_method is None
     assert yield_.status == SuggestionStatus.pending
@@ -114,7 +113,7 @@ def test_undo_restores_an_apply_while_nothing_changed_since(culture):
 def test_undo_does_nothing_and_says_which_fields_changed_since(culture):
     result = apply(culture, [suggest(culture, "sowing_depth_cm", 2.0)])
     update_culture(culture, {"sowing_depth_cm": 3.0})
-    undone = undo_group(result.group, values_of(culture), writer(culture), None)
+    undone = undo_group(result.group, values_of(culture), culture_writer(culture), None)
     assert undone.changed_since == ["sowing_depth_cm"] and undone.restored == []
     assert culture.sowing_depth_cm == 3.0
 

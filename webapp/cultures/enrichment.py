@@ -3,7 +3,7 @@ suggestions; and applying reviewed suggestions to a culture with their sources."
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +17,7 @@ from webapp.cultures.rules import notes_with_sources, postprocess, unique_source
 from webapp.enrichment.models import Suggestion, SuggestionStatus, jsonable
 from webapp.enrichment.providers import culture_provider
 from webapp.enrichment.providers.openai_provider import ProviderError
-from webapp.enrichment.review import ApplyResult, apply_suggestions
+from webapp.enrichment.review import ApplyResult, UndoResult, apply_suggestions, undo_group
 from webapp.enrichment.vocabulary import Evidence, Proposal
 from webapp.extensions import db
 from webapp.jobs.kinds import ItemError, RunKind, register_kind
@@ -29,9 +29,13 @@ MODES = ("complete", "reresearch")
 TARGET = "culture"
 
 
-def store_suggestions(run_id: int, culture: Culture, proposal: Proposal) -> dict[str, Any]:
-    """One Suggestion per suggested field; issues about fields without one go to the summary."""
-    current = values_of(culture)
+def store_suggestions(
+    run_id: int, culture: Culture, current: Mapping[str, Any], proposal: Proposal
+) -> dict[str, Any]:
+    """One Suggestion per suggested field; issues about fields without one go to the summary.
+
+    current: the culture's values the suggestions were made against.
+    """
     for field_name, suggested in proposal.suggested.items():
         invalid = field_name in proposal.invalid_fields
         db.session.add(
@@ -95,7 +99,7 @@ class CultureEnrichment(RunKind):
             fields=fields,
             typical_yield=typical_yield(culture.reference_crop),
         )
-        summary = store_suggestions(run_id, culture, proposal)
+        summary = store_suggestions(run_id, culture, current, proposal)
         db.session.commit()
         return summary
 
@@ -155,17 +159,18 @@ def suggestions_of(culture: Culture, run: Run) -> list[Suggestion]:
     )
 
 
+def culture_writer(culture: Culture):
+    """How a review writes values to a culture: through its own field rules."""
+    return lambda values: update_culture(culture, values)
+
+
 def apply_to_culture(
     culture: Culture, suggestions: Iterable[Suggestion], user: User, reconfirmed=()
 ) -> ApplyResult:
     """Apply reviewed suggestions; the applied ones' sources join the culture's sources."""
     chosen = list(suggestions)
     result = apply_suggestions(
-        chosen,
-        values_of(culture),
-        lambda values: update_culture(culture, values),
-        user,
-        reconfirmed,
+        chosen, values_of(culture), culture_writer(culture), user, reconfirmed
     )
     applied = [s for s in chosen if s.field in result.applied]
     evidence = {s.field: [Evidence(**e) for e in s.evidence] for s in applied}
@@ -234,3 +239,7 @@ def review_queue(run: Run, show: str = "") -> list[ReviewItem]:
         if keep and (key in run.done_items or item.item_error):
             items.append(item)
     return items
+
+
+def undo_on_culture(culture: Culture, group: str, user: User) -> UndoResult:
+    return undo_group(group, values_of(culture), culture_writer(culture), user)

@@ -33,7 +33,6 @@ from webapp.cultures.catalog import (
     edit_culture,
     export_csv,
     to_dict,
-    update_culture,
     values_of,
 )
 from webapp.cultures.domain import CultureInvalid
@@ -44,6 +43,7 @@ from webapp.cultures.enrichment import (
     review_queue,
     start_enrichment,
     suggestions_of,
+    undo_on_culture,
 )
 from webapp.cultures.forms import LABELS, ConfirmImportForm, CultureForm, ImportForm, unit_of
 from webapp.cultures.importing import decode, preview_csv
@@ -52,7 +52,7 @@ from webapp.cultures.rules import unique_sources
 from webapp.enrichment.audit import history
 from webapp.enrichment.models import Suggestion
 from webapp.enrichment.providers import ProviderUnavailable, culture_provider
-from webapp.enrichment.review import reject_suggestions, undo_group
+from webapp.enrichment.review import reject_suggestions
 from webapp.enrichment.vocabulary import Evidence
 from webapp.extensions import db
 from webapp.jobs.models import Run
@@ -211,7 +211,8 @@ def render_culture(culture: Culture, fragment: str | None = None, status: int = 
         labels=LABELS,
         unit_of=unit_of,
         form=EmptyForm(),
-        history=history(AUDIT_TARGET, culture.id),
+        # The enrichment block polls every second while a run is live and shows no history.
+        history=history(AUDIT_TARGET, culture.id) if fragment is None else [],
         run=run,
         suggestions=suggestions_of(culture, run) if run and not run.is_live else [],
         enrich_fields=ENRICHABLE_FIELDS,
@@ -298,9 +299,7 @@ def decide_suggestions(culture_id: int):
 @require_role(Role.reviewer)
 def undo(culture_id: int, group: str):
     culture = culture_or_404(culture_id)
-    result = undo_group(
-        group, values_of(culture), lambda v: update_culture(culture, v), current_user
-    )
+    result = undo_on_culture(culture, group, current_user)
     db.session.commit()
     if result.changed_since:
         flash(

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import selectinload
 
 from webapp.auth.models import User
 from webapp.enrichment.models import Change, jsonable
@@ -45,6 +46,7 @@ def record_changes(
 def history(target_type: str, target_id: int, limit: int = 100) -> list[Change]:
     query = (
         select(Change)
+        .options(selectinload(Change.user))
         .where(Change.target_type == target_type, Change.target_id == target_id)
         .order_by(Change.id.desc())
         .limit(limit)
