@@ -7,11 +7,8 @@ import pytest
 from tests.support.openai_server import chat_body, responses_body
 from webapp.config import load_settings
 from webapp.cultures.rules import postprocess
-from webapp.enrichment.providers.openai_provider import (
-    OpenAIProvider,
-    ProviderError,
-    is_reasoning_model,
-)
+from webapp.enrichment.providers.openai_client import is_reasoning_model
+from webapp.enrichment.providers.openai_provider import OpenAIProvider, ProviderError
 
 FIELDS = ["expected_yield", "harvest_method", "growth_duration_days"]
 YIELD_URL = "https://extension.example.edu/tomato"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 import openai
@@ -14,14 +13,9 @@ from webapp.config import Settings
 from webapp.cultures.fields import ENUM_ALIASES, NUMERIC_FIELDS
 from webapp.enrichment.providers import ProviderAnswer, Usage
 from webapp.enrichment.providers.offline import OfflineProvider, evidence_for
+from webapp.enrichment.providers.openai_client import StructuredClient
 from webapp.enrichment.vocabulary import Evidence, Proposal, Severity, SourceKind, SuggestedValue
 
-# Default prices (USD); FURROW_OPENAI_PRICES overrides or adds models.
-DEFAULT_PRICES = {
-    "gpt-5-mini": {"input_per_million": 0.25, "output_per_million": 2.0, "per_web_search": 0.01},
-    "gpt-5": {"input_per_million": 1.25, "output_per_million": 10.0, "per_web_search": 0.01},
-}
-CHAT_TEMPERATURE = 0.2
 # What one culture typically costs in a call, for the estimate shown before a batch starts.
 TYPICAL_CALL = Usage(input_tokens=4000, output_tokens=800, web_searches=3)
 
@@ -33,11 +27,6 @@ class ProviderError(RuntimeError):
     def __init__(self, message: str, usage: Usage) -> None:
         super().__init__(message)
         self.usage = usage
-
-
-def is_reasoning_model(model: str) -> bool:
-    """Reasoning models refuse a temperature."""
-    return model.startswith(("gpt-5", "o1", "o3", "o4"))
 
 
 def output_schema(fields: Sequence[str]) -> dict[str, Any]:
@@ -179,28 +168,19 @@ class OpenAIProvider:
     name = "openai"
 
     def __init__(self, settings: Settings, client: openai.OpenAI | None = None) -> None:
-        self.settings = settings
-        self.model = settings.openai_model
-        self.api = settings.openai_api
-        self.client = client or openai.OpenAI(
-            api_key=settings.openai_api_key or "not-needed-by-this-server",
-            base_url=settings.openai_base_url,
-            timeout=settings.openai_timeout,
-            max_retries=3,  # the SDK retries 429, 5xx and timeouts with exponential backoff
-        )
-
-    def price(self) -> Mapping[str, float]:
-        return {**DEFAULT_PRICES, **self.settings.openai_prices}.get(self.model, {})
+        self.structured = StructuredClient(settings, client)
+        self.model = self.structured.model
 
     def propose_culture(self, culture: Mapping[str, Any], fields: Sequence[str]) -> ProviderAnswer:
         usage = Usage()
-        snippets = self._snippets(culture) if self.api == "chat" else []
+        web = self.structured.searches_the_web
+        snippets = [] if web else self._snippets(culture)
         problems: list[str] = []
         for _attempt in range(2):  # the first answer, and one re-ask with what was wrong
             try:
                 text, citations = self._ask(culture, fields, snippets, problems, usage)
             except openai.OpenAIError as exc:
-                usage.cost_usd = self._cost(usage)
+                usage.cost_usd = self.structured.cost(usage)
                 raise ProviderError(f"The provider failed: {exc}", usage) from exc
             try:
                 data = json.loads(text)
@@ -209,24 +189,15 @@ class OpenAIProvider:
                 continue
             problems = schema_errors(data, fields)
             if not problems:
-                usage.cost_usd = self._cost(usage)
+                usage.cost_usd = self.structured.cost(usage)
                 return ProviderAnswer(self._proposal(data, citations, snippets), usage)
-        usage.cost_usd = self._cost(usage)
+        usage.cost_usd = self.structured.cost(usage)
         message = "The provider's answer broke the schema twice: " + "; ".join(problems)
         raise ProviderError(message, usage)
 
     def estimate_cost(self, cultures: int) -> float:
         """A rough cost for enriching this many cultures, from a typical call's usage."""
-        return round(cultures * self._cost(TYPICAL_CALL), 2)
-
-    def _cost(self, usage: Usage) -> float:
-        price = self.price()
-        return round(
-            usage.input_tokens / 1e6 * price.get("input_per_million", 0)
-            + usage.output_tokens / 1e6 * price.get("output_per_million", 0)
-            + usage.web_searches * price.get("per_web_search", 0),
-            6,
-        )
+        return round(cultures * self.structured.cost(TYPICAL_CALL), 2)
 
     def _snippets(self, culture: Mapping[str, Any]) -> list[Evidence]:
         """What the reference library holds on this crop, for servers without web search."""
@@ -241,63 +212,9 @@ class OpenAIProvider:
             )
         if problems:
             prompt += "\nYour previous answer was rejected: " + "; ".join(problems)
-        schema = output_schema(fields)
-        if self.api == "chat":
-            return self._chat(prompt, schema, usage), []
-        return self._responses(prompt, schema, usage)
-
-    def _responses(self, prompt: str, schema, usage: Usage) -> tuple[str, list[Evidence]]:
-        extra = {} if is_reasoning_model(self.model) else {"temperature": CHAT_TEMPERATURE}
-        response = self.client.responses.create(
-            model=self.model,
-            instructions=instructions(list(schema["properties"]["suggested_fields"]["properties"])),
-            input=prompt,
-            tools=[{"type": "web_search"}],
-            text={
-                "format": {
-                    "type": "json_schema",
-                    "name": "culture_enrichment",
-                    "schema": schema,
-                    "strict": True,
-                }
-            },
-            **extra,
+        return self.structured.ask(
+            instructions(fields), prompt, output_schema(fields), "culture_enrichment", usage
         )
-        if response.usage:
-            usage.input_tokens += response.usage.input_tokens
-            usage.output_tokens += response.usage.output_tokens
-        citations: list[Evidence] = []
-        now = datetime.now(UTC).isoformat()
-        for item in response.output:
-            if item.type == "web_search_call":
-                usage.web_searches += 1
-            for part in getattr(item, "content", None) or []:
-                for note in getattr(part, "annotations", None) or []:
-                    if note.type == "url_citation":
-                        citations.append(
-                            Evidence(note.url, note.title or note.url, "", SourceKind.web, now)
-                        )
-        return response.output_text, citations
-
-    def _chat(self, prompt: str, schema, usage: Usage) -> str:
-        fields = list(schema["properties"]["suggested_fields"]["properties"])
-        extra = {} if is_reasoning_model(self.model) else {"temperature": CHAT_TEMPERATURE}
-        completion = self.client.chat.completions.create(
-            model=self.model,
-            messages=[
-                {"role": "system", "content": instructions(fields)},
-                {"role": "user", "content": prompt},
-            ],
-            response_format={
-                "type": "json_schema",
-                "json_schema": {"name": "culture_enrichment", "schema": schema, "strict": True},
-            },
-            **extra,
-        )
-        if completion.usage:
-            usage.input_tokens += completion.usage.prompt_tokens
-            usage.output_tokens += completion.usage.completion_tokens
-        return completion.choices[0].message.content or ""
 
     def _proposal(self, data, citations: list[Evidence], snippets: list[Evidence]) -> Proposal:
         proposal = Proposal(note_blocks=[str(b) for b in data.get("note_blocks") or []])
