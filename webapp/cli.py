@@ -12,6 +12,7 @@ from flask import Flask, current_app
 from flask.cli import FlaskGroup, with_appcontext
 
 from webapp.config import ConfigError
+from webapp.fertilizer.cli import fertilize_cli
 
 
 def _create_app() -> Flask:
@@ -181,6 +182,40 @@ def list_users_command() -> None:
         click.echo(f"{user.email}\t{user.role.name}\t{state}")
 
 
+@click.group("crop")
+def crop_cli() -> None:
+    """Cultures as crop profiles."""
+
+
+@crop_cli.command("export")
+@click.argument("culture_id", type=int)
+@click.option("-o", "--output", required=True, help="The crop profile file to write.")
+@with_appcontext
+def export_crop_command(culture_id: int, output: str) -> None:
+    """Write a culture as a crop profile (`agrr crop` format) for `furrow fertilize recommend`."""
+    import json
+    from pathlib import Path
+
+    from webapp.cultures.catalog import values_of
+    from webapp.cultures.models import Culture
+    from webapp.cultures.profile import crop_profile
+    from webapp.extensions import db
+
+    culture = db.session.get(Culture, culture_id)
+    if culture is None:
+        fail(f"no culture #{culture_id}", 2)
+    text = json.dumps(crop_profile(values_of(culture)), ensure_ascii=False)
+    try:
+        Path(output).write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror or exc}", 2)
+    click.echo(f"wrote {culture.label} to {output}")
+
+
 def register_commands(app: Flask) -> None:
-    for command in (serve, worker, sweep_command, users_cli, demo_command):
+    for command in (serve, worker, sweep_command, users_cli, demo_command, crop_cli):
         app.cli.add_command(command)
+
+
+# On the group itself, not the app: it needs neither app nor database, and starts fast.
+main.add_command(fertilize_cli)

@@ -4,8 +4,7 @@ import json
 
 import pytest
 
-from tests.support.openai_server import chat_body, responses_body
-from webapp.config import load_settings
+from tests.support.openai_server import chat_body, openai_settings, responses_body
 from webapp.cultures.rules import postprocess
 from webapp.enrichment.providers.openai_client import is_reasoning_model
 from webapp.enrichment.providers.openai_provider import OpenAIProvider, ProviderError
@@ -36,16 +35,7 @@ ANSWER = {
 
 
 def provider(tmp_path, server, **env):
-    settings = load_settings(
-        {
-            "FURROW_INSTANCE_PATH": str(tmp_path),
-            "FURROW_PROVIDER": "openai",
-            "OPENAI_API_KEY": "sk-test",
-            "OPENAI_BASE_URL": server.base_url,
-            **env,
-        }
-    )
-    return OpenAIProvider(settings)
+    return OpenAIProvider(openai_settings(tmp_path, server, **env))
 
 
 def test_responses_mode_asks_with_web_search_and_a_strict_schema(tmp_path, openai_server):

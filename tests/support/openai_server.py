@@ -130,6 +130,21 @@ def chat_body(content: str, tokens=(500, 100)):
     }
 
 
+def openai_settings(instance_path, server: ScriptedOpenAI, **env: str):
+    """Settings for the openai provider pointed at the loopback server."""
+    from webapp.config import load_settings
+
+    return load_settings(
+        {
+            "FURROW_INSTANCE_PATH": str(instance_path),
+            "FURROW_PROVIDER": "openai",
+            "OPENAI_API_KEY": "sk-test",
+            "OPENAI_BASE_URL": server.base_url,
+            **env,
+        }
+    )
+
+
 @pytest.fixture
 def openai_server() -> Iterator[ScriptedOpenAI]:
     server = ScriptedOpenAI()

@@ -1,0 +1,147 @@
+"""`furrow fertilize recommend` and `furrow crop export` as a person runs them."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.fertilizer.profiles import LETTUCE_FILE, TOMATO_FILE
+from tests.support.app import ROOT, furrow
+from webapp.cultures.catalog import create_culture
+from webapp.extensions import db
+
+
+def recommend(*args: str, env: dict | None = None) -> subprocess.CompletedProcess[str]:
+    """The command without a database or Redis: it needs neither."""
+    return subprocess.run(
+        [sys.executable, "-m", "webapp", "fertilize", "recommend", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin", "FURROW_INSTANCE_PATH": "/nonexistent/furrow", **(env or {})},
+    )
+
+
+def test_the_tomato_fixture_prints_a_table_with_oxides_per_application_and_sources():
+    done = recommend("--crop-file", str(TOMATO_FILE))
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.startswith("Fertilizer plan for トマト (トマト)")
+    assert "P2O5" in out and "K2O" in out
+    totals = out.splitlines()[4].split()
+    assert totals[0] == "Totals"
+    # P 8.75 g/m² is 20.05 P2O5; K 20 g/m² is 24.09 K2O.
+    assert totals[2:] == ["8.75", "20.05", "20.00", "24.09"]
+    assert "topdress × 3: 生育期" in out and "per application" in out
+    assert "https://www.fao.org/land-water/" in out
+    assert done.stderr == ""
+
+
+def test_json_output_is_the_seed_document_and_can_go_to_a_file(tmp_path):
+    target = tmp_path / "plan.json"
+    done = recommend("-c", str(LETTUCE_FILE), "-j", "-o", str(target), "--soil-k", "high")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "" and f"wrote {target}" in done.stderr
+    plan = json.loads(target.read_text(encoding="utf-8"))
+    assert set(plan) == {"crop", "totals", "applications", "sources", "confidence", "notes"}
+    assert plan["crop"] == {"crop_id": "lettuce", "name": "lettuce"}
+    assert sum(a["nutrients"]["N"] for a in plan["applications"]) == pytest.approx(
+        plan["totals"]["N"], abs=1e-6
+    )
+
+
+def test_target_yield_and_organic_inputs_reach_the_plan():
+    plain = json.loads(recommend("-c", str(LETTUCE_FILE), "-j").stdout)
+    done = recommend("-c", str(LETTUCE_FILE), "-j", "--target-yield", "6.726", "--organic", "1,0,0")
+    plan = json.loads(done.stdout)
+    # 6.726 kg/m² is twice the source's 15 t/A; 1 g/m² organic N comes off the basal dose.
+    assert plan["totals"]["N"] == pytest.approx(plain["totals"]["N"] * 2 - 1, abs=0.03)
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        (None, "cannot read {path}: No such file or directory"),
+        (b"\xff\xfe", "cannot read {path}"),
+        (b"{not json", "{path} is not JSON: Expecting property name"),
+        (
+            b'{"crop": {"name": "Tomato"}}',
+            "{path} is not a crop profile: crop_profile.crop.crop_id: missing key",
+        ),
+        (b"[1, 2]", "{path} is not a crop profile: crop_profile: must be a JSON object"),
+        (
+            b'{"stage_requirements": []}',
+            "{path} is not a crop profile: crop_profile.crop: missing key",
+        ),
+    ],
+)
+def test_unusable_input_exits_2_with_one_line(tmp_path, setup, message):
+    path = tmp_path / "profile.json"
+    if setup is not None:
+        path.write_bytes(setup)
+    done = recommend("-c", str(path))
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert done.stderr.startswith("furrow: " + message.format(path=path))
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--soil-p", "rich"], "furrow: soil_p: must be one of low, medium, high"),
+        (["--organic", "1,2"], "furrow: --organic takes N,P,K"),
+        (["--target-yield", "lots"], "furrow: --target-yield must be a number"),
+    ],
+)
+def test_bad_options_exit_2_with_one_line(args, message):
+    done = recommend("-c", str(TOMATO_FILE), *args)
+    assert done.returncode == 2 and done.stderr.startswith(message)
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_an_unknown_crop_exits_3(tmp_path):
+    path = tmp_path / "okra.json"
+    path.write_text(json.dumps({"crop": {"crop_id": "okra", "name": "Okra"}}))
+    done = recommend("-c", str(path))
+    assert (done.returncode, done.stderr) == (3, "furrow: no reference data for Okra\n")
+
+
+def test_a_provider_failure_exits_3(openai_server):
+    openai_server.reply({"error": {"message": "model not found"}}, status=404)
+    env = {"OPENAI_BASE_URL": openai_server.base_url, "OPENAI_API_KEY": "sk-test"}
+    done = recommend("-c", str(TOMATO_FILE), "--provider", "openai", env=env)
+    assert done.returncode == 3
+    assert (
+        done.stderr.startswith("furrow: the provider failed:") and "model not found" in done.stderr
+    )
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_culture_exported_as_a_profile_chains_into_recommend(app, services, tmp_path):
+    culture = create_culture(
+        {
+            "name": "Weißkohl",
+            "variety": "Premiere",
+            "distance_within_row_cm": 50,
+            "row_spacing_cm": 60,
+        }
+    )
+    db.session.commit()
+    target = tmp_path / "kohl.json"
+    exported = furrow(services, "crop", "export", str(culture.id), "-o", str(target))
+    assert exported.returncode == 0, exported.stderr
+    profile = json.loads(target.read_text(encoding="utf-8"))
+    assert profile["crop"]["crop_id"] == "cabbage"
+    assert profile["crop"]["name"] == "Weißkohl" and profile["crop"]["variety"] == "Premiere"
+    assert profile["crop"]["area_per_unit"] == 0.3
+    assert profile["stage_requirements"] == []
+    done = recommend("-c", str(target), "-j")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["sources"][0].startswith("https://nevegetable.org/")
+
+    missing = furrow(services, "crop", "export", "999999", "-o", str(target))
+    assert (missing.returncode, missing.stderr) == (2, "furrow: no culture #999999\n")

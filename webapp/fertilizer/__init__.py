@@ -1,0 +1,1 @@
+"""Fertilizer plans (seed 001): N-P-K recommendations that add up."""

@@ -1,0 +1,225 @@
+"""The recommendation request (seed 001's UseCase input): a crop profile as `agrr crop` writes
+it, plus optional growing conditions. Parsing names the first missing or wrong key."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from webapp.fertilizer.plan import Nutrients, PlanInvalid
+
+SOIL_STATUSES = ("low", "medium", "high")
+
+
+class RequestInvalid(ValueError):
+    """The request cannot be used; message is one line, details maps keys to problems."""
+
+    def __init__(self, message: str, details: Mapping[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.details = dict(details or {})
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    order: int
+    required_gdd: float | None
+
+
+@dataclass(frozen=True)
+class CropProfile:
+    crop_id: str
+    name: str
+    variety: str | None = None
+    area_per_unit: float | None = None
+    groups: tuple[str, ...] = ()
+    stages: tuple[Stage, ...] = ()
+
+
+@dataclass(frozen=True)
+class RecommendRequest:
+    profile: CropProfile
+    target_yield_kg_m2: float | None = None
+    soil_p: str | None = None
+    soil_k: str | None = None
+    region: str | None = None
+    growth_period_days: int | None = None
+    organic: Nutrients = field(default_factory=Nutrients)
+
+
+def season_bands(stages: tuple[Stage, ...]) -> list[tuple[str, float, float]]:
+    """Each stage's share of the season (start, end as 0–1), by thermal time when every stage
+    states its GDD, else in equal parts."""
+    if not stages:
+        return []
+    weights = [s.required_gdd for s in stages]
+    if any(w is None for w in weights):
+        weights = [1.0] * len(stages)
+    total = sum(weights)
+    bands, start = [], 0.0
+    for stage, weight in zip(stages, weights, strict=True):
+        end = start + weight / total
+        bands.append((stage.name, start, end))
+        start = end
+    return bands
+
+
+def stage_at(bands: list[tuple[str, float, float]], position: float) -> str | None:
+    for name, start, end in bands:
+        if start <= position < end:
+            return name
+    return bands[-1][0] if bands else None
+
+
+def _fail(key: str, problem: str) -> RequestInvalid:
+    return RequestInvalid(f"{key}: {problem}", {key: problem})
+
+
+def _text(raw: Mapping[str, Any], key: str, where: str, required: bool) -> str | None:
+    value = raw.get(key)
+    if value is None and not required:
+        return None
+    if key not in raw:
+        raise _fail(f"{where}.{key}", "missing key")
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(f"{where}.{key}", "must be non-empty text")
+    return value.strip()
+
+
+def _positive(value: Any, key: str, maximum: float | None = None) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise _fail(key, f"must be a number, got {value!r}")
+    if value <= 0:
+        raise _fail(key, f"must be above zero, got {value:g}")
+    if maximum is not None and value > maximum:
+        raise _fail(key, f"must be at most {maximum:g}, got {value:g}")
+    return float(value)
+
+
+def _stage(raw: Any, i: int) -> Stage:
+    where = f"crop_profile.stage_requirements[{i}]"
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("stage"), Mapping):
+        raise _fail(f"{where}.stage", "missing key")
+    stage = raw["stage"]
+    name = _text(stage, "name", f"{where}.stage", required=True)
+    order = stage.get("order", i + 1)
+    if isinstance(order, bool) or not isinstance(order, int):
+        raise _fail(f"{where}.stage.order", "must be a whole number")
+    thermal = raw.get("thermal")
+    gdd = thermal.get("required_gdd") if isinstance(thermal, Mapping) else None
+    if gdd is not None:
+        gdd = _positive(gdd, f"{where}.thermal.required_gdd")
+    return Stage(name, order, gdd)
+
+
+def parse_profile(raw: Any) -> CropProfile:
+    """A crop profile object as `agrr crop` writes it (and `furrow crop export`)."""
+    if not isinstance(raw, Mapping):
+        raise _fail("crop_profile", "must be a JSON object")
+    crop = raw.get("crop")
+    if crop is None:
+        raise _fail("crop_profile.crop", "missing key")
+    if not isinstance(crop, Mapping):
+        raise _fail("crop_profile.crop", "must be an object")
+    crop_id = _text(crop, "crop_id", "crop_profile.crop", required=True)
+    name = _text(crop, "name", "crop_profile.crop", required=True)
+    variety = crop.get("variety")
+    if variety is not None and not isinstance(variety, str):
+        raise _fail("crop_profile.crop.variety", "must be text or null")
+    groups = crop.get("groups") or []
+    if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+        raise _fail("crop_profile.crop.groups", "must be a list of names")
+    stages_raw = raw.get("stage_requirements", [])
+    if not isinstance(stages_raw, list):
+        raise _fail("crop_profile.stage_requirements", "must be a list")
+    stages = sorted((_stage(s, i) for i, s in enumerate(stages_raw)), key=lambda s: s.order)
+    return CropProfile(
+        crop_id=crop_id,
+        name=name,
+        variety=variety.strip() or None if variety else None,
+        area_per_unit=_positive(crop.get("area_per_unit"), "crop_profile.crop.area_per_unit"),
+        groups=tuple(groups),
+        stages=tuple(stages),
+    )
+
+
+def _soil(value: Any, key: str) -> str | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or value.strip().lower() not in SOIL_STATUSES:
+        raise _fail(key, f"must be one of {', '.join(SOIL_STATUSES)}, got {value!r}")
+    return value.strip().lower()
+
+
+def parse_organic(raw: Any) -> Nutrients:
+    if raw is None:
+        return Nutrients()
+    problems: list[str] = []
+    organic = Nutrients.parse(raw, "organic", problems)
+    if problems:
+        raise RequestInvalid(problems[0], {"organic": "; ".join(problems)})
+    return organic
+
+
+def parse_request(raw: Any) -> RecommendRequest:
+    """The request document: {"crop_profile": {...}, optional target_yield (kg/m²), soil_p,
+    soil_k (low|medium|high), region, growth_period_days, organic {N, P, K} g/m²}."""
+    if not isinstance(raw, Mapping):
+        raise _fail("request", "must be a JSON object")
+    if "crop_profile" not in raw:
+        raise _fail("crop_profile", "missing key")
+    allowed = {
+        "crop_profile",
+        "target_yield",
+        "soil_p",
+        "soil_k",
+        "region",
+        "growth_period_days",
+        "organic",
+        "provider",
+    }
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        raise _fail(unknown[0], f"unknown key (allowed: {', '.join(sorted(allowed))})")
+    region = raw.get("region")
+    if region is not None and not isinstance(region, str):
+        raise _fail("region", "must be text")
+    days = raw.get("growth_period_days")
+    if days is not None:
+        if isinstance(days, float) and days.is_integer():
+            days = int(days)
+        if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= 730:
+            problem = f"must be a whole number of days, 1–730, got {days!r}"
+            raise _fail("growth_period_days", problem)
+    try:
+        organic = parse_organic(raw.get("organic"))
+    except PlanInvalid as exc:
+        raise RequestInvalid(str(exc), {"organic": str(exc)}) from exc
+    return RecommendRequest(
+        profile=parse_profile(raw["crop_profile"]),
+        target_yield_kg_m2=_positive(raw.get("target_yield"), "target_yield", maximum=1000),
+        soil_p=_soil(raw.get("soil_p"), "soil_p"),
+        soil_k=_soil(raw.get("soil_k"), "soil_k"),
+        region=(region or "").strip() or None,
+        growth_period_days=days,
+        organic=organic,
+    )
+
+
+def request_document(request: RecommendRequest, profile: Mapping[str, Any]) -> dict[str, Any]:
+    """The request as JSON again (what a run stores), with the original profile object."""
+    document: dict[str, Any] = {"crop_profile": dict(profile)}
+    optional = {
+        "target_yield": request.target_yield_kg_m2,
+        "soil_p": request.soil_p,
+        "soil_k": request.soil_k,
+        "region": request.region,
+        "growth_period_days": request.growth_period_days,
+        "organic": None if request.organic.is_zero else request.organic.to_dict(),
+    }
+    document.update({key: value for key, value in optional.items() if value is not None})
+    return document
