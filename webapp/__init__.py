@@ -54,6 +54,7 @@ def register_blueprints(app: Flask) -> None:
     from webapp.cli import register_commands
     from webapp.cultures import views as culture_views
     from webapp.errors import register_error_handlers
+    from webapp.fertilizer import views as fertilizer_views
     from webapp.jobs import views as run_views
     from webapp.main import views as main_views
 
@@ -66,6 +67,8 @@ def register_blueprints(app: Flask) -> None:
         culture_views.bp,
         culture_views.api,
         culture_views.runs_api,
+        fertilizer_views.bp,
+        fertilizer_views.api,
         api.bp,
     ):
         app.register_blueprint(blueprint)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, jsonify
+from flask import Blueprint, Response, abort, jsonify, request
 from flask_login import current_user
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -17,6 +17,13 @@ def api_error(
     if details:
         body["details"] = details
     return jsonify(error=body), status
+
+
+def json_body() -> dict:
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        abort(400, description="Send a JSON object.")
+    return body
 
 
 @bp.get("/me")

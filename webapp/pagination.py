@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import Select, func, select
+
 
 @dataclass(frozen=True)
 class Page:
@@ -16,6 +18,16 @@ class Page:
     @property
     def pages(self) -> int:
         return max(1, -(-self.total // self.per_page))
+
+
+def paginate(query: Select, number: int, per_page: int) -> Page:
+    """One page of a select's rows, with the total count of all of them."""
+    from webapp.extensions import db
+
+    number = max(1, number)
+    total = db.session.scalar(select(func.count()).select_from(query.order_by(None).subquery()))
+    items = db.session.scalars(query.limit(per_page).offset((number - 1) * per_page)).all()
+    return Page(list(items), number, per_page, total or 0)
 
 
 def page_number(args) -> int:

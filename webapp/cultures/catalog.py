@@ -141,10 +141,6 @@ class CultureFilters:
         return query.order_by(column.desc() if self.descending else column, Culture.id)
 
 
-def count(query: Select) -> int:
-    return db.session.scalar(select(func.count()).select_from(query.order_by(None).subquery()))
-
-
 EXPORT_LIST_FIELDS = ("cultivation_types", "seed_packages", "structured_sources")
 
 

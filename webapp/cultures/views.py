@@ -18,7 +18,7 @@ from flask import (
 from flask_login import current_user
 from sqlalchemy import select
 
-from webapp.api import api_error
+from webapp.api import api_error, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
@@ -28,7 +28,6 @@ from webapp.cultures.catalog import (
     PER_PAGE,
     CultureFilters,
     check_catalog,
-    count,
     create_culture,
     edit_culture,
     export_csv,
@@ -55,10 +54,11 @@ from webapp.enrichment.providers import ProviderUnavailable, culture_provider
 from webapp.enrichment.review import reject_suggestions
 from webapp.enrichment.vocabulary import Evidence
 from webapp.extensions import db
+from webapp.fertilizer.plans import plan_history
 from webapp.jobs.models import Run
 from webapp.jobs.queue import QueueUnavailable
 from webapp.jobs.views import run_or_404
-from webapp.pagination import Page, page_number, per_page
+from webapp.pagination import Page, page_number, paginate, per_page
 from webapp.rendering import render_page
 
 bp = Blueprint("cultures", __name__, url_prefix="/cultures")
@@ -71,9 +71,7 @@ def culture_or_404(culture_id: int) -> Culture:
 
 
 def page_of(filters: CultureFilters, number: int, per_page: int = PER_PAGE) -> Page:
-    query = filters.query()
-    items = db.session.scalars(query.limit(per_page).offset((number - 1) * per_page)).all()
-    return Page(list(items), number, per_page, count(query))
+    return paginate(filters.query(), number, per_page)
 
 
 @bp.get("")
@@ -213,6 +211,7 @@ def render_culture(culture: Culture, fragment: str | None = None, status: int = 
         form=EmptyForm(),
         # The enrichment block polls every second while a run is live and shows no history.
         history=history(AUDIT_TARGET, culture.id) if fragment is None else [],
+        plans=plan_history(culture) if fragment is None else [],
         run=run,
         suggestions=suggestions_of(culture, run) if run and not run.is_live else [],
         enrich_fields=ENRICHABLE_FIELDS,
@@ -372,13 +371,6 @@ def delete(culture_id: int):
 
 
 # JSON API: the same rules as the pages.
-
-
-def json_body() -> dict:
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict):
-        abort(400, description="Send a JSON object.")
-    return body
 
 
 def invalid(exc: CultureInvalid):

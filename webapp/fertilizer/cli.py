@@ -4,7 +4,6 @@ plan; exit 2 for input it cannot use, 3 when no plan can be made. Needs no app o
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Any
 
 import click
 
-from webapp.fertilizer.request import RequestInvalid
+from webapp.fertilizer.request import RequestInvalid, typed_number
 
 EXIT_BAD_INPUT = 2
 EXIT_NO_PLAN = 3
@@ -37,15 +36,10 @@ def read_profile(path: str) -> Any:
 
 
 def _number(value: str | None, option: str) -> float | None:
-    if value is None:
-        return None
     try:
-        number = float(value)
+        return typed_number(value)
     except ValueError:
-        number = math.nan
-    if not math.isfinite(number):
         _fail(f"{option} must be a number, got {value!r}", EXIT_BAD_INPUT)
-    return number
 
 
 def _organic(value: str | None) -> dict[str, float] | None:

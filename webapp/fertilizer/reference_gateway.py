@@ -147,6 +147,14 @@ def _split(days: float | None, crop: Crop) -> tuple[int, float]:
     raise AssertionError("SPLITS ends with an open limit")
 
 
+def season_days(crop: Crop | None) -> int | None:
+    """The crop's typical season: the midpoint of its cited growth duration."""
+    duration = crop.fact("growth_duration_days") if crop else None
+    if duration is None or duration.midpoint is None:
+        return None
+    return round(duration.midpoint)
+
+
 def _hint(position: float, bands, days: float | None) -> str:
     stage = stage_at(bands, position)
     day = f"day ~{round(position * days)}" if days else f"{round(position * 100)} % into the season"
@@ -229,9 +237,9 @@ class ReferenceGateway:
 
         days = request.growth_period_days
         if days is None:
-            duration = crop.fact("growth_duration_days")
-            if duration is not None and duration.midpoint is not None:
-                days = round(duration.midpoint)
+            days = season_days(crop)
+            if days is not None:
+                duration = crop.facts["growth_duration_days"]
                 need.sources.append(duration.source.url)
                 notes.append(f"Season: {days} days, the midpoint of {duration.claim}")
             else:

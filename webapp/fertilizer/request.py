@@ -49,6 +49,17 @@ class RecommendRequest:
     organic: Nutrients = field(default_factory=Nutrients)
 
 
+def typed_number(text: str | None) -> float | None:
+    """A number a person typed ("2,5" too), None when blank; ValueError when not a number."""
+    cleaned = (text or "").strip().replace(",", ".")
+    if not cleaned:
+        return None
+    number = float(cleaned)  # ValueError for words
+    if not math.isfinite(number):
+        raise ValueError(f"{text!r} is not a finite number")
+    return number
+
+
 def season_bands(stages: tuple[Stage, ...]) -> list[tuple[str, float, float]]:
     """Each stage's share of the season (start, end as 0–1), by thermal time when every stage
     states its GDD, else in equal parts."""

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import selectinload
 
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
-from webapp.pagination import Page
+from webapp.pagination import Page, paginate
 
 PER_PAGE = 25
 
@@ -51,11 +51,7 @@ class RunFilters:
 
 
 def page_of_runs(filters: RunFilters, number: int, per_page: int = PER_PAGE) -> Page:
-    query = filters.query()
-    total = db.session.scalar(select(func.count()).select_from(query.order_by(None).subquery()))
-    number = max(1, number)
-    runs = db.session.scalars(query.limit(per_page).offset((number - 1) * per_page)).all()
-    return Page(list(runs), number, per_page, total or 0)
+    return paginate(filters.query(), number, per_page)
 
 
 def kinds_in_use() -> list[str]:

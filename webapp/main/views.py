@@ -33,7 +33,12 @@ class Workspace:
 # Each workspace sets ready=True when its own blueprint serves its URL.
 WORKSPACES = (
     Workspace("cultures", "Cultures", "Keep the crop catalog; enrich missing fields.", ready=True),
-    Workspace("fertilizer", "Fertilizer plans", "N-P-K plans that add up, basal and topdress."),
+    Workspace(
+        "fertilizer",
+        "Fertilizer plans",
+        "N-P-K plans that add up, basal and topdress.",
+        ready=True,
+    ),
     Workspace("tables", "Research tables", "Fill a column for many rows with research."),
     Workspace("systems", "Farm systems", "Rotations, interventions and indicators such as IFT."),
     Workspace("registry", "Registry reviews", "Carbon-project documents against a checklist."),

@@ -1,0 +1,230 @@
+"""The fertilizer workspace through the test client and a real worker: ask, watch, read,
+save to a culture, export; and the JSON API."""
+
+import io
+import json
+
+import pytest
+
+from tests.fertilizer.profiles import TOMATO_FILE
+from tests.support.app import wait_for
+from webapp.cultures.catalog import create_culture
+from webapp.enrichment.models import Change
+from webapp.extensions import db
+from webapp.fertilizer.models import PlanRecord
+from webapp.jobs.models import Run, RunStatus
+
+
+def finished(run_id: int) -> Run:
+    def done():
+        db.session.expire_all()
+        run = db.session.get(Run, run_id)
+        db.session.commit()
+        return run if run and run.status == RunStatus.succeeded else None
+
+    return wait_for(done, timeout=30)
+
+
+def upload(client, content: bytes, name: str = "profile.json", **fields):
+    data = {"profile_file": (io.BytesIO(content), name), "provider": "offline", **fields}
+    return client.submit(
+        "/fertilizer", data, page="/fertilizer", content_type="multipart/form-data"
+    )
+
+
+def run_id_of(response) -> int:
+    assert response.status_code == 302, response.get_data(as_text=True)[:2000]
+    return int(response.headers["Location"].rstrip("/").split("/")[-1])
+
+
+@pytest.mark.worker
+def test_upload_a_profile_and_read_the_plan(client_as, worker):
+    editor = client_as("editor")
+    response = upload(editor, TOMATO_FILE.read_bytes(), region="Kantō", soil_k="low")
+    run_id = run_id_of(response)
+    finished(run_id)
+    to_plan = editor.get(f"/fertilizer/runs/{run_id}")
+    assert to_plan.status_code == 302
+    htmx_poll = editor.get(f"/fertilizer/runs/{run_id}", headers={"HX-Request": "true"})
+    assert htmx_poll.headers["HX-Redirect"] == to_plan.headers["Location"]
+
+    page = editor.get(to_plan.headers["Location"]).get_data(as_text=True)
+    assert "Fertilizer plan #" in page and "トマト" in page
+    assert 'id="plan-totals"' in page and "P2O5" in page and "= P ÷ 0.4364" in page
+    assert 'id="plan-applications"' in page and "生育期, day ~40" in page
+    assert '<svg id="season-chart"' in page and 'class="bar bar-N"' in page
+    assert "育苗期" in page  # the profile's stages band the chart
+    assert "https://www.fao.org/land-water/" in page
+    assert "region Kantō" in page and "soil P —, K low" in page
+    assert "Save to a culture" not in page  # editors do not save plans
+
+    record = db.session.query(PlanRecord).one()
+    assert record.run_id == run_id and record.created_by.email
+    exported = editor.get(f"/fertilizer/plans/{record.id}.json")
+    assert exported.headers["Content-Disposition"].startswith("attachment")
+    assert json.loads(exported.get_data(as_text=True)) == record.plan
+    assert set(record.plan) == {"crop", "totals", "applications", "sources", "confidence", "notes"}
+
+
+@pytest.mark.worker
+def test_an_unknown_crop_ends_with_the_reason_and_no_plan(client_as, worker):
+    editor = client_as("editor")
+    okra = json.dumps({"crop": {"crop_id": "okra", "name": "Okra"}})
+    response = editor.submit(
+        "/fertilizer", {"profile_json": okra, "provider": "offline"}, page="/fertilizer"
+    )
+    run_id = run_id_of(response)
+    finished(run_id)
+    page = editor.get(f"/fertilizer/runs/{run_id}").get_data(as_text=True)
+    assert "No plan: no reference data for Okra" in page
+    assert db.session.query(PlanRecord).count() == 0
+
+
+@pytest.mark.parametrize(
+    ("content", "name", "message"),
+    [
+        (b"{broken", "p.json", "This is not JSON"),
+        (b'{"crop": {"name": "Tomato"}}', "p.json", "crop_profile.crop.crop_id: missing key"),
+        (b"\xff\xfe\x00", "p.json", "The file is not UTF-8 text."),
+        (b"{}", "p.csv", "Only .json crop profiles."),
+    ],
+)
+def test_a_bad_profile_re_renders_the_form_with_the_reason_and_queues_nothing(
+    client_as, idle_queue, content, name, message
+):
+    editor = client_as("editor")
+    response = upload(editor, content, name, region="Bretagne", target_yield="4")
+    page = response.get_data(as_text=True)
+    assert response.status_code == 422
+    assert message in page
+    assert 'value="Bretagne"' in page and 'value="4"' in page  # nothing typed is lost
+    assert db.session.query(Run).count() == 0
+
+
+def test_bad_conditions_are_marked_on_their_fields(client_as, idle_queue):
+    editor = client_as("editor")
+    response = upload(editor, TOMATO_FILE.read_bytes(), target_yield="lots", organic_n="2")
+    assert response.status_code == 422
+    page = response.get_data(as_text=True)
+    assert "Give a number, not &#39;lots&#39;." in page
+    assert "育苗期" in page  # the uploaded profile is kept in the text box
+    response = upload(editor, TOMATO_FILE.read_bytes(), growth_period_days="2000")
+    assert "growth_period_days: must be a whole number of days" in response.get_data(as_text=True)
+    nothing = editor.submit("/fertilizer", {"provider": "offline"}, page="/fertilizer")
+    assert "Upload a crop profile, paste one, or pick a culture." in nothing.get_data(as_text=True)
+    assert db.session.query(Run).count() == 0
+
+
+def test_viewers_read_but_do_not_ask(client_as, idle_queue):
+    viewer = client_as("viewer")
+    page = viewer.get("/fertilizer").get_data(as_text=True)
+    assert "No plans yet." in page and 'id="plan-form"' not in page
+    refused = viewer.submit(
+        "/fertilizer", {"profile_json": TOMATO_FILE.read_text()}, page="/fertilizer"
+    )
+    assert refused.status_code == 403
+    missing_csrf = client_as("editor").post("/fertilizer", data={"profile_json": "{}"})
+    assert missing_csrf.status_code == 400
+
+
+@pytest.mark.worker
+def test_a_culture_gets_a_plan_and_keeps_its_plan_history(client_as, worker):
+    culture = create_culture(
+        {
+            "name": "Kopfsalat",
+            "growth_duration_days": 45,
+            "distance_within_row_cm": 30,
+            "row_spacing_cm": 30,
+        }
+    )
+    db.session.commit()
+    reviewer = client_as("reviewer")
+    form_page = reviewer.get(f"/fertilizer?culture={culture.id}").get_data(as_text=True)
+    assert f'<option selected value="{culture.id}">Kopfsalat</option>' in form_page
+
+    plan_ids = []
+    for _ in range(2):
+        started = reviewer.submit(
+            "/fertilizer", {"culture": str(culture.id), "provider": "offline"}, page="/fertilizer"
+        )
+        run_id = run_id_of(started)
+        finished(run_id)
+        plan_url = reviewer.get(f"/fertilizer/runs/{run_id}").headers["Location"]
+        plan_page = reviewer.get(plan_url).get_data(as_text=True)
+        # 45 days from the culture: a short season, all N basal.
+        assert "growth period 45 days" in plan_page and "topdress" not in plan_page
+        assert f'<option value="{culture.id}" selected>' in plan_page
+        plan_id = int(plan_url.split("/")[-1])
+        saved = reviewer.submit(
+            f"/fertilizer/plans/{plan_id}/save", {"culture": str(culture.id)}, page=plan_url
+        )
+        assert saved.status_code == 302
+        plan_ids.append(plan_id)
+
+    page = reviewer.get(f"/cultures/{culture.id}").get_data(as_text=True)
+    assert 'id="plan-history"' in page
+    assert page.index(f'#{plan_ids[1]}</a> <span class="badge">current</span>') < page.index(
+        f"#{plan_ids[0]}</a>"
+    )
+    changes = (
+        db.session.query(Change).filter_by(target_id=culture.id, field="fertilizer_plan").all()
+    )
+    assert [c.new_value.split(":")[0] for c in changes] == [f"plan #{i}" for i in plan_ids]
+    assert changes[1].old_value.startswith(f"plan #{plan_ids[0]}")
+    assert "Fertilizer plan" in page  # the history names the field
+
+    editor = client_as("editor")
+    refused = editor.submit(
+        f"/fertilizer/plans/{plan_ids[0]}/save", {"culture": str(culture.id)}, page="/fertilizer"
+    )
+    assert refused.status_code == 403
+
+
+def test_the_api_recommends_or_says_why_not(client_as):
+    editor = client_as("editor")
+    headers = {"X-CSRFToken": editor.csrf_token("/")}
+    profile = json.loads(TOMATO_FILE.read_text(encoding="utf-8"))
+    made = editor.post(
+        "/api/v1/fertilizer/recommend",
+        json={"crop_profile": profile, "organic": {"N": 1, "P": 0, "K": 0}},
+        headers=headers,
+    )
+    assert made.status_code == 200
+    body = made.get_json()
+    assert body["plan"]["crop"] == {"crop_id": "トマト", "name": "トマト"}
+    assert body["provider"] == "reference" and body["issues"] == []
+    assert editor.get(f"/api/v1/fertilizer/plans/{body['plan_id']}").get_json() == body["plan"]
+
+    invalid = editor.post(
+        "/api/v1/fertilizer/recommend", json={"crop_profile": {"crop": {}}}, headers=headers
+    )
+    assert invalid.status_code == 422
+    assert invalid.get_json()["error"] == {
+        "code": "invalid_request",
+        "message": "crop_profile.crop.crop_id: missing key",
+        "details": {"crop_profile.crop.crop_id": "missing key"},
+    }
+    unknown = editor.post(
+        "/api/v1/fertilizer/recommend",
+        json={"crop_profile": {"crop": {"crop_id": "okra", "name": "Okra"}}},
+        headers=headers,
+    )
+    assert unknown.status_code == 422
+    assert unknown.get_json()["error"]["code"] == "no_reference_data"
+    assert unknown.get_json()["error"]["details"] == {"crop": "Okra"}
+    no_provider = editor.post(
+        "/api/v1/fertilizer/recommend",
+        json={"crop_profile": profile, "provider": "oracle"},
+        headers=headers,
+    )
+    assert no_provider.get_json()["error"]["code"] == "provider_unavailable"
+    not_json = editor.post("/api/v1/fertilizer/recommend", data="[", headers=headers)
+    assert not_json.status_code == 400 and not_json.get_json()["error"]["code"]
+
+    viewer = client_as("viewer")
+    forbidden = viewer.post(
+        "/api/v1/fertilizer/recommend",
+        json={"crop_profile": profile},
+        headers={"X-CSRFToken": viewer.csrf_token("/")},
+    )
+    assert forbidden.status_code == 403

@@ -1,0 +1,104 @@
+"""The fertilizer form collects input; form_document turns it into the request document and
+webapp.fertilizer.request decides what is valid."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileAllowed, FileField
+from wtforms import SelectField, StringField, TextAreaField
+from wtforms.fields.choices import SelectChoice
+
+from webapp.fertilizer.request import SOIL_STATUSES, typed_number
+
+MAX_PROFILE_BYTES = 512 * 1024
+SOIL_CHOICES = [SelectChoice("", "not tested"), *(SelectChoice(s) for s in SOIL_STATUSES)]
+NUMBER_FIELDS = {
+    "target_yield": "target_yield",
+    "growth_period_days": "growth_period_days",
+    "organic_n": "organic",
+    "organic_p": "organic",
+    "organic_k": "organic",
+}
+
+
+class PlanForm(FlaskForm):
+    profile_file = FileField(
+        "Crop profile file",
+        validators=[FileAllowed(["json"], "Only .json crop profiles.")],
+        description="As `agrr crop` or `furrow crop export` writes it.",
+    )
+    profile_json = TextAreaField("…or paste the crop profile", render_kw={"rows": 4})
+    culture = SelectField("…or pick a culture", choices=[], validate_choice=False)
+    target_yield = StringField("Target yield", description="kg/m²")
+    soil_p = SelectField("Soil P status", choices=SOIL_CHOICES, default="")
+    soil_k = SelectField("Soil K status", choices=SOIL_CHOICES, default="")
+    region = StringField("Region")
+    growth_period_days = StringField("Growth period", description="days")
+    organic_n = StringField("Organic N already applied", description="g/m²")
+    organic_p = StringField("Organic P", description="g/m²")
+    organic_k = StringField("Organic K", description="g/m²")
+    provider = SelectField("Provider", choices=[])
+
+
+class FormProblem(ValueError):
+    """A form value that cannot be used; field names the form field."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def read_upload(data: bytes) -> str:
+    if len(data) > MAX_PROFILE_BYTES:
+        raise FormProblem("profile_file", "The file is larger than 512 KB; no crop profile is.")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise FormProblem("profile_file", "The file is not UTF-8 text.") from exc
+
+
+def parse_profile_text(text: str, field: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormProblem(field, f"This is not JSON: {exc}") from exc
+
+
+def _number(value: str, field: str) -> float | int | None:
+    try:
+        number = typed_number(value)
+    except ValueError:
+        raise FormProblem(field, f"Give a number, not {value!r}.") from None
+    if number is not None and field == "growth_period_days" and number.is_integer():
+        return int(number)
+    return number
+
+
+def form_document(values: Mapping[str, str], profile: Any) -> dict[str, Any]:
+    """The request document from the form's text values and the chosen profile."""
+    numbers = {field: _number(values.get(field, ""), field) for field in NUMBER_FIELDS}
+    organic = [numbers[f"organic_{e}"] for e in "npk"]
+    document: dict[str, Any] = {
+        "crop_profile": profile,
+        "target_yield": numbers["target_yield"],
+        "growth_period_days": numbers["growth_period_days"],
+        "soil_p": values.get("soil_p") or None,
+        "soil_k": values.get("soil_k") or None,
+        "region": (values.get("region") or "").strip() or None,
+    }
+    if any(v is not None for v in organic):
+        document["organic"] = dict(zip("NPK", (v or 0.0 for v in organic), strict=True))
+    return {key: value for key, value in document.items() if value is not None}
+
+
+def form_field_of(key: str) -> str:
+    """The form field that shows a request key's problem."""
+    if key.startswith("crop_profile"):
+        return "profile_json"
+    if key == "organic":
+        return "organic_n"
+    return key if key in PlanForm.__dict__ or key in NUMBER_FIELDS else "profile_json"

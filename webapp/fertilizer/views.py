@@ -1,0 +1,282 @@
+"""The fertilizer workspace: ask for a plan (a run), watch it, read it, save it to a culture,
+export it; and the JSON API."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    request,
+    url_for,
+)
+from flask_login import current_user
+from sqlalchemy import select
+from wtforms.fields.choices import SelectChoice
+
+from webapp.api import api_error, json_body
+from webapp.auth.access import require_role
+from webapp.auth.forms import EmptyForm
+from webapp.auth.roles import Role
+from webapp.cultures.catalog import values_of
+from webapp.cultures.models import Culture
+from webapp.cultures.profile import crop_profile
+from webapp.enrichment.providers import ProviderUnavailable
+from webapp.extensions import db, htmx
+from webapp.fertilizer.chart import season_chart
+from webapp.fertilizer.forms import (
+    FormProblem,
+    PlanForm,
+    form_document,
+    form_field_of,
+    parse_profile_text,
+    read_upload,
+)
+from webapp.fertilizer.interactor import NoRecommendation, recommend
+from webapp.fertilizer.models import PlanRecord
+from webapp.fertilizer.plan import K_PER_K2O, P_PER_P2O5
+from webapp.fertilizer.plans import (
+    gateway_named,
+    plan_of_run,
+    save_to_culture,
+    start_plan_run,
+    store,
+)
+from webapp.fertilizer.reference_gateway import ReferenceGateway, season_days
+from webapp.fertilizer.request import RequestInvalid, parse_request
+from webapp.jobs.models import Run
+from webapp.jobs.queue import QueueUnavailable
+from webapp.pagination import page_number, paginate
+from webapp.rendering import render_page
+
+bp = Blueprint("fertilizer", __name__, url_prefix="/fertilizer")
+api = Blueprint("fertilizer_api", __name__, url_prefix="/api/v1/fertilizer")
+PER_PAGE = 20
+
+
+def culture_choices() -> list[SelectChoice]:
+    rows = db.session.execute(
+        select(Culture.id, Culture.name, Culture.variety).order_by(Culture.name)
+    )
+    return [SelectChoice("", "—")] + [
+        SelectChoice(str(i), f"{name} ‘{variety}’" if variety else name)
+        for i, name, variety in rows
+    ]
+
+
+def provider_choices() -> list[SelectChoice]:
+    settings = current_app.config["FURROW"]
+    choices = [SelectChoice("offline", "Reference library (offline)")]
+    if settings.openai_api_key or settings.openai_base_url:
+        choices.append(SelectChoice("openai", f"OpenAI · {settings.openai_model}"))
+    return choices
+
+
+def prepared_form() -> PlanForm:
+    form = PlanForm()
+    form.culture.choices = culture_choices()
+    form.provider.choices = provider_choices()
+    if not form.is_submitted():
+        form.provider.data = current_app.config["FURROW"].provider
+        form.culture.data = request.args.get("culture", "")
+    return form
+
+
+def render_index(form: PlanForm, status: int = 200):
+    query = select(PlanRecord).order_by(PlanRecord.id.desc())
+    page = paginate(query, page_number(request.args), PER_PAGE)
+    return render_page("fertilizer/index.html", "plans", form=form, page=page), status
+
+
+@bp.get("")
+def index():
+    return render_index(prepared_form())
+
+
+def chosen_profile(form: PlanForm) -> tuple[Any, Culture | None]:
+    """The crop profile: the upload, else the pasted text, else the picked culture's."""
+    upload = form.profile_file.data
+    if upload and getattr(upload, "filename", ""):
+        text = read_upload(upload.read())
+        profile = parse_profile_text(text, "profile_file")
+        # Shown again in the text box, so a problem elsewhere costs no second upload.
+        form.profile_json.data = text
+        return profile, None
+    if (form.profile_json.data or "").strip():
+        return parse_profile_text(form.profile_json.data, "profile_json"), None
+    if form.culture.data:
+        culture = (
+            db.session.get(Culture, int(form.culture.data)) if form.culture.data.isdigit() else None
+        )
+        if culture is None:
+            raise FormProblem("culture", "That culture no longer exists.")
+        return crop_profile(values_of(culture)), culture
+    raise FormProblem("profile_file", "Upload a crop profile, paste one, or pick a culture.")
+
+
+def culture_defaults(values: dict[str, str], culture: Culture | None) -> dict[str, str]:
+    """A picked culture fills the growth period and (per m²) target yield left empty."""
+    if culture is None:
+        return values
+    filled = dict(values)
+    if not filled.get("growth_period_days") and culture.growth_duration_days:
+        filled["growth_period_days"] = str(culture.growth_duration_days)
+    if (
+        not filled.get("target_yield")
+        and culture.harvest_method == "per_sqm"
+        and culture.expected_yield
+    ):
+        filled["target_yield"] = str(culture.expected_yield)
+    return filled
+
+
+@bp.post("")
+@require_role(Role.editor)
+def create():
+    form = prepared_form()
+    if not form.validate_on_submit():
+        return render_index(form, 422)
+    try:
+        profile, culture = chosen_profile(form)
+        values = culture_defaults(
+            {
+                name: field.data
+                for name, field in form._fields.items()
+                if isinstance(field.data, str)
+            },
+            culture,
+        )
+        document = form_document(values, profile)
+        run = start_plan_run(document, current_user, form.provider.data, culture)
+    except FormProblem as exc:
+        getattr(form, exc.field).errors.append(str(exc))
+        return render_index(form, 422)
+    except RequestInvalid as exc:
+        (key,) = list(exc.details)[:1] or ["profile_json"]
+        getattr(form, form_field_of(key)).errors.append(str(exc))
+        return render_index(form, 422)
+    except (ProviderUnavailable, QueueUnavailable) as exc:
+        flash(str(exc), "error")
+        return render_index(form, 503)
+    return redirect(url_for("fertilizer.show_run", run_id=run.id))
+
+
+def fertilizer_run_or_404(run_id: int) -> Run:
+    run = db.get_or_404(Run, run_id)
+    if run.kind != "fertilizer_plan":
+        abort(404)
+    return run
+
+
+@bp.get("/runs/<int:run_id>")
+def show_run(run_id: int):
+    run = fertilizer_run_or_404(run_id)
+    record = plan_of_run(run)
+    if record is not None:
+        target = url_for("fertilizer.show_plan", plan_id=record.id)
+        if htmx:
+            return Response(status=204, headers={"HX-Redirect": target})
+        return redirect(target)
+    return render_page("fertilizer/run.html", "run_status", run=run)
+
+
+def plan_or_404(plan_id: int) -> PlanRecord:
+    return db.get_or_404(PlanRecord, plan_id)
+
+
+@bp.get("/plans/<int:plan_id>")
+def show_plan(plan_id: int):
+    record = plan_or_404(plan_id)
+    plan = record.entity
+    request_data = parse_request(record.request)
+    days = request_data.growth_period_days or season_days(
+        ReferenceGateway().find_crop(request_data)
+    )
+    save_form = EmptyForm()
+    run = db.session.get(Run, record.run_id) if record.run_id else None
+    suggested_culture = (run.params or {}).get("culture_id") if run else None
+    saved_to = db.session.get(Culture, record.culture_id) if record.culture_id else None
+    return render_page(
+        "fertilizer/plan.html",
+        record=record,
+        plan=plan,
+        request_data=request_data,
+        chart=season_chart(plan, request_data.profile.stages, days),
+        save_form=save_form,
+        cultures=culture_choices()[1:],
+        suggested_culture=str(suggested_culture or record.culture_id or ""),
+        saved_to=saved_to,
+        factors={"P": P_PER_P2O5, "K": K_PER_K2O},
+    )
+
+
+@bp.get("/plans/<int:plan_id>.json")
+def export_plan(plan_id: int):
+    record = plan_or_404(plan_id)
+    body = json.dumps(record.plan, ensure_ascii=False, indent=2) + "\n"
+    filename = f"fertilizer-plan-{record.id}.json"
+    return Response(
+        body,
+        mimetype="application/json",
+        headers={"Content-Disposition": f"attachment; filename={filename}"},
+    )
+
+
+@bp.post("/plans/<int:plan_id>/save")
+@require_role(Role.reviewer)
+def save_plan(plan_id: int):
+    record = plan_or_404(plan_id)
+    form = EmptyForm()
+    if not form.validate_on_submit():
+        abort(400, description="The form expired; reload the page and save again.")
+    culture_id = request.form.get("culture", "")
+    culture = db.session.get(Culture, int(culture_id)) if culture_id.isdigit() else None
+    if culture is None:
+        flash("Pick the culture to save the plan to.", "error")
+        return redirect(url_for("fertilizer.show_plan", plan_id=record.id))
+    saved = save_to_culture(record, culture, current_user)
+    flash(f"Saved to {culture.label}: it is the culture's current plan.", "success")
+    return redirect(url_for("fertilizer.show_plan", plan_id=saved.id))
+
+
+@api.post("/recommend")
+@require_role(Role.editor)
+def api_recommend():
+    """The plan for a request document, made now: 200 with the plan, or 422 saying why not."""
+    body = json_body()
+    try:
+        result = recommend(body, gateway_named(body.get("provider")))
+    except RequestInvalid as exc:
+        return api_error(422, "invalid_request", str(exc), exc.details)
+    except NoRecommendation as exc:
+        return api_error(422, exc.code, str(exc), {"crop": crop_name(body)})
+    except ProviderUnavailable as exc:
+        return api_error(422, "provider_unavailable", str(exc), {"provider": body.get("provider")})
+    record = store(result, body, current_user)
+    db.session.commit()
+    return jsonify(
+        plan=result.plan.to_dict(),
+        issues=[i.to_dict() for i in result.issues],
+        plan_id=record.id,
+        provider=result.gateway,
+        model=result.model,
+    )
+
+
+def crop_name(body: dict) -> Any:
+    profile = body.get("crop_profile")
+    crop = profile.get("crop") if isinstance(profile, dict) else None
+    return crop.get("name") if isinstance(crop, dict) else None
+
+
+@api.get("/plans/<int:plan_id>")
+def api_plan(plan_id: int):
+    record = plan_or_404(plan_id)
+    return jsonify(record.plan)
