@@ -1,0 +1,72 @@
+"""Ask for a fertilizer plan in a real browser, read it, save it to a culture."""
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import ADMIN_EMAIL, screenshot, sign_in
+from tests.fertilizer.profiles import TOMATO_FILE
+from tests.support.app import PASSWORD
+from webapp.auth.accounts import create_user
+from webapp.auth.models import User
+from webapp.auth.roles import Role
+from webapp.cultures.catalog import create_culture
+from webapp.extensions import db
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def tomato_culture(session_app, live_server) -> int:
+    with session_app.app_context():
+        if User.by_email(ADMIN_EMAIL) is None:
+            create_user(ADMIN_EMAIL, PASSWORD, Role.admin)
+        culture = create_culture({"name": "Tomate", "variety": "Harzfeuer"})
+        db.session.commit()
+        return culture.id
+
+
+def test_upload_a_profile_watch_the_run_read_the_plan_and_save_it(
+    page: Page, tomato_culture, run_worker
+):
+    sign_in(page)
+    page.get_by_role("link", name="Fertilizer plans").first.click()
+    expect(page.get_by_role("heading", name="Fertilizer plans")).to_be_visible()
+
+    # A broken file is refused with the reason, and what was typed stays.
+    page.get_by_label("Crop profile file").set_input_files(
+        files=[{"name": "broken.json", "mimeType": "application/json", "buffer": b"{oops"}]
+    )
+    page.get_by_label("Region").fill("Kantō")
+    page.get_by_role("button", name="Recommend").click()
+    expect(page.get_by_text("This is not JSON")).to_be_visible()
+    expect(page.get_by_label("Region")).to_have_value("Kantō")
+    screenshot(page, "fertilizer-form-error")
+
+    page.get_by_label("Crop profile file").set_input_files(str(TOMATO_FILE))
+    page.get_by_label("Soil K status").select_option("low")
+    page.get_by_role("button", name="Recommend").click()
+    expect(page.locator("#plan-run progress")).to_be_visible()
+    run_worker()
+    expect(page.get_by_role("heading", name="Fertilizer plan #")).to_be_visible(timeout=30_000)
+
+    totals = page.locator("#plan-totals")
+    expect(totals).to_contain_text("P2O5")
+    expect(totals.locator("tr", has_text="K2O")).to_contain_text("36.14")  # K 30 ÷ 0.8301
+    expect(page.locator("#plan-applications")).to_contain_text("生育期, day ~40")
+    chart = page.locator("#season-chart")
+    expect(chart).to_be_visible()
+    expect(chart.locator("rect.bar-N")).to_have_count(5)  # basal, three topdressings, legend
+    expect(chart).to_contain_text("育苗期")
+    expect(page.locator("#plan-sources a").first).to_have_attribute(
+        "href", "https://www.fao.org/land-water/databases-and-software/crop-information/tomato/en/"
+    )
+    expect(page.locator("#plan-notes")).to_contain_text("K low × 1.5")
+    screenshot(page, "fertilizer-plan")
+
+    page.get_by_label("Culture").select_option(str(tomato_culture))
+    page.get_by_role("button", name="Save plan to culture").click()
+    expect(page.get_by_text("Saved to Tomate ‘Harzfeuer’")).to_be_visible()
+    page.locator("#saved-to a").click()
+    expect(page.locator("#plan-history")).to_contain_text("current")
+    expect(page.locator("#history")).to_contain_text("Fertilizer plan")
+    screenshot(page, "culture-plan-history")
