@@ -85,6 +85,21 @@ def screenshot(page: Page, name: str) -> Path:
     return path
 
 
+@pytest.fixture
+def admin(session_app, live_server) -> str:
+    """The administrator the browser tests sign in as; created once."""
+    from webapp.auth.accounts import create_user
+    from webapp.auth.models import User
+    from webapp.auth.roles import Role
+    from webapp.extensions import db
+
+    with session_app.app_context():
+        if User.by_email(ADMIN_EMAIL) is None:
+            create_user(ADMIN_EMAIL, PASSWORD, Role.admin)
+            db.session.commit()
+    return ADMIN_EMAIL
+
+
 def sign_in(page: Page, email: str = ADMIN_EMAIL, password: str = PASSWORD) -> None:
     page.goto("/login")
     page.get_by_label("Email").fill(email)

@@ -3,22 +3,16 @@
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import ADMIN_EMAIL, screenshot, sign_in
-from tests.support.app import PASSWORD
+from tests.browser.conftest import screenshot, sign_in
 from tests.support.cultures import add_crowded_tomato
-from webapp.auth.accounts import create_user
-from webapp.auth.models import User
-from webapp.auth.roles import Role
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def crowded_tomato(session_app, live_server) -> int:
-    """An administrator, and a tomato at 10 × 10 cm: its per-plant yield will be implausible."""
+def crowded_tomato(session_app, admin) -> int:
+    """A tomato at 10 × 10 cm: its per-plant yield will be implausible."""
     with session_app.app_context():
-        if User.by_email(ADMIN_EMAIL) is None:
-            create_user(ADMIN_EMAIL, PASSWORD, Role.admin)
         culture = add_crowded_tomato()
         return culture.id
 

@@ -3,12 +3,8 @@
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import ADMIN_EMAIL, screenshot, sign_in
+from tests.browser.conftest import screenshot, sign_in
 from tests.fertilizer.profiles import TOMATO_FILE
-from tests.support.app import PASSWORD
-from webapp.auth.accounts import create_user
-from webapp.auth.models import User
-from webapp.auth.roles import Role
 from webapp.cultures.catalog import create_culture
 from webapp.extensions import db
 
@@ -16,10 +12,8 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def tomato_culture(session_app, live_server) -> int:
+def tomato_culture(session_app, admin) -> int:
     with session_app.app_context():
-        if User.by_email(ADMIN_EMAIL) is None:
-            create_user(ADMIN_EMAIL, PASSWORD, Role.admin)
         culture = create_culture({"name": "Tomate", "variety": "Harzfeuer"})
         db.session.commit()
         return culture.id
