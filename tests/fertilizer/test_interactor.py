@@ -43,7 +43,7 @@ def test_happy_path_returns_a_plan_whose_applications_sum_to_the_totals():
     )
     assert result.plan.totals.N == 18.0
     assert len(result.plan.applications) >= 1 and result.plan.sources
-    assert result.warnings == [warning]
+    assert result.issues == [warning]
     (asked,) = gateway.asked
     assert asked.target_yield_kg_m2 == 6 and asked.soil_p == "low"
     assert asked.profile.crop_id == "tomato"

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from webapp.enrichment.providers import Usage
-from webapp.enrichment.vocabulary import Issue, Severity
+from webapp.enrichment.vocabulary import Issue
 from webapp.fertilizer.plan import FertilizerPlan, PlanInvalid, plan_from_dict
 from webapp.fertilizer.request import RecommendRequest, parse_request
 
@@ -48,10 +48,6 @@ class Recommendation:
     usage: Usage
     gateway: str
     model: str | None
-
-    @property
-    def warnings(self) -> list[Issue]:
-        return [i for i in self.issues if i.severity != Severity.info]
 
 
 def recommend(document: Mapping[str, Any], gateway: FertilizerRecommendGateway) -> Recommendation:

@@ -187,10 +187,6 @@ class FertilizerPlan:
         if problems:
             raise PlanInvalid(problems)
 
-    @property
-    def basal(self) -> Nutrients:
-        return sum((a.nutrients for a in self.applications if a.type == "basal"), Nutrients())
-
     def to_dict(self) -> dict[str, Any]:
         """The seed's response document: elemental, g/m², no unit key."""
         return {

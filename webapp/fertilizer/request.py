@@ -219,18 +219,3 @@ def parse_request(raw: Any) -> RecommendRequest:
         growth_period_days=days,
         organic=organic,
     )
-
-
-def request_document(request: RecommendRequest, profile: Mapping[str, Any]) -> dict[str, Any]:
-    """The request as JSON again (what a run stores), with the original profile object."""
-    document: dict[str, Any] = {"crop_profile": dict(profile)}
-    optional = {
-        "target_yield": request.target_yield_kg_m2,
-        "soil_p": request.soil_p,
-        "soil_k": request.soil_k,
-        "region": request.region,
-        "growth_period_days": request.growth_period_days,
-        "organic": None if request.organic.is_zero else request.organic.to_dict(),
-    }
-    document.update({key: value for key, value in optional.items() if value is not None})
-    return document
