@@ -34,6 +34,7 @@ def test_upload_a_profile_watch_the_run_read_the_plan_and_save_it(
     page.get_by_role("button", name="Recommend").click()
     expect(page.get_by_text("This is not JSON")).to_be_visible()
     expect(page.get_by_label("Region")).to_have_value("Kantō")
+    expect(page.get_by_label("…or paste the crop profile")).to_have_value("{oops")
     screenshot(page, "fertilizer-form-error")
 
     page.get_by_label("Crop profile file").set_input_files(str(TOMATO_FILE))

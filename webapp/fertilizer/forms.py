@@ -29,7 +29,7 @@ class PlanForm(FlaskForm):
     profile_file = FileField(
         "Crop profile file",
         validators=[FileAllowed(["json"], "Only .json crop profiles.")],
-        description="As `agrr crop` or `furrow crop export` writes it.",
+        description="JSON, as agrr crop or furrow crop export writes it.",
     )
     profile_json = TextAreaField("…or paste the crop profile", render_kw={"rows": 4})
     culture = SelectField("…or pick a culture", choices=[], validate_choice=False)
@@ -38,9 +38,9 @@ class PlanForm(FlaskForm):
     soil_k = SelectField("Soil K status", choices=SOIL_CHOICES, default="")
     region = StringField("Region")
     growth_period_days = StringField("Growth period", description="days")
-    organic_n = StringField("Organic N already applied", description="g/m²")
-    organic_p = StringField("Organic P", description="g/m²")
-    organic_k = StringField("Organic K", description="g/m²")
+    organic_n = StringField("Organic N", description="g/m², already applied")
+    organic_p = StringField("Organic P", description="g/m², already applied")
+    organic_k = StringField("Organic K", description="g/m², already applied")
     provider = SelectField("Provider", choices=[])
 
 

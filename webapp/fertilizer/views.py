@@ -105,10 +105,9 @@ def chosen_profile(form: PlanForm) -> tuple[Any, Culture | None]:
     upload = form.profile_file.data
     if upload and getattr(upload, "filename", ""):
         text = read_upload(upload.read())
-        profile = parse_profile_text(text, "profile_file")
-        # Shown again in the text box, so a problem elsewhere costs no second upload.
+        # Shown again in the text box: a problem anywhere costs no second upload.
         form.profile_json.data = text
-        return profile, None
+        return parse_profile_text(text, "profile_file"), None
     if (form.profile_json.data or "").strip():
         return parse_profile_text(form.profile_json.data, "profile_json"), None
     if form.culture.data:
