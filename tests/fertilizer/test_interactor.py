@@ -60,6 +60,7 @@ def test_happy_path_returns_a_plan_whose_applications_sum_to_the_totals():
         ({"crop_profile": profile("Tomato"), "organic": {"N": -1, "P": 0, "K": 0}}, "organic"),
         ({"crop_profile": profile("Tomato"), "growth_period_days": 0}, "growth_period_days"),
         ({"crop_profile": profile("Tomato"), "colour": "red"}, "colour"),
+        ({"crop_profile": profile("T" * 121)}, "crop_profile.crop.crop_id"),
         (
             {"crop_profile": profile("Tomato", area_per_unit="big")},
             "crop_profile.crop.area_per_unit",

@@ -88,7 +88,9 @@ def _fail(key: str, problem: str) -> RequestInvalid:
     return RequestInvalid(f"{key}: {problem}", {key: problem})
 
 
-def _text(raw: Mapping[str, Any], key: str, where: str, required: bool) -> str | None:
+def _text(
+    raw: Mapping[str, Any], key: str, where: str, required: bool, longest: int = 120
+) -> str | None:
     value = raw.get(key)
     if value is None and not required:
         return None
@@ -96,6 +98,8 @@ def _text(raw: Mapping[str, Any], key: str, where: str, required: bool) -> str |
         raise _fail(f"{where}.{key}", "missing key")
     if not isinstance(value, str) or not value.strip():
         raise _fail(f"{where}.{key}", "must be non-empty text")
+    if len(value.strip()) > longest:
+        raise _fail(f"{where}.{key}", f"must be at most {longest} characters")
     return value.strip()
 
 
