@@ -38,6 +38,8 @@ class Settings:
     sweep_seconds: float
     trusted_proxies: int
     secure_cookies: bool
+    # Hosts (or host:port) server-side page reads may reach although they are private.
+    fetch_allow_hosts: tuple[str, ...] = ()
 
     @property
     def embedded_redis_socket(self) -> Path:
@@ -213,4 +215,9 @@ def load_settings(env: dict[str, str] | None = None) -> Settings:
         sweep_seconds=_float(env, "FURROW_SWEEP_SECONDS", 5.0),
         trusted_proxies=_int(env, "FURROW_TRUSTED_PROXIES", 0, minimum=0),
         secure_cookies=_flag(env, "FURROW_SECURE_COOKIES"),
+        fetch_allow_hosts=tuple(
+            host.strip().lower()
+            for host in (env.get("FURROW_FETCH_ALLOW_HOSTS") or "").split(",")
+            if host.strip()
+        ),
     )

@@ -103,7 +103,9 @@ def test_undo_restores_an_apply_while_nothing_changed_since(culture):
     method = suggest(culture, "harvest_method", "per_sqm")
     result = apply(culture, [yield_, method])
     assert culture.expected_yield == Decimal("4.25")
-    undone = undo_group(result.group, values_of(culture), culture_writer(culture), None)
+    undone = undo_group(
+        result.group, lambda _id: values_of(culture), lambda _id: culture_writer(culture), None
+    )
     assert sorted(undone.restored) == ["expected_yield", "harvest_method"]
     assert culture.expected_yield is None and culture.harvest_method is None
     assert yield_.status == SuggestionStatus.pending
@@ -113,7 +115,9 @@ def test_undo_restores_an_apply_while_nothing_changed_since(culture):
 def test_undo_does_nothing_and_says_which_fields_changed_since(culture):
     result = apply(culture, [suggest(culture, "sowing_depth_cm", 2.0)])
     update_culture(culture, {"sowing_depth_cm": 3.0})
-    undone = undo_group(result.group, values_of(culture), culture_writer(culture), None)
+    undone = undo_group(
+        result.group, lambda _id: values_of(culture), lambda _id: culture_writer(culture), None
+    )
     assert undone.changed_since == ["sowing_depth_cm"] and undone.restored == []
     assert culture.sowing_depth_cm == 3.0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,6 +18,11 @@ class ScriptedOpenAI:
     def __init__(self) -> None:
         self.replies: deque[tuple[int, dict[str, Any]]] = deque()
         self.requests: list[tuple[str, dict[str, Any]]] = []
+        # Seconds each answer waits, and how many requests were being answered at once.
+        self.delay = 0.0
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self._lock = threading.Lock()
         handler = self._handler()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         # A short poll interval: shutdown waits for the next poll.
@@ -37,12 +43,20 @@ class ScriptedOpenAI:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
-                scripted.requests.append((self.path, json.loads(self.rfile.read(length) or b"{}")))
-                status, body = (
-                    scripted.replies.popleft()
-                    if scripted.replies
-                    else (500, {"error": {"message": "no scripted reply left"}})
-                )
+                with scripted._lock:
+                    scripted.in_flight += 1
+                    scripted.most_in_flight = max(scripted.most_in_flight, scripted.in_flight)
+                    scripted.requests.append(
+                        (self.path, json.loads(self.rfile.read(length) or b"{}"))
+                    )
+                    status, body = (
+                        scripted.replies.popleft()
+                        if scripted.replies
+                        else (500, {"error": {"message": "no scripted reply left"}})
+                    )
+                time.sleep(scripted.delay)
+                with scripted._lock:
+                    scripted.in_flight -= 1
                 payload = json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -56,8 +70,10 @@ class ScriptedOpenAI:
         return Handler
 
 
-def responses_body(answer: dict[str, Any], citations=(), searches: int = 1, tokens=(1000, 200)):
-    """A /v1/responses answer whose output text is the JSON answer."""
+def responses_body(
+    answer: dict[str, Any] | str, citations=(), searches: int = 1, tokens=(1000, 200)
+):
+    """A /v1/responses answer whose output text is the answer (JSON unless it is text)."""
     output: list[dict[str, Any]] = [
         {
             "type": "web_search_call",
@@ -67,7 +83,7 @@ def responses_body(answer: dict[str, Any], citations=(), searches: int = 1, toke
         }
         for n in range(searches)
     ]
-    text = json.dumps(answer)
+    text = answer if isinstance(answer, str) else json.dumps(answer)
     output.append(
         {
             "type": "message",
@@ -155,3 +171,52 @@ def openai_server() -> Iterator[ScriptedOpenAI]:
     yield server
     server.server.shutdown()
     server.server.server_close()
+
+
+def responses_function_call(name: str, arguments: dict[str, Any], call_id: str = "call_1"):
+    """A /v1/responses answer that asks us to run a function tool."""
+    return {
+        "id": "resp_fc",
+        "object": "response",
+        "created_at": 1700000000,
+        "status": "completed",
+        "model": "gpt-5-mini",
+        "output": [
+            {
+                "type": "function_call",
+                "id": f"fc_{call_id}",
+                "call_id": call_id,
+                "name": name,
+                "arguments": json.dumps(arguments),
+                "status": "completed",
+            }
+        ],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": 300,
+            "output_tokens": 20,
+            "total_tokens": 320,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
+
+
+def chat_tool_call(name: str, arguments: dict[str, Any], call_id: str = "call_1"):
+    """A chat completion that asks us to run a function tool."""
+    body = chat_body("")
+    body["choices"][0]["finish_reason"] = "tool_calls"
+    body["choices"][0]["message"] = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+        ],
+    }
+    return body

@@ -14,7 +14,7 @@ from webapp.auth.models import User
 from webapp.cultures.catalog import ENRICHABLE_FIELDS, typical_yield, update_culture, values_of
 from webapp.cultures.models import Culture
 from webapp.cultures.rules import notes_with_sources, postprocess, unique_sources
-from webapp.enrichment.models import Suggestion, SuggestionStatus, jsonable
+from webapp.enrichment.models import Change, Suggestion, SuggestionStatus, jsonable
 from webapp.enrichment.providers import culture_provider
 from webapp.enrichment.providers.openai_provider import ProviderError
 from webapp.enrichment.review import ApplyResult, UndoResult, apply_suggestions, undo_group
@@ -242,4 +242,11 @@ def review_queue(run: Run, show: str = "") -> list[ReviewItem]:
 
 
 def undo_on_culture(culture: Culture, group: str, user: User) -> UndoResult:
-    return undo_group(group, values_of(culture), culture_writer(culture), user)
+    targets = db.session.execute(
+        select(Change.target_type, Change.target_id).where(Change.apply_group == group).distinct()
+    ).all()
+    if any((kind, target_id) != (TARGET, culture.id) for kind, target_id in targets):
+        return UndoResult()  # an apply of another record is not this culture's to undo
+    return undo_group(
+        group, lambda _id: values_of(culture), lambda _id: culture_writer(culture), user
+    )

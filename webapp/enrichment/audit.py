@@ -21,11 +21,13 @@ def record_changes(
     user: User | None,
     source: str,
     run_id: int | None = None,
+    group: str | None = None,
 ) -> str | None:
-    """One Change per changed field, sharing a new group id, which is returned."""
+    """One Change per changed field, sharing a group id (new unless one is given: changes to
+    several records made together share one), which is returned."""
     if not changed:
-        return None
-    group = secrets.token_hex(8)
+        return group
+    group = group or new_group()
     for field, (old, new) in changed.items():
         db.session.add(
             Change(
@@ -41,6 +43,10 @@ def record_changes(
             )
         )
     return group
+
+
+def new_group() -> str:
+    return secrets.token_hex(8)
 
 
 def history(target_type: str, target_id: int, limit: int = 100) -> list[Change]:

@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from webapp.auth.models import User
 from webapp.database import utcnow
-from webapp.enrichment.audit import record_changes
+from webapp.enrichment.audit import new_group, record_changes
 from webapp.enrichment.models import Change, Suggestion, SuggestionStatus, jsonable
 from webapp.extensions import db
 
@@ -70,8 +70,10 @@ def apply_suggestions(
     write: Writer,
     user: User | None,
     reconfirmed: Iterable[str] = (),
+    group: str | None = None,
 ) -> ApplyResult:
-    """Apply the valid ones together, refuse the rest with reasons; audit as one group."""
+    """Apply the valid ones together, refuse the rest with reasons; audit as one group (the
+    given one, when several records are applied together)."""
     result = ApplyResult()
     ready: dict[str, Suggestion] = {}
     for suggestion in suggestions:
@@ -84,7 +86,13 @@ def apply_suggestions(
     if ready:
         first = next(iter(ready.values()))
         result.group = record_changes(
-            first.target_type, first.target_id, changed, user, "apply", run_id=first.run_id
+            first.target_type,
+            first.target_id,
+            changed,
+            user,
+            "apply",
+            run_id=first.run_id,
+            group=group,
         )
         for suggestion in ready.values():
             _decide(suggestion, SuggestionStatus.applied, user)
@@ -144,27 +152,41 @@ class UndoResult:
 
 
 def undo_group(
-    group: str, current: Mapping[str, Any], write: Writer, user: User | None
+    group: str,
+    current_of: Callable[[int], Mapping[str, Any]],
+    write_of: Callable[[int], Writer],
+    user: User | None,
 ) -> UndoResult:
-    """Restore the old values of one apply, only if none of its fields changed since."""
+    """Restore the old values of one apply — across every record it changed — only if none
+    of its fields changed since. current_of and write_of give a record's values and writer
+    by its id."""
     changes = list(db.session.scalars(select(Change).where(Change.apply_group == group)))
     result = UndoResult()
-    result.changed_since = [
-        c.field for c in changes if jsonable(current.get(c.field)) != c.new_value
-    ]
+    by_target: dict[int, list[Change]] = {}
+    for change in changes:
+        by_target.setdefault(change.target_id, []).append(change)
+    for target_id, mine in by_target.items():
+        current = current_of(target_id)
+        result.changed_since += [
+            c.field for c in mine if jsonable(current.get(c.field)) != c.new_value
+        ]
     if result.changed_since or not changes:
         return result
-    changed = write({c.field: c.old_value for c in changes})
+    undo = new_group()
     first = changes[0]
-    record_changes(first.target_type, first.target_id, changed, user, "undo", run_id=first.run_id)
-    applied = select(Suggestion).where(
-        Suggestion.target_type == first.target_type,
-        Suggestion.target_id == first.target_id,
-        Suggestion.run_id == first.run_id,
-        Suggestion.field.in_([c.field for c in changes]),
-        Suggestion.status == SuggestionStatus.applied,
-    )
-    for suggestion in db.session.scalars(applied):
-        suggestion.status = SuggestionStatus.pending
+    for target_id, mine in by_target.items():
+        changed = write_of(target_id)({c.field: c.old_value for c in mine})
+        record_changes(
+            first.target_type, target_id, changed, user, "undo", run_id=first.run_id, group=undo
+        )
+        applied = select(Suggestion).where(
+            Suggestion.target_type == first.target_type,
+            Suggestion.target_id == target_id,
+            Suggestion.run_id == first.run_id,
+            Suggestion.field.in_([c.field for c in mine]),
+            Suggestion.status == SuggestionStatus.applied,
+        )
+        for suggestion in db.session.scalars(applied):
+            suggestion.status = SuggestionStatus.pending
     result.restored = [c.field for c in changes]
     return result

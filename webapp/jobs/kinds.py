@@ -35,6 +35,16 @@ class RunKind(ABC):
         """The stage shown while key is processed."""
         return "working"
 
+    def concurrency(self, params: dict[str, Any]) -> int:
+        """How many items may be worked on at once. Above 1, process_item runs in worker
+        threads (each with its own app context and database session), results are kept in
+        batches through keep_results, and a cancel stops new items from starting."""
+        return 1
+
+    def keep_results(self, run: Any, results: dict[str, Any]) -> None:
+        """Store a batch of finished items' results (concurrent runs); by default on the run."""
+        run.results = {**run.results, **results}
+
     @classmethod
     def path(cls) -> str:
         return f"{cls.__module__}:{cls.__qualname__}"

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import logging
+import queue
 import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from decimal import Decimal
+from typing import Any
 
 from flask import current_app
 from rq import get_current_job
@@ -117,8 +121,23 @@ def _summary(run: Run) -> str:
     return text + (f", {errors} with errors." if errors else ".")
 
 
+# Stage changes reported by items working in threads ((key, stage) pairs).
+stage_events: queue.SimpleQueue[tuple[str, str]] = queue.SimpleQueue()
+# How often a concurrent run saves its finished items: often enough to watch, rarely enough
+# that ten thousand quick items are not ten thousand commits.
+SAVE_EVERY_SECONDS = 0.25
+
+
+def report_stage(key: str, stage: str) -> None:
+    """Called from an item's work to show what it is doing (searching, fetching …)."""
+    stage_events.put((key, stage))
+
+
 def work_through(run: Run, kind: RunKind) -> None:
     """Process the run's unfinished items in order, saving progress after each one."""
+    if kind.concurrency(run.params) > 1:
+        work_through_concurrently(run, kind)
+        return
     for key in run.pending_items:
         reason = _stop_reason(run.id)
         if reason == "cancelled":
@@ -146,6 +165,89 @@ def work_through(run: Run, kind: RunKind) -> None:
         run.heartbeat_at = utcnow()
         db.session.commit()
     _finish(run, RunStatus.succeeded, _summary(run))
+
+
+def _in_own_context(app, kind: RunKind, key: str, params: dict[str, Any], run_id: int) -> Any:
+    with app.app_context():
+        try:
+            return kind.process_item(key, params, run_id)
+        finally:
+            db.session.remove()
+
+
+def _outcome(future: Future) -> tuple[Any, str | None]:
+    try:
+        return future.result(), None
+    except ItemError as exc:
+        return None, str(exc)
+    except Exception as exc:
+        log.exception("an item of a concurrent run failed")
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def work_through_concurrently(run: Run, kind: RunKind) -> None:
+    """Up to kind.concurrency() items at once; finished ones are saved in batches. A cancel
+    lets the items in flight finish (their results are kept) and starts no new one."""
+    limit = kind.concurrency(run.params)
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    pending = iter(run.pending_items)
+    running: dict[Future, str] = {}
+    finished: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    stopping = _stop_reason(run.id)
+    last_save = time.monotonic()
+
+    def save(final: bool = False) -> None:
+        nonlocal last_save, stopping
+        if not final and time.monotonic() - last_save < SAVE_EVERY_SECONDS:
+            return
+        keys = [*finished, *errors]
+        if finished:
+            kind.keep_results(run, dict(finished))
+        run.item_errors = {**run.item_errors, **errors}
+        run.done_items = [*run.done_items, *keys]
+        run.done = len(run.done_items)
+        run.heartbeat_at = utcnow()
+        while not stage_events.empty():
+            key, stage = stage_events.get_nowait()
+            run.stage, run.message = stage, f"Working on {key}"
+        db.session.commit()
+        finished.clear()
+        errors.clear()
+        last_save = time.monotonic()
+        if not final and stopping is None:
+            stopping = _stop_reason(run.id)
+
+    last_check = time.monotonic()
+    with ThreadPoolExecutor(max_workers=limit, thread_name_prefix=f"run-{run.id}") as pool:
+        while True:
+            # Before starting more rows, look for a cancel (often enough to stop between rows,
+            # seldom enough that quick items do not wait on the database).
+            if stopping is None and len(running) < limit and time.monotonic() - last_check > 0.05:
+                stopping = _stop_reason(run.id)
+                last_check = time.monotonic()
+            while stopping is None and len(running) < limit:
+                key = next(pending, None)
+                if key is None:
+                    break
+                future = pool.submit(_in_own_context, app, kind, key, run.params, run.id)
+                running[future] = key
+            if not running:
+                break
+            done, _ = wait(running, timeout=SAVE_EVERY_SECONDS, return_when=FIRST_COMPLETED)
+            for future in done:
+                key = running.pop(future)
+                result, error = _outcome(future)
+                if error is not None:
+                    errors[key] = error
+                else:
+                    finished[key] = result
+            save()
+    save(final=True)
+    if stopping == "cancelled":
+        _finish(run, RunStatus.cancelled, f"Cancelled; {_summary(run)}")
+    elif stopping is None:
+        _finish(run, RunStatus.succeeded, _summary(run))
 
 
 def execute_run(run_id: int, kind_path: str) -> str:

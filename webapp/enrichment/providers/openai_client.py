@@ -63,7 +63,7 @@ class StructuredClient:
             return self._chat(instructions, prompt, schema, name, usage), []
         return self._responses(instructions, prompt, schema, name, usage)
 
-    def _temperature(self) -> dict[str, float]:
+    def temperature_args(self) -> dict[str, float]:
         return {} if is_reasoning_model(self.model) else {"temperature": CHAT_TEMPERATURE}
 
     def _responses(self, instructions, prompt, schema, name, usage) -> tuple[str, list[Evidence]]:
@@ -75,7 +75,7 @@ class StructuredClient:
             text={
                 "format": {"type": "json_schema", "name": name, "schema": schema, "strict": True}
             },
-            **self._temperature(),
+            **self.temperature_args(),
         )
         if response.usage:
             usage.input_tokens += response.usage.input_tokens
@@ -104,7 +104,7 @@ class StructuredClient:
                 "type": "json_schema",
                 "json_schema": {"name": name, "schema": schema, "strict": True},
             },
-            **self._temperature(),
+            **self.temperature_args(),
         )
         if completion.usage:
             usage.input_tokens += completion.usage.prompt_tokens
