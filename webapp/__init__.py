@@ -56,7 +56,10 @@ def register_blueprints(app: Flask) -> None:
     from webapp.errors import register_error_handlers
     from webapp.fertilizer import views as fertilizer_views
     from webapp.jobs import views as run_views
+    from webapp.library import views as library_views
     from webapp.main import views as main_views
+    from webapp.tables import enrich_views
+    from webapp.tables import views as table_views
 
     for blueprint in (
         main_views.bp,
@@ -69,6 +72,11 @@ def register_blueprints(app: Flask) -> None:
         culture_views.runs_api,
         fertilizer_views.bp,
         fertilizer_views.api,
+        library_views.bp,
+        library_views.api,
+        table_views.bp,
+        table_views.api,
+        enrich_views.runs_api,
         api.bp,
     ):
         app.register_blueprint(blueprint)

@@ -19,6 +19,16 @@ class Page:
     def pages(self) -> int:
         return max(1, -(-self.total // self.per_page))
 
+    def as_json(self, name: str, items: list[Any]) -> dict[str, Any]:
+        """An API list answer: the items under name, with where this page stands."""
+        return {
+            name: items,
+            "page": self.number,
+            "per_page": self.per_page,
+            "total": self.total,
+            "pages": self.pages,
+        }
+
 
 def paginate(query: Select, number: int, per_page: int) -> Page:
     """One page of a select's rows, with the total count of all of them."""

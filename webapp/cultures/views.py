@@ -381,13 +381,7 @@ def invalid(exc: CultureInvalid):
 def api_index():
     filters = CultureFilters.from_args(request.args)
     page = page_of(filters, page_number(request.args), per_page(request.args, PER_PAGE))
-    return jsonify(
-        cultures=[to_dict(c) for c in page.items],
-        page=page.number,
-        per_page=page.per_page,
-        total=page.total,
-        pages=page.pages,
-    )
+    return jsonify(page.as_json("cultures", [to_dict(c) for c in page.items]))
 
 
 @api.post("")

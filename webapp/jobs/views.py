@@ -152,13 +152,7 @@ def start_integrity_check():
 def api_list_runs():
     filters = RunFilters.from_args(request.args, current_user.id)
     page = page_of_runs(filters, page_number(request.args), per_page(request.args, PER_PAGE))
-    return jsonify(
-        runs=[run.to_dict() for run in page.items],
-        page=page.number,
-        per_page=page.per_page,
-        total=page.total,
-        pages=page.pages,
-    )
+    return jsonify(page.as_json("runs", [run.to_dict() for run in page.items]))
 
 
 @api.get("/runs/<int:run_id>")

@@ -39,7 +39,12 @@ WORKSPACES = (
         "N-P-K plans that add up, basal and topdress.",
         ready=True,
     ),
-    Workspace("tables", "Research tables", "Fill a column for many rows with research."),
+    Workspace(
+        "tables",
+        "Research tables",
+        "Fill a column for many rows with research.",
+        ready=True,
+    ),
     Workspace("systems", "Farm systems", "Rotations, interventions and indicators such as IFT."),
     Workspace("registry", "Registry reviews", "Carbon-project documents against a checklist."),
 )

@@ -1,0 +1,32 @@
+"""Research tables built straight from the models, for tests of what uses them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webapp.extensions import db
+from webapp.tables.models import DataTable, TableColumn, TableRow
+
+
+def make_table(name: str, columns: list[tuple], rows: list[dict[str, Any]]) -> DataTable:
+    """columns: (name, type[, options[, unit]]); rows: {column name: stored value}."""
+    table = DataTable(name=name)
+    for position, spec in enumerate(columns):
+        column_name, column_type, *rest = spec
+        table.columns.append(
+            TableColumn(
+                name=column_name,
+                type=column_type,
+                options=list(rest[0]) if rest else [],
+                unit=rest[1] if len(rest) > 1 else None,
+                position=position,
+            )
+        )
+    db.session.add(table)
+    db.session.flush()
+    keys = {c.name: c.key for c in table.columns}
+    for position, values in enumerate(rows):
+        cells = {keys[k]: v for k, v in values.items() if v is not None}
+        db.session.add(TableRow(table_id=table.id, position=position, cells=cells))
+    db.session.commit()
+    return table

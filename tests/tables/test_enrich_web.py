@@ -1,0 +1,160 @@
+"""Enriching a column through the pages and the API with a real worker: computation, the
+offline lookup over uploaded documents, review, apply, undo."""
+
+import pytest
+
+from tests.support.app import wait_for
+from tests.support.tables import make_table
+from webapp.extensions import db
+from webapp.jobs.models import Run, RunStatus
+from webapp.library.documents import add_document
+from webapp.tables.models import TableRow
+
+pytestmark = pytest.mark.worker
+
+
+def finished(run_id: int) -> Run:
+    def done():
+        db.session.expire_all()
+        run = db.session.get(Run, run_id)
+        db.session.commit()
+        return run if run and run.status == RunStatus.succeeded else None
+
+    return wait_for(done, timeout=30)
+
+
+@pytest.fixture
+def orders(app):
+    return make_table(
+        "Orders",
+        [("Item", "text"), ("Price", "number"), ("Qty", "number"), ("Total", "number")],
+        [{"Item": "seed", "Price": 2.5, "Qty": 4}, {"Item": "tray", "Price": 3, "Qty": 2}],
+    )
+
+
+def test_enrich_by_computation_review_apply_and_undo(client_as, orders, worker):
+    editor = client_as("editor")
+    page = editor.get(f"/tables/{orders.id}").get_data(as_text=True)
+    assert 'id="enrich-form"' in page and "Quick Lookup" in page and "Computation" in page
+    started = editor.submit(
+        f"/tables/{orders.id}/enrich",
+        {"column": "Total", "strategy": "computation", "formula": "{Price} * {Qty}"},
+        page=f"/tables/{orders.id}",
+    )
+    assert started.status_code == 302
+    run_url = started.headers["Location"]
+    run_id = int(run_url.rstrip("/").split("/")[-1])
+    finished(run_id)
+    review = editor.get(run_url).get_data(as_text=True)
+    assert "Computation: {Price} * {Qty} — found 2 of 2 rows" in review
+    assert 'id="proposal"' in review and 'value="10"' in review and 'value="6"' in review
+    rows = {r.cells[orders.column_named("Item").key]: r.id for r in db.session.query(TableRow)}
+    applied = editor.submit(
+        f"/tables/{orders.id}/runs/{run_id}/apply",
+        {"apply": [str(rows["seed"])]},
+        page=run_url,
+    )
+    assert applied.status_code == 302 and "undo=" in applied.headers["Location"]
+    after = editor.get(applied.headers["Location"]).get_data(as_text=True)
+    assert "Applied 1 row(s)." in after and "Undo this apply" in after
+    total = orders.column_named("Total").key
+    db.session.expire_all()
+    assert db.session.get(TableRow, rows["seed"]).cells[total] == 10
+    assert total not in db.session.get(TableRow, rows["tray"]).cells  # not chosen, not applied
+    group = applied.headers["Location"].split("undo=")[1]
+    undone = editor.submit(f"/tables/{orders.id}/undo/{group}", {"back": run_url}, page=run_url)
+    assert undone.status_code == 302
+    db.session.expire_all()
+    assert total not in db.session.get(TableRow, rows["seed"]).cells
+    viewer = client_as("viewer")
+    refused = viewer.submit(
+        f"/tables/{orders.id}/runs/{run_id}/apply", {"apply": [str(rows["seed"])]}, page=run_url
+    )
+    assert refused.status_code == 403
+
+
+def test_a_bad_request_shows_its_reason_and_starts_nothing(client_as, orders, idle_queue):
+    editor = client_as("editor")
+    response = editor.post(
+        f"/tables/{orders.id}/enrich",
+        data={"column": "Total", "strategy": "lookup", "csrf_token": editor.csrf_token("/")},
+        headers={"HX-Request": "true"},
+    )
+    assert response.status_code == 422
+    assert "Quick Lookup needs a question." in response.get_data(as_text=True)
+    assert db.session.query(Run).count() == 0
+
+
+def test_the_offline_lookup_answers_from_uploaded_documents(app, client_as, worker):
+    add_document(
+        "acme.txt",
+        b"Acme Corp history.\n\nAcme Corp was founded in 2010 in Lyon by two agronomists.",
+        "Acme history",
+        None,
+    )
+    table = make_table(
+        "Firms",
+        [("Company", "text"), ("Founded", "number")],
+        [{"Company": "Acme Corp"}, {"Company": "Zzyzx Quux"}],
+    )
+    editor = client_as("editor")
+    headers = {"X-CSRFToken": editor.csrf_token("/")}
+    started = editor.post(
+        f"/api/v1/tables/{table.id}/enrich",
+        json={
+            "target_column": "Founded",
+            "strategy": "lookup",
+            "params": {"question": "When was {Company} founded?"},
+        },
+        headers=headers,
+    )
+    assert started.status_code == 202
+    run_id = started.get_json()["run_id"]
+    finished(run_id)
+    document = editor.get(f"/api/v1/runs/{run_id}/proposal").get_json()
+    assert document["reasoning"].endswith("— found 1 of 2 rows")
+    acme, other = document["research_log"]
+    assert (acme["status"], acme["value"], acme["confidence"]) == ("found", 2010, "medium")
+    assert acme["steps"][0]["type"] == "search"
+    assert acme["sources"][0]["title"] == "Acme history"
+    assert other["status"] == "not_found" and other["value"] is None
+    assert document["operations"] == [
+        {"action": "update", "row_id": acme["row_id"], "changes": {"Founded": 2010}}
+    ]
+    applied = editor.post(
+        f"/api/v1/runs/{run_id}/apply",
+        json={"row_ids": [acme["row_id"], other["row_id"]]},
+        headers=headers,
+    )
+    assert applied.status_code == 422
+    body = applied.get_json()
+    assert body["applied"] == [acme["row_id"]] and body["undo_group"]
+    assert body["refused"] == [
+        {
+            "row_id": other["row_id"],
+            "code": "no_suggestion",
+            "message": "The run proposed nothing for this row.",
+        }
+    ]
+
+
+def test_the_api_takes_at_most_twenty_rows_per_call(client_as, idle_queue):
+    table = make_table(
+        "Big", [("Name", "text"), ("Score", "number")], [{"Name": f"n{i}"} for i in range(21)]
+    )
+    editor = client_as("editor")
+    headers = {"X-CSRFToken": editor.csrf_token("/")}
+    body = {"target_column": "Score", "strategy": "computation", "params": {"formula": "1"}}
+    too_many = editor.post(f"/api/v1/tables/{table.id}/enrich", json=body, headers=headers)
+    assert too_many.status_code == 422
+    assert too_many.get_json()["error"]["message"].startswith("At most 20 rows per call")
+    ids = [r.id for r in db.session.query(TableRow).limit(20)]
+    ok = editor.post(
+        f"/api/v1/tables/{table.id}/enrich", json={**body, "row_ids": ids}, headers=headers
+    )
+    assert ok.status_code == 202
+    bad = editor.post(
+        f"/api/v1/tables/{table.id}/enrich", json={**body, "row_ids": "all"}, headers=headers
+    )
+    assert bad.status_code == 422
+    assert editor.get("/api/v1/runs/999999/proposal").status_code == 404

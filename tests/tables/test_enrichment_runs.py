@@ -1,0 +1,186 @@
+"""Enrichment runs: concurrency limits, cancellation keeping partial results, the offline
+path over uploaded documents, the proposal, apply and undo, and the API."""
+
+import dataclasses
+import threading
+
+import pytest
+from flask import current_app
+
+from tests.support.app import wait_for
+from tests.support.openai_server import responses_body
+from tests.support.tables import make_table
+from webapp.enrichment.models import Change
+from webapp.extensions import db
+from webapp.jobs.models import Run, RunStatus
+from webapp.jobs.queue import request_cancel
+from webapp.jobs.runner import work_through
+from webapp.tables.enrichment import (
+    TableEnrichment,
+    apply_rows,
+    proposal,
+    research_log,
+    start_enrichment,
+    undo_table_apply,
+)
+from webapp.tables.models import TableRow
+
+COMPANIES = [f"Company {n}" for n in range(9)]
+
+
+@pytest.fixture
+def companies(app):
+    return make_table(
+        "Firms", [("Company", "text"), ("Founded", "number")], [{"Company": c} for c in COMPANIES]
+    )
+
+
+@pytest.fixture
+def openai_app(app, openai_server):
+    """The app pointed at the loopback OpenAI server for this test."""
+    saved = current_app.config["FURROW"]
+    current_app.config["FURROW"] = dataclasses.replace(
+        saved, provider="openai", openai_base_url=openai_server.base_url, openai_api_key="sk-t"
+    )
+    yield openai_server
+    current_app.config["FURROW"] = saved
+
+
+def run_here(run: Run) -> Run:
+    """Work the run in this process, as a worker would (its job waits on an idle queue)."""
+    db.session.execute(db.update(Run).where(Run.id == run.id).values(status=RunStatus.running))
+    db.session.commit()
+    db.session.refresh(run)
+    work_through(run, TableEnrichment())
+    db.session.refresh(run)
+    return run
+
+
+def lookup_params():
+    return {"question": "What year was {Company} founded?"}
+
+
+def test_lookup_rows_run_three_at_a_time(make_user, companies, idle_queue, openai_app):
+    openai_app.delay = 0.2
+    for n in range(9):
+        openai_app.reply(responses_body(str(2000 + n), searches=1))
+    run = start_enrichment(
+        companies, "Founded", "lookup", lookup_params(), None, make_user("editor")
+    )
+    run = run_here(run)
+    assert run.status == RunStatus.succeeded
+    assert openai_app.most_in_flight == 3  # the lookup limit, reached and never passed
+    found = {e["label"]: e["value"] for e in research_log(run)}
+    assert sorted(found.values()) == list(range(2000, 2009))
+    assert run.web_searches == 9 and run.input_tokens == 9000
+
+
+def test_cancel_stops_between_rows_and_keeps_what_finished(
+    app, make_user, companies, idle_queue, openai_app
+):
+    openai_app.delay = 0.3
+    for n in range(9):
+        openai_app.reply(responses_body(str(2000 + n), searches=1))
+    user = make_user("editor")
+    run = start_enrichment(companies, "Founded", "lookup", lookup_params(), None, user)
+    run_id = run.id
+
+    def work():
+        with app.app_context():
+            run_here(db.session.get(Run, run_id))
+
+    worker = threading.Thread(target=work)
+    worker.start()
+
+    def some_done():
+        db.session.expire_all()
+        done = len(research_log(db.session.get(Run, run_id)))
+        db.session.commit()
+        return done >= 3
+
+    wait_for(some_done, timeout=20)
+    request_cancel(db.session.get(Run, run_id))
+    worker.join(timeout=30)
+    db.session.expire_all()
+    run = db.session.get(Run, run_id)
+    assert run.status == RunStatus.cancelled
+    kept = research_log(run)
+    assert 3 <= len(kept) < 9
+    assert len(proposal(run)["operations"]) == len(kept)  # what finished can still be applied
+
+
+def test_computation_proposal_apply_and_undo(app, make_user, idle_queue):
+    table = make_table(
+        "Orders",
+        [("Item", "text"), ("Price", "number"), ("Qty", "number"), ("Total", "number")],
+        [
+            {"Item": "seed", "Price": 2.5, "Qty": 4},
+            {"Item": "twine", "Price": 1, "Qty": None},
+            {"Item": "tray", "Price": 3, "Qty": 2, "Total": 1},
+        ],
+    )
+    user = make_user("editor")
+    run = start_enrichment(
+        table, "total", "computation", {"formula": "{Price} * {qty}"}, None, user
+    )
+    run = run_here(run)
+    document = proposal(run)
+    assert document["reasoning"] == "Computation: {Price} * {qty} — found 2 of 3 rows"
+    statuses = {e["label"]: e["status"] for e in document["research_log"]}
+    assert statuses == {"seed": "found", "twine": "skipped", "tray": "found"}
+    rows = {r.cells[table.column_named("Item").key]: r for r in db.session.query(TableRow)}
+    total = table.column_named("Total")
+    assert [op["changes"] for op in document["operations"]] == [{"Total": 10}, {"Total": 6}]
+
+    result = apply_rows(run, [rows["seed"].id, rows["tray"].id, rows["twine"].id], user)
+    assert result.applied == [rows["seed"].id, rows["tray"].id]
+    assert result.refused == [
+        {"row_id": rows["twine"].id, "code": "no_suggestion",
+         "message": "The run proposed nothing for this row."}
+    ]  # fmt: skip
+    assert rows["seed"].value(total) == 10 and rows["tray"].value(total) == 6
+    changes = db.session.query(Change).filter_by(apply_group=result.group).all()
+    assert {(c.target_id, c.old_value, c.new_value) for c in changes} == {
+        (rows["seed"].id, None, 10),
+        (rows["tray"].id, 1, 6),
+    }
+    again = apply_rows(run, [rows["seed"].id], user)
+    assert again.refused[0]["code"] == "not_open"
+
+    assert undo_table_apply(table, result.group, user) == []
+    db.session.expire_all()
+    assert rows["seed"].value(total) is None and rows["tray"].value(total) == 1
+    assert len(proposal(run)["operations"]) == 2  # open again after the undo
+
+
+def test_an_invalid_value_is_refused_until_edited(app, make_user, idle_queue):
+    table = make_table(
+        "Crops", [("Crop", "text"), ("Season", "select", ["spring", "autumn"])],
+        [{"Crop": "oat"}],
+    )  # fmt: skip
+    user = make_user("editor")
+    run = start_enrichment(table, "Season", "computation", {"formula": "'summer'"}, None, user)
+    run = run_here(run)
+    (entry,) = research_log(run)
+    assert (entry["valid"], entry["confidence"]) == (False, "low")
+    row_id = entry["row_id"]
+    refused = apply_rows(run, [row_id], user)
+    assert refused.refused[0]["code"] == "invalid_suggestion"
+    still = apply_rows(run, [row_id], user, {row_id: "winter"})
+    assert still.refused[0]["code"] == "invalid_value"
+    edited = apply_rows(run, [row_id], user, {row_id: "Autumn"})
+    assert edited.applied == [row_id]
+    assert db.session.get(TableRow, row_id).cells[table.column_named("Season").key] == "autumn"
+
+
+def test_starting_checks_the_request(app, make_user, companies, idle_queue):
+    user = make_user("editor")
+    with pytest.raises(ValueError, match="no column called 'Revenue'"):
+        start_enrichment(companies, "Revenue", "lookup", lookup_params(), None, user)
+    with pytest.raises(ValueError, match="Quick Lookup needs a question"):
+        start_enrichment(companies, "Founded", "lookup", {}, None, user)
+    with pytest.raises(ValueError, match="names 'CEO', which is not a column"):
+        start_enrichment(companies, "Founded", "lookup", {"question": "{CEO}?"}, None, user)
+    with pytest.raises(ValueError, match="At most 5 rows per call"):
+        start_enrichment(companies, "Founded", "lookup", lookup_params(), None, user, limit=5)
+    assert db.session.query(Run).count() == 0

@@ -1,0 +1,1 @@
+"""The document library: uploaded documents and the reference library, searchable as passages."""

@@ -1,0 +1,555 @@
+"""Research tables: creating tables and columns, rows and audited cells, CSV import and export.
+
+Plain functions over the models; the caller commits, or rolls back when TableInvalid is raised.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from sqlalchemy import func, insert, select
+
+from webapp.auth.models import User
+from webapp.cultures.importing import decode
+from webapp.database import utcnow
+from webapp.enrichment.audit import record_changes
+from webapp.extensions import db
+from webapp.pagination import Page, paginate
+from webapp.tables.cells import COLUMN_TYPES, CellInvalid, display, infer_type, parse_cell
+from webapp.tables.models import ROW_TARGET, DataTable, TableColumn, TableRow
+
+NAME_LIMIT = 120
+UNIT_LIMIT = 32
+OPTION_LIMIT = 120
+MAX_COLUMNS = 100
+MAX_ROWS = 10_000
+MAX_UPLOAD_BYTES = 5 * 1024 * 1024
+PER_PAGE = 50
+# Enough to correct a file by; the rest are counted in one closing line.
+MAX_LISTED_PROBLEMS = 100
+DELIMITERS = {",": "commas", ";": "semicolons", "\t": "tabs"}
+STEPS = {"left": -1, "up": -1, "right": 1, "down": 1}
+QUOTED = re.compile(r'"[^"]*"')
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason something cannot be stored.
+
+    field: what is wrong ("name", "type", "options", "unit", "columns", "rows", "file");
+    index: the column definition's place in the list given (0-based);
+    row: the row's place in the rows given (0-based); column: the column's name.
+    """
+
+    message: str
+    field: str | None = None
+    index: int | None = None
+    row: int | None = None
+    column: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {key: value for key, value in asdict(self).items() if value is not None}
+
+
+class TableInvalid(ValueError):
+    def __init__(self, errors: list[Problem]) -> None:
+        super().__init__("; ".join(p.message for p in errors[:3]))
+        self.errors = errors
+
+
+def _touch(table: DataTable) -> None:
+    table.updated_at = utcnow()
+
+
+# Tables and columns
+
+
+def _text(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _name_problem(name: str, what: str) -> str | None:
+    if not name:
+        return f"Give the {what} a name."
+    if len(name) > NAME_LIMIT:
+        return f"A {what} name is limited to {NAME_LIMIT} characters."
+    return None
+
+
+def _table_name(raw: Any, problems: list[Problem]) -> str:
+    name = _text(raw)
+    message = _name_problem(name, "table")
+    if message is None:
+        # Compared in Python: SQLite's lower() only folds ASCII letters.
+        taken = db.session.scalars(select(DataTable.name))
+        if any(other.casefold() == name.casefold() for other in taken):
+            message = f"There is already a table named “{name}”."
+    if message:
+        problems.append(Problem(message, field="name"))
+    return name
+
+
+def _options(raw: Any) -> list[str]:
+    """Distinct options in the order given (case-insensitively distinct, as parse_cell matches)."""
+    if not isinstance(raw, list | tuple):
+        return []
+    options: list[str] = []
+    for item in raw:
+        option = str(item).strip() if item is not None else ""
+        if option and option.casefold() not in {o.casefold() for o in options}:
+            options.append(option)
+    return options
+
+
+def _column(
+    definition: Any, index: int | None, taken: set[str], problems: list[Problem]
+) -> TableColumn:
+    """A new column from {"name", "type", "unit"?, "options"?}; problems are added, not raised."""
+    if not isinstance(definition, Mapping):
+        message = "Give each column as an object with a name and a type."
+        problems.append(Problem(message, field="columns", index=index))
+        return TableColumn()
+    name = _text(definition.get("name"))
+    column_type = _text(definition.get("type")) or "text"
+    unit = _text(definition.get("unit")) or None
+    options = _options(definition.get("options"))
+
+    def problem(field_name: str, message: str) -> None:
+        problems.append(Problem(message, field=field_name, index=index, column=name or None))
+
+    message = _name_problem(name, "column")
+    if message is None and name.casefold() in taken:
+        message = f"There is already a column named “{name}”."
+    if message:
+        problem("name", message)
+    taken.add(name.casefold())
+    if column_type not in COLUMN_TYPES:
+        problem("type", f"Choose a type: {', '.join(COLUMN_TYPES)}.")
+    if column_type == "select":
+        if not options:
+            problem("options", "A select column needs at least one option.")
+        elif any(len(o) > OPTION_LIMIT for o in options):
+            problem("options", f"An option is limited to {OPTION_LIMIT} characters.")
+    else:
+        # The import preview keeps inferred options in the box when a person picks another type.
+        options = []
+    if unit is not None:
+        if column_type != "number":
+            problem("unit", "Only number columns have a unit.")
+        elif len(unit) > UNIT_LIMIT:
+            problem("unit", f"A unit is limited to {UNIT_LIMIT} characters.")
+    return TableColumn(name=name, type=column_type, unit=unit, options=options)
+
+
+def _new_table(name: Any, definitions: Any, user: User | None) -> DataTable:
+    """A checked table with its columns, not yet in the session."""
+    problems: list[Problem] = []
+    clean_name = _table_name(name, problems)
+    columns: list[TableColumn] = []
+    if not isinstance(definitions, list) or not definitions:
+        problems.append(Problem("Give the table at least one column.", field="columns"))
+    elif len(definitions) > MAX_COLUMNS:
+        problems.append(Problem(f"A table has at most {MAX_COLUMNS} columns.", field="columns"))
+    else:
+        taken: set[str] = set()
+        columns = [_column(d, i, taken, problems) for i, d in enumerate(definitions)]
+    if problems:
+        raise TableInvalid(problems)
+    for position, column in enumerate(columns):
+        column.position = position
+    return DataTable(name=clean_name, created_by=user, columns=columns)
+
+
+def create_table(name: str, columns: list[dict[str, Any]], user: User | None) -> DataTable:
+    """A new table with columns [{"name", "type", "unit"?, "options"?}]; TableInvalid lists
+    every problem at once."""
+    table = _new_table(name, columns, user)
+    db.session.add(table)
+    db.session.flush()
+    return table
+
+
+def delete_table(table: DataTable) -> None:
+    db.session.delete(table)
+
+
+def add_column(
+    table: DataTable,
+    name: str,
+    column_type: str = "text",
+    unit: str | None = None,
+    options: Sequence[str] = (),
+) -> TableColumn:
+    problems: list[Problem] = []
+    if len(table.columns) >= MAX_COLUMNS:
+        raise TableInvalid([Problem(f"A table has at most {MAX_COLUMNS} columns.", "columns")])
+    taken = {c.name.casefold() for c in table.columns}
+    definition = {"name": name, "type": column_type, "unit": unit, "options": list(options)}
+    column = _column(definition, None, taken, problems)
+    if problems:
+        raise TableInvalid(problems)
+    column.position = max((c.position for c in table.columns), default=-1) + 1
+    table.columns.append(column)
+    _touch(table)
+    db.session.flush()
+    return column
+
+
+def rename_column(column: TableColumn, name: str) -> None:
+    clean = _text(name)
+    message = _name_problem(clean, "column")
+    others = {c.name.casefold() for c in column.table.columns if c is not column}
+    if message is None and clean.casefold() in others:
+        message = f"There is already a column named “{clean}”."
+    if message:
+        raise TableInvalid([Problem(message, field="name", column=column.name)])
+    column.name = clean
+    _touch(column.table)
+
+
+def _renumber(table: DataTable, columns: list[TableColumn]) -> None:
+    for position, column in enumerate(columns):
+        column.position = position
+    table.columns = columns  # keeps the loaded list in the new order
+
+
+def move_column(column: TableColumn, to: int | str) -> None:
+    """Move a column one step ("left"/"up", "right"/"down") or to an index (0-based, clamped)."""
+    table = column.table
+    columns = list(table.columns)
+    index = columns.index(column)
+    if isinstance(to, str) and to in STEPS:
+        target = index + STEPS[to]
+    elif isinstance(to, int) and not isinstance(to, bool):
+        target = to
+    else:
+        raise TableInvalid([Problem("Move a column left, right or to a position.", "position")])
+    columns.insert(max(0, min(len(columns) - 1, target)), columns.pop(index))
+    _renumber(table, columns)
+    _touch(table)
+
+
+def delete_column(column: TableColumn) -> None:
+    """Remove the column and its value from every row (the audit trail keeps old changes)."""
+    table = column.table
+    key = column.key
+    rows = db.session.scalars(select(TableRow).where(TableRow.table_id == table.id))
+    for row in rows:
+        if key in (row.cells or {}):
+            # A new dict: SQLAlchemy does not see changes made inside a JSON value.
+            row.cells = {k: v for k, v in row.cells.items() if k != key}
+    _renumber(table, [c for c in table.columns if c is not column])
+    _touch(table)
+    db.session.flush()
+
+
+# Rows and cells
+
+
+def _parse_rows(columns: Sequence[TableColumn], rows: Any) -> list[dict[int, Any]]:
+    """Each row as {column index: stored value}; every value is checked before any is kept."""
+    if not isinstance(rows, list) or not rows:
+        raise TableInvalid([Problem("Give at least one row.", field="rows")])
+    if len(rows) > MAX_ROWS:
+        raise TableInvalid([Problem(f"At most {MAX_ROWS:,} rows at once.", field="rows")])
+    by_name = {c.name.casefold(): (i, c) for i, c in enumerate(columns)}
+    problems: list[Problem] = []
+    parsed: list[dict[int, Any]] = []
+    for number, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            problems.append(Problem("Give the row as an object of column name: value.", row=number))
+            continue
+        values: dict[int, Any] = {}
+        for name, raw in row.items():
+            index, column = by_name.get(str(name).strip().casefold(), (None, None))
+            try:
+                if column is None:
+                    raise CellInvalid(f"There is no column named “{name}”.")
+                if isinstance(raw, list | dict):
+                    raise CellInvalid("Give one value, not a list or an object.")
+                value = parse_cell(column.type, raw, column.options)
+            except CellInvalid as exc:
+                problems.append(Problem(str(exc), row=number, column=str(name)))
+                continue
+            if value is not None:
+                values[index] = value
+        parsed.append(values)
+    if problems:
+        listed = problems[:MAX_LISTED_PROBLEMS]
+        if len(problems) > len(listed):
+            more = len(problems) - len(listed)
+            listed.append(Problem(f"… and {more} more value(s) that do not fit.", field="rows"))
+        raise TableInvalid(listed)
+    return parsed
+
+
+def _insert_rows(
+    table: DataTable, parsed: list[dict[int, Any]], user: User | None, source: str | None
+) -> list[int]:
+    """Insert in one statement (an import may bring 10,000 rows); with a source, the new values
+    are audited as changes from empty."""
+    columns = list(table.columns)
+    start = db.session.scalar(
+        select(func.coalesce(func.max(TableRow.position), -1)).where(TableRow.table_id == table.id)
+    )
+    cells = [{columns[i].key: value for i, value in values.items()} for values in parsed]
+    ids = list(
+        db.session.scalars(
+            insert(TableRow).returning(TableRow.id, sort_by_parameter_order=True),
+            [
+                {"table_id": table.id, "position": start + 1 + n, "cells": row_cells}
+                for n, row_cells in enumerate(cells)
+            ],
+        )
+    )
+    if source is not None:
+        for row_id, row_cells in zip(ids, cells, strict=True):
+            changes = {key: (None, value) for key, value in row_cells.items()}
+            record_changes(ROW_TARGET, row_id, changes, user, source)
+    _touch(table)
+    return ids
+
+
+def add_rows(
+    table: DataTable, rows: list[dict[str, Any]], user: User | None, source: str = "manual"
+) -> list[int]:
+    """Rows of {column name: raw value}, all or none; returns the new rows' ids in order."""
+    parsed = _parse_rows(table.columns, rows)
+    return _insert_rows(table, parsed, user, source)
+
+
+def delete_rows(table: DataTable, row_ids: Sequence[int]) -> int:
+    rows = db.session.scalars(
+        select(TableRow).where(TableRow.table_id == table.id, TableRow.id.in_(row_ids))
+    ).all()
+    for row in rows:
+        db.session.delete(row)
+    if rows:
+        _touch(table)
+    return len(rows)
+
+
+def set_cell(row: TableRow, column: TableColumn, raw: Any, user: User | None) -> bool:
+    """Parse and store one cell; a real change is audited. Whether it changed is returned."""
+    new = parse_cell(column.type, raw, column.options)
+    old = row.value(column)
+    if old == new and type(old) is type(new):
+        return False
+    cells = {k: v for k, v in (row.cells or {}).items() if k != column.key}
+    if new is not None:
+        cells[column.key] = new
+    row.cells = cells
+    record_changes(ROW_TARGET, row.id, {column.key: (old, new)}, user, "manual")
+    _touch(column.table)
+    return True
+
+
+def rows_query(table: DataTable):
+    # (table_id, position) is indexed; id only breaks ties.
+    return (
+        select(TableRow)
+        .where(TableRow.table_id == table.id)
+        .order_by(TableRow.position, TableRow.id)
+    )
+
+
+def rows_page(table: DataTable, page: int, per_page: int = PER_PAGE) -> Page:
+    return paginate(rows_query(table), page, per_page)
+
+
+def row_counts(table_ids: Sequence[int]) -> dict[int, int]:
+    if not table_ids:
+        return {}
+    query = (
+        select(TableRow.table_id, func.count())
+        .where(TableRow.table_id.in_(table_ids))
+        .group_by(TableRow.table_id)
+    )
+    counts = {table_id: count for table_id, count in db.session.execute(query)}
+    return {table_id: counts.get(table_id, 0) for table_id in table_ids}
+
+
+def tables_query():
+    return select(DataTable).order_by(func.lower(DataTable.name), DataTable.id)
+
+
+def to_dict(table: DataTable, row_count: int) -> dict[str, Any]:
+    """The API's shape of a table."""
+    return {
+        "id": table.id,
+        "name": table.name,
+        "columns": [c.to_dict() for c in table.columns],
+        "row_count": row_count,
+        "created_at": table.created_at.isoformat().replace("+00:00", "Z"),
+        "updated_at": table.updated_at.isoformat().replace("+00:00", "Z"),
+    }
+
+
+# Export
+
+
+def _all_cells(table: DataTable) -> list[dict[str, Any]]:
+    query = rows_query(table).with_only_columns(TableRow.cells)
+    return [cells or {} for cells in db.session.scalars(query)]
+
+
+def export_csv(table: DataTable) -> str:
+    """A header of column names and one line per row, values as the edit box shows them."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow([c.name for c in table.columns])
+    for cells in _all_cells(table):
+        writer.writerow([display(cells.get(c.key)) for c in table.columns])
+    return out.getvalue()
+
+
+def export_json(table: DataTable) -> dict[str, Any]:
+    return {
+        "id": table.id,
+        "name": table.name,
+        "columns": [c.to_dict() for c in table.columns],
+        "rows": [{c.name: cells.get(c.key) for c in table.columns} for cells in _all_cells(table)],
+    }
+
+
+# CSV import: preview with inferred types, then create the table with the types confirmed
+
+
+@dataclass(frozen=True)
+class CsvColumn:
+    name: str
+    type: str
+    options: list[str]
+
+
+@dataclass
+class CsvPreview:
+    columns: list[CsvColumn] = field(default_factory=list)
+    rows: list[dict[str, str]] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)  # each row's line in the file
+    delimiter: str = ","
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def can_import(self) -> bool:
+        return not self.problems and bool(self.rows)
+
+    @property
+    def delimiter_name(self) -> str:
+        return DELIMITERS[self.delimiter]
+
+    def samples(self, name: str, count: int = 3) -> list[str]:
+        """A column's first distinct values, shown beside its guessed type."""
+        seen: list[str] = []
+        for row in self.rows:
+            value = row.get(name, "").strip()
+            if value and value not in seen:
+                seen.append(value)
+                if len(seen) == count:
+                    break
+        return seen
+
+
+def read_upload(data: bytes) -> str:
+    """The text of an uploaded CSV; ValueError says why it cannot be read."""
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise ValueError(
+            f"The file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MB; split it into parts."
+        )
+    return decode(data)
+
+
+def sniff_delimiter(text: str) -> str:
+    """Comma, semicolon or tab: whichever the header line has most of, outside quotes.
+
+    The header decides because csv.Sniffer takes the decimal commas of a semicolon file
+    ("1,5;2,3") for the delimiter.
+    """
+    header = next((line for line in text.splitlines() if line.strip()), "")
+    unquoted = QUOTED.sub("", header)
+    counts = {d: unquoted.count(d) for d in DELIMITERS}
+    best = max(DELIMITERS, key=lambda d: counts[d])
+    return best if counts[best] else ","
+
+
+def preview_csv(text: str) -> CsvPreview:
+    """The columns with the types their values suggest, and the rows; nothing is stored."""
+    text = text.removeprefix("\ufeff")  # a byte-order mark would join the first column's name
+    preview = CsvPreview(delimiter=sniff_delimiter(text))
+    reader = csv.reader(io.StringIO(text), delimiter=preview.delimiter)
+    header: list[str] = []
+    try:
+        header = [name.strip() for name in next(reader, [])]
+        if not any(header):
+            preview.problems.append("The file is empty: the first line must name the columns.")
+            return preview
+        seen: set[str] = set()
+        for number, name in enumerate(header, start=1):
+            if not name:
+                preview.problems.append(f"Column {number} has no name in the first line.")
+            elif len(name) > NAME_LIMIT:
+                preview.problems.append(
+                    f"Column {number}'s name is longer than {NAME_LIMIT} characters."
+                )
+            elif name.casefold() in seen:
+                preview.problems.append(f"“{name}” names two columns; column names must differ.")
+            seen.add(name.casefold())
+        if len(header) > MAX_COLUMNS:
+            preview.problems.append(f"A table has at most {MAX_COLUMNS} columns.")
+        for record in reader:
+            if not any(value.strip() for value in record):
+                continue
+            if len(preview.rows) == MAX_ROWS:
+                preview.problems.append(f"At most {MAX_ROWS:,} rows can be imported at once.")
+                break
+            if len(record) > len(header):
+                preview.problems.append(
+                    f"Line {reader.line_num} has {len(record)} values, but the first line names "
+                    f"{len(header)} columns."
+                )
+                continue
+            preview.rows.append(dict(zip(header, record, strict=False)))
+            preview.lines.append(reader.line_num)
+    except csv.Error as exc:
+        preview.problems.append(f"The CSV cannot be read at line {reader.line_num}: {exc}.")
+    if not preview.rows and not preview.problems:
+        preview.problems.append("The file has no rows under its first line.")
+    for name in header:
+        column_type, options = infer_type([row.get(name, "") for row in preview.rows])
+        preview.columns.append(CsvColumn(name, column_type, options))
+    return preview
+
+
+def import_csv(
+    name: str,
+    text: str,
+    column_types: Mapping[str, tuple[str, Sequence[str], str | None]],
+    user: User | None,
+) -> DataTable:
+    """A new table from a CSV with the types a person confirmed, {column name: (type, options,
+    unit)} (a column not given keeps its inferred type). Every value must fit its column's type,
+    else TableInvalid lists the ones that do not and nothing is added to the session."""
+    preview = preview_csv(text)
+    if not preview.can_import:
+        raise TableInvalid([Problem(message, field="file") for message in preview.problems])
+    definitions = []
+    for column in preview.columns:
+        column_type, options, unit = column_types.get(
+            column.name, (column.type, column.options, None)
+        )
+        definitions.append(
+            {"name": column.name, "type": column_type, "options": list(options), "unit": unit}
+        )
+    table = _new_table(name, definitions, user)
+    parsed = _parse_rows(table.columns, preview.rows)
+    db.session.add(table)
+    db.session.flush()
+    # The import is the rows' origin (the table records who made it and when); auditing each
+    # imported value would write up to a million changes.
+    _insert_rows(table, parsed, user, None)
+    return table

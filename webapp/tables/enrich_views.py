@@ -1,0 +1,206 @@
+"""Enriching a table's column: start a run, watch its research log live, review the proposal
+row by row, apply, undo; and the API for the same."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, abort, flash, jsonify, redirect, request, url_for
+from flask_login import current_user
+
+from webapp.api import api_error, json_body
+from webapp.auth.access import require_role
+from webapp.auth.forms import EmptyForm
+from webapp.auth.roles import Role
+from webapp.enrichment.providers import ProviderUnavailable
+from webapp.extensions import db, htmx
+from webapp.jobs.models import Run
+from webapp.jobs.queue import QueueUnavailable
+from webapp.rendering import render_page
+from webapp.tables.enrichment import (
+    API_ROW_LIMIT,
+    EnrichInvalid,
+    TableEnrichment,
+    apply_rows,
+    proposal,
+    research_log,
+    row_suggestions,
+    start_enrichment,
+    undo_table_apply,
+)
+from webapp.tables.models import DataTable, TableColumn
+from webapp.tables.strategies import get_all_strategies
+from webapp.tables.views import api, bp, table_or_404
+
+runs_api = Blueprint("table_runs_api", __name__, url_prefix="/api/v1/runs")
+
+
+def enrichment_run_or_404(run_id: int, table: DataTable | None = None) -> Run:
+    run = db.get_or_404(Run, run_id)
+    if run.kind != TableEnrichment.name or (table and run.params.get("table_id") != table.id):
+        abort(404)
+    return run
+
+
+def strategy_params(form) -> dict:
+    params = {}
+    for name in ("question", "formula", "thoroughness"):
+        value = (form.get(name) or "").strip()
+        if value:
+            params[name] = value
+    return params
+
+
+@bp.post("/<int:table_id>/enrich")
+@require_role(Role.editor)
+def enrich(table_id: int):
+    table = table_or_404(table_id)
+    if not EmptyForm().validate_on_submit():
+        abort(400, description="The form expired; reload the page and try again.")
+    selected = [int(i) for i in request.form.getlist("row") if i.isdigit()]
+    try:
+        run = start_enrichment(
+            table,
+            request.form.get("column", ""),
+            request.form.get("strategy", ""),
+            strategy_params(request.form),
+            selected or None,
+            current_user,
+        )
+    except (EnrichInvalid, ProviderUnavailable, QueueUnavailable) as exc:
+        if htmx:
+            return render_page("tables/_enrich_error.html", message=str(exc)), 422
+        flash(str(exc), "error")
+        return redirect(url_for("tables.show", table_id=table.id))
+    target = url_for("tables.enrichment_run", table_id=table.id, run_id=run.id)
+    if htmx:
+        return Response(status=204, headers={"HX-Redirect": target})
+    return redirect(target)
+
+
+@bp.get("/<int:table_id>/runs/<int:run_id>")
+def enrichment_run(table_id: int, run_id: int):
+    table = table_or_404(table_id)
+    run = enrichment_run_or_404(run_id, table)
+    column = db.session.get(TableColumn, run.params["column_id"])
+    log = research_log(run)
+    suggestions = row_suggestions(run) if not run.is_live else {}
+    return render_page(
+        "tables/enrichment.html",
+        "live",
+        table=table,
+        run=run,
+        column=column,
+        log=log,
+        suggestions=suggestions,
+        reasoning=proposal(run)["reasoning"] if not run.is_live else run.params["reasoning"],
+        undo_group=request.args.get("undo", "") if request.args.get("undo", "").isalnum() else "",
+        form=EmptyForm(),
+    )
+
+
+@bp.post("/<int:table_id>/runs/<int:run_id>/apply")
+@require_role(Role.editor)
+def apply(table_id: int, run_id: int):
+    table = table_or_404(table_id)
+    run = enrichment_run_or_404(run_id, table)
+    if not EmptyForm().validate_on_submit():
+        abort(400, description="The form expired; reload the page and apply again.")
+    chosen = [int(i) for i in request.form.getlist("apply") if i.isdigit()]
+    edits = {
+        int(key.removeprefix("value-")): value
+        for key, value in request.form.items()
+        if key.startswith("value-") and key.removeprefix("value-").isdigit()
+    }
+    if not chosen:
+        flash("Choose the rows to apply.", "warning")
+        return redirect(url_for("tables.enrichment_run", table_id=table.id, run_id=run.id))
+    result = apply_rows(run, chosen, current_user, {i: edits[i] for i in chosen if i in edits})
+    if result.applied:
+        flash(f"Applied {len(result.applied)} row(s).", "success")
+    for refusal in result.refused:
+        flash(f"Row {refusal['row_id']} not applied: {refusal['message']}", "error")
+    return redirect(
+        url_for(
+            "tables.enrichment_run",
+            table_id=table.id,
+            run_id=run.id,
+            undo=result.group or None,
+        )
+    )
+
+
+@bp.post("/<int:table_id>/undo/<group>")
+@require_role(Role.editor)
+def undo(table_id: int, group: str):
+    table = table_or_404(table_id)
+    if not EmptyForm().validate_on_submit():
+        abort(400, description="The form expired; reload the page and undo again.")
+    changed_since = undo_table_apply(table, group, current_user)
+    if changed_since is None:
+        abort(404, description="There is no such apply on this table.")
+    if changed_since:
+        flash(f"Not undone: {len(changed_since)} cell(s) changed since the apply.", "error")
+    else:
+        flash("Undone: the cells have their earlier values again.", "success")
+    back = request.form.get("back", "")
+    return redirect(
+        back if back.startswith("/tables/") else url_for("tables.show", table_id=table.id)
+    )
+
+
+def is_id_list(value) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(i, int) and not isinstance(i, bool) for i in value
+    )
+
+
+@api.post("/<int:table_id>/enrich")
+@require_role(Role.editor)
+def api_enrich(table_id: int):
+    table = table_or_404(table_id)
+    body = json_body()
+    row_ids = body.get("row_ids")
+    if row_ids is not None and not is_id_list(row_ids):
+        return api_error(422, "bad_request_body", "row_ids must be a list of row ids.")
+    params = body.get("params") or {}
+    if not isinstance(params, dict):
+        return api_error(422, "bad_request_body", "params must be an object.")
+    try:
+        run = start_enrichment(
+            table,
+            str(body.get("target_column") or ""),
+            str(body.get("strategy") or ""),
+            params,
+            row_ids,
+            current_user,
+            limit=API_ROW_LIMIT,
+        )
+    except EnrichInvalid as exc:
+        return api_error(422, "invalid_enrichment", str(exc))
+    except (ProviderUnavailable, QueueUnavailable) as exc:
+        return api_error(503, "unavailable", str(exc))
+    return jsonify(run_id=run.id), 202
+
+
+@runs_api.get("/<int:run_id>/proposal")
+def api_proposal(run_id: int):
+    run = enrichment_run_or_404(run_id)
+    return jsonify(status=run.status, **proposal(run))
+
+
+@runs_api.post("/<int:run_id>/apply")
+@require_role(Role.editor)
+def api_apply(run_id: int):
+    run = enrichment_run_or_404(run_id)
+    body = json_body()
+    row_ids = body.get("row_ids")
+    if not (is_id_list(row_ids) and row_ids):
+        return api_error(422, "bad_request_body", "row_ids must be a non-empty list of row ids.")
+    result = apply_rows(run, row_ids, current_user)
+    body = {"applied": result.applied, "refused": result.refused, "undo_group": result.group}
+    return jsonify(body), (422 if result.refused else 200)
+
+
+@bp.context_processor
+def enrichment_choices() -> dict:
+    """The strategies the table page offers in its enrich form."""
+    return {"strategies": get_all_strategies()}

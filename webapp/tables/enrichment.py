@@ -1,0 +1,505 @@
+"""Filling a column for many rows (seed 002's orchestrator): a run whose rows are worked on
+concurrently by a strategy, each coerced to the column's type and logged with its trace; the
+proposal that results; and applying reviewed rows (audited, undoable). Nothing is applied by
+the run itself."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import current_app
+from sqlalchemy import insert, select
+
+from webapp.auth.models import User
+from webapp.database import utcnow
+from webapp.enrichment.audit import new_group, record_changes
+from webapp.enrichment.models import Change, Suggestion, SuggestionStatus, jsonable
+from webapp.enrichment.providers import Usage
+from webapp.enrichment.review import undo_group
+from webapp.extensions import db
+from webapp.jobs.kinds import RunKind, register_kind
+from webapp.jobs.models import Run
+from webapp.jobs.queue import enqueue_run
+from webapp.jobs.runner import add_usage, report_stage
+from webapp.library.search import sync_reference_passages
+from webapp.tables.cells import CellInvalid, parse_cell
+from webapp.tables.coerce import coerce_value
+from webapp.tables.models import ROW_TARGET, DataTable, ResearchLogEntry, TableColumn, TableRow
+from webapp.tables.strategies import get_strategy
+from webapp.tables.strategies.base import (
+    EmptyReference,
+    RowStep,
+    StrategyError,
+    template_fields,
+)
+from webapp.tables.tools import tools_for
+
+API_ROW_LIMIT = 20  # rows per enrich call through the API, as the seed says
+CONFIDENCE_SCORE = {"high": 0.9, "medium": 0.6, "low": 0.3, "none": 0.0}
+CONFIDENCE_ORDER = ("none", "low", "medium", "high")
+STEP_STAGES = {"search": "searching", "fetch": "fetching", "compute": "computing"}
+
+
+@dataclass(frozen=True)
+class Target:
+    """The column being filled, as plain data (worker threads share no ORM objects)."""
+
+    id: int
+    key: str
+    name: str
+    type: str
+    unit: str | None
+    options: tuple[str, ...]
+
+    @classmethod
+    def of(cls, column: TableColumn) -> Target:
+        return cls(
+            column.id,
+            column.key,
+            column.name,
+            column.type,
+            column.unit,
+            tuple(column.options or ()),
+        )
+
+
+@dataclass
+class RowsSnapshot:
+    """The run's rows as they were when it started, loaded once for all threads."""
+
+    target: Target
+    columns: list[tuple[str, str, str]]  # key, name, type
+    rows: dict[int, dict[str, Any]] = field(default_factory=dict)  # id -> cells
+    positions: dict[int, int] = field(default_factory=dict)
+
+    def by_name(self, row_id: int) -> dict[str, Any]:
+        cells = self.rows.get(row_id, {})
+        return {name: cells.get(key) for key, name, _type in self.columns}
+
+    def label(self, row_id: int) -> str:
+        cells = self.rows.get(row_id, {})
+        for key, _name, column_type in self.columns:
+            value = cells.get(key)
+            if column_type == "text" and value not in (None, "") and key != self.target.key:
+                return str(value)[:80]
+        return f"Row {row_id}"
+
+
+def _weaker(confidence: str, cap: str) -> str:
+    return min(confidence, cap, key=CONFIDENCE_ORDER.index)
+
+
+def _sources(steps: Sequence[RowStep]) -> list[dict[str, Any]]:
+    """The links a trace cites, for the review's evidence."""
+    links: dict[str, dict[str, Any]] = {}
+    for step in steps:
+        for source in step.data.get("sources", []):
+            if source.get("url"):
+                links.setdefault(source["url"], source)
+        if step.type == "fetch" and step.data.get("url"):
+            links.setdefault(step.data["url"], {"title": step.detail, "url": step.data["url"]})
+    return list(links.values())
+
+
+def work_on_row(
+    row: Mapping[str, Any], params: Mapping[str, Any], target: Target, tools, key: str = ""
+) -> dict[str, Any]:
+    """One row through the strategy and the coercion layer: its research-log entry."""
+    strategy = get_strategy(params["strategy"])
+    strategy_params = params["params"]
+    entry: dict[str, Any] = {
+        "strategy": strategy.name,
+        "thoroughness": strategy.thoroughness(strategy_params),
+        "value": None,
+        "confidence": "none",
+        "raw_value": None,
+        "valid": True,
+        "error": None,
+    }
+    steps: list[RowStep] = []
+    try:
+        for step in strategy.execute_one(row, strategy_params, tools, target):
+            steps.append(step)
+            if key and step.type in STEP_STAGES:
+                report_stage(key, STEP_STAGES[step.type])
+    except EmptyReference as exc:
+        entry.update(status="skipped", error=f"Skipped: {exc}.")
+        return entry | {"steps": [s.to_dict() for s in steps]}
+    except StrategyError as exc:
+        steps.append(RowStep("error", str(exc)))
+    answers = [s for s in steps if s.type == "answer"]
+    errors = [s for s in steps if s.type == "error"]
+    if not answers:
+        message = errors[-1].detail if errors else "The strategy gave no answer."
+        entry.update(status="error", error=message)
+        return entry | {"steps": [s.to_dict() for s in steps]}
+    raw = answers[-1].detail
+    coerced = coerce_value(raw, target.type, target.options, target.unit)
+    if coerced.note:
+        steps.append(RowStep("thinking", coerced.note))
+    confidence = _weaker(coerced.confidence, tools.best_confidence)
+    coverage = next((s.detail for s in reversed(steps) if s.type == "coverage"), None)
+    if coverage in CONFIDENCE_ORDER:
+        confidence = _weaker(confidence, coverage)
+    entry.update(
+        status="found" if coerced.value is not None else "not_found",
+        value=coerced.value,
+        confidence=confidence if coerced.value is not None else "none",
+        raw_value=raw,
+        valid=coerced.valid,
+        error=coerced.error,
+        coverage=coverage,
+        sources=_sources(steps),
+    )
+    return entry | {"steps": [s.to_dict() for s in steps]}
+
+
+@register_kind
+class TableEnrichment(RunKind):
+    name = "table_enrichment"
+    title = "Table enrichment"
+
+    def __init__(self) -> None:
+        self._snapshot: RowsSnapshot | None = None
+        self._lock = threading.Lock()
+
+    def plan_items(self, params: dict[str, Any]) -> list[str]:
+        return [str(row_id) for row_id in params["row_ids"]]
+
+    def concurrency(self, params: dict[str, Any]) -> int:
+        return get_strategy(params["strategy"]).concurrency(params["params"])
+
+    def snapshot(self, params: dict[str, Any]) -> RowsSnapshot:
+        with self._lock:
+            if self._snapshot is None:
+                self._snapshot = load_snapshot(params)
+            return self._snapshot
+
+    def process_item(self, key: str, params: dict[str, Any], run_id: int) -> Any:
+        snapshot = self.snapshot(params)
+        row_id = int(key)
+        if row_id not in snapshot.rows:
+            entry = {"status": "skipped", "error": "Skipped: the row was deleted.", "steps": []}
+        else:
+            settings = current_app.config["FURROW"]
+            tools = tools_for(params["provider"], settings)
+            entry = work_on_row(snapshot.by_name(row_id), params, snapshot.target, tools, key)
+            entry["usage"] = vars(tools.usage)
+        current = snapshot.rows.get(row_id, {}).get(snapshot.target.key)
+        return entry | {
+            "row_id": row_id,
+            "label": snapshot.label(row_id),
+            "current": current,
+            "position": snapshot.positions.get(row_id, 0),
+        }
+
+    def keep_results(self, run: Run, results: dict[str, Any]) -> None:
+        """The research log and the suggestions of a batch of rows, in two inserts."""
+        snapshot = self.snapshot(run.params)
+        target = snapshot.target
+        usage = Usage()
+        log_rows, suggestions = [], []
+        for entry in results.values():
+            for name, value in (entry.get("usage") or {}).items():
+                setattr(usage, name, getattr(usage, name) + value)
+            log_rows.append(
+                {
+                    "run_id": run.id,
+                    "row_id": entry["row_id"],
+                    "position": entry["position"],
+                    "status": entry["status"],
+                    "entry": entry,
+                }
+            )
+            if entry["status"] == "found":
+                invalid = not entry.get("valid", True)
+                issues = (
+                    [{"code": "invalid_value", "severity": "error", "field": target.key,
+                      "message": entry.get("error") or "Not a valid value for the column."}]
+                    if invalid
+                    else []
+                )  # fmt: skip
+                suggestions.append(
+                    {
+                        "run_id": run.id,
+                        "target_type": ROW_TARGET,
+                        "target_id": entry["row_id"],
+                        "field": target.key,
+                        "current_value": jsonable(entry["current"]),
+                        "suggested_value": jsonable(entry["value"]),
+                        "unit": target.unit,
+                        "confidence": CONFIDENCE_SCORE[entry["confidence"]],
+                        "evidence": entry.get("sources") or [],
+                        "issues": issues,
+                        "status": SuggestionStatus.blocked if invalid else SuggestionStatus.pending,
+                    }
+                )
+        if log_rows:
+            db.session.execute(insert(ResearchLogEntry), log_rows)
+        if suggestions:
+            db.session.execute(insert(Suggestion), suggestions)
+        counts = dict(run.results or {})
+        for entry in results.values():
+            counts[entry["status"]] = counts.get(entry["status"], 0) + 1
+        run.results = counts
+        if usage.input_tokens or usage.output_tokens or usage.web_searches:
+            db.session.flush()
+            add_usage(run.id, usage)
+
+
+def load_snapshot(params: Mapping[str, Any]) -> RowsSnapshot:
+    table = db.session.get(DataTable, params["table_id"])
+    if table is None:
+        raise StrategyError("The table no longer exists.")
+    column = db.session.get(TableColumn, params["column_id"])
+    if column is None or column.table_id != table.id:
+        raise StrategyError("The column to fill no longer exists.")
+    snapshot = RowsSnapshot(Target.of(column), [(c.key, c.name, c.type) for c in table.columns])
+    ids = [int(i) for i in params["row_ids"]]
+    for chunk in range(0, len(ids), 5000):
+        query = select(TableRow.id, TableRow.cells, TableRow.position).where(
+            TableRow.table_id == table.id, TableRow.id.in_(ids[chunk : chunk + 5000])
+        )
+        for row_id, cells, position in db.session.execute(query):
+            snapshot.rows[row_id] = cells or {}
+            snapshot.positions[row_id] = position
+    # Brought up to date once here, so rows searching at once never race to rewrite them.
+    sync_reference_passages()
+    db.session.commit()
+    return snapshot
+
+
+class EnrichInvalid(ValueError):
+    """An enrich request that cannot start; the message says why."""
+
+
+def start_enrichment(
+    table: DataTable,
+    column_name: str,
+    strategy_name: str,
+    params: Mapping[str, Any],
+    row_ids: Iterable[int] | None,
+    user: User,
+    limit: int | None = None,
+) -> Run:
+    """Check the request and queue one run. EnrichInvalid, ProviderUnavailable and
+    QueueUnavailable say why not."""
+    column = table.column_named(column_name or "")
+    if column is None:
+        raise EnrichInvalid(f"There is no column called {column_name!r}.")
+    try:
+        strategy = get_strategy(strategy_name)
+        strategy.validate_params(params)
+    except StrategyError as exc:
+        raise EnrichInvalid(str(exc)) from exc
+    for name in template_fields(str(params.get(strategy.template_param, ""))):
+        if table.column_named(name) is None:
+            raise EnrichInvalid(f"The template names {name!r}, which is not a column.")
+    existing = select(TableRow.id).where(TableRow.table_id == table.id)
+    if row_ids is not None:
+        wanted = {int(i) for i in row_ids}
+        existing = existing.where(TableRow.id.in_(wanted))
+    ids = list(db.session.scalars(existing.order_by(TableRow.position, TableRow.id)))
+    if not ids:
+        raise EnrichInvalid("Choose at least one row of this table.")
+    if limit is not None and len(ids) > limit:
+        raise EnrichInvalid(f"At most {limit} rows per call; split the rows over several calls.")
+    provider = current_app.config["FURROW"].provider
+    run_params = {
+        "table_id": table.id,
+        "column_id": column.id,
+        "strategy": strategy.name,
+        "params": dict(params),
+        "row_ids": ids,
+        "provider": provider,
+        "reasoning": strategy.describe(params),
+    }
+    run = enqueue_run(
+        TableEnrichment,
+        user,
+        run_params,
+        target=("table", str(table.id)),
+        mode=strategy.name,
+        provider=provider,
+        model=current_app.config["FURROW"].openai_model if provider == "openai" else None,
+    )
+    run.title = f"{strategy.display_name}: {table.name} → {column.name}"[:200]
+    db.session.commit()
+    return run
+
+
+def research_log(run: Run) -> list[dict[str, Any]]:
+    query = (
+        select(ResearchLogEntry.entry)
+        .where(ResearchLogEntry.run_id == run.id)
+        .order_by(ResearchLogEntry.position, ResearchLogEntry.row_id)
+    )
+    return list(db.session.scalars(query))
+
+
+def row_suggestions(run: Run) -> dict[int, Suggestion]:
+    query = select(Suggestion).where(
+        Suggestion.run_id == run.id, Suggestion.target_type == ROW_TARGET
+    )
+    return {s.target_id: s for s in db.session.scalars(query)}
+
+
+def proposal(run: Run) -> dict[str, Any]:
+    """The seed's data proposal: reasoning, operations (found, valid rows still open) and the
+    research log."""
+    log = research_log(run)
+    column = db.session.get(TableColumn, run.params["column_id"])
+    name = column.name if column else "?"
+    found = sum(1 for e in log if e["status"] == "found")
+    operations = [
+        {"action": "update", "row_id": s.target_id, "changes": {name: s.suggested_value}}
+        for s in sorted(row_suggestions(run).values(), key=lambda s: s.target_id)
+        if s.status in (SuggestionStatus.pending, SuggestionStatus.stale)
+    ]
+    return {
+        "reasoning": f"{run.params['reasoning']} — found {found} of {len(run.items)} rows",
+        "operations": operations,
+        "research_log": log,
+    }
+
+
+@dataclass
+class TableApply:
+    applied: list[int] = field(default_factory=list)
+    refused: list[dict[str, Any]] = field(default_factory=list)
+    group: str | None = None
+
+
+def with_values(cells: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    """New cells with values set; an empty cell is a missing key, never a stored null."""
+    merged = {**cells, **values}
+    return {key: value for key, value in merged.items() if value is not None}
+
+
+def _row_writer(row: TableRow, column: TableColumn):
+    def write(values: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+        old = row.value(column)
+        new = values[column.key]
+        if jsonable(old) == jsonable(new):
+            return {}
+        row.cells = with_values(row.cells or {}, {column.key: new})
+        return {column.key: (old, new)}
+
+    return write
+
+
+def apply_rows(
+    run: Run, row_ids: Iterable[int], user: User, edits: Mapping[int, str] | None = None
+) -> TableApply:
+    """Apply the chosen rows' values as one audited, undoable group. A row whose value was
+    edited in the review is checked as typed input; an invalid row is refused until edited."""
+    column = db.session.get(TableColumn, run.params["column_id"])
+    result = TableApply()
+    if column is None:
+        result.refused = [
+            {"row_id": i, "code": "no_column", "message": "The column was deleted."}
+            for i in row_ids
+        ]
+        return result
+    row_ids = [int(i) for i in row_ids]
+    suggestions = row_suggestions(run)
+    rows = {
+        r.id: r
+        for r in db.session.scalars(
+            select(TableRow).where(TableRow.table_id == column.table_id, TableRow.id.in_(row_ids))
+        )
+    }
+    group = new_group()
+    for row_id in row_ids:
+        suggestion, row = suggestions.get(row_id), rows.get(row_id)
+        refusal = _refusal(row_id, suggestion, row, column, (edits or {}).get(row_id))
+        if refusal:
+            result.refused.append(refusal)
+            continue
+        changed = _row_writer(row, column)({column.key: suggestion.suggested_value})
+        record_changes(ROW_TARGET, row.id, changed, user, "apply", run_id=run.id, group=group)
+        suggestion.status = SuggestionStatus.applied
+        suggestion.decided_by_id = user.id
+        suggestion.decided_at = utcnow()
+        result.applied.append(row_id)
+    result.group = group if result.applied else None
+    db.session.commit()
+    return result
+
+
+def _refusal(row_id, suggestion, row, column, edited: str | None) -> dict[str, Any] | None:
+    def refuse(code: str, message: str) -> dict[str, Any]:
+        return {"row_id": row_id, "code": code, "message": message}
+
+    if row is None:
+        return refuse("no_row", "The row was deleted.")
+    if suggestion is None:
+        return refuse("no_suggestion", "The run proposed nothing for this row.")
+    if suggestion.status not in (
+        SuggestionStatus.pending,
+        SuggestionStatus.stale,
+        SuggestionStatus.blocked,
+    ):
+        return refuse("not_open", f"This row's value is already {suggestion.status}.")
+    if edited is not None and edited.strip() != "":
+        try:
+            suggestion.suggested_value = parse_cell(column.type, edited, column.options)
+        except CellInvalid as exc:
+            return refuse("invalid_value", str(exc))
+        suggestion.issues = []
+        suggestion.status = SuggestionStatus.pending
+    if not suggestion.is_valid:
+        message = suggestion.errors[0].get("message", "Not a valid value.")
+        return refuse("invalid_suggestion", f"Edit the value before applying it: {message}")
+    try:
+        suggestion.suggested_value = parse_cell(
+            column.type, suggestion.suggested_value, column.options
+        )
+    except CellInvalid as exc:
+        return refuse("invalid_value", str(exc))
+    if jsonable(row.value(column)) != suggestion.current_value:
+        return refuse("stale_suggestion", "The cell changed after the run; it was not applied.")
+    return None
+
+
+def undo_table_apply(table: DataTable, group: str, user: User) -> list[str] | None:
+    """Undo one apply across its rows: the cells changed since (then nothing is undone), or
+    None when the group is not an apply to this table's rows."""
+    targets = db.session.execute(
+        select(Change.target_type, Change.target_id).where(Change.apply_group == group).distinct()
+    ).all()
+    row_ids = {target_id for kind, target_id in targets if kind == ROW_TARGET}
+    owned = set(
+        db.session.scalars(
+            select(TableRow.id).where(TableRow.table_id == table.id, TableRow.id.in_(row_ids))
+        )
+    )
+    if not targets or len(row_ids) != len(targets) or owned != row_ids:
+        return None
+    rows: dict[int, TableRow] = {}
+
+    def row_of(row_id: int) -> TableRow:
+        if row_id not in rows:
+            rows[row_id] = db.session.get(TableRow, row_id)
+        return rows[row_id]
+
+    def current_of(row_id: int) -> dict[str, Any]:
+        row = row_of(row_id)
+        return dict(row.cells or {}) if row else {}
+
+    def write_of(row_id: int):
+        row = row_of(row_id)
+
+        def write(values: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+            old = dict(row.cells or {})
+            row.cells = with_values(old, values)
+            return {k: (old.get(k), v) for k, v in values.items() if old.get(k) != v}
+
+        return write
+
+    result = undo_group(group, current_of, write_of, user)
+    db.session.commit()
+    return result.changed_since

@@ -1,0 +1,48 @@
+"""Computation: a value from the row's own columns with the safe evaluator, in one step;
+a formula too complex for it goes to the LLM provider."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from webapp.tables.formula import FormulaError, NeedsModel, evaluate
+from webapp.tables.strategies import register_strategy
+from webapp.tables.strategies.base import (
+    EmptyReference,
+    RowStep,
+    RowStrategy,
+    lookup_cell,
+    template_fields,
+)
+
+
+class ComputationStrategy(RowStrategy):
+    name = "computation"
+    display_name = "Computation"
+    max_steps = 1
+    template_param = "formula"
+
+    def concurrency(self, params: Mapping[str, Any]) -> int:
+        return 10
+
+    def execute_one(self, row, params, tools, target) -> Iterator[RowStep]:
+        formula = params["formula"]
+        for name in template_fields(formula):
+            _found, value = lookup_cell(row, name)
+            if value is None or (isinstance(value, str) and not value.strip()):
+                raise EmptyReference(f"{name} is empty")
+        try:
+            value = evaluate(formula, row)
+        except NeedsModel as exc:
+            yield RowStep("thinking", f"Too complex for the safe evaluator ({exc}).")
+            yield from tools.compute(formula, row, target)
+            return
+        except FormulaError as exc:
+            yield RowStep("error", str(exc))
+            return
+        yield RowStep("compute", formula, {"result": value})
+        yield RowStep("answer", str(value) if not isinstance(value, str) else value)
+
+
+register_strategy(ComputationStrategy())

@@ -1,0 +1,28 @@
+"""Quick Lookup: a fact from search snippets alone, in at most two steps; no page reads."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from webapp.tables.strategies import register_strategy
+from webapp.tables.strategies.base import RowStep, RowStrategy, interpolate_template
+
+
+def row_context(row: Mapping[str, Any]) -> str:
+    """ "Given: Company: Acme, URL: acme.com" — the row's other values, for the query."""
+    known = [f"{name}: {value}" for name, value in row.items() if value not in (None, "")]
+    return "Given: " + ", ".join(known) if known else ""
+
+
+class LookupStrategy(RowStrategy):
+    name = "lookup"
+    display_name = "Quick Lookup"
+    max_steps = 2
+
+    def execute_one(self, row, params, tools, target) -> Iterator[RowStep]:
+        question = interpolate_template(params["question"], row)
+        yield from tools.lookup(question, row_context(row), target, self.max_steps)
+
+
+register_strategy(LookupStrategy())

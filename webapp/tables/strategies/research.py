@@ -1,0 +1,48 @@
+"""Deep Research: search first, then the agent reads and searches again as it decides, and
+answers with a cell value. Comprehensive research also assesses its coverage."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from webapp.tables.strategies import register_strategy
+from webapp.tables.strategies.base import (
+    RowStep,
+    RowStrategy,
+    StrategyError,
+    interpolate_template,
+)
+from webapp.tables.strategies.lookup import row_context
+
+THOROUGHNESS = {"exploratory": 5, "comprehensive": 12}
+
+
+class ResearchStrategy(RowStrategy):
+    name = "research"
+    display_name = "Deep Research"
+    max_steps = THOROUGHNESS["exploratory"]
+
+    def validate_params(self, params: Mapping[str, Any]) -> None:
+        super().validate_params(params)
+        if params.get("thoroughness", "exploratory") not in THOROUGHNESS:
+            raise StrategyError("Thoroughness is exploratory or comprehensive.")
+
+    def thoroughness(self, params: Mapping[str, Any]) -> str:
+        return params.get("thoroughness") or "exploratory"
+
+    def step_budget(self, params: Mapping[str, Any]) -> int:
+        return THOROUGHNESS[self.thoroughness(params)]
+
+    def concurrency(self, params: Mapping[str, Any]) -> int:
+        return 2 if self.thoroughness(params) == "comprehensive" else 3
+
+    def execute_one(self, row, params, tools, target) -> Iterator[RowStep]:
+        question = interpolate_template(params["question"], row)
+        comprehensive = self.thoroughness(params) == "comprehensive"
+        yield from tools.research(
+            question, row_context(row), target, self.step_budget(params), comprehensive
+        )
+
+
+register_strategy(ResearchStrategy())

@@ -1,0 +1,395 @@
+"""How a provider searches, reads and answers for the strategies.
+
+- `offline`: search and read over the document library (and the reference library's
+  summaries indexed with it); answers are extractive — the best matching sentence — and
+  never more than medium confidence.
+- `openai`: hosted web search, and page reading as a function tool we execute
+  (webapp.fetching: size and time limits, no private addresses). With
+  FURROW_OPENAI_API=chat (local servers without web search) search goes over the document
+  library as a function tool instead.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import openai
+
+from webapp.enrichment.providers import Usage
+from webapp.enrichment.providers.openai_client import StructuredClient
+from webapp.fetching import FetchRefused, fetch_page
+from webapp.library.search import Passage, document_text, search_passages
+from webapp.tables.coerce import NOT_FOUND
+from webapp.tables.strategies.base import RowStep
+
+WORD = re.compile(r"\w{3,}", re.UNICODE)
+SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+NUMBER = re.compile(r"\d")
+STOP_WORDS = frozenset((
+    "the", "and", "for", "what", "which", "who", "whom", "whose", "when", "where", "how", "was",
+    "were", "are", "is", "this", "that", "with", "from", "into", "per", "der", "die", "das",
+    "und", "les", "des", "une", "est", "does", "did", "has", "have", "had", "its",
+))  # fmt: skip
+PAGE_CHARS = 6000
+
+LOOKUP_RULES = (
+    "You fill one spreadsheet cell from web search snippets only; do not open pages. Extract "
+    "the answer from the snippets. If they are ambiguous or say nothing, answer exactly "
+    f"'{NOT_FOUND}'. Output only the cell value: no preamble, no explanation."
+)
+RESEARCH_RULES = (
+    "You research one spreadsheet cell. NEVER answer from memory: always search first. Make a "
+    "genuine effort: try at least two approaches before giving up. You may read pages with "
+    "fetch_page. Output only the cell value, with no preamble such as 'Based on my research'. "
+    f"If truly stuck, answer exactly '{NOT_FOUND}'."
+)
+COMPREHENSIVE_RULES = (
+    " Be comprehensive: search from at least three different query angles, read two or three "
+    "pages, and cross-reference them before answering."
+)
+COMPUTE_RULES = (
+    "You compute one spreadsheet cell from the row's values and a formula that may use unit "
+    "conversions, conditions or text operations. Output only the resulting value."
+)
+COVERAGE_RULES = (
+    "Judge whether the answer below fully answers the question from the evidence found. Reply "
+    "with one word: high, medium or low."
+)
+
+
+def terms(text: str) -> set[str]:
+    return {w for w in (m.casefold() for m in WORD.findall(text)) if w not in STOP_WORDS}
+
+
+def describe_target(target: Any) -> str:
+    kind = target.type + (f" in {target.unit}" if getattr(target, "unit", None) else "")
+    options = getattr(target, "options", None)
+    if target.type == "select" and options:
+        kind += f", one of: {', '.join(options)}"
+    return f"The cell is the column “{target.name}” ({kind})."
+
+
+def _source(passage: Passage) -> dict[str, Any]:
+    link = passage.url or f"/library/{passage.document_id}"
+    return {"title": passage.title, "url": link, "snippet": passage.snippet}
+
+
+def best_sentence(passages: list[Passage], question: str, wants_number: bool, entity: set[str]):
+    """The sentence sharing most words with the question (a number when the column is one),
+    from a passage that names the row's own subject (entity: the row's words in the question)."""
+    wanted = terms(question)
+    best: tuple[float, str, Passage] | None = None
+    for rank, passage in enumerate(passages):
+        named = len(entity & terms(f"{passage.title} {passage.text}"))
+        if entity and named < max(1, math.ceil(len(entity) * 2 / 3)):
+            continue
+        for sentence in SENTENCE.split(passage.text):
+            sentence = sentence.strip()
+            if not sentence:
+                continue
+            overlap = len(wanted & terms(sentence))
+            if overlap == 0 or (wants_number and not NUMBER.search(sentence)):
+                continue
+            score = overlap - rank * 0.01
+            if best is None or score > best[0]:
+                best = (score, sentence, passage)
+    return (best[1], best[2]) if best else (None, None)
+
+
+class OfflineTools:
+    provider = "offline"
+    # Extractive answers are never more than this sure.
+    best_confidence = "medium"
+
+    def __init__(self) -> None:
+        self.usage = Usage()
+
+    def _search(self, query: str, limit: int = 5) -> tuple[list[Passage], RowStep]:
+        found = search_passages(query, limit=limit)
+        step = RowStep(
+            "search",
+            query,
+            {"results": [_source(p) for p in found], "where": "document library"},
+        )
+        return found, step
+
+    def _answer(self, passages, question, context, target) -> Iterator[RowStep]:
+        entity = terms(question) & terms(context)
+        sentence, passage = best_sentence(passages, question, target.type == "number", entity)
+        if sentence is None:
+            yield RowStep("answer", NOT_FOUND)
+        else:
+            yield RowStep("answer", sentence, {"sources": [_source(passage)]})
+
+    def lookup(self, question: str, context: str, target: Any, budget: int) -> Iterator[RowStep]:
+        passages, step = self._search(question)
+        yield step
+        if not passages and budget > 1:
+            passages, step = self._search(f"{context} {target.name}")
+            yield step
+        yield from self._answer(passages, question, context, target)
+
+    def research(
+        self, question: str, context: str, target: Any, budget: int, comprehensive: bool
+    ) -> Iterator[RowStep]:
+        angles = [question, f"{context} {target.name}"]
+        if comprehensive:
+            angles.append(" ".join(sorted(terms(question) | terms(context))))
+        found: dict[int, Passage] = {}
+        steps = 0
+        for query in angles:
+            if steps >= budget - 1:
+                break
+            passages, step = self._search(query)
+            steps += 1
+            yield step
+            for passage in passages:
+                found.setdefault(passage.id, passage)
+        pages = 3 if comprehensive else 1
+        documents = [p for p in found.values() if p.document_id is not None][:pages]
+        read: list[Passage] = []
+        for passage in documents:
+            if steps >= budget - 1:
+                break
+            text = document_text(passage.document_id) or ""
+            steps += 1
+            yield RowStep("fetch", passage.title, {"url": f"/library/{passage.document_id}"})
+            read.append(
+                Passage(
+                    passage.id, passage.document_id, passage.title, None,
+                    text[: PAGE_CHARS * 4], passage.snippet, passage.score, "document",
+                )
+            )  # fmt: skip
+        candidates = read + list(found.values())
+        answers = list(self._answer(candidates, question, context, target))
+        yield from answers
+        if comprehensive:
+            yield self._coverage(answers[-1], candidates)
+
+    def _coverage(self, answer: RowStep, passages: list[Passage]) -> RowStep:
+        if answer.detail == NOT_FOUND:
+            return RowStep("coverage", "low", {"reason": "nothing in the library answers it"})
+        key = terms(answer.detail)
+        support = sum(1 for p in passages if len(key & terms(p.text)) >= max(1, len(key) // 2))
+        level = "high" if support >= 3 else "medium" if support == 2 else "low"
+        return RowStep("coverage", level, {"supporting_passages": support})
+
+    def compute(self, formula: str, row: Mapping[str, Any], target: Any) -> Iterator[RowStep]:
+        yield RowStep(
+            "error",
+            "This formula is too complex for the safe evaluator and needs an LLM provider "
+            "(set FURROW_PROVIDER=openai).",
+        )
+
+
+class OpenAITools:
+    provider = "openai"
+    best_confidence = "high"
+
+    def __init__(self, settings, client: openai.OpenAI | None = None) -> None:
+        self.structured = StructuredClient(settings, client)
+        self.client = self.structured.client
+        self.model = self.structured.model
+        self.chat = not self.structured.searches_the_web
+        self.usage = Usage()
+        self.allow_hosts = frozenset(settings.fetch_allow_hosts)
+
+    # --- the two APIs' tool loops -------------------------------------------------------
+
+    def _count(self, usage, prompt_key: str, completion_key: str) -> None:
+        if usage:
+            self.usage.input_tokens += getattr(usage, prompt_key)
+            self.usage.output_tokens += getattr(usage, completion_key)
+        self.usage.cost_usd = self.structured.cost(self.usage)
+
+    def _run_function(self, name: str, arguments: str) -> tuple[str, RowStep]:
+        try:
+            args = json.loads(arguments or "{}")
+        except json.JSONDecodeError:
+            args = {}
+        if name == "fetch_page":
+            url = str(args.get("url", ""))
+            try:
+                page = fetch_page(url, allow_hosts=self.allow_hosts)
+            except FetchRefused as exc:
+                return f"Could not read the page: {exc}", RowStep("error", f"{url}: {exc}")
+            text = page.text[:PAGE_CHARS]
+            step = RowStep("fetch", page.title or url, {"url": page.final_url})
+            return text, step
+        if name == "search_documents":
+            query = str(args.get("query", ""))
+            found = search_passages(query, limit=5)
+            results = [_source(p) | {"text": p.text[:800]} for p in found]
+            step = RowStep("search", query, {"results": [_source(p) for p in found]})
+            return json.dumps(results, ensure_ascii=False), step
+        return f"Unknown tool {name}", RowStep("error", f"unknown tool {name}")
+
+    def _responses_loop(
+        self, rules: str, prompt: str, budget: int, fetch: bool, first_tool: bool
+    ) -> Iterator[RowStep]:
+        tools: list[dict[str, Any]] = [{"type": "web_search"}]
+        if fetch:
+            tools.append(FETCH_TOOL_RESPONSES)
+        items: list[Any] = [{"role": "user", "content": prompt}]
+        steps = 0
+        while True:
+            # The last step of the budget answers with no tools left to call.
+            extra: dict[str, Any] = {}
+            if steps < budget - 1:
+                extra["tools"] = tools
+                extra["max_tool_calls"] = budget - steps - 1
+                extra["tool_choice"] = "required" if first_tool and steps == 0 else "auto"
+            response = self.client.responses.create(
+                model=self.model,
+                instructions=rules,
+                input=items,
+                **extra,
+                **self.structured.temperature_args(),
+            )
+            self._count(response.usage, "input_tokens", "output_tokens")
+            calls = []
+            for item in response.output:
+                if item.type == "web_search_call":
+                    steps += 1
+                    self.usage.web_searches += 1
+                    action = getattr(item, "action", None)
+                    yield RowStep("search", getattr(action, "query", None) or "web search")
+                elif item.type == "function_call":
+                    calls.append(item)
+                items.append(item.model_dump(exclude_none=True))
+            self.usage.cost_usd = self.structured.cost(self.usage)
+            if not calls:
+                citations = [
+                    {"title": note.title or note.url, "url": note.url}
+                    for item in response.output
+                    for part in getattr(item, "content", None) or []
+                    for note in getattr(part, "annotations", None) or []
+                    if note.type == "url_citation"
+                ]
+                yield RowStep("answer", response.output_text.strip(), {"sources": citations})
+                return
+            for call in calls:
+                steps += 1
+                output, step = self._run_function(call.name, call.arguments)
+                yield step
+                items.append(
+                    {"type": "function_call_output", "call_id": call.call_id, "output": output}
+                )
+
+    def _chat_loop(
+        self, rules: str, prompt: str, budget: int, fetch: bool, first_tool: bool
+    ) -> Iterator[RowStep]:
+        tools = [SEARCH_TOOL_CHAT] + ([FETCH_TOOL_CHAT] if fetch else [])
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": rules},
+            {"role": "user", "content": prompt},
+        ]
+        steps = 0
+        while True:
+            extra: dict[str, Any] = {}
+            if steps < budget - 1:
+                extra["tools"] = tools
+                extra["tool_choice"] = "required" if first_tool and steps == 0 else "auto"
+            completion = self.client.chat.completions.create(
+                model=self.model, messages=messages, **extra, **self.structured.temperature_args()
+            )
+            self._count(completion.usage, "prompt_tokens", "completion_tokens")
+            message = completion.choices[0].message
+            calls = message.tool_calls or []
+            if not calls:
+                yield RowStep("answer", (message.content or "").strip())
+                return
+            messages.append(message.model_dump(exclude_none=True))
+            for call in calls:
+                steps += 1
+                output, step = self._run_function(call.function.name, call.function.arguments)
+                yield step
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
+
+    def _loop(self, rules, prompt, budget, fetch, first_tool=True) -> Iterator[RowStep]:
+        loop = self._chat_loop if self.chat else self._responses_loop
+        try:
+            yield from loop(rules, prompt, budget, fetch, first_tool)
+        except openai.OpenAIError as exc:
+            yield RowStep("error", f"The provider failed: {exc}")
+
+    # --- what the strategies ask for ----------------------------------------------------
+
+    def lookup(self, question: str, context: str, target: Any, budget: int) -> Iterator[RowStep]:
+        prompt = f"{question}\n{context}\n{describe_target(target)}"
+        yield from self._loop(LOOKUP_RULES, prompt, budget, fetch=False)
+
+    def research(
+        self, question: str, context: str, target: Any, budget: int, comprehensive: bool
+    ) -> Iterator[RowStep]:
+        rules = RESEARCH_RULES + (COMPREHENSIVE_RULES if comprehensive else "")
+        prompt = f"{question}\n{context}\n{describe_target(target)}"
+        answer = None
+        for step in self._loop(rules, prompt, budget, fetch=True):
+            answer = step if step.type == "answer" else answer
+            yield step
+        if comprehensive and answer is not None:
+            yield self._coverage(question, answer.detail)
+
+    def _coverage(self, question: str, answer: str) -> RowStep:
+        prompt = f"Question: {question}\nAnswer: {answer}"
+        try:
+            for step in self._loop(COVERAGE_RULES, prompt, 1, fetch=False, first_tool=False):
+                word = step.detail.strip().lower().rstrip(".")
+                if step.type == "answer" and word in ("high", "medium", "low"):
+                    return RowStep("coverage", word)
+        except openai.OpenAIError:
+            pass
+        return RowStep("coverage", "low", {"reason": "the assessment gave no level"})
+
+    def compute(self, formula: str, row: Mapping[str, Any], target: Any) -> Iterator[RowStep]:
+        values = json.dumps(row, ensure_ascii=False, default=str)
+        prompt = f"Formula: {formula}\nRow: {values}\n{describe_target(target)}"
+        for step in self._loop(COMPUTE_RULES, prompt, 1, fetch=False, first_tool=False):
+            if step.type == "answer":
+                yield RowStep("compute", "computed by the model", {"formula": formula})
+            yield step
+
+
+FETCH_PARAMETERS = {
+    "type": "object",
+    "properties": {"url": {"type": "string", "description": "The http(s) address to read."}},
+    "required": ["url"],
+    "additionalProperties": False,
+}
+FETCH_TOOL_RESPONSES = {
+    "type": "function",
+    "name": "fetch_page",
+    "description": "Read a web page and return its text.",
+    "parameters": FETCH_PARAMETERS,
+    "strict": True,
+}
+FETCH_TOOL_CHAT = {
+    "type": "function",
+    "function": {
+        "name": "fetch_page",
+        "description": "Read a web page and return its text.",
+        "parameters": FETCH_PARAMETERS,
+    },
+}
+SEARCH_TOOL_CHAT = {
+    "type": "function",
+    "function": {
+        "name": "search_documents",
+        "description": "Search the team's document library; returns passages with titles.",
+        "parameters": {
+            "type": "object",
+            "properties": {"query": {"type": "string"}},
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+    },
+}
+
+
+def tools_for(provider: str, settings) -> OfflineTools | OpenAITools:
+    return OpenAITools(settings) if provider == "openai" else OfflineTools()

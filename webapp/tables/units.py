@@ -1,0 +1,209 @@
+"""Units of measure for research-table numbers: find a quantity in an answer, convert it with Pint.
+
+Pint's own names are accepted ("kg/ha", "t/ha", "lb/acre", "g/m²", "degC", "%", "days") plus
+the spellings agronomy texts use that Pint reads differently or not at all: "lb/ac" (Pint: atto-c),
+"mt/ha" (metric tons, Pint: millitonnes), "kg/10a" (per 1,000 m², Pint: per ten years), "g/m2",
+"kg ha-1", "kg ha⁻¹", "lb per acre", "q/ha" (quintal, 100 kg), "℃"/"℉". "dt" is a decitonne
+(100 kg). A bushel is a volume, so "bu/acre" converts only to other volumes per area: turning it
+into a mass per area needs the crop's bushel weight, and that is refused.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from dataclasses import dataclass
+
+import pint
+
+
+class UnitMismatch(ValueError):
+    """Units that are unknown or cannot be converted into each other; the message is for people."""
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """The first number found in a text: its value, the unit written after it, and where it is."""
+
+    value: float
+    unit: str | None
+    number_text: str  # the number as written, e.g. "1,234.5"
+    is_range: bool  # the number starts a range ("10-12 t/ha"); value is its first end
+    start: int
+    end: int  # end of the unit text, or of the number when there is no unit
+
+
+# Thousands separators and decimal marks, kept simple so they can be explained:
+# - a group separator (",", "'", "’", a normal, no-break or thin space) is only read as such
+#   between a leading group of 1-3 digits and groups of exactly 3 ("1,234,567", "12 500");
+# - a comma followed by anything but exactly 3 digits is a decimal comma ("12,5");
+# - dots group thousands only in "1.234,5" (followed by a decimal comma) or with two or more
+#   groups ("1.234.567"); a single "1.234" is one point two three four;
+# - Indian grouping ("1,00,000", "12,34,567.5") is read as such.
+_NUMBER = (
+    r"(?P<sign>[-+−])?"
+    r"(?:"
+    r"(?P<eu>\d{1,3}(?:\.\d{3})+,(?!\d{3}(?!\d))\d+)"
+    r"|(?P<dots>\d{1,3}(?:\.\d{3}){2,})(?![\d.,]\d)"
+    r"|(?P<lakh>\d{1,2}(?:,\d{2})+,\d{3}(?!\d)(?:\.\d+)?)"
+    r"|(?P<grouped>\d{1,3}(?P<sep>[,'’\x20\u00a0\u2009\u202f])\d{3}(?:(?P=sep)\d{3})*(?!\d)"
+    r"(?:[.,]\d+)?)"
+    r"|(?P<plain>\d+(?:\.\d+|,(?!\d{3}(?!\d))\d+)?|\.\d+)"
+    r")"
+    r"(?P<exp>[eE][-+]?\d+)?"
+)
+# A unit token starts with a letter or a symbol such as "%" or "°" and runs to a space or a
+# punctuation mark; "t / ha", "lb per acre" and "t ha-1" join tokens into one unit. Lengths are
+# bounded: a unit is short, and an answer may not be.
+_UNIT_CHAR = r"[^\s,;:!?()\[\]{}\"'“”‘’]"
+_UNIT_WORD = rf"(?:[%‰°℃℉µμ]|[^\W\d_]){_UNIT_CHAR}{{0,30}}(?!{_UNIT_CHAR})"
+_UNIT = (
+    rf"{_UNIT_WORD}"
+    rf"(?:\s*/\s*{_UNIT_WORD}|\s+per\s+{_UNIT_WORD}|\s+[^\W\d_]{{1,30}}(?:-\d|⁻[¹²³])){{0,3}}"
+)
+# The second end of a range ("10-12 t/ha", "between 10 and 12 t/ha") is skipped so that the
+# unit after it still counts.
+_RANGE_END = r"\s*(?:-|–|—|to|and)\s*[-+−]?\d+(?:[.,]\d+)*"
+_QUANTITY = re.compile(
+    rf"(?<![^\W_])(?<!\d[.,]){_NUMBER}(?P<range>{_RANGE_END})?(?:\s*(?P<unit>{_UNIT}))?",
+    re.IGNORECASE,
+)
+# Words that follow numbers in sentences and that Pint would read as units ("in": inch,
+# "a": year, "at": technical atmosphere).
+_NOT_UNITS = frozenset(
+    {"a", "an", "and", "as", "at", "by", "for", "from", "in", "is", "of", "on", "or", "per", "to"}
+)
+_SIGNIFICANT_DIGITS = 12
+_MAX_UNIT_CHARS = 100
+
+
+def find_quantity(text: str) -> Quantity | None:
+    """The first number in text with the unit written right after it, or None."""
+    match = _QUANTITY.search(text)
+    if match is None:
+        return None
+    number_end = _number_end(match)
+    end = match.end("range") if match.group("range") else number_end
+    unit = match.group("unit")
+    if unit is not None:
+        unit = unit.rstrip(".")
+        if unit.split()[0].casefold() in _NOT_UNITS:
+            unit = None
+        else:
+            end = match.start("unit") + len(unit)
+    return Quantity(
+        value=_number_value(match),
+        unit=unit,
+        number_text=text[match.start() : number_end],
+        is_range=match.group("range") is not None,
+        start=match.start(),
+        end=end,
+    )
+
+
+def split_quantity(text: str) -> tuple[float, str | None] | None:
+    """The first number in text and the unit text right after it (if any); None without a number.
+
+    "107 lb/acre" -> (107.0, "lb/acre"); "about 2,010" -> (2010.0, None). The unit is returned as
+    written ("lb per acre"); known_unit() says whether it is one.
+    """
+    quantity = find_quantity(text)
+    return None if quantity is None else (quantity.value, quantity.unit)
+
+
+def known_unit(unit: str) -> bool:
+    """Whether unit names a unit this module can convert (see the module docstring)."""
+    try:
+        _parse(unit)
+    except UnitMismatch:
+        return False
+    return True
+
+
+def convert(value: float, from_unit: str, to_unit: str) -> float:
+    """value in from_unit expressed in to_unit, to 12 significant digits (no float noise).
+
+    Raises UnitMismatch for an unknown unit or units of different kinds.
+    """
+    source, target = _parse(from_unit), _parse(to_unit)
+    try:
+        result = _registry().Quantity(value, source).to(target).magnitude
+    except pint.DimensionalityError:
+        if "bushel" in f"{source} {target}":
+            raise UnitMismatch(
+                f"{from_unit} cannot be converted to {to_unit} without the crop's bushel weight "
+                "(a bushel is a volume)."
+            ) from None
+        raise UnitMismatch(
+            f"{from_unit} ({_kind(source)}) cannot be converted to {to_unit} ({_kind(target)})."
+        ) from None
+    except pint.PintError as error:
+        raise UnitMismatch(f"{from_unit} cannot be converted to {to_unit}: {error}") from None
+    if not math.isfinite(result):
+        raise UnitMismatch(f"{value} {from_unit} is out of range in {to_unit}.")
+    return float(f"{result:.{_SIGNIFICANT_DIGITS}g}")
+
+
+def _number_end(match: re.Match[str]) -> int:
+    for group in ("exp", "eu", "dots", "lakh", "grouped", "plain"):
+        if match.group(group) is not None:
+            return match.end(group)
+    raise AssertionError("the number pattern always matches one alternative")
+
+
+def _number_value(match: re.Match[str]) -> float:
+    if match.group("eu"):
+        digits = match.group("eu").replace(".", "").replace(",", ".")
+    elif match.group("dots"):
+        digits = match.group("dots").replace(".", "")
+    elif match.group("lakh"):
+        digits = match.group("lakh").replace(",", "")
+    elif match.group("grouped"):
+        digits = match.group("grouped").replace(match.group("sep"), "").replace(",", ".")
+    else:
+        digits = match.group("plain").replace(",", ".")
+    sign = "-" if match.group("sign") in ("-", "−") else ""
+    return float(sign + digits + (match.group("exp") or ""))
+
+
+@functools.cache
+def _registry() -> pint.UnitRegistry:
+    registry = pint.UnitRegistry()
+    registry.define("decare = 1000 * meter ** 2")
+    registry.define("quintal = 100 * kilogram = q")
+    registry.define("@alias acre = ac")
+    registry.define("@alias metric_ton = mt = MT")
+    return registry
+
+
+_SPELLINGS = (
+    (re.compile(r"℃"), "degC"),
+    (re.compile(r"℉"), "degF"),
+    (re.compile(r"\s+per\s+", re.IGNORECASE), "/"),
+    (re.compile(r"/\s*10\s*a\b"), "/decare"),
+    (re.compile(r"\bbu\b"), "bushel"),
+    (re.compile(r"\b(?:kilos?|kgs)\b"), "kg"),
+    # "m2", "ha-1": an exponent written without "**" (Pint would read "m2" as a name).
+    (re.compile(r"(?<=[^\W\d_])(-?[1-3])\b"), r"**\1"),
+)
+
+
+@functools.lru_cache(maxsize=512)
+def _parse(unit: str) -> pint.Unit:
+    text = unit.strip().rstrip(".")
+    if len(text) > _MAX_UNIT_CHARS:
+        raise UnitMismatch(f"{unit[:_MAX_UNIT_CHARS]!r}… is too long to be a unit.")
+    if not text or not re.search(r"[^\W\d_]|[%‰°℃℉]", text):
+        raise UnitMismatch(f"{unit!r} is not a unit.")
+    for pattern, replacement in _SPELLINGS:
+        text = pattern.sub(replacement, text)
+    try:
+        return _registry().parse_units(text)
+    except Exception:  # Pint raises many kinds (undefined, syntax, assertion) for odd input
+        raise UnitMismatch(f"{unit!r} is not a known unit.") from None
+
+
+def _kind(unit: pint.Unit) -> str:
+    dimensionality = str(unit.dimensionality)
+    return "a pure number" if dimensionality == "dimensionless" else dimensionality

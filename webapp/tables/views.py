@@ -1,0 +1,509 @@
+"""Research tables workspace: tables, their columns and rows, inline cell edits, CSV import and
+export, and the JSON API."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask_login import current_user
+from sqlalchemy.orm import selectinload
+from werkzeug.utils import secure_filename
+
+from webapp.api import api_error, json_body
+from webapp.auth.access import require_role
+from webapp.auth.forms import EmptyForm
+from webapp.auth.roles import Role
+from webapp.enrichment.audit import history
+from webapp.extensions import db
+from webapp.pagination import Page, page_number, paginate, per_page
+from webapp.rendering import render_page
+from webapp.tables import catalog
+from webapp.tables.catalog import Problem, TableInvalid
+from webapp.tables.cells import CellInvalid, display
+from webapp.tables.forms import (
+    ColumnForm,
+    ConfirmImportForm,
+    ImportForm,
+    NewColumnForm,
+    RenameColumnForm,
+    TableForm,
+    add_error,
+    field_name,
+    values_form,
+)
+from webapp.tables.models import ROW_TARGET, DataTable, TableColumn, TableRow
+
+bp = Blueprint("tables", __name__, url_prefix="/tables")
+api = Blueprint("tables_api", __name__, url_prefix="/api/v1/tables")
+bp.add_app_template_filter(display, "cell")
+
+TABLES_PER_PAGE = 25
+API_MOST_ROWS = 500
+
+
+def table_or_404(table_id: int) -> DataTable:
+    return db.get_or_404(DataTable, table_id, description=f"There is no table #{table_id}.")
+
+
+def row_or_404(table: DataTable, row_id: int) -> TableRow:
+    row = db.session.get(TableRow, row_id)
+    if row is None or row.table_id != table.id:
+        abort(404, description=f"Table “{table.name}” has no row #{row_id}.")
+    return row
+
+
+def column_or_404(table: DataTable, column_id: int) -> TableColumn:
+    column = next((c for c in table.columns if c.id == column_id), None)
+    if column is None:
+        abort(404, description=f"Table “{table.name}” has no column #{column_id}.")
+    return column
+
+
+def tables_page(number: int, size: int) -> tuple[Page, dict[int, int]]:
+    query = catalog.tables_query().options(selectinload(DataTable.columns))
+    page = paginate(query, number, size)
+    return page, catalog.row_counts([t.id for t in page.items])
+
+
+@bp.get("")
+def index():
+    page, counts = tables_page(page_number(request.args), TABLES_PER_PAGE)
+    return render_page("tables/list.html", page=page, counts=counts)
+
+
+def show_problems(
+    form: TableForm | ConfirmImportForm, columns: list[ColumnForm], exc: TableInvalid
+) -> list[Problem]:
+    """Put each problem under its input; the ones about rows or the file are returned."""
+    rest = []
+    for problem in exc.errors:
+        if problem.field == "name" and problem.index is None:
+            add_error(form.name, problem.message)
+        elif problem.index is not None and problem.index < len(columns):
+            columns[problem.index].show(problem)
+        else:
+            rest.append(problem)
+    return rest
+
+
+def render_new(form: TableForm, status: int = 200):
+    return render_page("tables/new.html", form=form, failed=status == 422), status
+
+
+@bp.route("/new", methods=["GET", "POST"])
+@require_role(Role.editor)
+def new():
+    form = TableForm()
+    if not form.is_submitted():
+        return render_new(form)
+    if request.form.get("more"):
+        form.columns.append_entry()
+        return render_new(form)
+    filled = form.filled()
+    try:
+        table = catalog.create_table(form.name.data, [c.definition() for c in filled], current_user)
+    except TableInvalid as exc:
+        db.session.rollback()
+        form.form_errors.extend(p.message for p in show_problems(form, filled, exc))
+        return render_new(form, 422)
+    db.session.commit()
+    flash(f"Table “{table.name}” is ready: add rows or edit its columns.", "success")
+    return redirect(url_for("tables.show", table_id=table.id))
+
+
+def render_import(form, preview=None, confirm=None, problems=None, status: int = 200):
+    """problems: set when a confirmed import failed; those about values, row by row."""
+    return render_page(
+        "tables/import.html", form=form, preview=preview, confirm=confirm, problems=problems
+    ), status
+
+
+@bp.route("/import", methods=["GET", "POST"])
+@require_role(Role.editor)
+def import_csv():
+    form = ImportForm()
+    if not form.validate_on_submit():
+        return render_import(form, status=422 if form.errors else 200)
+    upload = form.file.data
+    try:
+        text = catalog.read_upload(upload.read(catalog.MAX_UPLOAD_BYTES + 1))
+    except ValueError as exc:
+        add_error(form.file, str(exc))
+        return render_import(form, status=422)
+    preview = catalog.preview_csv(text)
+    if not preview.can_import:
+        return render_import(ImportForm(formdata=None), preview, status=422)
+    columns = [
+        {"name": c.name, "type": c.type, "options": "\n".join(c.options)} for c in preview.columns
+    ]
+    name = Path(upload.filename or "").stem.strip()[: catalog.NAME_LIMIT]
+    confirm = ConfirmImportForm(
+        formdata=None, data={"name": name, "csv_text": text, "columns": columns}
+    )
+    return render_import(ImportForm(formdata=None), preview, confirm)
+
+
+@bp.post("/import/confirm")
+@require_role(Role.editor)
+def confirm_import():
+    confirm = ConfirmImportForm()
+    text = confirm.csv_text.data
+    if not text:
+        abort(400, description="The preview to confirm is missing; upload the file again.")
+    try:
+        table = catalog.import_csv(
+            confirm.name.data or "", text, confirm.column_types(), current_user
+        )
+    except TableInvalid as exc:
+        db.session.rollback()  # all or nothing
+        rest = show_problems(confirm, [e.form for e in confirm.columns], exc)
+        problems = [p for p in rest if p.field != "file"]  # the preview lists the file's own
+        preview = catalog.preview_csv(text)
+        shown = confirm if preview.can_import else None
+        return render_import(ImportForm(formdata=None), preview, shown, problems, 422)
+    db.session.commit()
+    rows = catalog.row_counts([table.id])[table.id]
+    flash(f"Imported “{table.name}”: {rows} row(s), {len(table.columns)} column(s).", "success")
+    return redirect(url_for("tables.show", table_id=table.id))
+
+
+def render_table(table: DataTable, number: int, add_form=None, status: int = 200):
+    return render_page(
+        "tables/table.html",
+        "rows",
+        table=table,
+        page=catalog.rows_page(table, number),
+        add_form=add_form or values_form(table.columns, prefix="add"),
+    ), status
+
+
+@bp.get("/<int:table_id>")
+def show(table_id: int):
+    return render_table(table_or_404(table_id), page_number(request.args))
+
+
+@bp.get("/<int:table_id>/export.<fmt>")
+def export(table_id: int, fmt: str):
+    table = table_or_404(table_id)
+    if fmt == "csv":
+        body, mimetype = catalog.export_csv(table), "text/csv"
+    elif fmt == "json":
+        body = json.dumps(catalog.export_json(table), ensure_ascii=False, indent=2)
+        mimetype = "application/json"
+    else:
+        abort(404)
+    filename = f"{secure_filename(table.name) or f'table-{table.id}'}.{fmt}"
+    disposition = f"attachment; filename={filename}"
+    return Response(body, mimetype=mimetype, headers={"Content-Disposition": disposition})
+
+
+@bp.post("/<int:table_id>/rows")
+@require_role(Role.editor)
+def add_row(table_id: int):
+    """One row from the add-row form; an empty form adds a blank row to fill in place."""
+    table = table_or_404(table_id)
+    form = values_form(table.columns, prefix="add")
+    by_name = {c.name: c for c in table.columns}
+    try:
+        (row_id,) = catalog.add_rows(
+            table, [{c.name: form[field_name(c)].data for c in table.columns}], current_user
+        )
+    except TableInvalid as exc:
+        db.session.rollback()
+        for problem in exc.errors:
+            column = by_name.get(problem.column or "")
+            if column is None:
+                form.form_errors.append(problem.message)
+            else:
+                add_error(form[field_name(column)], problem.message)
+        return render_table(table, page_number(request.form), form, 422)
+    db.session.commit()
+    flash("Added a row.", "success")
+    rows = catalog.row_counts([table.id])[table.id]
+    last = -(-rows // catalog.PER_PAGE)
+    return redirect(url_for("tables.show", table_id=table.id, page=last, _anchor=f"row-{row_id}"))
+
+
+@bp.post("/<int:table_id>/rows/delete")
+@require_role(Role.editor)
+def delete_rows(table_id: int):
+    """First a confirmation with the count; confirmed, the selected rows are deleted."""
+    table = table_or_404(table_id)
+    ids = sorted({int(i) for i in request.form.getlist("row") if i.isdigit()})
+    number = page_number(request.form)
+    back = url_for("tables.show", table_id=table.id, page=number)
+    if not ids:
+        flash("Select at least one row.", "warning")
+        return redirect(back)
+    if not request.form.get("confirmed"):
+        return render_page(
+            "tables/confirm.html",
+            form=EmptyForm(),
+            title=f"Delete rows of {table.name}",
+            question=f"Delete {len(ids)} selected row(s) of “{table.name}”? "
+            "Their values are gone for good; the audit trail keeps their changes.",
+            action=url_for("tables.delete_rows", table_id=table.id),
+            hidden=[("row", i) for i in ids] + [("page", number), ("confirmed", "1")],
+            button=f"Delete {len(ids)} row(s)",
+            back=back,
+        )
+    deleted = catalog.delete_rows(table, ids)
+    db.session.commit()
+    flash(f"Deleted {deleted} row(s).", "success")
+    return redirect(back)
+
+
+@bp.get("/<int:table_id>/rows/<int:row_id>/history")
+def row_history(table_id: int, row_id: int):
+    table = table_or_404(table_id)
+    row = row_or_404(table, row_id)
+    return render_page(
+        "tables/row_history.html",
+        table=table,
+        row=row,
+        changes=history(ROW_TARGET, row.id),
+        names={c.key: c.name for c in table.columns},
+    )
+
+
+# Inline cell editing: htmx swaps the cell's <td> between _cell.html and _cell_edit.html.
+
+
+def cell_form(row: TableRow, column: TableColumn):
+    return values_form(
+        [column], prefix=f"edit-{row.id}", data={field_name(column): display(row.value(column))}
+    )
+
+
+def cell_of(table_id: int, row_id: int, column_id: int) -> tuple[TableRow, TableColumn]:
+    table = table_or_404(table_id)
+    return row_or_404(table, row_id), column_or_404(table, column_id)
+
+
+@bp.get("/<int:table_id>/rows/<int:row_id>/cells/<int:column_id>")
+def cell(table_id: int, row_id: int, column_id: int):
+    row, column = cell_of(table_id, row_id, column_id)
+    return render_template("tables/_cell.html", row=row, column=column)
+
+
+@bp.get("/<int:table_id>/rows/<int:row_id>/cells/<int:column_id>/edit")
+@require_role(Role.editor)
+def edit_cell(table_id: int, row_id: int, column_id: int):
+    row, column = cell_of(table_id, row_id, column_id)
+    return render_template(
+        "tables/_cell_edit.html", row=row, column=column, form=cell_form(row, column)
+    )
+
+
+@bp.post("/<int:table_id>/rows/<int:row_id>/cells/<int:column_id>")
+@require_role(Role.editor)
+def save_cell(table_id: int, row_id: int, column_id: int):
+    row, column = cell_of(table_id, row_id, column_id)
+    form = cell_form(row, column)
+    field = form[field_name(column)]
+    try:
+        catalog.set_cell(row, column, field.data, current_user)
+    except CellInvalid as exc:
+        add_error(field, str(exc))
+        return render_template("tables/_cell_edit.html", row=row, column=column, form=form), 422
+    db.session.commit()
+    return render_template("tables/_cell.html", row=row, column=column)
+
+
+# Columns
+
+
+def render_columns(table: DataTable, new_form=None, renamed=None, status: int = 200):
+    rename_forms = {
+        c.id: RenameColumnForm(formdata=None, prefix=f"rename-{c.id}", name=c.name)
+        for c in table.columns
+    }
+    if renamed is not None:
+        rename_forms[renamed[0]] = renamed[1]
+    return render_page(
+        "tables/columns.html",
+        table=table,
+        new_form=new_form or NewColumnForm(formdata=None),
+        rename_forms=rename_forms,
+    ), status
+
+
+@bp.get("/<int:table_id>/columns")
+@require_role(Role.editor)
+def columns(table_id: int):
+    return render_columns(table_or_404(table_id))
+
+
+@bp.post("/<int:table_id>/columns")
+@require_role(Role.editor)
+def add_column(table_id: int):
+    table = table_or_404(table_id)
+    form = NewColumnForm()
+    definition = form.definition()
+    try:
+        column = catalog.add_column(
+            table,
+            definition["name"],
+            definition["type"],
+            definition["unit"],
+            definition["options"],
+        )
+    except TableInvalid as exc:
+        db.session.rollback()
+        for problem in exc.errors:
+            form.show(problem)
+        return render_columns(table, new_form=form, status=422)
+    db.session.commit()
+    flash(f"Added the column “{column.name}”.", "success")
+    return redirect(url_for("tables.columns", table_id=table.id))
+
+
+@bp.post("/<int:table_id>/columns/<int:column_id>/rename")
+@require_role(Role.editor)
+def rename_column(table_id: int, column_id: int):
+    table = table_or_404(table_id)
+    column = column_or_404(table, column_id)
+    form = RenameColumnForm(prefix=f"rename-{column.id}")
+    try:
+        catalog.rename_column(column, form.name.data or "")
+    except TableInvalid as exc:
+        db.session.rollback()
+        add_error(form.name, str(exc))
+        return render_columns(table, renamed=(column_id, form), status=422)
+    db.session.commit()
+    flash(f"Renamed the column to “{column.name}”.", "success")
+    return redirect(url_for("tables.columns", table_id=table.id))
+
+
+@bp.post("/<int:table_id>/columns/<int:column_id>/move")
+@require_role(Role.editor)
+def move_column(table_id: int, column_id: int):
+    table = table_or_404(table_id)
+    column = column_or_404(table, column_id)
+    to = request.form.get("to", "")
+    try:
+        catalog.move_column(column, int(to) if to.isdigit() else to)
+    except TableInvalid as exc:
+        abort(400, description=str(exc))
+    db.session.commit()
+    return redirect(url_for("tables.columns", table_id=table.id, _anchor=f"column-{column.id}"))
+
+
+@bp.route("/<int:table_id>/columns/<int:column_id>/delete", methods=["GET", "POST"])
+@require_role(Role.editor)
+def delete_column(table_id: int, column_id: int):
+    table = table_or_404(table_id)
+    column = column_or_404(table, column_id)
+    if request.method == "GET":
+        return render_page(
+            "tables/confirm.html",
+            form=EmptyForm(),
+            title=f"Delete the column {column.name}",
+            question=f"Delete the column “{column.name}” of “{table.name}” and its value in "
+            "every row? The audit trail keeps the changes made to it.",
+            action=url_for("tables.delete_column", table_id=table.id, column_id=column.id),
+            hidden=[],
+            button="Delete the column",
+            back=url_for("tables.columns", table_id=table.id),
+        )
+    catalog.delete_column(column)
+    db.session.commit()
+    flash(f"Deleted the column “{column.name}”.", "success")
+    return redirect(url_for("tables.columns", table_id=table.id))
+
+
+@bp.route("/<int:table_id>/delete", methods=["GET", "POST"])
+@require_role(Role.reviewer)
+def delete(table_id: int):
+    table = table_or_404(table_id)
+    if request.method == "GET":
+        rows = catalog.row_counts([table.id])[table.id]
+        return render_page(
+            "tables/confirm.html",
+            form=EmptyForm(),
+            title=f"Delete {table.name}",
+            question=f"Delete the table “{table.name}” with its {len(table.columns)} column(s) "
+            f"and {rows} row(s)? This cannot be undone.",
+            action=url_for("tables.delete", table_id=table.id),
+            hidden=[],
+            button="Delete the table",
+            back=url_for("tables.show", table_id=table.id),
+        )
+    catalog.delete_table(table)
+    db.session.commit()
+    flash(f"Deleted the table “{table.name}”.", "success")
+    return redirect(url_for("tables.index"))
+
+
+# JSON API: the same rules as the pages.
+
+
+def invalid(exc: TableInvalid, code: str, message: str):
+    return api_error(422, code, message, {"errors": [p.to_dict() for p in exc.errors]})
+
+
+@api.get("")
+def api_index():
+    page, counts = tables_page(page_number(request.args), per_page(request.args, TABLES_PER_PAGE))
+    return jsonify(page.as_json("tables", [catalog.to_dict(t, counts[t.id]) for t in page.items]))
+
+
+@api.post("")
+@require_role(Role.editor)
+def api_create():
+    body = json_body()
+    try:
+        table = catalog.create_table(body.get("name"), body.get("columns"), current_user)
+    except TableInvalid as exc:
+        db.session.rollback()
+        return invalid(exc, "table_invalid", "The table cannot be created as given.")
+    db.session.commit()
+    return jsonify(catalog.to_dict(table, 0)), 201
+
+
+@api.get("/<int:table_id>")
+def api_show(table_id: int):
+    table = table_or_404(table_id)
+    return jsonify(catalog.to_dict(table, catalog.row_counts([table.id])[table.id]))
+
+
+@api.get("/<int:table_id>/rows")
+def api_rows(table_id: int):
+    table = table_or_404(table_id)
+    page = catalog.rows_page(
+        table,
+        page_number(request.args),
+        per_page(request.args, catalog.PER_PAGE, API_MOST_ROWS),
+    )
+    return jsonify(
+        page.as_json(
+            "rows", [{"id": row.id, "values": row.by_name(table.columns)} for row in page.items]
+        )
+    )
+
+
+@api.post("/<int:table_id>/rows")
+@require_role(Role.editor)
+def api_add_rows(table_id: int):
+    table = table_or_404(table_id)
+    try:
+        row_ids = catalog.add_rows(table, json_body().get("rows"), current_user)
+    except TableInvalid as exc:
+        db.session.rollback()
+        return invalid(
+            exc, "rows_invalid", "Some values do not fit their columns; no row was added."
+        )
+    db.session.commit()
+    return jsonify(row_ids=row_ids), 201
