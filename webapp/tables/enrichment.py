@@ -18,6 +18,7 @@ from webapp.database import utcnow
 from webapp.enrichment.audit import new_group, record_changes
 from webapp.enrichment.models import Change, Suggestion, SuggestionStatus, jsonable
 from webapp.enrichment.providers import Usage
+from webapp.enrichment.providers.openai_client import StructuredClient
 from webapp.enrichment.review import undo_group
 from webapp.extensions import db
 from webapp.jobs.kinds import RunKind, register_kind
@@ -164,6 +165,7 @@ class TableEnrichment(RunKind):
 
     def __init__(self) -> None:
         self._snapshot: RowsSnapshot | None = None
+        self._client = None
         self._lock = threading.Lock()
 
     def plan_items(self, params: dict[str, Any]) -> list[str]:
@@ -178,14 +180,23 @@ class TableEnrichment(RunKind):
                 self._snapshot = load_snapshot(params)
             return self._snapshot
 
+    def tools(self, provider: str):
+        """Tools for one row; the rows of a run share one SDK client (and its connections)."""
+        settings = current_app.config["FURROW"]
+        if provider != "openai":
+            return tools_for(provider, settings)
+        with self._lock:
+            if self._client is None:
+                self._client = StructuredClient(settings).client
+        return tools_for(provider, settings, self._client)
+
     def process_item(self, key: str, params: dict[str, Any], run_id: int) -> Any:
         snapshot = self.snapshot(params)
         row_id = int(key)
         if row_id not in snapshot.rows:
             entry = {"status": "skipped", "error": "Skipped: the row was deleted.", "steps": []}
         else:
-            settings = current_app.config["FURROW"]
-            tools = tools_for(params["provider"], settings)
+            tools = self.tools(params["provider"])
             entry = work_on_row(snapshot.by_name(row_id), params, snapshot.target, tools, key)
             entry["usage"] = vars(tools.usage)
         current = snapshot.rows.get(row_id, {}).get(snapshot.target.key)

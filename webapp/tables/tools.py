@@ -391,5 +391,6 @@ SEARCH_TOOL_CHAT = {
 }
 
 
-def tools_for(provider: str, settings) -> OfflineTools | OpenAITools:
-    return OpenAITools(settings) if provider == "openai" else OfflineTools()
+def tools_for(provider: str, settings, client: openai.OpenAI | None = None):
+    """Fresh tools for one row (they count its usage); the SDK client may be shared."""
+    return OpenAITools(settings, client) if provider == "openai" else OfflineTools()
