@@ -14,6 +14,7 @@ from tests.support.openai_server import (
     responses_body,
     responses_function_call,
 )
+from webapp.jobs.runner import stage_events
 from webapp.tables.enrichment import Target, work_on_row
 from webapp.tables.strategies import (
     get_all_strategies,
@@ -105,7 +106,10 @@ def test_lookup_answers_from_search_snippets_in_one_call(tmp_path, openai_server
         )
     )
     tools = OpenAITools(openai_settings(tmp_path, openai_server))
-    entry = work_on_row({"Company": "Acme Corp"}, lookup(), FOUNDED, tools)
+    while not stage_events.empty():
+        stage_events.get_nowait()
+    entry = work_on_row({"Company": "Acme Corp"}, lookup(), FOUNDED, tools, key="7")
+    assert stage_events.get_nowait() == ("7", "searching")  # what the run page shows
     assert (entry["status"], entry["value"], entry["confidence"]) == ("found", 2010, "medium")
     assert entry["raw_value"] == "Based on my research, 2010."
     assert [s["type"] for s in entry["steps"]][:3] == ["search", "search", "answer"]

@@ -199,6 +199,7 @@ class TableEnrichment(RunKind):
             tools = self.tools(params["provider"])
             entry = work_on_row(snapshot.by_name(row_id), params, snapshot.target, tools, key)
             entry["usage"] = vars(tools.usage)
+        report_stage(key, "row_skipped" if entry["status"] == "skipped" else "row_done")
         current = snapshot.rows.get(row_id, {}).get(snapshot.target.key)
         return entry | {
             "row_id": row_id,
