@@ -153,8 +153,16 @@ def test_the_api_takes_at_most_twenty_rows_per_call(client_as, idle_queue):
         f"/api/v1/tables/{table.id}/enrich", json={**body, "row_ids": ids}, headers=headers
     )
     assert ok.status_code == 202
+    for wrong in ({"row_ids": "all"}, {"strategy": ["lookup"]}, {"params": {"formula": 5}}):
+        bad = editor.post(
+            f"/api/v1/tables/{table.id}/enrich", json={**body, **wrong}, headers=headers
+        )
+        assert bad.status_code == 422, wrong
+    research = {"question": "{Name}?", "thoroughness": ["deep"]}
     bad = editor.post(
-        f"/api/v1/tables/{table.id}/enrich", json={**body, "row_ids": "all"}, headers=headers
+        f"/api/v1/tables/{table.id}/enrich",
+        json={**body, "strategy": "research", "params": research, "row_ids": ids},
+        headers=headers,
     )
-    assert bad.status_code == 422
+    assert bad.get_json()["error"]["message"] == "Thoroughness is exploratory or comprehensive."
     assert editor.get("/api/v1/runs/999999/proposal").status_code == 404

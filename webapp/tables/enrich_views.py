@@ -164,11 +164,13 @@ def api_enrich(table_id: int):
     params = body.get("params") or {}
     if not isinstance(params, dict):
         return api_error(422, "bad_request_body", "params must be an object.")
+    if not all(isinstance(body.get(key, ""), str) for key in ("target_column", "strategy")):
+        return api_error(422, "bad_request_body", "target_column and strategy are names (text).")
     try:
         run = start_enrichment(
             table,
-            str(body.get("target_column") or ""),
-            str(body.get("strategy") or ""),
+            body.get("target_column") or "",
+            body.get("strategy") or "",
             params,
             row_ids,
             current_user,

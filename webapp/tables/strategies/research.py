@@ -25,7 +25,8 @@ class ResearchStrategy(RowStrategy):
 
     def validate_params(self, params: Mapping[str, Any]) -> None:
         super().validate_params(params)
-        if params.get("thoroughness", "exploratory") not in THOROUGHNESS:
+        thoroughness = params.get("thoroughness", "exploratory")
+        if not isinstance(thoroughness, str) or thoroughness not in THOROUGHNESS:
             raise StrategyError("Thoroughness is exploratory or comprehensive.")
 
     def thoroughness(self, params: Mapping[str, Any]) -> str:
