@@ -232,6 +232,8 @@ def work_through_concurrently(run: Run, kind: RunKind) -> None:
                     break
                 future = pool.submit(_in_own_context, app, kind, key, run.params, run.id)
                 running[future] = key
+            # Saved after the next items started, so the database never holds them up.
+            save()
             if not running:
                 break
             done, _ = wait(running, timeout=SAVE_EVERY_SECONDS, return_when=FIRST_COMPLETED)
@@ -242,7 +244,6 @@ def work_through_concurrently(run: Run, kind: RunKind) -> None:
                     errors[key] = error
                 else:
                     finished[key] = result
-            save()
     save(final=True)
     if stopping == "cancelled":
         _finish(run, RunStatus.cancelled, f"Cancelled; {_summary(run)}")

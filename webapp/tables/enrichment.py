@@ -278,8 +278,11 @@ def load_snapshot(params: Mapping[str, Any]) -> RowsSnapshot:
         for row_id, cells, position in db.session.execute(query):
             snapshot.rows[row_id] = cells or {}
             snapshot.positions[row_id] = position
-    # Brought up to date once here, so rows searching at once never race to rewrite them.
-    sync_reference_passages()
+    settings = current_app.config["FURROW"]
+    if params["provider"] == "offline" or settings.openai_api == "chat":
+        # The rows search the library: bring its reference passages up to date once here, so
+        # rows searching at once never race to rewrite them.
+        sync_reference_passages()
     db.session.commit()
     return snapshot
 

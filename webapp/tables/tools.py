@@ -19,6 +19,11 @@ from typing import Any
 
 import openai
 
+# The SDK loads these on first use; loading them with the app means a worker's forked job
+# (one per run) starts with them in memory instead of paying for them on its first row.
+import openai.resources.chat.completions
+import openai.resources.responses
+
 from webapp.enrichment.providers import Usage
 from webapp.enrichment.providers.openai_client import StructuredClient
 from webapp.fetching import FetchRefused, fetch_page
