@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from webapp.fertilizer.plan import Nutrients, PlanInvalid
+from webapp.fertilizer.plan import Nutrients
 
 SOIL_STATUSES = ("low", "medium", "high")
 
@@ -210,10 +210,7 @@ def parse_request(raw: Any) -> RecommendRequest:
         if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= 730:
             problem = f"must be a whole number of days, 1–730, got {days!r}"
             raise _fail("growth_period_days", problem)
-    try:
-        organic = parse_organic(raw.get("organic"))
-    except PlanInvalid as exc:
-        raise RequestInvalid(str(exc), {"organic": str(exc)}) from exc
+    organic = parse_organic(raw.get("organic"))
     return RecommendRequest(
         profile=parse_profile(raw["crop_profile"]),
         target_yield_kg_m2=_positive(raw.get("target_yield"), "target_yield", maximum=1000),

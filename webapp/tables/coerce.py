@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from webapp.tables.cells import FALSE_WORDS, TRUE_WORDS
 from webapp.tables.units import UnitMismatch, convert, find_quantity, known_unit
 
 NOT_FOUND = "Could not determine an answer."
@@ -74,8 +75,6 @@ _NOT_FOUND_WORDS = frozenset(
 )
 
 _CURRENCY = re.compile(r"[$€£¥₹]")
-_TRUE_WORDS = frozenset({"yes", "y", "true", "1", "ja", "oui"})
-_FALSE_WORDS = frozenset({"no", "n", "false", "0", "nein", "non"})
 _LEADING_WORD = re.compile(r"^(\w+)\s*[,.;:!—–-]")
 _SCHEME = re.compile(r"^[a-z][a-z0-9+-]*:(?!\d)", re.IGNORECASE)
 _URL_IN_TEXT = re.compile(r"\bhttps?://[^\s<>\"'`]+|\bwww\.[^\s<>\"'`]+", re.IGNORECASE)
@@ -241,13 +240,13 @@ def _quote(text: str, limit: int = 80) -> str:
 
 def _boolean(text: str) -> Coerced:
     word = _canonical(text).rstrip("!")
-    if word in _TRUE_WORDS or word in _FALSE_WORDS:
-        return Coerced(word in _TRUE_WORDS, "high", True, None, None)
+    if word in TRUE_WORDS or word in FALSE_WORDS:
+        return Coerced(word in TRUE_WORDS, "high", True, None, None)
     # "Yes, it tolerates drought." but not "No idea".
     leading = _LEADING_WORD.match(word)
-    if leading and (leading.group(1) in _TRUE_WORDS or leading.group(1) in _FALSE_WORDS):
+    if leading and (leading.group(1) in TRUE_WORDS or leading.group(1) in FALSE_WORDS):
         note = f"read {_quote(text)} as {leading.group(1)}"
-        return Coerced(leading.group(1) in _TRUE_WORDS, "medium", True, note, None)
+        return Coerced(leading.group(1) in TRUE_WORDS, "medium", True, note, None)
     return Coerced(None, "low", False, None, f"Not a clear yes or no: {_quote(text)}.")
 
 

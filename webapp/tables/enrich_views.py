@@ -21,12 +21,13 @@ from webapp.tables.enrichment import (
     TableEnrichment,
     apply_rows,
     proposal,
+    reasoning,
     research_log,
     row_suggestions,
     start_enrichment,
     undo_table_apply,
 )
-from webapp.tables.models import DataTable, TableColumn
+from webapp.tables.models import DataTable
 from webapp.tables.strategies import get_all_strategies
 from webapp.tables.views import api, bp, table_or_404
 
@@ -80,7 +81,6 @@ def enrich(table_id: int):
 def enrichment_run(table_id: int, run_id: int):
     table = table_or_404(table_id)
     run = enrichment_run_or_404(run_id, table)
-    column = db.session.get(TableColumn, run.params["column_id"])
     log = research_log(run)
     suggestions = row_suggestions(run) if not run.is_live else {}
     return render_page(
@@ -88,10 +88,9 @@ def enrichment_run(table_id: int, run_id: int):
         "live",
         table=table,
         run=run,
-        column=column,
         log=log,
         suggestions=suggestions,
-        reasoning=proposal(run)["reasoning"] if not run.is_live else run.params["reasoning"],
+        reasoning=run.params["reasoning"] if run.is_live else reasoning(run, log),
         undo_group=request.args.get("undo", "") if request.args.get("undo", "").isalnum() else "",
         form=EmptyForm(),
     )

@@ -362,20 +362,25 @@ def row_suggestions(run: Run) -> dict[int, Suggestion]:
     return {s.target_id: s for s in db.session.scalars(query)}
 
 
+def reasoning(run: Run, log: list[dict[str, Any]]) -> str:
+    """ "Quick Lookup: What year was {Company} founded? — found 8 of 10 rows"."""
+    found = sum(1 for e in log if e["status"] == "found")
+    return f"{run.params['reasoning']} — found {found} of {len(run.items)} rows"
+
+
 def proposal(run: Run) -> dict[str, Any]:
     """The seed's data proposal: reasoning, operations (found, valid rows still open) and the
     research log."""
     log = research_log(run)
     column = db.session.get(TableColumn, run.params["column_id"])
     name = column.name if column else "?"
-    found = sum(1 for e in log if e["status"] == "found")
     operations = [
         {"action": "update", "row_id": s.target_id, "changes": {name: s.suggested_value}}
         for s in sorted(row_suggestions(run).values(), key=lambda s: s.target_id)
         if s.status in (SuggestionStatus.pending, SuggestionStatus.stale)
     ]
     return {
-        "reasoning": f"{run.params['reasoning']} — found {found} of {len(run.items)} rows",
+        "reasoning": reasoning(run, log),
         "operations": operations,
         "research_log": log,
     }
