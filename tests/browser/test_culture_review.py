@@ -5,6 +5,8 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import screenshot, sign_in
 from tests.support.cultures import add_crowded_tomato
+from webapp.cultures.models import Culture
+from webapp.extensions import db
 
 pytestmark = pytest.mark.browser
 
@@ -37,17 +39,57 @@ def test_errors_are_shown_invalid_fields_cannot_be_picked_valid_ones_apply_and_u
     valid = page.get_by_role("checkbox", name="Apply Growth duration")
     expect(valid).to_be_enabled()
     page.locator("#suggestion-growth_duration_days details summary").first.click()
-    expect(page.locator("#suggestion-growth_duration_days details p")).to_contain_text("135")
+    expect(page.locator("#suggestion-growth_duration_days details p")).to_contain_text(
+        "50 to 65 days from transplanting"
+    )
     screenshot(page, "culture-suggestions")
 
     valid.check()
     page.get_by_role("button", name="Apply selected").click()
-    expect(page.get_by_text("Applied 1 field(s): growth_duration_days.")).to_be_visible()
-    expect(page.locator("dt:text-is('Growth duration') + dd")).to_have_text("158 days")
+    expect(page.get_by_text("Applied 1 field(s): Growth duration.")).to_be_visible()
+    expect(page.locator("dt:text-is('Growth duration') + dd")).to_have_text("65 days")
     expect(page.locator("dt:text-is('Expected yield') + dd")).to_have_text("—")
     expect(page.locator("#history")).to_contain_text("apply")
 
     page.get_by_role("button", name="Undo this apply").click()
-    expect(page.get_by_text("Undone: growth_duration_days restored.")).to_be_visible()
+    expect(
+        page.get_by_text("Undone: Growth duration, Sources, Notes (Markdown) restored.")
+    ).to_be_visible()
     expect(page.locator("dt:text-is('Growth duration') + dd")).to_have_text("—")
+    expect(page.get_by_role("heading", name="Sources", exact=True)).to_have_count(1)
+    expect(page.locator("text=No sources yet.")).to_be_visible()
     screenshot(page, "culture-undone")
+
+
+@pytest.fixture
+def radish(session_app, admin) -> int:
+    with session_app.app_context():
+        culture = Culture(name="Radieschen", reference_crop="radish", harvest_method="per_sqm")
+        db.session.add(culture)
+        db.session.commit()
+        return culture.id
+
+
+def test_a_derived_figure_says_its_source_does_not_state_it(page: Page, radish, run_worker):
+    sign_in(page)
+    page.goto(f"/cultures/{radish}")
+    page.get_by_role("button", name="Enrich").click()
+    run_worker()
+    expect(page.locator("#suggestions")).to_be_visible(timeout=30_000)
+    # The library's radish yield is a judgement no source states: marked, warned, and only
+    # a person's confirmation can make it a value.
+    yield_row = page.locator("#suggestion-expected_yield")
+    expect(yield_row.locator(".badge.derived")).to_be_visible()
+    expect(yield_row.locator(".issue-warning", has_text="evidence_derived")).to_contain_text(
+        "The cited source does not state this figure"
+    )
+    expect(
+        yield_row.locator(".issue-warning", has_text="yield_needs_manual_confirmation")
+    ).to_be_visible()
+    # Days to first harvest are stated (from sowing): no such warning there.
+    growth = page.locator("#suggestion-growth_duration_days")
+    expect(growth).to_contain_text("25")
+    expect(growth.locator(".badge.derived")).to_have_count(0)
+    screenshot(page, "culture-suggestions-derived")
+    page.set_viewport_size({"width": 390, "height": 844})
+    screenshot(page, "culture-suggestions-derived-phone")

@@ -164,10 +164,11 @@ def test_check_catalog_lists_implausible_stored_values_with_their_record(client_
     page = viewer.get("/cultures/check").get_data(as_text=True)
     assert "3 culture(s) checked" in page
     assert f'href="/cultures/{zucchini.id}"' in page
-    assert "yield_per_plant_impossible" in page
+    assert "yield_above_crop_cap" in page
     findings = viewer.get("/api/v1/cultures/check").get_json()["findings"]
     by_code = {(f["culture"], f["code"]) for f in findings}
-    assert ("Zucchini", "yield_per_plant_impossible") in by_code
+    # A crop the library knows is held to its own cap (zucchini: 15 kg/plant).
+    assert ("Zucchini", "yield_above_crop_cap") in by_code
     assert ("Lettuce", "yield_outside_typical_range") in by_code  # typical 0.3–0.8 kg/plant
     assert ("Carrot", "spacing_density_unusual") in by_code  # 133 plants/m²
     assert findings[0]["severity"] == "error"

@@ -63,9 +63,10 @@ def test_enrich_review_apply_refuse_and_undo(client_as, crowded_tomato, worker):
     )
     assert forged.status_code == 422
     text = forged.get_data(as_text=True)
-    assert "Not applied — expected_yield: Invalid, so it cannot be applied" in text
+    assert "Not applied — Expected yield: Invalid, so it cannot be applied" in text
     culture = db.session.get(Culture, culture_id)
-    assert culture.growth_duration_days == 158  # FAO-56: 135–180 days
+    # Days to first harvest from transplanting, 50–80 (not FAO-56's whole season, 135–180).
+    assert culture.growth_duration_days == 65
     assert culture.expected_yield is None
     assert any(s["url"].startswith("https://") for s in culture.structured_sources)
     assert culture.notes.count("## Sources") == 1
@@ -73,7 +74,16 @@ def test_enrich_review_apply_refuse_and_undo(client_as, crowded_tomato, worker):
     group = re.search(r"/undo/([0-9a-f]+)", text).group(1)
     undone = reviewer.submit(f"/cultures/{culture_id}/undo/{group}", page=f"/cultures/{culture_id}")
     assert undone.status_code == 302
-    assert db.session.get(Culture, culture_id).growth_duration_days is None
+    # Undo restores everything the apply changed: the field, the notes and the sources.
+    db.session.expire_all()
+    culture = db.session.get(Culture, culture_id)
+    assert culture.growth_duration_days is None
+    assert culture.notes == "" and culture.structured_sources == []
+    history = (
+        reviewer.get(f"/cultures/{culture_id}").get_data(as_text=True).split('id="history"')[1]
+    )
+    assert history.count("<td>Notes (Markdown)</td>") == 2
+    assert history.count("<td>Sources</td>") == 2
 
 
 def test_editors_enrich_but_only_reviewers_apply(client_as, crowded_tomato, worker):
@@ -120,7 +130,7 @@ def test_the_api_enriches_and_applies_with_reasons_for_refusals(client_as, crowd
     [entry] = payload["cultures"]
     assert entry["culture_id"] == culture_id
     assert entry["suggested_fields"]["growth_duration_days"]["status"] == "applied"
-    assert entry["suggested_fields"]["growth_duration_days"]["value"] == 158
+    assert entry["suggested_fields"]["growth_duration_days"]["value"] == 65
     assert [e["code"] for e in entry["validation"]["errors"]] == ["yield_crosscheck_impossible"]
     assert all(e["field"] for e in entry["validation"]["errors"])
     assert entry["evidence"]["expected_yield"][0]["source_url"].startswith("https://")

@@ -3,20 +3,22 @@
 import pytest
 
 from webapp.cultures.rules import (
+    CropLimits,
     TypicalRange,
     check_density,
+    check_derived_evidence,
+    check_replacements,
     check_seed_packages,
     check_stored,
     check_thousand_kernel_weight,
     check_value_in_evidence,
     check_yield,
     check_yield_evidence,
-    collapse_ranges,
     keep_requested_fields,
-    normalize_enums,
     notes_with_sources,
     plants_per_m2,
     postprocess,
+    read_values,
     unique_sources,
 )
 from webapp.enrichment.vocabulary import Evidence, Proposal, Severity, SuggestedValue
@@ -29,6 +31,12 @@ def proposal(evidence=None, **values):
         suggested={name: SuggestedValue(value) for name, value in values.items()},
         evidence=evidence or {},
     )
+
+
+def read(**values):
+    p = proposal(**values)
+    read_values(p, {})
+    return p
 
 
 def codes(p, severity=None):
@@ -49,45 +57,139 @@ def codes(p, severity=None):
     ],
 )
 def test_enum_aliases_become_allowed_values(field, raw, expected):
-    p = proposal(**{field: raw})
-    normalize_enums(p)
+    p = read(**{field: raw})
     assert p.value(field) == expected
     assert p.issues == []
 
 
 def test_cultivation_types_normalize_each_entry():
-    p = proposal(cultivation_types=["Direktsaat", "transplant", "direct_sowing"])
-    normalize_enums(p)
+    p = read(cultivation_types=["Direktsaat", "transplant", "direct_sowing"])
     assert p.value("cultivation_types") == ["direct_sowing", "pre_cultivation"]
+    partly = read(cultivation_types=["Direktsaat", "by hovercraft"])
+    assert partly.value("cultivation_types") == ["direct_sowing"]
+    assert codes(partly) == ["enum_value_unknown"]
 
 
-def test_an_unknown_enum_value_is_dropped_with_a_warning():
-    p = proposal(harvest_method="by the bushel")
-    normalize_enums(p)
+@pytest.mark.parametrize("raw", ["by the bushel", 3, ["per_plant", "per_sqm"], {"a": 1}])
+def test_a_choice_no_alias_maps_to_is_a_malformed_value(raw):
+    p = read(harvest_method=raw)
     assert "harvest_method" not in p.suggested
-    assert codes(p, Severity.warning) == ["enum_value_unknown"]
+    assert codes(p, Severity.error) == ["value_malformed"]
+    assert p.invalid_fields == {"harvest_method"}
+    assert isinstance(p.malformed["harvest_method"].value, str)  # shown as text
 
 
-# Ranges
+# Numbers: read, in the field's unit, or malformed
 
 
-@pytest.mark.parametrize("raw", ["3-5", "3 – 5 kg", [3, 5], {"min": 5, "max": 3}, "3 bis 5"])
+@pytest.mark.parametrize(
+    "raw", ["3-5", "3 – 5 kg", [3, 5], {"min": 5, "max": 3}, "3 bis 5", "between 3 and 5"]
+)
 def test_a_range_collapses_to_its_mean_and_says_so(raw):
-    p = proposal(expected_yield=raw)
-    collapse_ranges(p)
+    p = read(expected_yield=raw)
     assert p.value("expected_yield") == 4.0
     [issue] = p.issues
     assert issue.code == "range_collapsed_to_mean" and issue.severity == Severity.info
     assert issue.details == {"min": 3.0, "max": 5.0, "mean": 4.0}
 
 
-def test_numbers_in_text_are_read_and_non_numbers_dropped():
-    p = proposal(row_spacing_cm="30 cm", sowing_depth_cm="shallow", expected_yield="4,5")
-    collapse_ranges(p)
+def test_numbers_in_text_are_read():
+    p = read(row_spacing_cm="30 cm", expected_yield="4,5", sowing_depth_cm="~2")
     assert p.value("row_spacing_cm") == 30.0
     assert p.value("expected_yield") == 4.5
-    assert "sowing_depth_cm" not in p.suggested
-    assert codes(p) == ["value_not_a_number"]
+    assert p.value("sowing_depth_cm") == 2.0
+    assert p.issues == []
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "shallow",
+        float("nan"),
+        float("inf"),
+        [1, 2, 3],
+        {"value": 3},
+        True,
+        "FAO-56: 120 days",  # a number in a reference is no answer
+        {"min": "a", "max": 3},
+        -5,
+    ],
+)
+def test_what_is_no_number_is_a_malformed_value_shown_as_text(raw):
+    p = read(row_spacing_cm=raw)
+    assert "row_spacing_cm" not in p.suggested
+    [issue] = p.issues
+    assert (issue.code, issue.severity, issue.field) in {
+        ("value_malformed", Severity.error, "row_spacing_cm"),
+        ("value_out_of_range", Severity.error, "row_spacing_cm"),
+    }
+    shown = p.malformed["row_spacing_cm"].value
+    assert isinstance(shown, str) and len(shown) <= 200
+
+
+@pytest.mark.parametrize(
+    ("field", "raw", "unit", "value", "note"),
+    [
+        ("harvest_duration_days", 8, "weeks", 56, "8 weeks is 56 days."),
+        ("distance_within_row_cm", "12 inches", None, 30.48, "12 inches is 30.48 cm."),
+        ("thousand_kernel_weight_g", 3.2, "g/1000 seeds", 3.2, None),
+        ("thousand_kernel_weight_g", 45, "mg/seed", 45, None),  # the same number
+        ("thousand_kernel_weight_g", 0.045, "g/seed", 45, "0.045 g/seed is 45 g."),
+        ("propagation_duration_days", 42, "days after sowing", 42, None),
+    ],
+)
+def test_a_unit_the_field_takes_is_converted_and_said(field, raw, unit, value, note):
+    p = proposal(**{field: raw})
+    p.suggested[field].unit = unit
+    read_values(p, {})
+    assert p.value(field) == pytest.approx(value)
+    assert p.invalid_fields == set()
+    assert [i.message for i in p.issues if i.code == "unit_converted"] == ([note] if note else [])
+
+
+@pytest.mark.parametrize(
+    ("field", "raw", "unit", "context", "code"),
+    [
+        ("row_spacing_cm", 30, "kg", {}, "unit_mismatch"),
+        ("growth_duration_days", 60, "bananas", {}, "unit_unreadable"),
+        ("expected_yield", 0.2, "kg/plant", {"harvest_method": "per_sqm"}, "unit_mismatch"),
+        ("expected_yield", 4, "kg/m²", {"harvest_method": "per_plant"}, "unit_mismatch"),
+        ("seed_rate_value", 2, "seeds/m²", {"seed_rate_unit": "g_per_m2"}, "unit_mismatch"),
+        ("row_spacing_cm", 30, 12, {}, "unit_unreadable"),
+    ],
+)
+def test_a_unit_the_field_does_not_take_is_an_error(field, raw, unit, context, code):
+    p = proposal(**{field: raw})
+    p.suggested[field].unit = unit
+    read_values(p, context)
+    assert codes(p, Severity.error) == [code]
+    assert p.invalid_fields == {field}
+
+
+def test_a_yield_per_area_in_tonnes_per_hectare_is_converted_to_kg_per_m2():
+    p = proposal(expected_yield="30–50 t/ha", harvest_method="per_sqm")
+    read_values(p, {})
+    assert p.value("expected_yield") == 4.0
+    assert codes(p) == ["unit_converted", "range_collapsed_to_mean"]
+
+
+def test_a_value_beyond_what_the_field_holds_is_refused_before_the_database():
+    p = read(growth_duration_days=10**40, expected_yield="1e300")
+    assert codes(p, Severity.error) == ["value_out_of_range", "value_out_of_range"]
+    assert set(p.malformed) == {"growth_duration_days", "expected_yield"}
+
+
+def test_durations_are_whole_days():
+    p = read(growth_duration_days=62.4, harvest_duration_days="135-180")
+    assert p.value("growth_duration_days") == 62
+    assert p.value("harvest_duration_days") == 158
+    assert codes(p) == ["rounded_to_whole_days", "range_collapsed_to_mean"]
+
+
+def test_a_field_that_is_no_culture_field_is_ignored_with_a_warning():
+    p = read(name="Not mine", crop_family=["Solanaceae"])
+    assert "name" not in p.suggested and "crop_family" in p.malformed
+    assert codes(p) == ["field_unknown", "value_malformed"]
 
 
 # Yield context and limits
@@ -141,7 +243,7 @@ def test_a_high_but_possible_yield_per_sqm_is_a_warning():
 def test_a_yield_outside_the_crops_typical_range_is_a_warning_citing_the_range():
     typical = {"per_sqm": TypicalRange(4, 10, "kg/m²", "Derived from FAO", "https://fao.org/x")}
     p = proposal(expected_yield=15.0)
-    check_yield(p, {"harvest_method": "per_sqm"}, typical)
+    check_yield(p, {"harvest_method": "per_sqm"}, CropLimits("tomato", typical))
     issue = next(i for i in p.issues if i.code == "yield_outside_typical_range")
     assert issue.severity == Severity.warning
     assert "4–10 kg/m²" in issue.message
@@ -196,6 +298,52 @@ def test_spacing_density_outside_3_to_120_is_a_warning():
     assert codes(p) == ["spacing_density_unusual"]
 
 
+BEET = TypicalRange(3.25, 4.88, "kg/m²", "Maine planting chart", "https://x", cap=15)
+SQUASH = TypicalRange(1.35, 2.39, "plants/m²", "Illinois guide", "https://y")
+TOMATO = TypicalRange(1.67, 5.56, "plants/m²", "FAO", "https://z")
+
+
+def test_a_crops_own_cap_makes_a_yield_above_it_an_error():
+    """Beetroot at 28 kg/m² was only a warning although the library caps beetroot at 15."""
+    p = proposal(expected_yield=28.0)
+    check_yield(p, {"harvest_method": "per_sqm"}, CropLimits("table beet", {"per_sqm": BEET}))
+    assert codes(p, Severity.error) == ["yield_above_crop_cap"]
+    assert "the library's cap for table beet" in p.issues[0].message
+    # Outside the library the seed's general caps stay: 28 kg/m² is possible there.
+    general = proposal(expected_yield=28.0)
+    check_yield(general, {"harvest_method": "per_sqm"})
+    assert codes(general, Severity.error) == []
+    # A carrot (cap 15) at 20 kg/m², made up: the same rule.
+    carrot = proposal(expected_yield=20.0)
+    check_yield(carrot, {"harvest_method": "per_sqm"}, CropLimits("carrot", {"per_sqm": BEET}))
+    assert codes(carrot, Severity.error) == ["yield_above_crop_cap"]
+
+
+def test_planting_density_is_held_to_the_crops_own_band():
+    # Tomato at 50 × 80 cm (2.5 plants/m²): normal, though below the general 3–120 band.
+    tomato = proposal(distance_within_row_cm=50, row_spacing_cm=80)
+    check_density(tomato, {}, CropLimits("tomato", density=TOMATO))
+    assert tomato.issues == []
+    # Squash at 60 × 100 cm (1.67 plants/m²): normal for squash.
+    squash = proposal(distance_within_row_cm=60, row_spacing_cm=100)
+    check_density(squash, {}, CropLimits("zucchini", density=SQUASH))
+    assert squash.issues == []
+    # Squash at 90 × 150 cm (0.74): sparse, a warning naming the crop's band — not impossible.
+    sparse = proposal(distance_within_row_cm=90, row_spacing_cm=150)
+    check_density(sparse, {}, CropLimits("zucchini", density=SQUASH))
+    assert codes(sparse) == ["spacing_density_unusual"]
+    assert "zucchini's typical 1.35–2.39" in sparse.issues[0].message
+    # Tomato at 10 × 10 cm (100 plants/m²): far outside its band; the general error band
+    # (1–400) is only ever widened for a crop, never narrowed, so it warns.
+    crowded = proposal(distance_within_row_cm=10, row_spacing_cm=10)
+    check_density(crowded, {}, CropLimits("tomato", density=TOMATO))
+    assert codes(crowded) == ["spacing_density_unusual"]
+    # Squash at 150 × 150 cm (0.44): below half its band and below 1, impossible.
+    bare = proposal(distance_within_row_cm=150, row_spacing_cm=150)
+    check_density(bare, {}, CropLimits("zucchini", density=SQUASH))
+    assert codes(bare) == ["spacing_density_impossible"]
+
+
 def test_seed_rate_density_uses_the_thousand_kernel_weight():
     # 20 g/m² of 40 g TKG seed is 500 seeds/m²: plausible.
     p = proposal(seed_rate_value=20, seed_rate_unit="g_per_m2", thousand_kernel_weight_g=40)
@@ -248,6 +396,13 @@ def test_seed_packages_outside_the_limits_are_rejected_and_odd_ones_flagged():
 
 # Evidence
 
+DERIVED = Evidence(
+    "https://nevegetable.org/x",
+    "NE guide",
+    "Derived range, not a quotation: 4–10 kg/m².",
+    derived=True,
+)
+
 
 def test_missing_evidence_blocks_overwriting_an_existing_yield():
     p = proposal(expected_yield=4.0)
@@ -267,6 +422,47 @@ def test_a_cited_yield_passes_the_evidence_rule():
     p = proposal(expected_yield=4.5, evidence={"expected_yield": [SOURCE]})
     check_yield_evidence(p, {"expected_yield": 3.0})
     assert p.issues == []
+
+
+def test_a_derived_figure_is_no_evidence_for_a_yield():
+    """The tomato yield cites a page that states no tomato yield: it cannot replace a yield."""
+    p = proposal(expected_yield=7.0, evidence={"expected_yield": [DERIVED]})
+    check_yield_evidence(p, {"expected_yield": 3.0})
+    assert codes(p, Severity.error) == ["yield_evidence_missing_override_blocked"]
+    assert "derived figure" in p.issues[0].message
+    new = proposal(expected_yield=7.0, evidence={"expected_yield": [DERIVED]})
+    check_yield_evidence(new, {"expected_yield": None})
+    assert codes(new, Severity.warning) == ["yield_needs_manual_confirmation"]
+
+
+def test_a_value_whose_every_source_is_derived_carries_a_visible_warning():
+    p = proposal(
+        expected_yield=7.0,
+        thousand_kernel_weight_g=3.0,
+        row_spacing_cm=30,
+        evidence={
+            "expected_yield": [DERIVED],
+            "thousand_kernel_weight_g": [DERIVED, DERIVED],
+            "row_spacing_cm": [DERIVED, SOURCE],  # one source states it: no warning
+        },
+    )
+    check_derived_evidence(p)
+    assert [(i.code, i.field) for i in p.issues] == [
+        ("evidence_derived", "expected_yield"),
+        ("evidence_derived", "thousand_kernel_weight_g"),
+    ]
+    assert p.issues[0].severity == Severity.warning
+    assert p.issues[0].message.startswith("The cited source does not state this figure")
+
+
+def test_replacing_a_recorded_number_with_a_very_different_one_is_flagged():
+    """Re-research replaced a correct 78 with FAO's 158-day season without a word."""
+    p = proposal(growth_duration_days=158, row_spacing_cm=32)
+    check_replacements(p, {"growth_duration_days": 78, "row_spacing_cm": 30})
+    assert [(i.code, i.field) for i in p.issues] == [
+        ("replaces_current_value", "growth_duration_days")
+    ]
+    assert "replace 78 days with 158 days (+103%)" in p.issues[0].message
 
 
 def test_a_number_found_in_no_cited_snippet_is_flagged():
@@ -326,6 +522,7 @@ def test_the_pipeline_normalizes_then_checks_the_yield_in_its_suggested_context(
         expected_yield="4-5", harvest_method="pro m²", evidence={"expected_yield": [SOURCE]}
     )
     postprocess(p, {"distance_within_row_cm": 25, "row_spacing_cm": 30})
+    assert p.suggested["expected_yield"].unit == "kg/m²"
     assert p.value("harvest_method") == "per_sqm"
     assert p.value("expected_yield") == 4.5
     assert codes(p) == ["range_collapsed_to_mean"]
@@ -338,13 +535,8 @@ def test_check_stored_finds_a_40_kg_zucchini_plant_and_skips_info():
         "distance_within_row_cm": 80,
         "row_spacing_cm": 100,
     }
-    issues = check_stored(stored, {"per_plant": TypicalRange(3, 6, "kg/plant", "T", "https://t")})
-    # 80 × 100 cm is 1.25 plants/m²: below the general 3–120 band, so a warning too.
-    assert [i.code for i in issues] == ["yield_per_plant_impossible", "spacing_density_unusual"]
+    typical = {"per_plant": TypicalRange(3, 6, "kg/plant", "T", "https://t", cap=15)}
+    issues = check_stored(stored, CropLimits("zucchini", typical, SQUASH))
+    # 80 × 100 cm is 1.25 plants/m²: just below squash's typical band, a warning.
+    assert [i.code for i in issues] == ["yield_above_crop_cap", "spacing_density_unusual"]
     assert check_stored({"row_spacing_cm": 30}) == []
-
-
-def test_a_range_of_days_collapses_to_whole_days():
-    p = proposal(growth_duration_days="135-180")
-    collapse_ranges(p)
-    assert p.value("growth_duration_days") == 158

@@ -20,7 +20,7 @@ def finished(run_id: int) -> Run:
         db.session.expire_all()
         run = db.session.get(Run, run_id)
         db.session.commit()
-        return run if run and run.status == RunStatus.succeeded else None
+        return run if run and not run.is_live else None
 
     return wait_for(done, timeout=30)
 
@@ -74,10 +74,17 @@ def test_an_unknown_crop_ends_with_the_reason_and_no_plan(client_as, worker):
         "/fertilizer", {"profile_json": okra, "provider": "offline"}, page="/fertilizer"
     )
     run_id = run_id_of(response)
-    finished(run_id)
+    # A run that did nothing is not green: its one item failed, so the run failed.
+    run = finished(run_id)
+    assert (run.status, run.error_code) == (RunStatus.failed, "no_item_done")
+    assert run.message == "0 of 1 item(s) done, 1 with errors."
     page = editor.get(f"/fertilizer/runs/{run_id}").get_data(as_text=True)
     assert "No plan: no reference data for Okra" in page
+    assert 'data-status="failed"' in page and 'class="badge status-failed">failed<' in page
+    assert "succeeded" not in page
     assert db.session.query(PlanRecord).count() == 0
+    api = editor.get(f"/api/v1/runs/{run_id}").get_json()
+    assert api["status"] == "failed" and api["error"]["code"] == "no_item_done"
 
 
 @pytest.mark.parametrize(

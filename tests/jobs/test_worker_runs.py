@@ -64,11 +64,22 @@ def test_progress_is_written_to_the_run_row_item_by_item(app, make_user, worker,
 def test_a_failing_item_is_recorded_and_the_rest_go_on(app, make_user, worker, tmp_path):
     run = gated(make_user, tmp_path, count=3, fail=["item-1"])
     open_gates(tmp_path, "item-0", "item-1", "item-2")
-    done = wait_status(run.id, RunStatus.succeeded)
+    done = wait_status(run.id, RunStatus.completed_with_errors, RunStatus.succeeded)
+    assert done.status == RunStatus.completed_with_errors  # not green: one item failed
     assert done.item_errors == {"item-1": "item-1 failed as the test asked"}
     assert sorted(done.results) == ["item-0", "item-2"]
     assert done.message == "2 of 3 item(s) done, 1 with errors."
-    assert done.can_resume is False  # succeeded runs are not resumed
+    assert done.error_code is None
+    assert done.can_resume is True  # the failed item can be tried again
+    assert done.pending_items == ["item-1"]
+
+
+def test_a_run_whose_every_item_failed_has_failed(app, make_user, worker, tmp_path):
+    run = gated(make_user, tmp_path, count=2, fail=["item-0", "item-1"])
+    open_gates(tmp_path, "item-0", "item-1")
+    done = wait_status(run.id, RunStatus.failed, RunStatus.succeeded)
+    assert (done.status, done.error_code) == (RunStatus.failed, "no_item_done")
+    assert done.message == "0 of 2 item(s) done, 2 with errors."
 
 
 def test_cancel_stops_between_items_keeps_partial_results_and_resume_finishes(

@@ -190,14 +190,14 @@ def test_every_cell_change_is_recorded_and_an_unchanged_value_is_not(app, make_u
 
     added = [(yield_.key, None, 7)]  # the row came with its value
     assert changes() == added
-    assert catalog.set_cell(row, yield_, "7.0", user) is False
-    assert catalog.set_cell(row, variety, "  ", user) is False
+    assert catalog.set_cell(row, yield_, "7.0", user).changed is False
+    assert catalog.set_cell(row, variety, "  ", user).changed is False
     assert changes() == added
 
-    assert catalog.set_cell(row, yield_, "8,25", user) is True
-    assert catalog.set_cell(row, variety, "Aron", user) is True
-    assert catalog.set_cell(row, variety, "Aron ", user) is False
-    assert catalog.set_cell(row, yield_, "", user) is True
+    assert catalog.set_cell(row, yield_, "8,25", user).changed is True
+    assert catalog.set_cell(row, variety, "Aron", user).changed is True
+    assert catalog.set_cell(row, variety, "Aron ", user).changed is False
+    assert catalog.set_cell(row, yield_, "", user).changed is True
     db.session.commit()
     assert changes() == [
         *added,

@@ -179,9 +179,9 @@ def test_a_bare_number_is_high_confidence(raw, value):
         ("€ 12,50", 12.5, "stripped '€'"),
         ("£3 and ¥4", 3, "stripped '£' and '¥'"),
         ("₹ 1,00,000", 100000, "stripped '₹'"),
-        ("approximately 12,000", 12000, "took the first number"),
-        ("between 10 and 12", 10, "took the first number"),
-        ("12 (2020)", 12, "took the first number"),
+        ("approximately 12,000", 12000, "took the number from"),
+        ("between 10 and 12", 11, "range_collapsed_to_mean: the answer gives 10–12"),
+        ("12 (2020)", 12, "took the number from"),
     ],
 )
 def test_extras_are_stripped_with_medium_confidence_and_a_note(raw, value, note):
@@ -246,19 +246,40 @@ def test_an_incompatible_unit_is_invalid_naming_both(raw, unit, names):
     assert all(name in coerced.error for name in names)
 
 
-def test_units_the_column_cannot_check_keep_the_number():
-    # A word that is no unit, after a number for a column with a unit.
+def test_a_word_after_the_number_that_is_no_unit_makes_it_invalid():
     bananas = coerce_value("5 bananas", "number", unit="kg/ha")
-    assert (bananas.value, bananas.confidence, bananas.valid) == (5, "medium", True)
-    assert "bananas" in bananas.note
-    # A unit in an answer for a column without one.
+    assert (bananas.valid, bananas.code, bananas.value) == (False, "unit_unreadable", "5 bananas")
+    assert "'bananas' after the number is not a unit that converts to kg/ha" in bananas.error
+
+
+def test_only_a_column_without_a_unit_takes_any_unit_and_says_so():
     unitless = coerce_value("12 t/ha", "number")
-    assert (unitless.value, unitless.confidence) == (12, "medium")
-    assert "t/ha" in unitless.note
-    # A column unit Pint does not know: the same text is fine, another one is noted.
-    assert coerce_value("35 plants/m²", "number", unit="plants/m²").confidence == "high"
-    other = coerce_value("35 plants per m2", "number", unit="plants/m²")
-    assert (other.value, other.confidence, other.valid) == (35, "medium", True)
+    assert (unitless.value, unitless.confidence, unitless.valid) == (12, "medium", True)
+    assert "kept the unit 't/ha' as written (the column has none)" in unitless.note
+    # A column unit Pint does not know takes its own spelling, and nothing else.
+    assert coerce_value("35 USD/kg", "number", unit="USD/kg").confidence == "high"
+    euros = coerce_value("35 EUR/kg", "number", unit="USD/kg")
+    assert (euros.valid, euros.code) == (False, "unit_unreadable")
+    # Counted units convert among themselves.
+    plants = coerce_value("35 plants per m2", "number", unit="plants/m²")
+    assert (plants.value, plants.valid) == (35, True)
+
+
+def test_a_per_plant_range_is_never_a_yield_per_area():
+    """The FAO yield table case: 0.12 t/ha, valid, medium, from "0.12–0.25 kg/plant"."""
+    coerced = coerce_value("0.12–0.25 kg/plant", "number", unit="t/ha")
+    assert (coerced.valid, coerced.code) == (False, "unit_mismatch")
+    assert coerced.value == "0.12–0.25 kg/plant"  # the text, shown as the answer was
+    assert "kg/plant (mass per plant) cannot be converted to t/ha (mass per area)" in coerced.error
+    per_tree = coerce_value("40 kg per tree", "number", unit="kg/ha")
+    assert (per_tree.valid, per_tree.code) == (False, "unit_mismatch")
+
+
+def test_a_range_becomes_its_mean_and_says_so():
+    coerced = coerce_value("2–4 t/ha", "number", unit="kg/m²")
+    assert (coerced.value, coerced.valid, coerced.confidence) == (0.3, True, "medium")
+    assert "range_collapsed_to_mean: the answer gives 2–4; took the mean 3" in coerced.note
+    assert "converted 3 t/ha to 0.3 kg/m²" in coerced.note
 
 
 # boolean -------------------------------------------------------------------------------------

@@ -85,6 +85,41 @@ def test_a_bad_request_shows_its_reason_and_starts_nothing(client_as, orders, id
     assert db.session.query(Run).count() == 0
 
 
+def test_a_formula_that_does_not_parse_is_refused_before_the_run_with_its_position(
+    client_as, orders, idle_queue
+):
+    editor = client_as("editor")
+    form = editor.post(
+        f"/tables/{orders.id}/enrich",
+        data={
+            "column": "Total",
+            "strategy": "computation",
+            "formula": "{Price} /",
+            "csrf_token": editor.csrf_token("/"),
+        },
+        headers={"HX-Request": "true"},
+    )
+    assert form.status_code == 422
+    assert "The formula is incomplete at character 10, after “{Price} /”" in form.get_data(
+        as_text=True
+    )
+    api = editor.post(
+        f"/api/v1/tables/{orders.id}/enrich",
+        json={
+            "target_column": "Total",
+            "strategy": "computation",
+            "params": {"formula": "{Price} * * 2"},
+        },
+        headers={"X-CSRFToken": editor.csrf_token("/")},
+    )
+    assert api.status_code == 422
+    message = api.get_json()["error"]["message"]
+    assert (
+        message == "The formula does not parse at character 11, after “{Price} *”: invalid syntax."
+    )
+    assert db.session.query(Run).count() == 0
+
+
 def test_the_offline_lookup_answers_from_uploaded_documents(app, client_as, worker):
     add_document(
         "acme.txt",

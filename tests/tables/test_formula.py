@@ -6,7 +6,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from webapp.tables.formula import FormulaError, NeedsModel, evaluate, placeholders
+from webapp.tables.formula import (
+    FormulaError,
+    NeedsModel,
+    check_formula,
+    evaluate,
+    placeholders,
+)
 
 FUZZ = settings(
     max_examples=400,
@@ -174,15 +180,38 @@ def test_refusals(formula, message):
         ("sqrt({A})", "sqrt()"),
         ("sum({A}, {A})", "sum()"),
         ("1 if {A} > 2 else 0", "conditional"),
-        ("the average of {A} and {A}", "not an expression"),
-        ("{A}{A}", "not an expression"),
-        ("{A} *", "not an expression"),
     ],
 )
 def test_legitimate_but_complex_requests_need_a_model(formula, message):
     with pytest.raises(NeedsModel, match=None) as refused:
         evaluate(formula, {"A": 3})
     assert message in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("formula", "message"),
+    [
+        (
+            "{yield_t_per_ha} /",
+            "the formula is incomplete at character 19, after “{yield_t_per_ha} /”: invalid syntax",
+        ),
+        ("{A} * * 2", "the formula does not parse at character 7, after “{A} *”: invalid syntax"),
+        ("({A} + 2", "at character 1, at its start: '(' was never closed"),
+        ("the average of {A} and {A}", "at character 5, after “the”"),
+        ("{A}{A}", "at character 4, after “{A}”"),
+    ],
+)
+def test_a_formula_that_does_not_parse_is_refused_with_its_position(formula, message):
+    for check in (lambda: check_formula(formula), lambda: evaluate(formula, {"A": 3})):
+        with pytest.raises(FormulaError) as refused:
+            check()
+        assert not isinstance(refused.value, NeedsModel)
+        assert message in str(refused.value)
+
+
+def test_a_formula_that_parses_passes_the_check_even_if_it_needs_a_model():
+    for formula in ("{A} * 2", "IF({A} > 1, 1, 0)", "={A} + 1"):
+        check_formula(formula)
 
 
 def test_a_refusal_inside_a_complex_request_is_still_a_refusal():

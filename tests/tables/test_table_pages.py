@@ -111,6 +111,30 @@ def test_the_table_page_leaves_room_for_enrichment(client_as):
     assert 'name="row"' not in viewer and "hx-get" not in viewer.split('id="table-rows"')[1]
 
 
+def test_a_number_typed_with_a_unit_is_converted_to_the_columns_and_noted(htmx_client_as):
+    table = make_table(rows=[{"Variety": "Aron", "Yield": "7.5"}])
+    row, yield_ = first_row(table), table.columns[1]
+    editor = htmx_client_as("editor")
+    base = f"/tables/{table.id}/rows/{row.id}/cells/{yield_.id}"
+    field = f"edit-{row.id}-c{yield_.id}"
+    headers = {"X-CSRFToken": editor.csrf_token()}
+
+    saved = editor.post(base, data={field: "3 kg/m2"}, headers=headers)
+    html = saved.get_data(as_text=True)
+    assert saved.status_code == 200
+    assert ">30</button>" in html and "converted 3 kg/m2 to 30 t/ha" in html
+    for typed, message in (
+        ("0.2 kg/plant", "kg/plant (mass per plant) cannot be converted to t/ha (mass per area)."),
+        ("2–4 t/ha", "Give one number, not the range"),
+        ("5 bananas", "&#39;bananas&#39; after the number is not a unit that converts to t/ha."),
+    ):
+        refused = editor.post(base, data={field: typed}, headers=headers)
+        assert refused.status_code == 422, typed
+        assert message in refused.get_data(as_text=True)
+    db.session.expire_all()
+    assert db.session.get(TableRow, row.id).value(yield_) == 30
+
+
 def test_a_cell_is_edited_in_place_and_every_change_is_audited(htmx_client_as):
     table = make_table(rows=[{"Variety": "Aron", "Yield": "7.5"}])
     row, yield_ = first_row(table), table.columns[1]

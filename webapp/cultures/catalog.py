@@ -15,7 +15,7 @@ from webapp.auth.models import User
 from webapp.cultures.domain import CULTURE_FIELDS, clean_culture
 from webapp.cultures.fields import NUMERIC_FIELDS
 from webapp.cultures.models import Culture
-from webapp.cultures.rules import TypicalRange, check_stored
+from webapp.cultures.rules import NO_LIMITS, CropLimits, TypicalRange, check_stored
 from webapp.enrichment.audit import record_changes
 from webapp.enrichment.vocabulary import Issue
 from webapp.extensions import db
@@ -167,17 +167,41 @@ def export_csv(cultures) -> str:
     return out.getvalue()
 
 
-def typical_yield(reference_crop: str | None) -> dict[str, TypicalRange]:
-    """The reference library's typical yields of a crop, by harvest method."""
+def _typical(fact) -> TypicalRange | None:
+    if fact is None or fact.min is None or fact.max is None:
+        return None
+    return TypicalRange(
+        fact.min, fact.max, fact.unit, fact.source.title, fact.source.url, cap=fact.cap
+    )
+
+
+def crop_limits(reference_crop: str | None) -> CropLimits:
+    """What the reference library says limits a crop's values: typical yields and their caps
+    by harvest method, and the typical planting density."""
     crop = library().get(reference_crop) if reference_crop else None
-    ranges: dict[str, TypicalRange] = {}
-    for method, fact_name in (("per_sqm", "yield_per_sqm_kg"), ("per_plant", "yield_per_plant_kg")):
-        fact = crop.fact(fact_name) if crop else None
-        if fact is not None and fact.min is not None and fact.max is not None:
-            ranges[method] = TypicalRange(
-                fact.min, fact.max, fact.unit, fact.source.title, fact.source.url
-            )
-    return ranges
+    if crop is None:
+        return NO_LIMITS
+    yields = {
+        method: typical
+        for method, fact_name in (
+            ("per_sqm", "yield_per_sqm_kg"),
+            ("per_plant", "yield_per_plant_kg"),
+        )
+        if (typical := _typical(crop.fact(fact_name))) is not None
+    }
+    return CropLimits(crop.name("en").lower(), yields, _typical(crop.fact("plants_per_m2")))
+
+
+def findings_of(values: dict[str, Any]) -> list[Issue]:
+    """The plausibility findings over a culture's values, with its crop's limits."""
+    return check_stored(values, crop_limits(values.get("reference_crop")))
+
+
+def new_findings(before: dict[str, Any] | None, after: dict[str, Any]) -> list[Issue]:
+    """The findings a save would bring: those over the new values that the old ones did not
+    have (a stored error elsewhere does not block saving a note)."""
+    old = {(i.code, i.field) for i in findings_of(before)} if before else set()
+    return [i for i in findings_of(after) if (i.code, i.field) not in old]
 
 
 @dataclass(frozen=True)
@@ -189,8 +213,6 @@ class Finding:
 def check_catalog(cultures) -> list[Finding]:
     """Every plausibility finding over stored values, errors first, with its culture."""
     findings = [
-        Finding(culture, issue)
-        for culture in cultures
-        for issue in check_stored(values_of(culture), typical_yield(culture.reference_crop))
+        Finding(culture, issue) for culture in cultures for issue in findings_of(values_of(culture))
     ]
     return sorted(findings, key=lambda f: (f.issue.severity != "error", f.culture.name.lower()))

@@ -11,9 +11,10 @@ from flask import current_app
 from sqlalchemy import func, select
 
 from webapp.auth.models import User
-from webapp.cultures.catalog import ENRICHABLE_FIELDS, typical_yield, update_culture, values_of
+from webapp.cultures.catalog import ENRICHABLE_FIELDS, crop_limits, update_culture, values_of
 from webapp.cultures.models import Culture
 from webapp.cultures.rules import notes_with_sources, postprocess, unique_sources
+from webapp.enrichment.audit import record_changes
 from webapp.enrichment.models import Change, Suggestion, SuggestionStatus, jsonable
 from webapp.enrichment.providers import culture_provider
 from webapp.enrichment.providers.openai_provider import ProviderError
@@ -36,7 +37,7 @@ def store_suggestions(
 
     current: the culture's values the suggestions were made against.
     """
-    for field_name, suggested in proposal.suggested.items():
+    for field_name, suggested in {**proposal.suggested, **proposal.malformed}.items():
         invalid = field_name in proposal.invalid_fields
         db.session.add(
             Suggestion(
@@ -47,16 +48,17 @@ def store_suggestions(
                 current_value=jsonable(current.get(field_name)),
                 suggested_value=jsonable(suggested.value),
                 unit=suggested.unit,
-                confidence=suggested.confidence,
+                confidence=suggested.confidence.value if suggested.confidence else None,
                 evidence=[e.to_dict() for e in proposal.evidence.get(field_name, [])],
                 issues=[i.to_dict() for i in proposal.issues_for(field_name)],
                 status=SuggestionStatus.blocked if invalid else SuggestionStatus.pending,
             )
         )
-    unattached = [i.to_dict() for i in proposal.issues if i.field not in proposal.suggested]
+    stored = {*proposal.suggested, *proposal.malformed}
+    unattached = [i.to_dict() for i in proposal.issues if i.field not in stored]
     return {
         "culture": culture.label,
-        "suggested": len(proposal.suggested),
+        "suggested": len(stored),
         "errors": len(proposal.errors),
         "warnings": len(proposal.warnings),
         "other_issues": unattached,
@@ -97,7 +99,7 @@ class CultureEnrichment(RunKind):
             current,
             mode=mode,
             fields=fields,
-            typical_yield=typical_yield(culture.reference_crop),
+            limits=crop_limits(culture.reference_crop),
         )
         summary = store_suggestions(run_id, culture, current, proposal)
         db.session.commit()
@@ -167,17 +169,21 @@ def culture_writer(culture: Culture):
 def apply_to_culture(
     culture: Culture, suggestions: Iterable[Suggestion], user: User, reconfirmed=()
 ) -> ApplyResult:
-    """Apply reviewed suggestions; the applied ones' sources join the culture's sources."""
+    """Apply reviewed suggestions; the sources that state the applied values join the
+    culture's sources and notes, in the same audited group, so one undo restores them all.
+    A derived figure's source does not state it: it is never listed as a citation."""
     chosen = list(suggestions)
     result = apply_suggestions(
         chosen, values_of(culture), culture_writer(culture), user, reconfirmed
     )
     applied = [s for s in chosen if s.field in result.applied]
-    evidence = {s.field: [Evidence(**e) for e in s.evidence] for s in applied}
+    evidence = {
+        s.field: [Evidence(**e) for e in s.evidence if not e.get("derived")] for s in applied
+    }
     sources = unique_sources(evidence)
     if sources:
         known = {(s["url"], s["claim_summary"]) for s in culture.structured_sources}
-        culture.structured_sources = [
+        listed = [
             *culture.structured_sources,
             *(
                 {
@@ -190,13 +196,18 @@ def apply_to_culture(
                 if (e.source_url, e.claim_summary) not in known
             ),
         ]
-        culture.notes = notes_with_sources(culture.notes, sources)
+        notes = notes_with_sources(culture.notes, sources)
+        changed = update_culture(culture, {"structured_sources": listed, "notes": notes})
+        record_changes(
+            TARGET, culture.id, changed, user, "apply", run_id=applied[0].run_id, group=result.group
+        )
     return result
 
 
 @dataclass(frozen=True)
 class ReviewItem:
-    """One culture of a batch run, with what is left to decide."""
+    """One culture of a batch run, with what is left to decide and, when it suggested
+    nothing usable, why."""
 
     culture_id: int
     label: str
@@ -205,6 +216,16 @@ class ReviewItem:
     errors: int
     warnings: int
     item_error: str | None
+    findings: tuple[dict[str, Any], ...] = ()  # issues not tied to a suggestion
+
+    @property
+    def problem(self) -> str | None:
+        if self.item_error:
+            return self.item_error
+        worst = sorted(
+            self.findings, key=lambda i: ("error", "warning", "info").index(i["severity"])
+        )
+        return worst[0]["message"] if worst else None
 
 
 def review_queue(run: Run, show: str = "") -> list[ReviewItem]:
@@ -222,14 +243,19 @@ def review_queue(run: Run, show: str = "") -> list[ReviewItem]:
     for key in run.items:
         culture_id = int(key)
         mine = by_culture.get(culture_id, [])
+        others = tuple((run.results.get(key) or {}).get("other_issues", []))
+        item_error = run.item_errors.get(key)
         item = ReviewItem(
             culture_id,
             labels.get(culture_id, f"#{culture_id} (deleted)"),
             len(mine),
             sum(s.status in ("pending", "stale") for s in mine),
-            sum(1 for s in mine if not s.is_valid),
-            sum(len(s.warnings) for s in mine),
-            run.item_errors.get(key),
+            sum(1 for s in mine if not s.is_valid)
+            + sum(i["severity"] == "error" for i in others)
+            + bool(item_error),
+            sum(len(s.warnings) for s in mine) + sum(i["severity"] == "warning" for i in others),
+            item_error,
+            others,
         )
         keep = {
             "errors": item.errors > 0,

@@ -18,6 +18,51 @@ NUMERIC_FIELDS: dict[str, str] = {
     "thousand_kernel_weight_g": "g",
 }
 
+# What each field means, written once: the README's field table, the form's hints and the
+# model's instructions say the same, and the reference library's facts are matched to it.
+DEFINITIONS: dict[str, str] = {
+    "growth_duration_days": "Days from planting out to the first harvest (from sowing, for a "
+    "direct-sown crop). Not the whole season: the harvest period comes after it.",
+    "harvest_duration_days": "Days from the first to the last harvest.",
+    "propagation_duration_days": "Days from sowing to planting out, for a transplanted crop.",
+    "harvest_method": "The yield's context: per plant or per m².",
+    "expected_yield": "Harvested kg per plant or per m² over one cycle, by the harvest method.",
+    "distance_within_row_cm": "Distance between plants within a row, in cm.",
+    "row_spacing_cm": "Distance between rows, in cm.",
+    "sowing_depth_cm": "How deep seed is sown, in cm.",
+    "seed_rate_value": "Seed per area, per running metre or per plant, in the seed-rate unit.",
+    "seed_rate_unit": "The unit of the seed rate.",
+    "thousand_kernel_weight_g": "Grams per 1,000 seeds (TKG).",
+    "nutrient_demand": "The crop's nitrogen demand class: low, medium or high.",
+    "cultivation_types": "How the crop is established: transplanted (pre-cultivation) or "
+    "direct-sown.",
+    "seed_packages": "Package sizes seed sellers offer, in g or seeds.",
+    "crop_family": "The botanical family.",
+}
+
+# What a field can hold at all (not what is plausible: the rules judge that).
+LIMITS: dict[str, tuple[float, float]] = {
+    "growth_duration_days": (0, 3650),
+    "harvest_duration_days": (0, 3650),
+    "propagation_duration_days": (0, 3650),
+    "expected_yield": (0, 99_999_999.99),
+    "distance_within_row_cm": (0, 10_000),
+    "row_spacing_cm": (0, 10_000),
+    "sowing_depth_cm": (0, 100),
+    "seed_rate_value": (0, 10_000_000),
+    "thousand_kernel_weight_g": (0, 5_000),
+}
+# The unit (as Pint reads it) a seed rate is in, by its seed-rate unit; and a yield's, by
+# harvest method.
+SEED_RATE_UNITS = {
+    "g_per_m2": "g/m²",
+    "g_per_lfm": "g/lfm",
+    "seeds_per_m2": "seeds/m²",
+    "seeds_per_lfm": "seeds/lfm",
+    "seeds_per_plant": "seeds/plant",
+}
+YIELD_UNITS = {"per_plant": "kg/plant", "per_sqm": "kg/m²"}
+
 # Allowed values of each choice field, and what people and models write instead.
 ENUM_ALIASES: dict[str, dict[str, tuple[str, ...]]] = {
     "harvest_method": {

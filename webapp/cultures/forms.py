@@ -35,6 +35,7 @@ LABELS = {
     "thousand_kernel_weight_g": "Thousand-kernel weight",
     "seed_packages": "Seed packages",
     "notes": "Notes (Markdown)",
+    "structured_sources": "Sources",
     "fertilizer_plan": "Fertilizer plan",
 }
 CHOICE_LABELS = {

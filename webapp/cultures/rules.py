@@ -9,18 +9,29 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
 from webapp.cultures.fields import (
     ENUM_ALIASES,
+    LIMITS,
     MULTI_VALUE_FIELDS,
     NUMERIC_FIELDS,
+    SEED_RATE_UNITS,
+    YIELD_UNITS,
     normalize_choice,
 )
-from webapp.enrichment.vocabulary import Evidence, Issue, Proposal, Severity, SuggestedValue
+from webapp.enrichment.vocabulary import (
+    Evidence,
+    Issue,
+    Proposal,
+    Severity,
+    SuggestedValue,
+    shown_value,
+)
+from webapp.units import UnitMismatch, convert, find_quantity
 
 ERROR, WARNING, INFO = Severity.error, Severity.warning, Severity.info
 
@@ -38,19 +49,35 @@ SEED_PACKAGE_G = (0.1, 1000.0)
 
 @dataclass(frozen=True)
 class TypicalRange:
-    """A crop's typical yield from the reference library, with the source it comes from."""
+    """A crop's typical figure from the reference library (yield, plants/m²), with its hard
+    cap where the library has one and the source it comes from."""
 
     min: float
     max: float
     unit: str
     source_title: str
     source_url: str
+    cap: float | None = None
+
+    @property
+    def is_range(self) -> bool:
+        return self.min < self.max
 
 
+@dataclass(frozen=True)
+class CropLimits:
+    """What the reference library knows of one crop that limits a culture's values: typical
+    yields and caps by harvest method, and the typical planting density."""
+
+    crop: str
+    yields: Mapping[str, TypicalRange] = field(default_factory=dict)
+    density: TypicalRange | None = None
+
+
+NO_LIMITS = CropLimits("")
 Culture = Mapping[str, Any]
 
 _NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)?")
-_RANGE = re.compile(r"^\s*([-+]?\d+(?:[.,]\d+)?)\s*(?:-|–|—|to|bis|à|~|〜)\s*(\d+(?:[.,]\d+)?)")
 
 
 def as_number(raw: object) -> float | None:
@@ -66,80 +93,241 @@ def as_number(raw: object) -> float | None:
     return None
 
 
-def _range_of(raw: object) -> tuple[float, float] | None:
-    if isinstance(raw, Mapping) and "min" in raw and "max" in raw:
-        low, high = as_number(raw["min"]), as_number(raw["max"])
-    elif isinstance(raw, list | tuple) and len(raw) == 2:
-        low, high = as_number(raw[0]), as_number(raw[1])
-    elif isinstance(raw, str) and (match := _RANGE.match(raw)):
-        low, high = as_number(match.group(1)), as_number(match.group(2))
-    else:
+TEXT_FIELDS = {"crop_family": 80}
+KNOWN_FIELDS = frozenset({*NUMERIC_FIELDS, *ENUM_ALIASES, "seed_packages", *TEXT_FIELDS})
+# Words before a number that say it is approximate: read past them.
+_APPROXIMATELY = re.compile(
+    r"^(?:~|≈|ca\.?|c\.|circa|about|around|approx\.?|approximately|roughly|typically)\s*",
+    re.IGNORECASE,
+)
+# "days after transplanting": what a count starts from is said beside its unit.
+_DAYS_COUNTED = re.compile(r"\s+(?:after|from|since|until|to)\b.*$", re.IGNORECASE)
+_PER_THOUSAND_SEEDS = re.compile(
+    r"\s*(?:/|per)\s*(?:1[ ,.]?000|thousand)\s*(?:seeds?|kernels?|grains?)?\s*$", re.IGNORECASE
+)
+
+
+def read_values(proposal: Proposal, culture: Culture) -> None:
+    """Every suggested value against its field, before any other rule looks at it: choices
+    through their aliases, numbers (ranges to their mean) in the field's unit. A value that
+    does not fit (a word for a number, NaN, a list, an unknown choice, a unit the field does
+    not take) is set aside as malformed with an error; it never reaches the database as data."""
+    for field_name in [f for f in proposal.suggested if f not in KNOWN_FIELDS]:
+        proposal.drop(field_name)
+        proposal.add(
+            "field_unknown",
+            WARNING,
+            None,
+            f"“{shown_value(field_name)}” is not a culture field; its value was ignored.",
+        )
+    for field_name in [f for f in proposal.suggested if f in ENUM_ALIASES]:
+        _read_choice(proposal, field_name)
+    for field_name in [f for f in proposal.suggested if f in NUMERIC_FIELDS]:
+        _read_number(proposal, culture, field_name)
+    for field_name, limit in TEXT_FIELDS.items():
+        value = proposal.value(field_name)
+        if field_name in proposal.suggested and not (
+            isinstance(value, str) and 0 < len(value.strip()) <= limit
+        ):
+            proposal.refuse(
+                field_name,
+                "value_malformed",
+                f"Give text of at most {limit} characters, not “{shown_value(value)}”.",
+            )
+    packages = proposal.value("seed_packages")
+    if "seed_packages" in proposal.suggested and not isinstance(packages, list):
+        proposal.refuse("seed_packages", "value_malformed", "Give a list of seed packages.")
+
+
+def _read_choice(proposal: Proposal, field_name: str) -> None:
+    """Map aliases ("pro m²", "direktsaat", "hoch") to allowed values."""
+    suggestion = proposal.suggested[field_name]
+    multi = field_name in MULTI_VALUE_FIELDS
+    raws = suggestion.value if multi and isinstance(suggestion.value, list) else [suggestion.value]
+    normalized = [normalize_choice(field_name, raw) for raw in raws]
+    known = list(dict.fromkeys(value for value in normalized if value))
+    unknown = [raw for raw, value in zip(raws, normalized, strict=True) if value is None]
+    allowed = ", ".join(ENUM_ALIASES[field_name])
+    if not known or (unknown and not multi):
+        proposal.refuse(
+            field_name,
+            "value_malformed",
+            f"“{shown_value(suggestion.value)}” is not one of {allowed} (or a word for one).",
+        )
+        return
+    for raw in unknown:
+        proposal.add(
+            "enum_value_unknown",
+            WARNING,
+            field_name,
+            f"“{shown_value(raw)}” is not one of {allowed}; left out.",
+            value=shown_value(raw),
+        )
+    suggestion.value = known if multi else known[0]
+
+
+def _number_of(raw: object) -> float | None:
+    """A finite number from a JSON number or a plain numeric text; None otherwise."""
+    if isinstance(raw, bool):
         return None
+    if isinstance(raw, int | float | Decimal):
+        return float(raw) if math.isfinite(raw) else None
+    if isinstance(raw, str):
+        quantity = find_quantity(raw.strip())
+        if quantity and quantity.start == 0 and not quantity.unit and not quantity.is_range:
+            return quantity.value if math.isfinite(quantity.value) else None
+    return None
+
+
+def _bounds_of(raw: object) -> tuple[tuple[float, float | None], str | None] | None:
+    """((low, high or None), unit written in the value) for a provider's number or range:
+    4, "4,5 kg", "3–5", [3, 5], {"min": 3, "max": 5}. None when it is none of them."""
+    if isinstance(raw, str):
+        text = _APPROXIMATELY.sub("", raw.strip())
+        quantity = find_quantity(text)
+        # The value starts with its number ("between 3 and 5" too): "FAO-56: 120 days" is no
+        # answer of 56 or 120.
+        if (
+            quantity is None
+            or text[: quantity.start].strip().casefold() not in ("", "between")
+            or not math.isfinite(quantity.value)
+        ):
+            return None
+        return (quantity.bounds or (quantity.value, None)), quantity.unit
+    if isinstance(raw, Mapping) and set(raw) >= {"min", "max"}:
+        pair: Sequence[object] = (raw["min"], raw["max"])
+    elif isinstance(raw, list | tuple) and len(raw) == 2:
+        pair = raw
+    else:
+        number = _number_of(raw)
+        return None if number is None else ((number, None), None)
+    low, high = (_number_of(item) for item in pair)
     if low is None or high is None:
         return None
-    return (low, high) if low <= high else (high, low)
+    return (min(low, high), max(low, high)), None
 
 
-def normalize_enums(proposal: Proposal) -> None:
-    """Map aliases ("pro m²", "direktsaat", "hoch") to allowed values; drop what maps to none."""
-    for field_name in ENUM_ALIASES:
-        suggestion = proposal.suggested.get(field_name)
-        if suggestion is None:
-            continue
-        raws = suggestion.value if isinstance(suggestion.value, list) else [suggestion.value]
-        normalized = [normalize_choice(field_name, raw) for raw in raws]
-        unknown = [raw for raw, value in zip(raws, normalized, strict=True) if value is None]
-        known = list(dict.fromkeys(value for value in normalized if value))
-        for raw in unknown:
-            proposal.add(
-                "enum_value_unknown",
-                WARNING,
+def field_unit(field_name: str, proposal: Proposal, culture: Culture) -> str | None:
+    """The unit a numeric field's value is in: its own, or for a yield and a seed rate the one
+    its context field gives (None when that is unknown)."""
+    if field_name == "expected_yield":
+        return YIELD_UNITS.get(_current_or_suggested(proposal, culture, "harvest_method"))
+    if field_name == "seed_rate_value":
+        return SEED_RATE_UNITS.get(_current_or_suggested(proposal, culture, "seed_rate_unit"))
+    return NUMERIC_FIELDS[field_name]
+
+
+def _in_field_unit(value: float, written: str, field_name: str, target: str | None) -> float:
+    """value, written in a unit, in the field's unit; UnitMismatch when it does not convert."""
+    if field_name == "thousand_kernel_weight_g":
+        # A thousand-kernel weight is grams per 1,000 seeds: "g", "g/1000 seeds", "mg/seed".
+        per_thousand = _PER_THOUSAND_SEEDS.sub("", written)
+        if per_thousand != written or not re.search(r"/|\bper\b", written):
+            return convert(value, per_thousand, "g")
+        return convert(value, written, "g/seed") * 1000
+    if target is None:
+        # The context is unknown (its own rule says so): the unit must fit one of them.
+        options = YIELD_UNITS if field_name == "expected_yield" else SEED_RATE_UNITS
+        for candidate in options.values():
+            try:
+                return convert(value, written, candidate)
+            except UnitMismatch:
+                continue
+        raise UnitMismatch(f"{written} is none of {', '.join(options.values())}.")
+    return convert(value, written, target)
+
+
+def _read_number(proposal: Proposal, culture: Culture, field_name: str) -> None:
+    suggestion = proposal.suggested[field_name]
+    read = _bounds_of(suggestion.value)
+    if read is None:
+        proposal.refuse(
+            field_name,
+            "value_malformed",
+            f"“{shown_value(suggestion.value)}” is not a number or a range of numbers.",
+        )
+        return
+    (low, high), written_in_value = read
+    written = written_in_value or suggestion.unit
+    target = field_unit(field_name, proposal, culture)
+    shown_unit = target or NUMERIC_FIELDS[field_name] or ""
+    if written is not None and not isinstance(written, str):
+        proposal.refuse(field_name, "unit_unreadable", f"“{shown_value(written)}” is not a unit.")
+        return
+    written = _DAYS_COUNTED.sub("", written or "").strip() if shown_unit == "days" else written
+    if (
+        written
+        and written.strip()
+        and _plain_unit(written)
+        not in (
+            _plain_unit(shown_unit),
+            _plain_unit(NUMERIC_FIELDS[field_name]),
+        )
+    ):
+        try:
+            converted = [
+                _in_field_unit(v, written.strip(), field_name, target)
+                for v in (low, high)
+                if v is not None
+            ]
+        except UnitMismatch as mismatch:
+            proposal.refuse(
                 field_name,
-                f"“{raw}” is not one of {', '.join(ENUM_ALIASES[field_name])}; dropped.",
-                value=raw,
+                mismatch.code,
+                f"“{shown_value(suggestion.value)}” in {shown_value(written)}: {mismatch}",
+                unit=shown_value(written),
             )
-        if field_name in MULTI_VALUE_FIELDS and known:
-            suggestion.value = known
-        elif field_name not in MULTI_VALUE_FIELDS and len(known) == 1 and not unknown:
-            suggestion.value = known[0]
-        else:
-            proposal.drop(field_name)
-
-
-def collapse_ranges(proposal: Proposal) -> None:
-    """A range for a numeric field becomes its mean, and says so (range_collapsed_to_mean)."""
-    for field_name in NUMERIC_FIELDS:
-        suggestion = proposal.suggested.get(field_name)
-        if suggestion is None:
-            continue
-        bounds = _range_of(suggestion.value)
-        if bounds is not None and bounds[0] != bounds[1]:
-            mean = (bounds[0] + bounds[1]) / 2
-            # Durations are whole days; everything else keeps two decimals.
-            mean = round(mean) if NUMERIC_FIELDS[field_name] == "days" else round(mean, 2)
-            suggestion.value = mean
+            return
+        if target is not None and converted != [v for v in (low, high) if v is not None]:
             proposal.add(
-                "range_collapsed_to_mean",
+                "unit_converted",
                 INFO,
                 field_name,
-                f"The source gives {bounds[0]:g}–{bounds[1]:g}; the mean {mean:g} is suggested.",
-                min=bounds[0],
-                max=bounds[1],
-                mean=mean,
+                f"{_span(low, high)} {written.strip()} is {_span(*converted)} {shown_unit}.",
+                unit=written.strip(),
             )
-            continue
-        number = as_number(bounds[0] if bounds else suggestion.value)
-        if number is None:
-            proposal.drop(field_name)
-            proposal.add(
-                "value_not_a_number",
-                WARNING,
-                field_name,
-                f"“{suggestion.value}” is not a number; dropped.",
-                value=str(suggestion.value),
-            )
-        else:
-            suggestion.value = number
+        low, high = converted[0], converted[-1] if high is not None else None
+    value = low
+    if high is not None and high != low:
+        value = (low + high) / 2
+        # Durations are whole days; everything else keeps two decimals.
+        value = round(value) if NUMERIC_FIELDS[field_name] == "days" else round(value, 2)
+        proposal.add(
+            "range_collapsed_to_mean",
+            INFO,
+            field_name,
+            f"The source gives {low:g}–{high:g}; the mean {value:g} is suggested.",
+            min=low,
+            max=high,
+            mean=value,
+        )
+    elif NUMERIC_FIELDS[field_name] == "days" and value != round(value):
+        proposal.add(
+            "rounded_to_whole_days",
+            INFO,
+            field_name,
+            f"{value:g} days is rounded to {round(value)} whole days.",
+            value=value,
+        )
+        value = round(value)
+    floor, ceiling = LIMITS[field_name]
+    if not floor <= value <= ceiling:
+        proposal.refuse(
+            field_name,
+            "value_out_of_range",
+            f"{value:g} {shown_unit} is outside what this field holds ({floor:g}–{ceiling:g}).",
+        )
+        return
+    suggestion.value = round(value) if shown_unit == "days" else value
+    suggestion.unit = shown_unit
+
+
+def _plain_unit(unit: str) -> str:
+    return " ".join(unit.split()).casefold().replace("m2", "m²")
+
+
+def _span(low: float, high: float | None = None) -> str:
+    return f"{low:g}" if high is None or high == low else f"{low:g}–{high:g}"
 
 
 def _current_or_suggested(proposal: Proposal, culture: Culture, field_name: str) -> Any:
@@ -154,10 +342,18 @@ def plants_per_m2(distance_within_row_cm: object, row_spacing_cm: object) -> flo
     return 10000.0 / (in_row * rows)
 
 
-def check_yield(
-    proposal: Proposal, culture: Culture, typical: Mapping[str, TypicalRange] | None = None
-) -> None:
-    """Context, hard limits, unusual values, the crop's typical range, and the cross-check."""
+def _yield_cap(context: str, limits: CropLimits) -> tuple[float, str]:
+    """The cap a yield in this context is held to, and whose it is: the crop's, where the
+    library has one, else the general one."""
+    crop_range = limits.yields.get(context)
+    if crop_range and crop_range.cap is not None:
+        return crop_range.cap, f"the library's cap for {limits.crop}"
+    return YIELD_LIMITS[context]["cap"], "what any crop gives"
+
+
+def check_yield(proposal: Proposal, culture: Culture, limits: CropLimits = NO_LIMITS) -> None:
+    """Context, hard limits (the crop's cap where known), unusual values, the crop's typical
+    range, and the cross-check."""
     yield_value = as_number(proposal.value("expected_yield"))
     if yield_value is None:
         return
@@ -171,49 +367,57 @@ def check_yield(
             "first; no default is assumed.",
         )
         return
-    limits = YIELD_LIMITS[context]
-    unit = limits["unit"]
-    if yield_value <= 0 or yield_value > limits["cap"]:
+    unit = YIELD_LIMITS[context]["unit"]
+    cap, whose = _yield_cap(context, limits)
+    if yield_value <= 0 or yield_value > cap:
+        code = (
+            "yield_above_crop_cap"
+            if yield_value > 0 and cap < YIELD_LIMITS[context]["cap"]
+            else f"yield_{context}_impossible"
+        )
         proposal.add(
-            f"yield_{context}_impossible",
+            code,
             ERROR,
             "expected_yield",
-            f"{yield_value:g} {unit} is outside what any crop gives "
-            f"(more than 0 and at most {limits['cap']:g} {unit}).",
+            f"{yield_value:g} {unit} is outside {whose} (more than 0 and at most {cap:g} {unit}).",
             value=yield_value,
-            cap=limits["cap"],
+            cap=cap,
             unit=unit,
         )
         return
-    if yield_value > limits["unusual"]:
+    crop_range = limits.yields.get(context)
+    if crop_range and crop_range.is_range:
+        if not crop_range.min <= yield_value <= crop_range.max:
+            proposal.add(
+                "yield_outside_typical_range",
+                WARNING,
+                "expected_yield",
+                f"{yield_value:g} {unit} is outside {limits.crop}'s typical "
+                f"{crop_range.min:g}–{crop_range.max:g} {crop_range.unit} "
+                f"({crop_range.source_title}).",
+                value=yield_value,
+                typical_min=crop_range.min,
+                typical_max=crop_range.max,
+                source_url=crop_range.source_url,
+            )
+    elif yield_value > YIELD_LIMITS[context]["unusual"]:
+        threshold = YIELD_LIMITS[context]["unusual"]
         proposal.add(
             f"yield_{context}_unusual",
             WARNING,
             "expected_yield",
             f"{yield_value:g} {unit} is possible but unusually high "
-            f"(above {limits['unusual']:g} {unit}); check the source.",
+            f"(above {threshold:g} {unit}); check the source.",
             value=yield_value,
-            threshold=limits["unusual"],
+            threshold=threshold,
             unit=unit,
         )
-    crop_range = (typical or {}).get(context)
-    if crop_range and not crop_range.min <= yield_value <= crop_range.max:
-        proposal.add(
-            "yield_outside_typical_range",
-            WARNING,
-            "expected_yield",
-            f"{yield_value:g} {unit} is outside this crop's typical "
-            f"{crop_range.min:g}–{crop_range.max:g} {crop_range.unit} "
-            f"({crop_range.source_title}).",
-            value=yield_value,
-            typical_min=crop_range.min,
-            typical_max=crop_range.max,
-            source_url=crop_range.source_url,
-        )
-    _cross_check_yield(proposal, culture, yield_value, context)
+    _cross_check_yield(proposal, culture, yield_value, context, limits)
 
 
-def _cross_check_yield(proposal: Proposal, culture: Culture, value: float, context: str) -> None:
+def _cross_check_yield(
+    proposal: Proposal, culture: Culture, value: float, context: str, limits: CropLimits
+) -> None:
     density = plants_per_m2(
         _current_or_suggested(proposal, culture, "distance_within_row_cm"),
         _current_or_suggested(proposal, culture, "row_spacing_cm"),
@@ -229,28 +433,29 @@ def _cross_check_yield(proposal: Proposal, culture: Culture, value: float, conte
         return
     other = "per_sqm" if context == "per_plant" else "per_plant"
     implied = value * density if context == "per_plant" else value / density
-    limits = YIELD_LIMITS[other]
+    unit = YIELD_LIMITS[other]["unit"]
+    cap, whose = _yield_cap(other, limits)
     details = {
         "plants_per_m2": round(density, 2),
         "implied": round(implied, 3),
-        "implied_unit": limits["unit"],
+        "implied_unit": unit,
     }
-    if implied <= 0 or implied > limits["cap"]:
+    if implied <= 0 or implied > cap:
         proposal.add(
             "yield_crosscheck_impossible",
             ERROR,
             "expected_yield",
-            f"At {density:.1f} plants/m² this means {implied:.2f} {limits['unit']}, "
-            f"which is impossible (cap {limits['cap']:g}).",
+            f"At {density:.1f} plants/m² this means {implied:.2f} {unit}, "
+            f"which is impossible (cap {cap:g}: {whose}).",
             **details,
         )
-    elif implied > limits["unusual"]:
+    elif implied > YIELD_LIMITS[other]["unusual"]:
         proposal.add(
             "yield_crosscheck_unusual",
             WARNING,
             "expected_yield",
-            f"At {density:.1f} plants/m² this means {implied:.2f} {limits['unit']}, "
-            f"unusually high (above {limits['unusual']:g}).",
+            f"At {density:.1f} plants/m² this means {implied:.2f} {unit}, "
+            f"unusually high (above {YIELD_LIMITS[other]['unusual']:g}).",
             **details,
         )
 
@@ -270,6 +475,7 @@ def _check_band(
     value: float,
     bands: Mapping[str, tuple[float, float]],
     what: str,
+    whose: str,
     **details: Any,
 ) -> None:
     """An error outside the outer band, a warning outside the inner one."""
@@ -277,9 +483,8 @@ def _check_band(
     if severity:
         low, high = bands[severity.value]
         kind = "impossible" if severity == ERROR else "unusual"
-        proposal.add(
-            f"{code}_{kind}", severity, field_name, f"{what}, outside {low:g}–{high:g}.", **details
-        )
+        message = f"{what}, outside {low:g}–{high:g}{whose if severity == WARNING else ''}."
+        proposal.add(f"{code}_{kind}", severity, field_name, message, **details)
 
 
 def _suggested_among(proposal: Proposal, fields: Iterable[str]) -> str | None:
@@ -287,7 +492,22 @@ def _suggested_among(proposal: Proposal, fields: Iterable[str]) -> str | None:
     return next((f for f in fields if f in proposal.suggested), None)
 
 
-def check_density(proposal: Proposal, culture: Culture) -> None:
+def spacing_bands(limits: CropLimits) -> tuple[dict[str, tuple[float, float]], str]:
+    """Plants/m² bands for a crop: warnings outside its typical density, errors outside the
+    general band widened to twice the crop's own (a squash at 0.7 plants/m² is normal). Crops
+    the library does not know are held to the general bands."""
+    band = limits.density
+    if band is None or not band.is_range:
+        return dict(SPACING_DENSITY), ""
+    low, high = SPACING_DENSITY["error"]
+    bands = {
+        "error": (min(low, band.min / 2), max(high, band.max * 2)),
+        "warning": (band.min, band.max),
+    }
+    return bands, f" ({limits.crop}'s typical {band.min:g}–{band.max:g}, {band.source_title})"
+
+
+def check_density(proposal: Proposal, culture: Culture, limits: CropLimits = NO_LIMITS) -> None:
     """Plants/m² from spacing and seeds/m² from the seed rate: each plausible, and in agreement."""
     spacing_fields = ("distance_within_row_cm", "row_spacing_cm")
     seed_fields = ("seed_rate_value", "seed_rate_unit", "thousand_kernel_weight_g")
@@ -296,14 +516,16 @@ def check_density(proposal: Proposal, culture: Culture) -> None:
     spacing_field = _suggested_among(proposal, spacing_fields)
     seed_field = _suggested_among(proposal, seed_fields)
     if spacing is not None and spacing_field:
+        bands, whose = spacing_bands(limits)
         what = f"The spacing gives {spacing:.1f} plants/m²"
         _check_band(
             proposal,
             spacing_field,
             "spacing_density",
             spacing,
-            SPACING_DENSITY,
+            bands,
             what,
+            whose,
             plants_per_m2=round(spacing, 2),
         )
     if seeds is not None and seed_field:
@@ -315,6 +537,7 @@ def check_density(proposal: Proposal, culture: Culture) -> None:
             seeds,
             SEED_RATE_DENSITY,
             what,
+            "",
             seeds_per_m2=round(seeds, 1),
         )
     if spacing and seeds and (spacing_field or seed_field):
@@ -405,23 +628,66 @@ def check_yield_evidence(proposal: Proposal, culture: Culture) -> None:
     """A yield needs a citable source; without one it may not overwrite an existing yield."""
     if "expected_yield" not in proposal.suggested:
         return
-    if any(e.is_citable for e in proposal.evidence.get("expected_yield", [])):
+    evidence = proposal.evidence.get("expected_yield", [])
+    # A derived figure is not what its source states: it is no proof for a yield.
+    if any(e.is_citable and not e.derived for e in evidence):
         return
+    why = (
+        "cites only a derived figure (its source does not state it)"
+        if evidence
+        else "cites no source"
+    )
     if culture.get("expected_yield") is not None:
         proposal.drop("expected_yield")
         proposal.add(
             "yield_evidence_missing_override_blocked",
             ERROR,
             "expected_yield",
-            "The suggested yield cites no source, so it may not replace the yield "
-            "already recorded.",
+            f"The suggested yield {why}, so it may not replace the yield already recorded.",
         )
     else:
         proposal.add(
             "yield_needs_manual_confirmation",
             WARNING,
             "expected_yield",
-            "The suggested yield cites no source; confirm it yourself before applying.",
+            f"The suggested yield {why}; confirm it yourself before applying.",
+        )
+
+
+def check_derived_evidence(proposal: Proposal) -> None:
+    """A value whose every source is derived says so: its source does not state it."""
+    for field_name in proposal.suggested:
+        evidence = proposal.evidence.get(field_name, [])
+        if evidence and all(e.derived for e in evidence):
+            titles = ", ".join(dict.fromkeys(e.title or e.source_url for e in evidence))
+            proposal.add(
+                "evidence_derived",
+                WARNING,
+                field_name,
+                f"The cited source does not state this figure; it is derived from {titles}. "
+                "Confirm it yourself before applying.",
+            )
+
+
+# A re-researched number this far from the current one is flagged: it may measure another thing.
+REPLACEMENT_CHANGE = 0.25
+
+
+def check_replacements(proposal: Proposal, culture: Culture) -> None:
+    """Warn when a suggestion would replace a recorded number with a very different one."""
+    for field_name in NUMERIC_FIELDS:
+        new, old = as_number(proposal.value(field_name)), as_number(culture.get(field_name))
+        if new is None or not old or abs(new - old) / abs(old) <= REPLACEMENT_CHANGE:
+            continue
+        unit = NUMERIC_FIELDS[field_name] or ""
+        proposal.add(
+            "replaces_current_value",
+            WARNING,
+            field_name,
+            f"This would replace {old:g} {unit} with {new:g} {unit} ({(new - old) / old:+.0%});"
+            " check that the source means what this field means.",
+            current=old,
+            suggested=new,
         )
 
 
@@ -437,7 +703,8 @@ def check_value_in_evidence(proposal: Proposal) -> None:
         if value is None or not evidence:
             continue
         collapsed = any(
-            i.code == "range_collapsed_to_mean" for i in proposal.issues_for(field_name)
+            i.code in ("range_collapsed_to_mean", "unit_converted")
+            for i in proposal.issues_for(field_name)
         )
         cited = set().union(*(_numbers_in(e.claim_summary) for e in evidence))
         if collapsed or any(math.isclose(value, n, rel_tol=1e-6) for n in cited):
@@ -502,18 +769,19 @@ def postprocess(
     *,
     mode: str = "complete",
     fields: Iterable[str] = (),
-    typical_yield: Mapping[str, TypicalRange] | None = None,
+    limits: CropLimits = NO_LIMITS,
 ) -> Proposal:
     """All rules in their order; returns the same proposal, checked."""
     keep_requested_fields(proposal, culture, mode, fields)
-    normalize_enums(proposal)
-    collapse_ranges(proposal)
+    read_values(proposal, culture)
     check_seed_packages(proposal)
     check_yield_evidence(proposal, culture)
-    check_yield(proposal, culture, typical_yield)
-    check_density(proposal, culture)
+    check_yield(proposal, culture, limits)
+    check_density(proposal, culture, limits)
     check_thousand_kernel_weight(proposal)
     check_value_in_evidence(proposal)
+    check_derived_evidence(proposal)
+    check_replacements(proposal, culture)
     return proposal
 
 
@@ -527,10 +795,9 @@ STORED_CHECKED_FIELDS = (
 )
 
 
-def check_stored(
-    culture: Culture, typical_yield: Mapping[str, TypicalRange] | None = None
-) -> list[Issue]:
-    """The plausibility rules over a culture's stored values: what "Check catalog" lists."""
+def check_stored(culture: Culture, limits: CropLimits = NO_LIMITS) -> list[Issue]:
+    """The plausibility rules over a culture's values: what "Check catalog" lists, and what a
+    form, an import or the API shows when values are entered."""
     stored = Proposal(
         suggested={
             field: SuggestedValue(culture[field])
@@ -539,7 +806,7 @@ def check_stored(
         }
     )
     context = {"harvest_method": culture.get("harvest_method")}
-    check_yield(stored, context, typical_yield)
-    check_density(stored, context)
+    check_yield(stored, context, limits)
+    check_density(stored, context, limits)
     check_thousand_kernel_weight(stored)
     return [i for i in stored.issues if i.severity != INFO]

@@ -44,7 +44,14 @@ from webapp.cultures.enrichment import (
     suggestions_of,
     undo_on_culture,
 )
-from webapp.cultures.forms import LABELS, ConfirmImportForm, CultureForm, ImportForm, unit_of
+from webapp.cultures.forms import (
+    CHOICE_LABELS,
+    LABELS,
+    ConfirmImportForm,
+    CultureForm,
+    ImportForm,
+    unit_of,
+)
 from webapp.cultures.importing import decode, preview_csv
 from webapp.cultures.models import Culture
 from webapp.cultures.rules import unique_sources
@@ -207,6 +214,7 @@ def render_culture(culture: Culture, fragment: str | None = None, status: int = 
         fragment,
         culture=culture,
         labels=LABELS,
+        choice_labels=CHOICE_LABELS,
         unit_of=unit_of,
         form=EmptyForm(),
         # The enrichment block polls every second while a run is live and shows no history.
@@ -247,6 +255,11 @@ def enrich(culture_id: int):
     return redirect(url_for("cultures.show", culture_id=culture.id, _anchor="enrichment"))
 
 
+def named(fields: list[str]) -> str:
+    """Fields as people call them."""
+    return ", ".join(LABELS.get(f, f) for f in dict.fromkeys(fields))
+
+
 def chosen_suggestions(culture: Culture, ids: list[str]) -> list[Suggestion]:
     wanted = {int(i) for i in ids if i.isdigit()}
     if not wanted:
@@ -284,9 +297,9 @@ def decide_suggestions(culture_id: int):
     result = apply_to_culture(culture, chosen, current_user, reconfirmed)
     db.session.commit()
     if result.applied:
-        flash(f"Applied {len(result.applied)} field(s): {', '.join(result.applied)}.", "success")
+        flash(f"Applied {len(result.applied)} field(s): {named(result.applied)}.", "success")
     for refusal in result.refused:
-        flash(f"Not applied — {refusal.field}: {refusal.message}", "error")
+        flash(f"Not applied — {named([refusal.field])}: {refusal.message}", "error")
     if result.refused:
         # Refused fields (an invalid one from a forged form, a stale one) answer 422; the valid
         # ones of the same request are applied all the same.
@@ -302,11 +315,11 @@ def undo(culture_id: int, group: str):
     db.session.commit()
     if result.changed_since:
         flash(
-            f"Nothing was undone: these fields changed since — {', '.join(result.changed_since)}.",
+            f"Nothing was undone: these fields changed since — {named(result.changed_since)}.",
             "error",
         )
     elif result.restored:
-        flash(f"Undone: {', '.join(result.restored)} restored.", "success")
+        flash(f"Undone: {named(result.restored)} restored.", "success")
     else:
         flash("There was nothing to undo.", "warning")
     return redirect(url_for("cultures.show", culture_id=culture.id))
@@ -496,22 +509,41 @@ def api_delete(culture_id: int):
 
 @runs_api.get("/<int:run_id>/suggestions")
 def api_run_suggestions(run_id: int):
-    """Per culture, what the run suggested in the seed's shape, with each suggestion's status."""
+    """Every culture of the run in the seed's shape — suggestions or not: an item that
+    suggested nothing still says why in its validation — with each suggestion's status."""
     run = run_or_404(run_id)
     rows = db.session.scalars(
         select(Suggestion).where(Suggestion.run_id == run.id).order_by(Suggestion.id)
     )
-    cultures: dict[int, dict] = {}
-    for s in rows:
-        entry = cultures.setdefault(
-            s.target_id,
-            {
-                "culture_id": s.target_id,
-                "suggested_fields": {},
-                "evidence": {},
-                "validation": {"warnings": [], "errors": []},
-            },
-        )
+    by_culture: dict[int, list[Suggestion]] = {}
+    for suggestion in rows:
+        by_culture.setdefault(suggestion.target_id, []).append(suggestion)
+    labels = dict(
+        db.session.execute(
+            select(Culture.id, Culture.name).where(Culture.id.in_([int(k) for k in run.items]))
+        ).all()
+    )
+    cultures = [
+        _run_item(run, int(key), labels.get(int(key)), by_culture.get(int(key), []))
+        for key in run.items
+    ]
+    return jsonify(run_id=run.id, status=run.status, cultures=cultures)
+
+
+def _run_item(run: Run, culture_id: int, name: str | None, mine: list[Suggestion]) -> dict:
+    key = str(culture_id)
+    summary = run.results.get(key) or {}
+    item_error = run.item_errors.get(key)
+    validation: dict[str, list] = {"warnings": [], "errors": [], "info": []}
+    entry = {
+        "culture_id": culture_id,
+        "culture": name,
+        "state": "failed" if item_error else "done" if key in run.done_items else "waiting",
+        "suggested_fields": {},
+        "evidence": {},
+        "validation": validation,
+    }
+    for s in mine:
         entry["suggested_fields"][s.field] = {
             "value": s.suggested_value,
             "unit": s.unit,
@@ -521,24 +553,27 @@ def api_run_suggestions(run_id: int):
             "suggestion_id": s.id,
         }
         entry["evidence"][s.field] = s.evidence
-        entry["validation"]["errors"] += s.errors
-        entry["validation"]["warnings"] += s.warnings
-    for entry in cultures.values():
-        summary = run.results.get(str(entry["culture_id"])) or {}
-        for issue in summary.get("other_issues", []):
-            kind = "errors" if issue["severity"] == "error" else "warnings"
-            entry["validation"][kind].append(issue)
-        entry["note_blocks"] = summary.get("note_blocks", [])
-        evidence = {f: [Evidence(**e) for e in items] for f, items in entry["evidence"].items()}
-        # Citations the provider made without naming a field count as sources too.
-        evidence[""] = [Evidence(**e) for e in summary.get("citations", [])]
-        entry["structured_sources"] = [
-            {
-                "title": e.title,
-                "url": e.source_url,
-                "claim_summary": e.claim_summary,
-                "retrieved_at": e.retrieved_at,
-            }
-            for e in unique_sources(evidence)
-        ]
-    return jsonify(run_id=run.id, status=run.status, cultures=list(cultures.values()))
+        validation["errors"] += s.errors
+        validation["warnings"] += s.warnings
+    for issue in summary.get("other_issues", []):
+        kind = {"error": "errors", "warning": "warnings"}.get(issue["severity"], "info")
+        validation[kind].append(issue)
+    if item_error:
+        validation["errors"].append(
+            {"code": "item_failed", "severity": "error", "field": None, "message": item_error}
+        )
+    entry["note_blocks"] = summary.get("note_blocks", [])
+    evidence = {f: [Evidence(**e) for e in items] for f, items in entry["evidence"].items()}
+    # Citations the provider made without naming a field count as sources too.
+    evidence[""] = [Evidence(**e) for e in summary.get("citations", [])]
+    entry["structured_sources"] = [
+        {
+            "title": e.title,
+            "url": e.source_url,
+            "claim_summary": e.claim_summary,
+            "retrieved_at": e.retrieved_at,
+        }
+        for e in unique_sources(evidence)
+        if not e.derived
+    ]
+    return entry

@@ -7,7 +7,7 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, Float, ForeignKey, Integer, String
+from sqlalchemy import JSON, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.auth.models import User
@@ -65,7 +65,8 @@ class Suggestion(db.Model):
     current_value: Mapped[Any] = mapped_column(JSON, nullable=True)
     suggested_value: Mapped[Any] = mapped_column(JSON, nullable=True)
     unit: Mapped[str | None] = mapped_column(String(32))
-    confidence: Mapped[float | None] = mapped_column(Float)
+    # A Confidence level: high | medium | low.
+    confidence: Mapped[str | None] = mapped_column(String(8))
     evidence: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     issues: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     status: Mapped[str] = mapped_column(String(16), default=SuggestionStatus.pending)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -59,11 +61,62 @@ class Issue:
         }
 
 
+class Confidence(StrEnum):
+    """How sure a proposal is, as a level; a provider's number 0–1 maps onto it."""
+
+    high = "high"
+    medium = "medium"
+    low = "low"
+
+    @classmethod
+    def from_score(cls, score: float) -> Confidence:
+        return cls.high if score >= HIGH_FROM else cls.medium if score >= MEDIUM_FROM else cls.low
+
+    @classmethod
+    def parse(cls, raw: object) -> Confidence | None:
+        """A level from "high" | "medium" | "low" (any case) or a number 0–1; None for nothing
+        given. Anything else raises ValueError with a message for people."""
+        if raw is None or raw == "":
+            return None
+        if isinstance(raw, str) and raw.strip().casefold() in cls.__members__:
+            return cls(raw.strip().casefold())
+        number = isinstance(raw, int | float) and not isinstance(raw, bool)
+        if number and math.isfinite(raw) and 0 <= raw <= 1:
+            return cls.from_score(float(raw))
+        raise ValueError(
+            f"“{shown_value(raw)}” is not a confidence: give high, medium, low or a number 0–1."
+        )
+
+    @property
+    def score(self) -> float:
+        """The level as a number 0–1, for documents that carry one (a fertilizer plan)."""
+        return SCORES[self]
+
+
+HIGH_FROM, MEDIUM_FROM = 0.8, 0.5
+SCORES = {Confidence.high: 0.9, Confidence.medium: 0.6, Confidence.low: 0.3}
+
+
+SHOWN_LIMIT = 200
+
+
+def shown_value(raw: Any) -> str:
+    """Any value a provider sent, as short text that JSON and every database keep."""
+    if isinstance(raw, str):
+        text = raw
+    else:
+        try:
+            text = json.dumps(raw, ensure_ascii=False, allow_nan=False, default=str)
+        except ValueError:  # NaN or infinity, alone or inside a list
+            text = repr(raw)
+    return text if len(text) <= SHOWN_LIMIT else text[: SHOWN_LIMIT - 1] + "…"
+
+
 @dataclass
 class SuggestedValue:
     value: Any
     unit: str | None = None
-    confidence: float | None = None
+    confidence: Confidence | None = None
 
 
 @dataclass
@@ -76,6 +129,9 @@ class Proposal:
     note_blocks: list[str] = field(default_factory=list)
     # Sources the provider cited in its answer without tying them to a field.
     citations: list[Evidence] = field(default_factory=list)
+    # Values that do not fit their field (a word for a number, NaN, a unit it does not take),
+    # as text to show: kept out of the rules, stored as blocked suggestions with their error.
+    malformed: dict[str, SuggestedValue] = field(default_factory=dict)
 
     def add(
         self, code: str, severity: Severity, field_name: str | None, message: str, **details: Any
@@ -84,6 +140,12 @@ class Proposal:
 
     def drop(self, field_name: str) -> None:
         self.suggested.pop(field_name, None)
+
+    def refuse(self, field_name: str, code: str, message: str, **details: Any) -> None:
+        """Set a value aside as malformed, shown as text, with an error saying why."""
+        suggestion = self.suggested.pop(field_name)
+        self.malformed[field_name] = SuggestedValue(shown_value(suggestion.value))
+        self.add(code, Severity.error, field_name, message, **details)
 
     def value(self, field_name: str) -> Any:
         suggestion = self.suggested.get(field_name)

@@ -6,6 +6,7 @@ It never falls back to the reference gateway."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,7 +16,7 @@ from webapp.config import Settings
 from webapp.enrichment.providers import Usage
 from webapp.enrichment.providers.offline import evidence_for
 from webapp.enrichment.providers.openai_client import StructuredClient
-from webapp.enrichment.vocabulary import Evidence, Issue, Severity
+from webapp.enrichment.vocabulary import Confidence, Evidence, Issue, Severity
 from webapp.fertilizer.interactor import GatewayAnswer, NoRecommendation
 from webapp.fertilizer.plan import K_PER_K2O, P_PER_P2O5, PlanInvalid, plan_from_dict
 from webapp.fertilizer.reference_gateway import ReferenceGateway
@@ -131,10 +132,10 @@ def describe(request: RecommendRequest) -> str:
 def conversion_problems(data: Mapping[str, Any]) -> list[str]:
     """Whether the model's shown oxide totals agree with its elemental ones."""
     problems = []
-    totals, oxides = data.get("totals") or {}, data.get("oxide_totals") or {}
+    totals, oxides = _object(data.get("totals")), _object(data.get("oxide_totals"))
     for element, oxide, factor in (("P", "P2O5", P_PER_P2O5), ("K", "K2O", K_PER_K2O)):
         elemental, stated = totals.get(element), oxides.get(oxide)
-        if not isinstance(elemental, int | float) or not isinstance(stated, int | float):
+        if not (_finite(elemental) and _finite(stated)):
             problems.append(f"oxide_totals.{oxide} and totals.{element} must both be numbers")
             continue
         expected = stated * factor
@@ -144,6 +145,36 @@ def conversion_problems(data: Mapping[str, Any]) -> list[str]:
                 f"but totals.{element} is {elemental:g}"
             )
     return problems
+
+
+def _object(raw: Any) -> Mapping[str, Any]:
+    return raw if isinstance(raw, Mapping) else {}
+
+
+def _finite(raw: Any) -> bool:
+    return isinstance(raw, int | float) and not isinstance(raw, bool) and math.isfinite(raw)
+
+
+def _texts(raw: Any) -> list[str]:
+    """The strings of a list the model sent (anything else in it, or in its place, is no text)."""
+    return (
+        [item for item in raw if isinstance(item, str) and item.strip()]
+        if isinstance(raw, list)
+        else []
+    )
+
+
+def plan_confidence(raw: Any, problems: list[str]) -> Any:
+    """The plan's confidence as its document keeps it (0–1): a level the model gives
+    ("high") is read through the one confidence scale; anything else is a problem to re-ask."""
+    if isinstance(raw, str):
+        try:
+            level = Confidence.parse(raw)
+        except ValueError as exc:
+            problems.append(str(exc))
+            return None
+        return level.score if level else None
+    return raw
 
 
 class OpenAIGateway:
@@ -216,7 +247,7 @@ class OpenAIGateway:
             return {}, [], ["the answer is not a JSON object"]
         issues: list[Issue] = []
         problems = conversion_problems(data)
-        sources = [s for s in data.get("sources") or [] if isinstance(s, str) and s.strip()]
+        sources = _texts(data.get("sources"))
         if snippets:
             allowed = {s.source_url for s in snippets}
             for source in [s for s in sources if s not in allowed]:
@@ -232,16 +263,15 @@ class OpenAIGateway:
         sources = list(dict.fromkeys([*sources, *(c.source_url for c in citations)]))
         if not sources:
             problems.append("sources must cite at least one source you used")
-        conversions = [str(c) for c in data.get("conversions") or []]
-        notes = "\n".join(
-            filter(None, [data.get("notes"), *(f"Conversion: {c}" for c in conversions)])
-        )
+        conversions = _texts(data.get("conversions"))
+        stated_notes = data.get("notes") if isinstance(data.get("notes"), str) else None
+        notes = "\n".join(filter(None, [stated_notes, *(f"Conversion: {c}" for c in conversions)]))
         plan = {
             "crop": {"crop_id": request.profile.crop_id, "name": request.profile.name},
             "totals": data.get("totals"),
             "applications": data.get("applications"),
             "sources": sources,
-            "confidence": data.get("confidence"),
+            "confidence": plan_confidence(data.get("confidence"), problems),
             "notes": notes or None,
         }
         try:

@@ -149,7 +149,7 @@ def _split(days: float | None, crop: Crop) -> tuple[int, float]:
 
 def season_days(crop: Crop | None) -> int | None:
     """The crop's typical season: the midpoint of its cited growth duration."""
-    duration = crop.fact("growth_duration_days") if crop else None
+    duration = crop.fact("total_growing_period_days") if crop else None
     if duration is None or duration.midpoint is None:
         return None
     return round(duration.midpoint)
@@ -239,7 +239,7 @@ class ReferenceGateway:
         if days is None:
             days = season_days(crop)
             if days is not None:
-                duration = crop.facts["growth_duration_days"]
+                duration = crop.facts["total_growing_period_days"]
                 need.sources.append(duration.source.url)
                 notes.append(f"Season: {days} days, the midpoint of {duration.claim}")
             else:

@@ -45,6 +45,11 @@ class RunKind(ABC):
         """Store a batch of finished items' results (concurrent runs); by default on the run."""
         run.results = {**run.results, **results}
 
+    def failed_items(self, run: Any) -> int:
+        """How many finished items failed: those with an item error, by default. A kind whose
+        items record their own failures in their results counts those too."""
+        return len(run.item_errors)
+
     @classmethod
     def path(cls) -> str:
         return f"{cls.__module__}:{cls.__qualname__}"

@@ -18,13 +18,15 @@ from webapp.extensions import db
 class RunStatus(StrEnum):
     queued = "queued"
     running = "running"
-    succeeded = "succeeded"
-    failed = "failed"
+    succeeded = "succeeded"  # every item done
+    completed_with_errors = "completed_with_errors"  # some items failed, the rest done
+    failed = "failed"  # no item done, or the run itself failed
     cancelled = "cancelled"
 
 
 LIVE_STATUSES = (RunStatus.queued, RunStatus.running)
-RESUMABLE_STATUSES = (RunStatus.failed, RunStatus.cancelled)
+# A resumed run retries its failed items and works through the ones never started.
+RESUMABLE_STATUSES = (RunStatus.completed_with_errors, RunStatus.failed, RunStatus.cancelled)
 
 
 class Run(db.Model):
@@ -45,7 +47,7 @@ class Run(db.Model):
     provider: Mapped[str | None] = mapped_column(String(32))
     model: Mapped[str | None] = mapped_column(String(100))
 
-    status: Mapped[str] = mapped_column(String(16), default=RunStatus.queued, index=True)
+    status: Mapped[str] = mapped_column(String(32), default=RunStatus.queued, index=True)
     total: Mapped[int] = mapped_column(default=0)
     done: Mapped[int] = mapped_column(default=0)
     stage: Mapped[str] = mapped_column(String(64), default="queued")

@@ -162,9 +162,13 @@ def request_cancel(run: Run) -> None:
 
 
 def resume_run(run: Run) -> Run:
-    """Queue a failed or cancelled run again for the items it has not finished."""
+    """Queue a run that failed, partly failed or was cancelled again for the items it has not
+    finished (those that failed included)."""
     if run.status not in RESUMABLE_STATUSES:
-        raise RunStateError(f"Run #{run.id} is {run.status}; only failed or cancelled runs resume.")
+        raise RunStateError(
+            f"Run #{run.id} is {run.status}; only runs that failed, completed with errors "
+            "or were cancelled resume."
+        )
     if run.kind not in RUN_KINDS:
         raise RunStateError(f"Run #{run.id} is of a kind this version no longer runs ({run.kind}).")
     pending = run.pending_items

@@ -104,21 +104,37 @@ def _stop_reason(run_id: int) -> str | None:
     return None
 
 
-def _finish(run: Run, status: RunStatus, message: str) -> None:
+def _finish(run: Run, status: RunStatus, message: str, **error: str) -> None:
     # Only a run still ours: the sweeper may have marked it lost or hard-cancelled it meanwhile.
     db.session.execute(
         update(Run)
         .where(Run.id == run.id, Run.status == RunStatus.running)
-        .values(status=status, stage=status.value, message=message, finished_at=utcnow())
+        .values(status=status, stage=status.value, message=message, finished_at=utcnow(), **error)
     )
     db.session.commit()
 
 
-def _summary(run: Run) -> str:
-    errors = len(run.item_errors)
+def _summary(run: Run, kind: RunKind) -> str:
+    errors = kind.failed_items(run)
     ok = run.done - errors
     text = f"{ok} of {run.total} item(s) done"
     return text + (f", {errors} with errors." if errors else ".")
+
+
+def outcome(done: int, failed: int) -> RunStatus:
+    """How a run that worked through its items ended: a run that did nothing is not green."""
+    if failed == 0:
+        return RunStatus.succeeded
+    return RunStatus.failed if failed >= done else RunStatus.completed_with_errors
+
+
+def _complete(run: Run, kind: RunKind) -> None:
+    summary = _summary(run, kind)
+    status = outcome(run.done, kind.failed_items(run))
+    if status == RunStatus.failed:
+        _finish(run, status, summary, error_code="no_item_done", error_message=summary)
+    else:
+        _finish(run, status, summary)
 
 
 # Stage changes reported by items working in threads ((key, stage) pairs).
@@ -141,7 +157,7 @@ def work_through(run: Run, kind: RunKind) -> None:
     for key in run.pending_items:
         reason = _stop_reason(run.id)
         if reason == "cancelled":
-            _finish(run, RunStatus.cancelled, f"Cancelled; {_summary(run)}")
+            _finish(run, RunStatus.cancelled, f"Cancelled; {_summary(run, kind)}")
             return
         if reason is not None:
             return
@@ -164,7 +180,7 @@ def work_through(run: Run, kind: RunKind) -> None:
         run.done = len(run.done_items)
         run.heartbeat_at = utcnow()
         db.session.commit()
-    _finish(run, RunStatus.succeeded, _summary(run))
+    _complete(run, kind)
 
 
 def _in_own_context(app, kind: RunKind, key: str, params: dict[str, Any], run_id: int) -> Any:
@@ -246,9 +262,9 @@ def work_through_concurrently(run: Run, kind: RunKind) -> None:
                     finished[key] = result
     save(final=True)
     if stopping == "cancelled":
-        _finish(run, RunStatus.cancelled, f"Cancelled; {_summary(run)}")
+        _finish(run, RunStatus.cancelled, f"Cancelled; {_summary(run, kind)}")
     elif stopping is None:
-        _finish(run, RunStatus.succeeded, _summary(run))
+        _complete(run, kind)
 
 
 def execute_run(run_id: int, kind_path: str) -> str:

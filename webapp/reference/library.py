@@ -24,12 +24,20 @@ read-only mappings and JSON lists become tuples. Ranges stated by a source are `
 
 Fact names and their extra keys:
 
-- ``growth_duration_days``: FAO-56 Table 11 total days; min-max.
-- ``yield_per_sqm_kg``, ``yield_per_plant_kg``: derived typical min-max, ``cap`` the hard cap
-  when the source gives one.
-- ``plants_per_m2``: derived min-max.
-- ``thousand_kernel_weight_g``: derived min-max (faba bean: max only); absent for potato and
-  garlic, where TKG does not apply.
+- ``total_growing_period_days``: FAO-56 Table 11 total days, sowing or planting to the end of
+  the season; min-max. Not a culture's growth duration (planting to *first* harvest).
+- ``days_to_first_harvest``: days to first harvest as a source states it ("days to maturity"
+  tables); extra ``basis``: ``sowing`` or ``transplanting``, what the count starts from.
+- ``yield_per_sqm_kg``, ``yield_per_plant_kg``: typical min-max; ``cap`` is Furrow's hard
+  plausibility limit for the crop (a limit, never evidence).
+- ``plants_per_m2``: typical min-max.
+- ``thousand_kernel_weight_g``: min-max (faba bean: max only); absent for potato and garlic,
+  where TKG does not apply.
+
+``derived`` says whether min/max (or ``value``) are what the cited source states for this crop
+(false: transcribed, or converted by a unit factor or a formula the claim shows, such as spacing
+to plants/m² or seeds per gram to TKG) or a range worked out beyond that (true). A derived fact
+is never evidence for a value: it can only be offered for a person to confirm.
 - ``n_demand_kg_per_ha``: DüV Anlage 4, min = max = the N demand; extra
   ``reference_yield_dt_per_ha``.
 - ``nutrient_demand_class``: derived from the DüV N demand; ``value`` is low, medium or high.
@@ -66,6 +74,8 @@ _FACT_KEYS = frozenset(
     {"min", "max", "cap", "unit", "value", "source", "claim", "derived"},
 )
 _WORD_BREAK = re.compile(r"[\W_]+")
+# What a days-to-first-harvest count starts from.
+BASES = ("sowing", "transplanting")
 
 
 @dataclass(frozen=True)
@@ -288,6 +298,8 @@ def _fact(crop_id: str, name: str, raw: Any, sources: Mapping[str, Source]) -> F
     if value is not None:
         _text(value, where, "value")
     _check_bounds(raw, where)
+    if name == "days_to_first_harvest" and raw.get("basis") not in BASES:
+        raise ValueError(f"{where}: 'basis' must be one of {', '.join(BASES)}")
     variants = raw.get("variants") or {}
     if not isinstance(variants, Mapping):
         raise ValueError(f"{where}: 'variants' must be an object")

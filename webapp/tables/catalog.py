@@ -20,7 +20,8 @@ from webapp.database import utcnow
 from webapp.enrichment.audit import record_changes
 from webapp.extensions import db
 from webapp.pagination import Page, paginate
-from webapp.tables.cells import COLUMN_TYPES, CellInvalid, display, infer_type, parse_cell
+from webapp.tables.cells import COLUMN_TYPES, CellInvalid, display, infer_type
+from webapp.tables.coerce import typed_value
 from webapp.tables.models import ROW_TARGET, DataTable, TableColumn, TableRow
 
 NAME_LIMIT = 120
@@ -272,7 +273,7 @@ def _parse_rows(columns: Sequence[TableColumn], rows: Any) -> list[dict[int, Any
                     raise CellInvalid(f"There is no column named “{name}”.")
                 if isinstance(raw, list | dict):
                     raise CellInvalid("Give one value, not a list or an object.")
-                value = parse_cell(column.type, raw, column.options)
+                value, _note = typed_value(column.type, raw, column.options, column.unit)
             except CellInvalid as exc:
                 problems.append(Problem(str(exc), row=number, column=str(name)))
                 continue
@@ -334,19 +335,26 @@ def delete_rows(table: DataTable, row_ids: Sequence[int]) -> int:
     return len(rows)
 
 
-def set_cell(row: TableRow, column: TableColumn, raw: Any, user: User | None) -> bool:
-    """Parse and store one cell; a real change is audited. Whether it changed is returned."""
-    new = parse_cell(column.type, raw, column.options)
+@dataclass(frozen=True)
+class CellSaved:
+    changed: bool
+    note: str | None = None  # what reading the input did, e.g. a unit converted
+
+
+def set_cell(row: TableRow, column: TableColumn, raw: Any, user: User | None) -> CellSaved:
+    """Read and store one cell as typed (a number may carry a unit the column converts); a real
+    change is audited. CellInvalid says why the input cannot be stored."""
+    new, note = typed_value(column.type, raw, column.options, column.unit)
     old = row.value(column)
     if old == new and type(old) is type(new):
-        return False
+        return CellSaved(False, note)
     cells = {k: v for k, v in (row.cells or {}).items() if k != column.key}
     if new is not None:
         cells[column.key] = new
     row.cells = cells
     record_changes(ROW_TARGET, row.id, {column.key: (old, new)}, user, "manual")
     _touch(column.table)
-    return True
+    return CellSaved(True, note)
 
 
 def rows_query(table: DataTable):

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from webapp.tables.cells import FALSE_WORDS, TRUE_WORDS
-from webapp.tables.units import UnitMismatch, convert, find_quantity, known_unit
+from webapp.tables.cells import FALSE_WORDS, TRUE_WORDS, CellInvalid, parse_cell
+from webapp.units import UnitMismatch, convert, find_quantity, known_unit
 
 NOT_FOUND = "Could not determine an answer."
 TEXT_LIMIT = 2000
@@ -87,6 +87,7 @@ class Coerced:
     valid: bool  # False: the value must not be applied
     note: str | None  # what was done, for the trace
     error: str | None  # why invalid, for people
+    code: str | None = None  # why invalid, as an issue code (value_malformed, unit_mismatch …)
 
 
 def strip_preamble(text: str) -> str:
@@ -177,51 +178,65 @@ def _number(text: str, column_unit: str | None, lead_in: str | None) -> Coerced:
         text = _CURRENCY.sub(" ", text).strip()
     quantity = find_quantity(text)
     if quantity is None:
-        return Coerced(None, "low", False, None, f"No number in the answer {_quote(text)}.")
+        return _invalid(f"No number in the answer {_quote(text)}.", "value_malformed")
     value = quantity.value
+    if quantity.bounds is not None:
+        low, high = quantity.bounds
+        value = (low + high) / 2
+        notes.append(
+            f"range_collapsed_to_mean: the answer gives {_format(low)}–{_format(high)}; "
+            f"took the mean {_format(value)}"
+        )
     if not math.isfinite(value):
-        return Coerced(None, "low", False, None, f"{quantity.number_text} is not a finite number.")
+        message = f"{quantity.number_text} is not a finite number."
+        return _invalid(message, "value_malformed")
     if re.search(r"[^\d.+\-−]", quantity.number_text):
-        notes.append(f"read '{quantity.number_text}' as {_format(value)}")
+        notes.append(f"read '{quantity.number_text}' as {_format(quantity.value)}")
     trailing = text[quantity.end :].strip(" .")
-    surrounded = quantity.is_range or quantity.start > 0 or bool(trailing)
-    if surrounded:
-        notes.append(f"took the first number from {_quote(text)}")
-    extras = bool(lead_in or currencies) or surrounded
-    answer_unit = quantity.unit
-    if answer_unit is not None:
-        if column_unit and known_unit(column_unit) and known_unit(answer_unit):
-            try:
-                converted = convert(value, answer_unit, column_unit)
-            except UnitMismatch as mismatch:
-                note = "; ".join(notes) or None
-                return Coerced(_plain(value), "low", False, note, str(mismatch))
-            if converted != value or _canonical(answer_unit) != _canonical(column_unit):
-                notes.append(
-                    f"converted {_format(value)} {answer_unit} to {_format(converted)} "
-                    f"{column_unit}"
-                )
-            value = converted
-        elif column_unit and _canonical(answer_unit) == _canonical(column_unit):
-            pass
-        else:
-            extras = True
-            if not column_unit:
-                notes.append(f"ignored the unit '{answer_unit}' (the column has none)")
-            elif known_unit(column_unit):
-                notes.append(f"ignored '{answer_unit}' after the number (not a unit)")
-            else:
-                notes.append(
-                    f"kept the number; '{answer_unit}' cannot be checked against '{column_unit}'"
-                )
+    if quantity.start > 0 or trailing:
+        notes.append(f"took the number from {_quote(text)}")
+    extras = bool(lead_in or currencies or quantity.start > 0 or trailing or quantity.bounds)
+    if quantity.unit is not None:
+        try:
+            value, unit_note = _in_column_unit(value, quantity.unit, column_unit)
+        except UnitMismatch as refused:
+            return _invalid(str(refused), refused.code, "; ".join(notes) or None, text)
+        if unit_note:
+            notes.append(unit_note)
+        extras = extras or not column_unit
     return Coerced(
         _plain(value), "medium" if extras else "high", True, "; ".join(notes) or None, None
     )
 
 
+def _in_column_unit(value: float, unit: str, column_unit: str | None) -> tuple[float, str | None]:
+    """value, written in unit, in the column's unit, and what was done; UnitMismatch (with its
+    code) when the unit cannot be read or converted. Only a column without a unit takes any."""
+    if not column_unit:
+        return value, f"kept the unit '{unit}' as written (the column has none)"
+    if _canonical(unit) == _canonical(column_unit):
+        return value, None
+    if not known_unit(unit):
+        raise UnitMismatch(
+            f"'{unit}' after the number is not a unit that converts to {column_unit}.",
+            "unit_unreadable",
+        )
+    if not known_unit(column_unit):
+        raise UnitMismatch(
+            f"The column's unit '{column_unit}' cannot be checked against '{unit}'.",
+            "unit_unreadable",
+        )
+    converted = convert(value, unit, column_unit)
+    return converted, f"converted {_format(value)} {unit} to {_format(converted)} {column_unit}"
+
+
+def _invalid(error: str, code: str, note: str | None = None, shown: Any = None) -> Coerced:
+    return Coerced(shown, "low", False, note, error, code)
+
+
 def _typed_number(value: float) -> Coerced:
     if not math.isfinite(value):
-        return Coerced(None, "low", False, None, f"{value} is not a finite number.")
+        return _invalid(f"{value} is not a finite number.", "value_malformed")
     return Coerced(_plain(value), "high", True, None, None)
 
 
@@ -247,7 +262,7 @@ def _boolean(text: str) -> Coerced:
     if leading and (leading.group(1) in TRUE_WORDS or leading.group(1) in FALSE_WORDS):
         note = f"read {_quote(text)} as {leading.group(1)}"
         return Coerced(leading.group(1) in TRUE_WORDS, "medium", True, note, None)
-    return Coerced(None, "low", False, None, f"Not a clear yes or no: {_quote(text)}.")
+    return _invalid(f"Not a clear yes or no: {_quote(text)}.", "value_malformed")
 
 
 def _option_key(text: str) -> str:
@@ -273,7 +288,7 @@ def _select(text: str, options: Sequence[str]) -> Coerced:
         option = max(matches, key=len)
         return Coerced(option, "medium", True, f"matched {_quote(text)} to '{option}'", None)
     allowed = ", ".join(options) or "(none defined)"
-    return Coerced(text, "low", False, None, f"not one of the options: {allowed}")
+    return _invalid(f"not one of the options: {allowed}", "value_malformed", shown=text)
 
 
 def _url(text: str) -> Coerced:
@@ -282,20 +297,19 @@ def _url(text: str) -> Coerced:
     if re.search(r"\s", candidate):
         found = _URL_IN_TEXT.search(candidate)
         if found is None:
-            return Coerced(text, "low", False, None, f"No web address in {_quote(text)}.")
+            return _invalid(f"No web address in {_quote(text)}.", "value_malformed", shown=text)
         candidate = found.group(0)
         notes.append(f"took the address from {_quote(text)}")
     if len(candidate) > TEXT_LIMIT:
-        return Coerced(
-            text, "low", False, None, f"The address is longer than {TEXT_LIMIT} characters."
-        )
+        message = f"The address is longer than {TEXT_LIMIT} characters."
+        return _invalid(message, "value_malformed", shown=text)
     candidate = _trim_url(candidate)
     if not _SCHEME.match(candidate):
         candidate = "https://" + candidate
         notes.append("added https://")
     error = _url_error(candidate)
     if error:
-        return Coerced(text, "low", False, "; ".join(notes) or None, error)
+        return _invalid(error, "value_malformed", "; ".join(notes) or None, text)
     return Coerced(candidate, "medium" if notes else "high", True, "; ".join(notes) or None, None)
 
 
@@ -328,3 +342,29 @@ def _url_error(url: str) -> str | None:
     if re.search(r"[\s\x00-\x1f]", url):
         return f"{_quote(url)} is not a valid web address."
     return None
+
+
+def typed_value(
+    column_type: str, raw: Any, options: Sequence[str] = (), unit: str | None = None
+) -> tuple[Any, str | None]:
+    """What a person typed, as the cell's value, and what was done to it. Strict like
+    parse_cell, except that a number may carry a unit, converted to the column's ("3 kg/m2"
+    in a t/ha column is 30). Raises CellInvalid with a message for people."""
+    try:
+        return parse_cell(column_type, raw, options), None
+    except CellInvalid:
+        if column_type != "number" or not isinstance(raw, str):
+            raise
+    text = raw.strip()
+    quantity = find_quantity(text)
+    if quantity is None or quantity.start > 0 or quantity.end < len(text.rstrip(" .")):
+        raise CellInvalid(f"Give a number, not {text!r}.") from None
+    if quantity.is_range:
+        raise CellInvalid(f"Give one number, not the range {text!r}.") from None
+    if quantity.unit is None or not unit:
+        raise CellInvalid(f"Give a number, not {text!r}.") from None
+    try:
+        value, note = _in_column_unit(quantity.value, quantity.unit, unit)
+    except UnitMismatch as refused:
+        raise CellInvalid(str(refused)) from None
+    return parse_cell(column_type, value, options), note

@@ -39,7 +39,6 @@ from webapp.tables.strategies.base import (
 from webapp.tables.tools import tools_for
 
 API_ROW_LIMIT = 20  # rows per enrich call through the API, as the seed says
-CONFIDENCE_SCORE = {"high": 0.9, "medium": 0.6, "low": 0.3, "none": 0.0}
 CONFIDENCE_ORDER = ("none", "low", "medium", "high")
 STEP_STAGES = {"search": "searching", "fetch": "fetching", "compute": "computing"}
 
@@ -141,7 +140,9 @@ def work_on_row(
     coerced = coerce_value(raw, target.type, target.options, target.unit)
     if coerced.note:
         steps.append(RowStep("thinking", coerced.note))
-    confidence = _weaker(coerced.confidence, tools.best_confidence)
+    # A value the safe evaluator computed exactly is as sure as its inputs, whoever answers.
+    exact = any(s.type == "compute" and "result" in s.data for s in steps)
+    confidence = coerced.confidence if exact else _weaker(coerced.confidence, tools.best_confidence)
     coverage = next((s.detail for s in reversed(steps) if s.type == "coverage"), None)
     if coverage in CONFIDENCE_ORDER:
         confidence = _weaker(confidence, coverage)
@@ -152,6 +153,7 @@ def work_on_row(
         raw_value=raw,
         valid=coerced.valid,
         error=coerced.error,
+        error_code=coerced.code,
         coverage=coverage,
         sources=_sources(steps),
     )
@@ -208,6 +210,10 @@ class TableEnrichment(RunKind):
             "position": snapshot.positions.get(row_id, 0),
         }
 
+    def failed_items(self, run: Run) -> int:
+        """Rows whose strategy failed are kept with their trace, and count as failed."""
+        return len(run.item_errors) + int((run.results or {}).get("error", 0))
+
     def keep_results(self, run: Run, results: dict[str, Any]) -> None:
         """The research log and the suggestions of a batch of rows, in two inserts."""
         snapshot = self.snapshot(run.params)
@@ -229,7 +235,8 @@ class TableEnrichment(RunKind):
             if entry["status"] == "found":
                 invalid = not entry.get("valid", True)
                 issues = (
-                    [{"code": "invalid_value", "severity": "error", "field": target.key,
+                    [{"code": entry.get("error_code") or "value_malformed", "severity": "error",
+                      "field": target.key,
                       "message": entry.get("error") or "Not a valid value for the column."}]
                     if invalid
                     else []
@@ -243,7 +250,9 @@ class TableEnrichment(RunKind):
                         "current_value": jsonable(entry["current"]),
                         "suggested_value": jsonable(entry["value"]),
                         "unit": target.unit,
-                        "confidence": CONFIDENCE_SCORE[entry["confidence"]],
+                        "confidence": None
+                        if entry["confidence"] == "none"
+                        else entry["confidence"],
                         "evidence": entry.get("sources") or [],
                         "issues": issues,
                         "status": SuggestionStatus.blocked if invalid else SuggestionStatus.pending,

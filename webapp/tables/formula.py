@@ -96,6 +96,8 @@ class _Scanned:
     code: str  # the formula with each placeholder replaced by its variable
     names: tuple[str, ...]  # placeholder names as first written, index = variable number
     uses: int  # how many placeholders the formula has, repeats included
+    # For each character of code, where it came from in the formula (to point at errors).
+    origin: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -119,15 +121,21 @@ def _scan(formula: str) -> _Scanned:
     if _CONTROL.search(formula):
         raise FormulaError("the formula contains control characters")
     code: list[str] = []
+    origin: list[int] = []
     names: list[str] = []
     keys: list[str] = []
     uses = 0
     i, length = 0, len(formula)
+
+    def emit(text: str, start: int, same_place: bool = False) -> None:
+        code.append(text)
+        origin.extend(start if same_place else start + n for n in range(len(text)))
+
     while i < length:
         char = formula[i]
         if char in "'\"":
             end = _string_end(formula, i)
-            code.append(formula[i:end])
+            emit(formula[i:end], i)
             i = end
         elif char == "{":
             close = formula.find("}", i + 1)
@@ -141,14 +149,14 @@ def _scan(formula: str) -> _Scanned:
                 keys.append(key)
                 names.append(name)
             # Spaces keep "{A}{B}" and "{A}2" from gluing into one name.
-            code.append(f" {_variable(keys.index(key))} ")
+            emit(f" {_variable(keys.index(key))} ", i, same_place=True)
             uses += 1
             i = close + 1
         else:
             # Line breaks outside strings are layout, as in a spreadsheet's formula bar.
-            code.append(" " if char in "\r\n\t" else char)
+            emit(" " if char in "\r\n\t" else char, i)
             i += 1
-    return _Scanned("".join(code), tuple(names), uses)
+    return _Scanned("".join(code), tuple(names), uses, tuple(origin))
 
 
 def _string_end(text: str, start: int) -> int:
@@ -165,18 +173,31 @@ def _string_end(text: str, start: int) -> int:
     return len(text)
 
 
+def check_formula(formula: str) -> None:
+    """Refuse a formula before any row is computed: FormulaError says what is wrong and where
+    (a formula that does not parse, a forbidden construct); NeedsModel is not raised here."""
+    if not isinstance(formula, str):
+        raise FormulaError("the formula must be text")
+    _compile(formula)
+
+
 @functools.lru_cache(maxsize=1024)
 def _compile(formula: str) -> _Compiled:
     scanned = _scan(formula)
-    code = scanned.code.strip()
+    code = scanned.code.lstrip()
+    skipped = len(scanned.code) - len(code)
     if code.startswith("=") and not code.startswith("=="):
-        code = code[1:].strip()  # a spreadsheet habit: "={A} * 2"
+        stripped = code[1:].lstrip()  # a spreadsheet habit: "={A} * 2"
+        skipped += len(code) - len(stripped)
+        code = stripped
+    code = code.rstrip()
     if not code:
         raise FormulaError("the formula is empty")
     try:
         tree = ast.parse(code, mode="eval").body
-    except SyntaxError:
-        return _Compiled(None, scanned.names, _not_an_expression(code))
+    except SyntaxError as error:
+        _not_an_expression(code)
+        raise FormulaError(_syntax_message(formula, scanned, code, skipped, error)) from None
     except (RecursionError, MemoryError):
         raise FormulaError("the formula nests too deeply") from None
     except ValueError as error:
@@ -185,14 +206,34 @@ def _compile(formula: str) -> _Compiled:
     return _Compiled(tree, scanned.names, needs_model)
 
 
-def _not_an_expression(code: str) -> str:
-    """The NeedsModel reason for code that is not an expression; statements are refused."""
+def _not_an_expression(code: str) -> None:
+    """Statements (an import, an assignment …) are refused as such."""
     try:
         statements = ast.parse(code, mode="exec").body
     except (SyntaxError, RecursionError, MemoryError, ValueError):
-        return "the formula is not an expression the safe evaluator reads"
+        return
     kinds = sorted({_STATEMENTS.get(type(statement), "a statement") for statement in statements})
     raise FormulaError(f"only a single expression is allowed, not {' or '.join(kinds)}")
+
+
+def _syntax_message(
+    formula: str, scanned: _Scanned, code: str, skipped: int, error: SyntaxError
+) -> str:
+    """Where in the formula (as written) it stops making sense, and Python's reason."""
+    lines = code.split("\n")
+    line = min(max(error.lineno or 1, 1), len(lines))
+    # Python gives no column (0) when the input ends too early: point at its end.
+    column = error.offset - 1 if error.offset else len(lines[line - 1])
+    at = skipped + sum(len(text) + 1 for text in lines[: line - 1]) + column
+    origin = scanned.origin
+    position = origin[at] if at < len(origin) else len(formula.rstrip())
+    reason = (error.msg or "invalid syntax").replace("_v", "column ")
+    before = formula[:position].rstrip()
+    shown = before if len(before) <= 40 else "…" + before[-39:]
+    where = f"after “{shown}”" if shown else "at its start"
+    if position >= len(formula.rstrip()):
+        return f"the formula is incomplete at character {position + 1}, {where}: {reason}"
+    return f"the formula does not parse at character {position + 1}, {where}: {reason}"
 
 
 _STATEMENTS = {

@@ -314,12 +314,12 @@ def save_cell(table_id: int, row_id: int, column_id: int):
     form = cell_form(row, column)
     field = form[field_name(column)]
     try:
-        catalog.set_cell(row, column, field.data, current_user)
+        saved = catalog.set_cell(row, column, field.data, current_user)
     except CellInvalid as exc:
         add_error(field, str(exc))
         return render_template("tables/_cell_edit.html", row=row, column=column, form=form), 422
     db.session.commit()
-    return render_template("tables/_cell.html", row=row, column=column)
+    return render_template("tables/_cell.html", row=row, column=column, note=saved.note)
 
 
 # Columns

@@ -15,12 +15,12 @@ from webapp.enrichment.vocabulary import (
 )
 from webapp.reference.library import Crop, Fact, library
 
-# Culture field ← reference fact (ranges are suggested as ranges; the rules collapse them).
-RANGE_FACTS = {
-    "growth_duration_days": "growth_duration_days",
-    "thousand_kernel_weight_g": "thousand_kernel_weight_g",
-}
+# Culture field ← reference fact that means the same (ranges are suggested as ranges; the
+# rules collapse them). FAO-56's total growing period is not a growth duration: never used.
+RANGE_FACTS = {"thousand_kernel_weight_g": "thousand_kernel_weight_g"}
 YIELD_FACTS = {"per_sqm": "yield_per_sqm_kg", "per_plant": "yield_per_plant_kg"}
+# A growth duration counts from planting out, or from sowing for a direct-sown crop.
+BASIS_OF = {"pre_cultivation": "transplanting", "direct_sowing": "sowing"}
 
 
 def evidence_for(fact: Fact) -> Evidence:
@@ -73,11 +73,53 @@ class OfflineProvider:
             fact = crop.fact(fact_name)
             if field_name in wanted and fact is not None:
                 suggest(field_name, _range(fact), fact)
+        if "growth_duration_days" in wanted:
+            self._suggest_growth(culture, crop, proposal, suggest)
+        propagation = crop.fact("days_sowing_to_transplant")
+        grown = set(culture.get("cultivation_types") or ())
+        if "propagation_duration_days" in wanted and propagation and grown != {"direct_sowing"}:
+            suggest("propagation_duration_days", _range(propagation), propagation)
         demand = crop.fact("nutrient_demand_class")
         if "nutrient_demand" in wanted and demand is not None and demand.value:
             suggest("nutrient_demand", demand.value, demand, unit="")
         self._suggest_yield(culture, crop, wanted, suggest)
         return ProviderAnswer(proposal)
+
+    @staticmethod
+    def _suggest_growth(culture, crop: Crop, proposal: Proposal, suggest) -> None:
+        """Days to first harvest counted from what this culture starts from: a figure from
+        transplanting is no growth duration of a direct-sown culture, nor the reverse."""
+        fact = crop.fact("days_to_first_harvest")
+        if fact is None:
+            return
+        counts = {fact.extra["basis"]: (fact.min, fact.max)}
+        for variant in (fact.extra.get("variants") or {}).values():
+            if variant.get("basis") in BASIS_OF.values():
+                counts.setdefault(variant["basis"], (variant.get("min"), variant.get("max")))
+        grown = [BASIS_OF[t] for t in culture.get("cultivation_types") or () if t in BASIS_OF]
+        usable = [basis for basis in grown if basis in counts]
+        if grown and not usable:
+            proposal.add(
+                "growth_basis_differs",
+                Severity.info,
+                None,
+                f"The library's days to first harvest for {crop.name()} count from "
+                f"{' or '.join(counts)}, but this culture is grown from "
+                f"{' and '.join(grown)}; no growth duration is suggested.",
+            )
+            return
+        basis = usable[0] if usable else fact.extra["basis"]
+        low, high = counts[basis]
+        suggest("growth_duration_days", low if low == high else {"min": low, "max": high}, fact)
+        if not grown:
+            proposal.add(
+                "growth_basis_unconfirmed",
+                Severity.warning,
+                "growth_duration_days",
+                f"The figure counts from {basis}; this culture's cultivation type is not set, "
+                "so check that it is grown that way.",
+                basis=basis,
+            )
 
     @staticmethod
     def _suggest_yield(culture, crop: Crop, wanted: set[str], suggest) -> None:

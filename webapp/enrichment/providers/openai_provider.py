@@ -10,11 +10,18 @@ from typing import Any
 import openai
 
 from webapp.config import Settings
-from webapp.cultures.fields import ENUM_ALIASES, NUMERIC_FIELDS
+from webapp.cultures.fields import DEFINITIONS, ENUM_ALIASES, NUMERIC_FIELDS
 from webapp.enrichment.providers import ProviderAnswer, Usage
 from webapp.enrichment.providers.offline import OfflineProvider, evidence_for
 from webapp.enrichment.providers.openai_client import StructuredClient
-from webapp.enrichment.vocabulary import Evidence, Proposal, Severity, SourceKind, SuggestedValue
+from webapp.enrichment.vocabulary import (
+    Confidence,
+    Evidence,
+    Proposal,
+    Severity,
+    SourceKind,
+    SuggestedValue,
+)
 
 # What one culture typically costs in a call, for the estimate shown before a batch starts.
 TYPICAL_CALL = Usage(input_tokens=4000, output_tokens=800, web_searches=3)
@@ -60,7 +67,10 @@ def output_schema(fields: Sequence[str]) -> dict[str, Any]:
                 "properties": {
                     "value": value,
                     "unit": {"type": ["string", "null"]},
-                    "confidence": {"type": ["number", "null"]},
+                    "confidence": {
+                        "type": ["string", "null"],
+                        "enum": ["high", "medium", "low", None],
+                    },
                 },
             },
         ],
@@ -145,13 +155,18 @@ def instructions(fields: Sequence[str]) -> str:
         for name, unit in NUMERIC_FIELDS.items()
         if name in fields
     )
+    meanings = " ".join(f"{name}: {DEFINITIONS[name]}" for name in fields if name in DEFINITIONS)
     return (
         "You research agronomy facts for a crop catalog. Answer only from sources you found; "
         "never from memory. For each field give a value with its unit, or null when the sources "
-        "do not say. Cite every value: source URL, title and the snippet that states it. "
+        "do not say. Cite every value: source URL, title and the snippet that states it; a "
+        "source that does not state the figure is not evidence for it. A figure must mean what "
+        "the field means (a total season is not days to first harvest). "
         "expected_yield is kg per plant or per m² by harvest_method: give harvest_method with it. "
         "seed_packages lists the package sizes seed sellers offer, in g or seeds. "
-        f"Units: {units}. Allowed values: {allowed}. Answer with JSON only."
+        f"What the fields mean: {meanings} "
+        f"Units: {units}. Allowed values: {allowed}. Confidence: high, medium or low. "
+        "Answer with JSON only."
     )
 
 
@@ -222,18 +237,22 @@ class OpenAIProvider:
         for name, item in (data.get("suggested_fields") or {}).items():
             if item is None or item.get("value") is None:
                 continue
-            proposal.suggested[name] = SuggestedValue(
-                item["value"], item.get("unit"), item.get("confidence")
-            )
+            try:
+                confidence = Confidence.parse(item.get("confidence"))
+            except ValueError as exc:
+                confidence = None
+                proposal.add("confidence_malformed", Severity.warning, name, f"{exc} Ignored.")
+            proposal.suggested[name] = SuggestedValue(item["value"], item.get("unit"), confidence)
         for name, items in (data.get("evidence") or {}).items():
             kept = []
             for raw in items:
+                retrieved_at = raw.get("retrieved_at")
                 source = Evidence(
                     str(raw.get("source_url") or ""),
                     str(raw.get("title") or ""),
                     str(raw.get("snippet") or ""),
                     SourceKind.reference if snippets else SourceKind.web,
-                    raw.get("retrieved_at"),
+                    retrieved_at if isinstance(retrieved_at, str) else None,
                 )
                 if snippets and source.source_url not in allowed_urls:
                     proposal.add(

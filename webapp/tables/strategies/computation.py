@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from webapp.tables.formula import FormulaError, NeedsModel, evaluate
+from webapp.tables.formula import FormulaError, NeedsModel, check_formula, evaluate
 from webapp.tables.strategies import register_strategy
 from webapp.tables.strategies.base import (
     EmptyReference,
     RowStep,
     RowStrategy,
+    StrategyError,
     lookup_cell,
     template_fields,
 )
@@ -25,6 +26,16 @@ class ComputationStrategy(RowStrategy):
 
     def concurrency(self, params: Mapping[str, Any]) -> int:
         return 10
+
+    def validate_params(self, params: Mapping[str, Any]) -> None:
+        """A formula that does not parse, or uses what is never allowed, is refused before
+        the run starts; one that parses but is beyond the safe evaluator goes to the model."""
+        super().validate_params(params)
+        try:
+            check_formula(params["formula"])
+        except FormulaError as exc:
+            message = str(exc)
+            raise StrategyError(message[:1].upper() + message[1:] + ".") from exc
 
     def execute_one(self, row, params, tools, target) -> Iterator[RowStep]:
         formula = params["formula"]

@@ -3,9 +3,11 @@
 Pint's own names are accepted ("kg/ha", "t/ha", "lb/acre", "g/m²", "degC", "%", "days") plus
 the spellings agronomy texts use that Pint reads differently or not at all: "lb/ac" (Pint: atto-c),
 "mt/ha" (metric tons, Pint: millitonnes), "kg/10a" (per 1,000 m², Pint: per ten years), "g/m2",
-"kg ha-1", "kg ha⁻¹", "lb per acre", "q/ha" (quintal, 100 kg), "℃"/"℉". "dt" is a decitonne
-(100 kg). A bushel is a volume, so "bu/acre" converts only to other volumes per area: turning it
-into a mass per area needs the crop's bushel weight, and that is refused.
+"kg ha-1", "kg ha⁻¹", "lb per acre", "q/ha" (quintal, 100 kg), "℃"/"℉", "g/lfm" (per running
+metre). "dt" is a decitonne (100 kg). A bushel is a volume, so "bu/acre" converts only to other
+volumes per area: turning it into a mass per area needs the crop's bushel weight, and that is
+refused. Plants, heads, trees, animals and seeds are counted dimensions of their own, so
+"kg/plant" reads but never converts to "t/ha".
 """
 
 from __future__ import annotations
@@ -19,7 +21,12 @@ import pint
 
 
 class UnitMismatch(ValueError):
-    """Units that are unknown or cannot be converted into each other; the message is for people."""
+    """Units that are unknown or cannot be converted into each other; the message is for people,
+    the code says which: unit_unreadable (not a unit we read) or unit_mismatch."""
+
+    def __init__(self, message: str, code: str = "unit_mismatch") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(frozen=True)
@@ -32,6 +39,14 @@ class Quantity:
     is_range: bool  # the number starts a range ("10-12 t/ha"); value is its first end
     start: int
     end: int  # end of the unit text, or of the number when there is no unit
+    high: float | None = None  # the range's other end
+
+    @property
+    def bounds(self) -> tuple[float, float] | None:
+        """(low, high) of a range, in order; None for a single number."""
+        if self.high is None:
+            return None
+        return (min(self.value, self.high), max(self.value, self.high))
 
 
 # Thousands separators and decimal marks, kept simple so they can be explained:
@@ -64,7 +79,8 @@ _UNIT = (
 )
 # The second end of a range ("10-12 t/ha", "between 10 and 12 t/ha") is skipped so that the
 # unit after it still counts.
-_RANGE_END = r"\s*(?:-|–|—|to|and)\s*[-+−]?\d+(?:[.,]\d+)*"
+_RANGE_END = r"\s*(?:-|–|—|to|and|bis|à)\s*(?P<high>[-+−]?\d+(?:[.,]\d+)*)"
+_LONE_NUMBER = re.compile(_NUMBER)
 _QUANTITY = re.compile(
     rf"(?<![^\W_])(?<!\d[.,]){_NUMBER}(?P<range>{_RANGE_END})?(?:\s*(?P<unit>{_UNIT}))?",
     re.IGNORECASE,
@@ -84,7 +100,13 @@ def find_quantity(text: str) -> Quantity | None:
     if match is None:
         return None
     number_end = _number_end(match)
-    end = match.end("range") if match.group("range") else number_end
+    ranged = match.group("range") is not None
+    if ranged and match.group("range").split()[0].casefold() == "and":
+        # "10 and 12" is a range only after "between": "£3 and ¥4" is two amounts.
+        ranged = re.search(r"between\s*$", text[: match.start()], re.IGNORECASE) is not None
+        if not ranged:
+            return _single(text, match, number_end)
+    end = match.end("range") if ranged else number_end
     unit = match.group("unit")
     if unit is not None:
         unit = unit.rstrip(".")
@@ -96,10 +118,24 @@ def find_quantity(text: str) -> Quantity | None:
         value=_number_value(match),
         unit=unit,
         number_text=text[match.start() : number_end],
-        is_range=match.group("range") is not None,
+        is_range=ranged,
         start=match.start(),
         end=end,
+        high=_range_end(match.group("high")),
     )
+
+
+def _single(text: str, match: re.Match[str], number_end: int) -> Quantity:
+    """The number of a match alone, with no range and no unit after it."""
+    value = _number_value(match)
+    return Quantity(value, None, text[match.start() : number_end], False, match.start(), number_end)
+
+
+def _range_end(text: str | None) -> float | None:
+    if text is None:
+        return None
+    end = _LONE_NUMBER.fullmatch(text)
+    return _number_value(end) if end else None
 
 
 def split_quantity(text: str) -> tuple[float, str | None] | None:
@@ -174,6 +210,12 @@ def _registry() -> pint.UnitRegistry:
     registry.define("quintal = 100 * kilogram = q")
     registry.define("@alias acre = ac")
     registry.define("@alias metric_ton = mt = MT")
+    # Counted things are dimensions of their own: kg/plant is not kg/m², and no factor
+    # turns one into the other (that takes a planting density).
+    for thing in ("plant", "head", "tree", "animal", "seed"):
+        registry.define(f"{thing} = [{thing}]")
+    registry.define("@alias seed = kernel")
+    registry.define("lfm = meter")  # laufender Meter: a running metre of row
     return registry
 
 
@@ -193,17 +235,34 @@ _SPELLINGS = (
 def _parse(unit: str) -> pint.Unit:
     text = unit.strip().rstrip(".")
     if len(text) > _MAX_UNIT_CHARS:
-        raise UnitMismatch(f"{unit[:_MAX_UNIT_CHARS]!r}… is too long to be a unit.")
+        raise UnitMismatch(
+            f"{unit[:_MAX_UNIT_CHARS]!r}… is too long to be a unit.", "unit_unreadable"
+        )
     if not text or not re.search(r"[^\W\d_]|[%‰°℃℉]", text):
-        raise UnitMismatch(f"{unit!r} is not a unit.")
+        raise UnitMismatch(f"{unit!r} is not a unit.", "unit_unreadable")
     for pattern, replacement in _SPELLINGS:
         text = pattern.sub(replacement, text)
     try:
         return _registry().parse_units(text)
     except Exception:  # Pint raises many kinds (undefined, syntax, assertion) for odd input
-        raise UnitMismatch(f"{unit!r} is not a known unit.") from None
+        raise UnitMismatch(f"{unit!r} is not a known unit.", "unit_unreadable") from None
+
+
+_DIMENSION_WORDS = (
+    ("[length] ** 2", "area"),
+    ("[length] ** 3", "volume"),
+    ("1 / [time]", "a rate"),
+    (" / ", " per "),
+    ("[", ""),
+    ("]", ""),
+)
 
 
 def _kind(unit: pint.Unit) -> str:
+    """What a unit measures in words: "mass per area", "mass per plant"."""
     dimensionality = str(unit.dimensionality)
-    return "a pure number" if dimensionality == "dimensionless" else dimensionality
+    if dimensionality == "dimensionless":
+        return "a pure number"
+    for written, word in _DIMENSION_WORDS:
+        dimensionality = dimensionality.replace(written, word)
+    return dimensionality

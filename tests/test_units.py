@@ -2,7 +2,7 @@
 
 import pytest
 
-from webapp.tables.units import UnitMismatch, convert, find_quantity, known_unit, split_quantity
+from webapp.units import UnitMismatch, convert, find_quantity, known_unit, split_quantity
 
 
 def test_the_required_conversions_hold():
@@ -50,7 +50,7 @@ def test_results_carry_no_float_noise():
 @pytest.mark.parametrize(
     ("source", "target", "words"),
     [
-        ("days", "kg/ha", ["days", "kg/ha", "[time]"]),
+        ("days", "kg/ha", ["days", "kg/ha", "(time)", "(mass per area)"]),
         ("kg", "kg/ha", ["kg", "kg/ha"]),
         ("%", "kg/ha", ["%", "a pure number"]),
         ("°C", "kg/ha", ["°C", "kg/ha"]),
@@ -62,13 +62,28 @@ def test_incompatible_units_are_refused_naming_both(source, target, words):
     assert all(word in str(refused.value) for word in words)
 
 
+@pytest.mark.parametrize(
+    "source", ["kg/plant", "kg per plant", "lb/tree", "kg/head", "g/animal", "seeds/m²"]
+)
+def test_counted_quantities_read_but_never_become_per_area_masses(source):
+    assert known_unit(source)
+    with pytest.raises(UnitMismatch, match="cannot be converted"):
+        convert(0.2, source, "t/ha")
+
+
+def test_counted_quantities_convert_among_themselves():
+    assert convert(0.5, "lb/plant", "kg/plant") == 0.226796185
+    assert convert(40000, "plants/ha", "plants/m²") == 4.0
+    assert convert(3, "g/lfm", "g/m") == 3.0
+
+
 @pytest.mark.parametrize("source", ["bu/acre", "bu/ac", "bushel/acre"])
 def test_bushels_do_not_become_mass_without_a_bushel_weight(source):
     with pytest.raises(UnitMismatch, match="bushel weight"):
         convert(40, source, "kg/ha")
 
 
-@pytest.mark.parametrize("unit", ["bananas", "", "5", "plants/m²", "xyz/ha"])
+@pytest.mark.parametrize("unit", ["bananas", "", "5", "bananas/m²", "xyz/ha"])
 def test_unknown_units_are_refused(unit):
     assert not known_unit(unit)
     with pytest.raises(UnitMismatch):
