@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pint
@@ -96,9 +97,20 @@ _MAX_UNIT_CHARS = 100
 
 def find_quantity(text: str) -> Quantity | None:
     """The first number in text with the unit written right after it, or None."""
-    match = _QUANTITY.search(text)
-    if match is None:
-        return None
+    return next(quantities(text), None)
+
+
+def quantities(text: str) -> Iterator[Quantity]:
+    """Every number in text, in order, each with the unit written right after it (a range
+    counts once)."""
+    position = 0
+    while (match := _QUANTITY.search(text, position)) is not None:
+        quantity = _quantity(text, match)
+        yield quantity
+        position = max(quantity.end, match.start() + 1)
+
+
+def _quantity(text: str, match: re.Match[str]) -> Quantity:
     number_end = _number_end(match)
     ranged = match.group("range") is not None
     if ranged and match.group("range").split()[0].casefold() == "and":

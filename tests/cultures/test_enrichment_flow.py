@@ -162,6 +162,8 @@ def test_batch_enrichment_confirms_runs_once_and_lists_a_review_queue(client_as,
     assert run.total == 3 and run.item_errors == {}
     queue = editor.get(started.headers["Location"]).get_data(as_text=True)
     assert all(name in queue for name in ("Carrot", "Lettuce", "Dragonfruit"))
+    # A culture the library does not know says why it got nothing.
+    assert "The reference library has no data for “Dragonfruit”" in queue
     pending = editor.get(started.headers["Location"] + "?show=pending").get_data(as_text=True)
     assert "Carrot" in pending and "Dragonfruit" not in pending  # nothing known, nothing to do
     api = editor.post(
@@ -170,3 +172,50 @@ def test_batch_enrichment_confirms_runs_once_and_lists_a_review_queue(client_as,
         headers={"X-CSRFToken": editor.csrf_token("/")},
     )
     assert api.status_code == 202 and api.get_json()["cultures"] == 1
+
+
+def test_every_culture_of_a_run_is_listed_with_why_nothing_was_suggested(client_as, worker):
+    """A re-research whose only suggestion was dropped answered "cultures": [] — the error that
+    explains it was only in the run's results."""
+    tomato = Culture(
+        name="Tomate", reference_crop="tomato", harvest_method="per_sqm", expected_yield=5
+    )
+    dragonfruit = Culture(name="Dragonfruit")
+    db.session.add_all([tomato, dragonfruit])
+    db.session.commit()
+    reviewer = client_as("reviewer")
+    headers = {"X-CSRFToken": reviewer.csrf_token("/")}
+    started = reviewer.post(
+        f"/api/v1/cultures/{tomato.id}/enrich",
+        json={"mode": "reresearch", "fields": ["expected_yield"]},
+        headers=headers,
+    )
+    run_id = started.get_json()["run_id"]
+    finished_run()
+    assert db.session.query(Suggestion).filter_by(run_id=run_id).count() == 0
+    [entry] = reviewer.get(f"/api/v1/runs/{run_id}/suggestions").get_json()["cultures"]
+    assert (entry["culture_id"], entry["culture"], entry["state"]) == (tomato.id, "Tomate", "done")
+    assert entry["suggested_fields"] == {}
+    [error] = entry["validation"]["errors"]
+    assert (error["code"], error["field"]) == (
+        "yield_evidence_missing_override_blocked",
+        "expected_yield",
+    )
+    # The library's tomato yield per m² is derived: no proof, so it cannot replace 5 kg/m².
+    assert "derived figure" in error["message"]
+    page = reviewer.get(f"/cultures/{tomato.id}").get_data(as_text=True)
+    assert "yield_evidence_missing_override_blocked" in page.split('id="run-findings"')[1]
+
+    batch = reviewer.post(
+        "/api/v1/cultures/enrich-batch",
+        json={"ids": [dragonfruit.id, tomato.id]},
+        headers=headers,
+    )
+    batch_id = batch.get_json()["run_id"]
+    finished_run()
+    cultures = reviewer.get(f"/api/v1/runs/{batch_id}/suggestions").get_json()["cultures"]
+    by_name = {c["culture"]: c for c in cultures}
+    assert set(by_name) == {"Dragonfruit", "Tomate"}
+    assert by_name["Dragonfruit"]["validation"]["info"][0]["code"] == "reference_crop_unknown"
+    queue = reviewer.get(f"/cultures/runs/{batch_id}/review").get_data(as_text=True)
+    assert "The reference library has no data for “Dragonfruit”" in queue

@@ -173,11 +173,14 @@ def highlight(plain: str, terms: list[str]) -> Markup:
 
 @functools.cache
 def reference_rows() -> tuple[tuple[str, str, str], ...]:
-    """(title, url, text) of every fact of every crop in the reference library, in order."""
+    """(title, url, text) of every fact of every crop in the reference library, in order; a
+    derived fact is left out: its source does not state it, so it is nobody's answer."""
     rows = []
     for crop in library().crops:
         names = ", ".join(dict.fromkeys(crop.names.values()))
         for fact in crop.facts.values():
+            if fact.derived:
+                continue
             title = f"{crop.name('en')}: {fact.source.title}"
             rows.append((title, fact.source.url, f"{names}. {fact.claim}"))
     return tuple(rows)

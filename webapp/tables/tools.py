@@ -1,8 +1,9 @@
 """How a provider searches, reads and answers for the strategies.
 
 - `offline`: search and read over the document library (and the reference library's
-  summaries indexed with it); answers are extractive — the best matching sentence — and
-  never more than medium confidence.
+  summaries indexed with it); answers are extractive (webapp.tables.answers: the figure a
+  sentence about the row's subject states, or the best such sentence for text) and never
+  more than medium confidence.
 - `openai`: hosted web search, and page reading as a function tool we execute
   (webapp.fetching: size and time limits, no private addresses). With
   FURROW_OPENAI_API=chat (local servers without web search) search goes over the document
@@ -12,8 +13,6 @@
 from __future__ import annotations
 
 import json
-import math
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any
@@ -29,17 +28,10 @@ from webapp.enrichment.providers import Usage
 from webapp.enrichment.providers.openai_client import StructuredClient
 from webapp.fetching import FetchRefused, fetch_page
 from webapp.library.search import Passage, document_text, search_passages
+from webapp.tables.answers import read_number, read_text, with_singulars, words
 from webapp.tables.coerce import NOT_FOUND
 from webapp.tables.strategies.base import RowStep
 
-WORD = re.compile(r"\w{3,}", re.UNICODE)
-SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-NUMBER = re.compile(r"\d")
-STOP_WORDS = frozenset((
-    "the", "and", "for", "what", "which", "who", "whom", "whose", "when", "where", "how", "was",
-    "were", "are", "is", "this", "that", "with", "from", "into", "per", "der", "die", "das",
-    "und", "les", "des", "une", "est", "does", "did", "has", "have", "had", "its",
-))  # fmt: skip
 PAGE_CHARS = 6000
 
 LOOKUP_RULES = (
@@ -67,10 +59,6 @@ COVERAGE_RULES = (
 )
 
 
-def terms(text: str) -> set[str]:
-    return {w for w in (m.casefold() for m in WORD.findall(text)) if w not in STOP_WORDS}
-
-
 def describe_target(target: Any) -> str:
     kind = target.type + (f" in {target.unit}" if getattr(target, "unit", None) else "")
     options = getattr(target, "options", None)
@@ -84,28 +72,6 @@ def _source(passage: Passage) -> dict[str, Any]:
     return {"title": passage.title, "url": link, "snippet": passage.snippet}
 
 
-def best_sentence(passages: list[Passage], question: str, wants_number: bool, entity: set[str]):
-    """The sentence sharing most words with the question (a number when the column is one),
-    from a passage that names the row's own subject (entity: the row's words in the question)."""
-    wanted = terms(question)
-    best: tuple[float, str, Passage] | None = None
-    for rank, passage in enumerate(passages):
-        named = len(entity & terms(f"{passage.title} {passage.text}"))
-        if entity and named < max(1, math.ceil(len(entity) * 2 / 3)):
-            continue
-        for sentence in SENTENCE.split(passage.text):
-            sentence = sentence.strip()
-            if not sentence:
-                continue
-            overlap = len(wanted & terms(sentence))
-            if overlap == 0 or (wants_number and not NUMBER.search(sentence)):
-                continue
-            score = overlap - rank * 0.01
-            if best is None or score > best[0]:
-                best = (score, sentence, passage)
-    return (best[1], best[2]) if best else (None, None)
-
-
 class OfflineTools:
     provider = "offline"
     # Extractive answers are never more than this sure.
@@ -115,7 +81,7 @@ class OfflineTools:
         self.usage = Usage()
 
     def _search(self, query: str, limit: int = 5) -> tuple[list[Passage], RowStep]:
-        found = search_passages(query, limit=limit)
+        found = search_passages(with_singulars(query), limit=limit)
         step = RowStep(
             "search",
             query,
@@ -123,28 +89,47 @@ class OfflineTools:
         )
         return found, step
 
-    def _answer(self, passages, question, context, target) -> Iterator[RowStep]:
-        entity = terms(question) & terms(context)
-        sentence, passage = best_sentence(passages, question, target.type == "number", entity)
-        if sentence is None:
-            yield RowStep("answer", NOT_FOUND)
+    def _answer(self, passages, question, subject_text, target) -> Iterator[RowStep]:
+        """The figure (or, for text, the sentence) the passages state about the row's
+        subject: the row's values the question names."""
+        subject = words(subject_text)
+        if target.type == "number":
+            reading = read_number(passages, question, subject, getattr(target, "unit", None))
         else:
-            yield RowStep("answer", sentence, {"sources": [_source(passage)]})
+            reading = read_text(passages, question, subject)
+        trace = reading.trace()
+        if reading.answer is None:
+            if reading.reason == "ambiguous":
+                figures = ", ".join(dict.fromkeys(c["figure"] for c in trace["candidates"]))
+                yield RowStep("thinking", f"The sources state different figures: {figures}.", trace)
+            yield RowStep("answer", NOT_FOUND, trace)
+        else:
+            yield RowStep(
+                "answer", reading.answer, {"sources": [_source(reading.passage)], **trace}
+            )
 
-    def lookup(self, question: str, context: str, target: Any, budget: int) -> Iterator[RowStep]:
+    def lookup(
+        self, question: str, context: str, target: Any, budget: int, subject: str = ""
+    ) -> Iterator[RowStep]:
         passages, step = self._search(question)
         yield step
         if not passages and budget > 1:
             passages, step = self._search(f"{context} {target.name}")
             yield step
-        yield from self._answer(passages, question, context, target)
+        yield from self._answer(passages, question, subject, target)
 
     def research(
-        self, question: str, context: str, target: Any, budget: int, comprehensive: bool
+        self,
+        question: str,
+        context: str,
+        target: Any,
+        budget: int,
+        comprehensive: bool,
+        subject: str = "",
     ) -> Iterator[RowStep]:
         angles = [question, f"{context} {target.name}"]
         if comprehensive:
-            angles.append(" ".join(sorted(terms(question) | terms(context))))
+            angles.append(" ".join(sorted(words(question) | words(context))))
         found: dict[int, Passage] = {}
         steps = 0
         for query in angles:
@@ -166,7 +151,7 @@ class OfflineTools:
             yield RowStep("fetch", passage.title, {"url": f"/library/{passage.document_id}"})
             read.append(replace(passage, text=text[: PAGE_CHARS * 4]))
         candidates = read + list(found.values())
-        answers = list(self._answer(candidates, question, context, target))
+        answers = list(self._answer(candidates, question, subject, target))
         yield from answers
         if comprehensive:
             yield self._coverage(answers[-1], candidates)
@@ -174,8 +159,8 @@ class OfflineTools:
     def _coverage(self, answer: RowStep, passages: list[Passage]) -> RowStep:
         if answer.detail == NOT_FOUND:
             return RowStep("coverage", "low", {"reason": "nothing in the library answers it"})
-        key = terms(answer.detail)
-        support = sum(1 for p in passages if len(key & terms(p.text)) >= max(1, len(key) // 2))
+        key = words(answer.detail)
+        support = sum(1 for p in passages if len(key & words(p.text)) >= max(1, len(key) // 2))
         level = "high" if support >= 3 else "medium" if support == 2 else "low"
         return RowStep("coverage", level, {"supporting_passages": support})
 
@@ -320,12 +305,22 @@ class OpenAITools:
 
     # --- what the strategies ask for ----------------------------------------------------
 
-    def lookup(self, question: str, context: str, target: Any, budget: int) -> Iterator[RowStep]:
+    def lookup(
+        self, question: str, context: str, target: Any, budget: int, subject: str = ""
+    ) -> Iterator[RowStep]:
+        """subject (the row's values the question names) is the model's to read in the
+        question; the offline reader needs it spelled out."""
         prompt = f"{question}\n{context}\n{describe_target(target)}"
         yield from self._loop(LOOKUP_RULES, prompt, budget, fetch=False)
 
     def research(
-        self, question: str, context: str, target: Any, budget: int, comprehensive: bool
+        self,
+        question: str,
+        context: str,
+        target: Any,
+        budget: int,
+        comprehensive: bool,
+        subject: str = "",
     ) -> Iterator[RowStep]:
         rules = RESEARCH_RULES + (COMPREHENSIVE_RULES if comprehensive else "")
         prompt = f"{question}\n{context}\n{describe_target(target)}"

@@ -44,6 +44,12 @@ def lookup_cell(row: Mapping[str, Any], name: str) -> tuple[bool, Any]:
     return False, None
 
 
+def template_subject(template: str, row: Mapping[str, Any]) -> str:
+    """The row's values the template names: what the question is about ("Maize" in "What is
+    the yield of {Item}?"), as opposed to what it asks."""
+    return " ".join(str(lookup_cell(row, name)[1] or "") for name in template_fields(template))
+
+
 def interpolate_template(template: str, row: Mapping[str, Any]) -> str:
     """ "What year was {Company} founded?" with the row's values; EmptyReference when a
     named cell is empty, StrategyError when no column has the name."""

@@ -6,7 +6,12 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from webapp.tables.strategies import register_strategy
-from webapp.tables.strategies.base import RowStep, RowStrategy, interpolate_template
+from webapp.tables.strategies.base import (
+    RowStep,
+    RowStrategy,
+    interpolate_template,
+    template_subject,
+)
 
 
 def row_context(row: Mapping[str, Any]) -> str:
@@ -22,7 +27,8 @@ class LookupStrategy(RowStrategy):
 
     def execute_one(self, row, params, tools, target) -> Iterator[RowStep]:
         question = interpolate_template(params["question"], row)
-        yield from tools.lookup(question, row_context(row), target, self.max_steps)
+        subject = template_subject(params["question"], row)
+        yield from tools.lookup(question, row_context(row), target, self.max_steps, subject)
 
 
 register_strategy(LookupStrategy())

@@ -12,6 +12,7 @@ from webapp.tables.strategies.base import (
     RowStrategy,
     StrategyError,
     interpolate_template,
+    template_subject,
 )
 from webapp.tables.strategies.lookup import row_context
 
@@ -41,8 +42,9 @@ class ResearchStrategy(RowStrategy):
     def execute_one(self, row, params, tools, target) -> Iterator[RowStep]:
         question = interpolate_template(params["question"], row)
         comprehensive = self.thoroughness(params) == "comprehensive"
+        subject = template_subject(params["question"], row)
         yield from tools.research(
-            question, row_context(row), target, self.step_budget(params), comprehensive
+            question, row_context(row), target, self.step_budget(params), comprehensive, subject
         )
 
 
