@@ -153,6 +153,27 @@ def test_computation_proposal_apply_and_undo(app, make_user, idle_queue):
     assert len(proposal(run)["operations"]) == 2  # open again after the undo
 
 
+def test_a_table_run_whose_rows_failed_is_not_green(app, make_user, idle_queue):
+    table = make_table(
+        "Ratios",
+        [("Item", "text"), ("A", "number"), ("B", "number"), ("Ratio", "number")],
+        [{"Item": "ok", "A": 1, "B": 4}, {"Item": "zero", "A": 1, "B": 0}],
+    )
+    user = make_user("editor")
+    run = run_here(
+        start_enrichment(table, "ratio", "computation", {"formula": "{A} / {B}"}, None, user)
+    )
+    assert run.status == RunStatus.completed_with_errors
+    assert run.message == "1 of 2 item(s) done, 1 with errors."
+    statuses = {e["label"]: (e["status"], e["error"]) for e in research_log(run)}
+    assert statuses == {"ok": ("found", None), "zero": ("error", "division by zero")}
+    everything_failed = run_here(
+        start_enrichment(table, "ratio", "computation", {"formula": "{A} / 0"}, None, user)
+    )
+    assert everything_failed.status == RunStatus.failed
+    assert everything_failed.error_code == "no_item_done"
+
+
 def test_an_invalid_value_is_refused_until_edited(app, make_user, idle_queue):
     table = make_table(
         "Crops", [("Crop", "text"), ("Season", "select", ["spring", "autumn"])],

@@ -197,11 +197,21 @@ def findings_of(values: dict[str, Any]) -> list[Issue]:
     return check_stored(values, crop_limits(values.get("reference_crop")))
 
 
-def new_findings(before: dict[str, Any] | None, after: dict[str, Any]) -> list[Issue]:
-    """The findings a save would bring: those over the new values that the old ones did not
-    have (a stored error elsewhere does not block saving a note)."""
+def entry_findings(values: dict[str, Any], culture: Culture | None = None) -> list[Issue]:
+    """The plausibility findings that saving these values (to a new culture, or over an
+    existing one) would bring: those the old values did not have, so a stored error elsewhere
+    does not hold up saving a note. CultureInvalid first, for values a culture cannot hold."""
+    before = values_of(culture) if culture else None
+    after = {**(before or {}), **clean_culture(values, before)}
+    if not after.get("reference_crop"):
+        after["reference_crop"] = resolve_reference_crop(after["name"], after.get("variety", ""))
     old = {(i.code, i.field) for i in findings_of(before)} if before else set()
     return [i for i in findings_of(after) if (i.code, i.field) not in old]
+
+
+def blocking(findings: list[Issue]) -> list[Issue]:
+    """The findings that need an explicit "save anyway": errors."""
+    return [i for i in findings if i.severity == "error"]
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileAllowed, FileField, FileRequired
 from wtforms import (
+    BooleanField,
     HiddenField,
     SelectField,
     SelectMultipleField,
@@ -13,7 +14,7 @@ from wtforms import (
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import InputRequired
 
-from webapp.cultures.fields import ENUM_ALIASES, NUMERIC_FIELDS
+from webapp.cultures.fields import DEFINITIONS, ENUM_ALIASES, NUMERIC_FIELDS
 
 LABELS = {
     "name": "Name",
@@ -57,15 +58,20 @@ def unit_of(field: str) -> str:
     return NUMERIC_FIELDS.get(field, "")
 
 
+def hint(field: str) -> str:
+    """What a number field means and its unit, under its input."""
+    unit = unit_of(field)
+    meaning = DEFINITIONS.get(field, "")
+    return f"{meaning} In {unit}." if meaning and unit else meaning or unit
+
+
 def _choices(field: str, blank: bool = True) -> list[SelectChoice]:
     options = [SelectChoice("", "—")] if blank else []
     return options + [SelectChoice(v, CHOICE_LABELS.get(v, v)) for v in ENUM_ALIASES[field]]
 
 
 def _number(field: str) -> StringField:
-    return StringField(
-        LABELS[field], description=unit_of(field), render_kw={"inputmode": "decimal"}
-    )
+    return StringField(LABELS[field], description=hint(field), render_kw={"inputmode": "decimal"})
 
 
 class CultureForm(FlaskForm):
@@ -96,9 +102,14 @@ class CultureForm(FlaskForm):
     seed_rate_unit = SelectField(LABELS["seed_rate_unit"], choices=_choices("seed_rate_unit"))
     thousand_kernel_weight_g = _number("thousand_kernel_weight_g")
     notes = TextAreaField(LABELS["notes"], render_kw={"rows": 6})
+    save_anyway = BooleanField("Save anyway: I checked the values flagged as implausible")
 
     def values(self) -> dict[str, object]:
-        return {name: field.data for name, field in self._fields.items() if name != "csrf_token"}
+        return {
+            name: field.data
+            for name, field in self._fields.items()
+            if name not in ("csrf_token", "save_anyway")
+        }
 
 
 class ImportForm(FlaskForm):
@@ -112,3 +123,4 @@ class ImportForm(FlaskForm):
 
 class ConfirmImportForm(FlaskForm):
     csv_text = HiddenField(validators=[InputRequired()])
+    save_anyway = BooleanField("Import anyway: I checked the values flagged as implausible")

@@ -8,7 +8,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from webapp.cultures.catalog import blocking, entry_findings
 from webapp.cultures.domain import CULTURE_FIELDS, CultureInvalid, clean_culture
+from webapp.enrichment.vocabulary import Issue
 
 LIST_FIELDS = ("cultivation_types", "seed_packages", "structured_sources")
 MAX_ROWS = 10_000
@@ -20,6 +22,7 @@ class ImportRow:
     line: int
     values: dict[str, Any]
     errors: dict[str, str] = field(default_factory=dict)
+    findings: list[Issue] = field(default_factory=list)  # what the plausibility rules say
 
 
 @dataclass
@@ -35,6 +38,11 @@ class ImportPreview:
     @property
     def can_import(self) -> bool:
         return self.problem is None and bool(self.rows) and not self.error_rows
+
+    @property
+    def implausible_rows(self) -> list[ImportRow]:
+        """Rows with values the rules call impossible: imported only when confirmed."""
+        return [row for row in self.rows if blocking(row.findings)]
 
 
 def decode(data: bytes) -> str:
@@ -71,6 +79,7 @@ def _values(line: int, record: dict[str, str], columns: list[str]) -> ImportRow:
             raw_values[column] = value
     raw_values.setdefault("name", "")
     try:
+        row.findings = entry_findings(raw_values)
         row.values = clean_culture(raw_values)
     except CultureInvalid as exc:
         row.errors.update(exc.errors)

@@ -475,15 +475,17 @@ def _check_band(
     value: float,
     bands: Mapping[str, tuple[float, float]],
     what: str,
-    whose: str,
+    whose: tuple[str, str] | None,
     **details: Any,
 ) -> None:
-    """An error outside the outer band, a warning outside the inner one."""
+    """An error outside the outer band, a warning outside the inner one (whose: the crop's
+    words and source for the inner band, when it is the crop's own)."""
     severity = _classify(value, bands)
     if severity:
         low, high = bands[severity.value]
         kind = "impossible" if severity == ERROR else "unusual"
-        message = f"{what}, outside {low:g}–{high:g}{whose if severity == WARNING else ''}."
+        typical, source = whose if severity == WARNING and whose else ("", "")
+        message = f"{what}, outside {typical}{low:g}–{high:g}{source}."
         proposal.add(f"{code}_{kind}", severity, field_name, message, **details)
 
 
@@ -492,19 +494,21 @@ def _suggested_among(proposal: Proposal, fields: Iterable[str]) -> str | None:
     return next((f for f in fields if f in proposal.suggested), None)
 
 
-def spacing_bands(limits: CropLimits) -> tuple[dict[str, tuple[float, float]], str]:
+def spacing_bands(
+    limits: CropLimits,
+) -> tuple[dict[str, tuple[float, float]], tuple[str, str] | None]:
     """Plants/m² bands for a crop: warnings outside its typical density, errors outside the
     general band widened to twice the crop's own (a squash at 0.7 plants/m² is normal). Crops
     the library does not know are held to the general bands."""
     band = limits.density
     if band is None or not band.is_range:
-        return dict(SPACING_DENSITY), ""
+        return dict(SPACING_DENSITY), None
     low, high = SPACING_DENSITY["error"]
     bands = {
         "error": (min(low, band.min / 2), max(high, band.max * 2)),
         "warning": (band.min, band.max),
     }
-    return bands, f" ({limits.crop}'s typical {band.min:g}–{band.max:g}, {band.source_title})"
+    return bands, (f"{limits.crop}'s typical ", f" ({band.source_title})")
 
 
 def check_density(proposal: Proposal, culture: Culture, limits: CropLimits = NO_LIMITS) -> None:
@@ -537,7 +541,7 @@ def check_density(proposal: Proposal, culture: Culture, limits: CropLimits = NO_
             seeds,
             SEED_RATE_DENSITY,
             what,
-            "",
+            None,
             seeds_per_m2=round(seeds, 1),
         )
     if spacing and seeds and (spacing_field or seed_field):

@@ -27,9 +27,11 @@ from webapp.cultures.catalog import (
     ENRICHABLE_FIELDS,
     PER_PAGE,
     CultureFilters,
+    blocking,
     check_catalog,
     create_culture,
     edit_culture,
+    entry_findings,
     export_csv,
     to_dict,
     values_of,
@@ -108,7 +110,9 @@ def export(fmt: str):
 
 
 def render_import(form, preview=None, confirm=None, status: int = 200):
-    return render_page("cultures/import.html", form=form, preview=preview, confirm=confirm), status
+    return render_page(
+        "cultures/import.html", form=form, preview=preview, confirm=confirm, labels=LABELS
+    ), status
 
 
 @bp.route("/import", methods=["GET", "POST"])
@@ -136,6 +140,9 @@ def confirm_import():
     preview = preview_csv(confirm.csv_text.data)
     if not preview.can_import:
         return render_import(ImportForm(formdata=None), preview, None, 422)
+    if preview.implausible_rows and not confirm.save_anyway.data:
+        flash("Nothing was imported: tick “Import anyway” to keep the flagged values.", "error")
+        return render_import(ImportForm(formdata=None), preview, confirm, 422)
     try:
         created = [create_culture(row.values) for row in preview.rows]
     except CultureInvalid:
@@ -334,8 +341,30 @@ def form_with_errors(form: CultureForm, errors: dict[str, str]) -> None:
             form.form_errors.append(f"{field}: {message}")
 
 
-def render_form(form: CultureForm, culture: Culture | None, status: int = 200):
-    return render_page("cultures/form.html", form=form, culture=culture), status
+def render_form(form: CultureForm, culture: Culture | None, status: int = 200, findings=()):
+    return render_page(
+        "cultures/form.html", form=form, culture=culture, findings=findings, labels=LABELS
+    ), status
+
+
+def flash_findings(findings) -> None:
+    """What a saved culture's values look like to the plausibility rules, said on its page."""
+    for issue in findings:
+        category = "error" if issue.severity == "error" else "warning"
+        flash(f"{LABELS.get(issue.field, issue.field)}: {issue.message}", category)
+
+
+def checked_entry(form: CultureForm, culture: Culture | None):
+    """The findings the form's values bring, or the form re-rendered: with its field errors,
+    or with the implausible values a person has not confirmed with "save anyway"."""
+    try:
+        findings = entry_findings(form.values(), culture)
+    except CultureInvalid as exc:
+        form_with_errors(form, exc.errors)
+        return None, render_form(form, culture, 422)
+    if blocking(findings) and not form.save_anyway.data:
+        return None, render_form(form, culture, 422, findings)
+    return findings, None
 
 
 @bp.route("/new", methods=["GET", "POST"])
@@ -343,13 +372,13 @@ def render_form(form: CultureForm, culture: Culture | None, status: int = 200):
 def new():
     form = CultureForm()
     if form.is_submitted():
-        try:
-            culture = create_culture(form.values())
-        except CultureInvalid as exc:
-            form_with_errors(form, exc.errors)
-            return render_form(form, None, 422)
+        findings, refused = checked_entry(form, None)
+        if refused:
+            return refused
+        culture = create_culture(form.values())
         db.session.commit()
         flash(f"{culture.label} is in the catalog.", "success")
+        flash_findings(findings)
         return redirect(url_for("cultures.show", culture_id=culture.id))
     return render_form(form, None)
 
@@ -362,14 +391,13 @@ def edit(culture_id: int):
         data = {k: v if v is not None else "" for k, v in values_of(culture).items()}
         return render_form(CultureForm(data=data), culture)
     form = CultureForm()
-    try:
-        changed = edit_culture(culture, form.values(), current_user)
-    except CultureInvalid as exc:
-        db.session.rollback()
-        form_with_errors(form, exc.errors)
-        return render_form(form, culture, 422)
+    findings, refused = checked_entry(form, culture)
+    if refused:
+        return refused
+    changed = edit_culture(culture, form.values(), current_user)
     db.session.commit()
     flash(f"Saved {len(changed)} change(s) to {culture.label}.", "success")
+    flash_findings(findings)
     return redirect(url_for("cultures.show", culture_id=culture.id))
 
 
@@ -397,15 +425,40 @@ def api_index():
     return jsonify(page.as_json("cultures", [to_dict(c) for c in page.items]))
 
 
+def api_entry(culture: Culture | None):
+    """The body's culture values and the findings they bring, or the 422 that refuses them:
+    invalid values, or implausible ones not confirmed with "save_anyway": true."""
+    body = dict(json_body())
+    save_anyway = body.pop("save_anyway", False)
+    if not isinstance(save_anyway, bool):
+        return None, None, api_error(422, "bad_request_body", "save_anyway is true or false.")
+    try:
+        findings = entry_findings(body, culture)
+    except CultureInvalid as exc:
+        return None, None, invalid(exc)
+    if blocking(findings) and not save_anyway:
+        return (
+            None,
+            None,
+            api_error(
+                422,
+                "implausible_values",
+                "Some values are implausible; check them, or send save_anyway: true to keep them.",
+                {"issues": [i.to_dict() for i in findings]},
+            ),
+        )
+    return body, findings, None
+
+
 @api.post("")
 @require_role(Role.editor)
 def api_create():
-    try:
-        culture = create_culture(json_body())
-    except CultureInvalid as exc:
-        return invalid(exc)
+    values, findings, refused = api_entry(None)
+    if refused:
+        return refused
+    culture = create_culture(values)
     db.session.commit()
-    return jsonify(to_dict(culture)), 201
+    return jsonify({**to_dict(culture), "issues": [i.to_dict() for i in findings]}), 201
 
 
 @api.post("/enrich-batch")
@@ -490,13 +543,12 @@ def api_show(culture_id: int):
 @require_role(Role.editor)
 def api_update(culture_id: int):
     culture = culture_or_404(culture_id)
-    try:
-        edit_culture(culture, json_body(), current_user)
-    except CultureInvalid as exc:
-        db.session.rollback()
-        return invalid(exc)
+    values, findings, refused = api_entry(culture)
+    if refused:
+        return refused
+    edit_culture(culture, values, current_user)
     db.session.commit()
-    return jsonify(to_dict(culture))
+    return jsonify({**to_dict(culture), "issues": [i.to_dict() for i in findings]})
 
 
 @api.delete("/<int:culture_id>")

@@ -1,0 +1,124 @@
+"""A model's answer is untrusted input: whatever shape it sends is that field's (or that plan's)
+issue, never an exception, and what is kept is JSON any database stores."""
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from webapp.cultures.fields import ENUM_ALIASES, NUMERIC_FIELDS
+from webapp.cultures.rules import postprocess
+from webapp.enrichment.providers.openai_provider import OpenAIProvider
+from webapp.enrichment.vocabulary import Confidence, Severity
+from webapp.fertilizer.llm_gateway import OpenAIGateway
+from webapp.fertilizer.reference_gateway import ReferenceGateway
+from webapp.fertilizer.request import parse_request
+
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**40), max_value=10**40),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=40),
+    st.sampled_from(["3-5", "4,5 kg", "high", "pro m²", "Direktsaat", "1e400", "NaN", "~12 weeks"]),
+)
+JSON = st.recursive(
+    SCALARS,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=10,
+)
+UNITS = st.one_of(
+    st.none(),
+    st.integers(),
+    st.sampled_from(["", "days", "weeks", "cm", "inches", "kg", "kg/plant", "t/ha", "g/m²",
+                     "seeds/m²", "g/1000 seeds", "bananas", "x" * 200]),
+)  # fmt: skip
+FIELDS = [*NUMERIC_FIELDS, *ENUM_ALIASES, "seed_packages", "crop_family", "name"]
+ITEM = st.one_of(
+    st.none(),
+    st.fixed_dictionaries({"value": JSON, "unit": UNITS, "confidence": st.one_of(SCALARS, JSON)}),
+)
+EVIDENCE = st.lists(
+    st.fixed_dictionaries(
+        {"source_url": JSON, "title": JSON, "snippet": JSON, "retrieved_at": JSON}
+    ),
+    max_size=2,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    items=st.dictionaries(st.sampled_from(FIELDS), ITEM, max_size=8),
+    evidence=st.dictionaries(st.sampled_from(FIELDS), EVIDENCE, max_size=3),
+    culture=st.fixed_dictionaries(
+        {
+            "name": st.sampled_from(["Tomato", "Rote Bete", "Mystery"]),
+            "harvest_method": st.sampled_from([None, "per_plant", "per_sqm"]),
+            "seed_rate_unit": st.sampled_from([None, "g_per_m2", "seeds_per_plant"]),
+            "expected_yield": st.sampled_from([None, 4.0]),
+        }
+    ),
+)
+def test_any_answer_becomes_suggestions_and_issues_that_any_database_keeps(
+    items, evidence, culture
+):
+    data = {
+        "suggested_fields": items,
+        "evidence": evidence,
+        "validation": {"warnings": [], "errors": []},
+        "note_blocks": [],
+    }
+    proposal = OpenAIProvider.__new__(OpenAIProvider)._proposal(data, [], [])
+    postprocess(proposal, culture, mode="reresearch", fields=list(items))
+    for name, suggested in {**proposal.suggested, **proposal.malformed}.items():
+        # What a Suggestion row would hold: strict JSON (no NaN), a short unit, a level.
+        json.dumps(suggested.value, allow_nan=False)
+        assert suggested.unit is None or (
+            isinstance(suggested.unit, str) and len(suggested.unit) <= 32
+        )
+        assert suggested.confidence is None or isinstance(suggested.confidence, Confidence)
+        if name in proposal.malformed:
+            assert name in proposal.invalid_fields
+    for issue in proposal.issues:
+        json.dumps(issue.to_dict(), allow_nan=False)
+        assert isinstance(issue.severity, Severity)
+
+
+REQUEST = parse_request({"crop_profile": {"crop": {"crop_id": "tomato", "name": "Tomato"}}})
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(
+        JSON,
+        st.fixed_dictionaries(
+            {
+                "totals": JSON,
+                "oxide_totals": JSON,
+                "applications": JSON,
+                "sources": JSON,
+                "conversions": JSON,
+                "confidence": st.one_of(SCALARS, JSON),
+                "notes": JSON,
+            }
+        ),
+    )
+)
+def test_any_fertilizer_answer_is_a_plan_or_problems_to_re_ask(data):
+    gateway = OpenAIGateway.__new__(OpenAIGateway)
+    gateway.reference = ReferenceGateway()
+    plan, _issues, problems = gateway._check(data, REQUEST, [], [])
+    assert isinstance(problems, list) and all(isinstance(p, str) for p in problems)
+    if not problems:
+        json.dumps(plan, allow_nan=False)
+
+
+def test_a_confidence_word_is_read_through_the_one_scale_in_a_plan():
+    from webapp.fertilizer.llm_gateway import plan_confidence
+
+    problems: list[str] = []
+    assert plan_confidence("High", problems) == Confidence.high.score == 0.9
+    assert plan_confidence(0.42, problems) == 0.42 and problems == []
+    assert plan_confidence("very", problems) is None and "is not a confidence" in problems[0]
