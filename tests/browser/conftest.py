@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,9 @@ from webapp import ROOT
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts"
 ADMIN_EMAIL = "admin@example.org"
+DELIBERATE_STATUS = re.compile(
+    r"Failed to load resource: the server responded with a status of 4(?:0[0-39]|2\d)"
+)
 # Headless chromium as root, with nothing reaching outside this machine.
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -61,8 +65,19 @@ def page(browser, live_server) -> Iterator[Page]:
     context = browser.new_context(base_url=live_server.url, viewport={"width": 1200, "height": 900})
     page = context.new_page()
     page.set_default_timeout(15_000)
+    # The console stays clean (CSP included): any error there fails the test — but for the
+    # status line chromium logs when a form answers 4xx on purpose (422 re-render, 403).
+    errors: list[str] = []
+
+    def on_console(message) -> None:
+        if message.type == "error" and not DELIBERATE_STATUS.match(message.text):
+            errors.append(message.text)
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: errors.append(str(error)))
     yield page
     context.close()
+    assert errors == [], errors
 
 
 @pytest.fixture

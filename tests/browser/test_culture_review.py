@@ -93,3 +93,22 @@ def test_a_derived_figure_says_its_source_does_not_state_it(page: Page, radish, 
     screenshot(page, "culture-suggestions-derived")
     page.set_viewport_size({"width": 390, "height": 844})
     screenshot(page, "culture-suggestions-derived-phone")
+
+
+def test_an_implausible_value_needs_save_anyway_on_the_form(page: Page, admin):
+    sign_in(page)
+    page.goto("/cultures/new")
+    page.get_by_label("Name").fill("Rote Bete")
+    page.get_by_label("Harvest method (the yield's context)").select_option("per_sqm")
+    page.get_by_label("Expected yield").fill("28")
+    page.get_by_role("button", name="Save").click()
+    findings = page.locator("#entry-findings")
+    expect(findings).to_contain_text("at most 15 kg/m²")
+    expect(page.get_by_label("Expected yield")).to_have_value("28")
+    screenshot(page, "culture-form-findings")
+    page.set_viewport_size({"width": 390, "height": 844})
+    screenshot(page, "culture-form-findings-phone")
+    page.get_by_label("Save anyway: I checked the values flagged as implausible").check()
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("heading", name="Rote Bete")).to_be_visible()
+    expect(page.locator(".flash-error")).to_contain_text("Expected yield:")

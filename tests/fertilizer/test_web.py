@@ -139,7 +139,9 @@ def test_a_culture_gets_a_plan_and_keeps_its_plan_history(client_as, worker):
     culture = create_culture(
         {
             "name": "Kopfsalat",
-            "growth_duration_days": 45,
+            "growth_duration_days": 40,
+            "harvest_duration_days": 5,
+            "harvest_method": "per_plant",
             "distance_within_row_cm": 30,
             "row_spacing_cm": 30,
         }
@@ -158,7 +160,7 @@ def test_a_culture_gets_a_plan_and_keeps_its_plan_history(client_as, worker):
         finished(run_id)
         plan_url = reviewer.get(f"/fertilizer/runs/{run_id}").headers["Location"]
         plan_page = reviewer.get(plan_url).get_data(as_text=True)
-        # 45 days from the culture: a short season, all N basal.
+        # 40 days to first harvest and 5 of harvest: a 45-day season, all N basal.
         assert "growth period 45 days" in plan_page and "topdress" not in plan_page
         assert f'<option value="{culture.id}" selected>' in plan_page
         plan_id = int(plan_url.split("/")[-1])

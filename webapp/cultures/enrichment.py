@@ -228,26 +228,32 @@ class ReviewItem:
         return worst[0]["message"] if worst else None
 
 
-def review_queue(run: Run, show: str = "") -> list[ReviewItem]:
-    """The cultures of a run with their counts; show = errors | warnings | pending filters."""
-    rows = db.session.scalars(select(Suggestion).where(Suggestion.run_id == run.id)).all()
+def run_cultures(run: Run) -> list[tuple[int, str | None, list[Suggestion]]]:
+    """Every culture of a run, in its order: id, name (None once deleted) and suggestions —
+    those that suggested nothing too. Two queries, whatever the run's size."""
+    rows = db.session.scalars(
+        select(Suggestion).where(Suggestion.run_id == run.id).order_by(Suggestion.id)
+    )
     by_culture: dict[int, list[Suggestion]] = {}
     for suggestion in rows:
         by_culture.setdefault(suggestion.target_id, []).append(suggestion)
-    labels = dict(
-        db.session.execute(
-            select(Culture.id, Culture.name).where(Culture.id.in_([int(k) for k in run.items]))
-        ).all()
+    ids = [int(key) for key in run.items]
+    names = dict(
+        db.session.execute(select(Culture.id, Culture.name).where(Culture.id.in_(ids))).all()
     )
+    return [(i, names.get(i), by_culture.get(i, [])) for i in ids]
+
+
+def review_queue(run: Run, show: str = "") -> list[ReviewItem]:
+    """The cultures of a run with their counts; show = errors | warnings | pending filters."""
     items = []
-    for key in run.items:
-        culture_id = int(key)
-        mine = by_culture.get(culture_id, [])
+    for culture_id, name, mine in run_cultures(run):
+        key = str(culture_id)
         others = tuple((run.results.get(key) or {}).get("other_issues", []))
         item_error = run.item_errors.get(key)
         item = ReviewItem(
             culture_id,
-            labels.get(culture_id, f"#{culture_id} (deleted)"),
+            name or f"#{culture_id} (deleted)",
             len(mine),
             sum(s.status in ("pending", "stale") for s in mine),
             sum(1 for s in mine if not s.is_valid)

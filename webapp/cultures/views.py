@@ -42,6 +42,7 @@ from webapp.cultures.enrichment import (
     apply_to_culture,
     latest_run,
     review_queue,
+    run_cultures,
     start_enrichment,
     suggestions_of,
     undo_on_culture,
@@ -564,21 +565,7 @@ def api_run_suggestions(run_id: int):
     """Every culture of the run in the seed's shape — suggestions or not: an item that
     suggested nothing still says why in its validation — with each suggestion's status."""
     run = run_or_404(run_id)
-    rows = db.session.scalars(
-        select(Suggestion).where(Suggestion.run_id == run.id).order_by(Suggestion.id)
-    )
-    by_culture: dict[int, list[Suggestion]] = {}
-    for suggestion in rows:
-        by_culture.setdefault(suggestion.target_id, []).append(suggestion)
-    labels = dict(
-        db.session.execute(
-            select(Culture.id, Culture.name).where(Culture.id.in_([int(k) for k in run.items]))
-        ).all()
-    )
-    cultures = [
-        _run_item(run, int(key), labels.get(int(key)), by_culture.get(int(key), []))
-        for key in run.items
-    ]
+    cultures = [_run_item(run, *culture) for culture in run_cultures(run)]
     return jsonify(run_id=run.id, status=run.status, cultures=cultures)
 
 

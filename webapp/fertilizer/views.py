@@ -121,12 +121,19 @@ def chosen_profile(form: PlanForm) -> tuple[Any, Culture | None]:
 
 
 def culture_defaults(values: dict[str, str], culture: Culture | None) -> dict[str, str]:
-    """A picked culture fills the growth period and (per m²) target yield left empty."""
+    """A picked culture fills the growth period and (per m²) target yield left empty. The
+    season is growth to first harvest plus the harvest period: a growth duration alone is not
+    the season, so without both the library's figure serves."""
     if culture is None:
         return values
     filled = dict(values)
-    if not filled.get("growth_period_days") and culture.growth_duration_days:
-        filled["growth_period_days"] = str(culture.growth_duration_days)
+    if (
+        not filled.get("growth_period_days")
+        and culture.growth_duration_days
+        and culture.harvest_duration_days is not None
+    ):
+        season = culture.growth_duration_days + culture.harvest_duration_days
+        filled["growth_period_days"] = str(season)
     if (
         not filled.get("target_yield")
         and culture.harvest_method == "per_sqm"
