@@ -192,6 +192,23 @@ def test_research_refuses_to_read_private_addresses(tmp_path, openai_server):
     assert "Could not read the page" in openai_server.requests[1][1]["input"][-1]["output"]
 
 
+def test_malformed_tool_arguments_and_answers_are_that_rows_finding(tmp_path, openai_server):
+    """A model that calls a tool with a list for arguments, then answers a word for a number:
+    the row says so; nothing raises."""
+    openai_server.reply(responses_function_call("fetch_page", [1, 2]))
+    openai_server.reply(responses_body("plenty", searches=0))
+    params = {"strategy": "research", "params": {"question": "How big is {Company}?"}}
+    tools = OpenAITools(openai_settings(tmp_path, openai_server))
+    entry = work_on_row({"Company": "Acme"}, params, TOTAL, tools)
+    assert entry["steps"][0]["type"] == "error"  # a fetch of "" refused, the run goes on
+    assert (entry["status"], entry["valid"], entry["error_code"]) == (
+        "not_found",
+        False,
+        "value_malformed",
+    )
+    assert entry["error"] == "No number in the answer 'plenty'."
+
+
 def test_a_select_answer_that_matches_no_option_is_invalid_until_edited(tmp_path, openai_server):
     openai_server.reply(responses_body("gigantic", searches=1))
     params = {"strategy": "research", "params": {"question": "How big is {Company}?"}}

@@ -197,6 +197,8 @@ class OpenAITools:
             args = json.loads(arguments or "{}")
         except json.JSONDecodeError:
             args = {}
+        if not isinstance(args, dict):  # the model's arguments are untrusted: [1] is no call
+            args = {}
         if name == "fetch_page":
             url = str(args.get("url", ""))
             try:
