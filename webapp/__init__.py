@@ -92,6 +92,7 @@ def format_number(value: object) -> object:
 def register_request_hooks(app: Flask) -> None:
     from webapp.auth.access import enforce_login_and_csrf
     from webapp.auth.roles import Role
+    from webapp.enrichment.vocabulary import Confidence
     from webapp.jobs.models import RunStatus
     from webapp.main.views import WORKSPACES
     from webapp.markdown import render_markdown
@@ -99,6 +100,7 @@ def register_request_hooks(app: Flask) -> None:
     app.before_request(enforce_login_and_csrf)
     app.jinja_env.filters["markdown"] = render_markdown
     app.jinja_env.filters["num"] = format_number
+    app.jinja_env.filters["confidence_level"] = lambda score: Confidence.from_score(score).value
     app.jinja_env.globals.update(workspaces=WORKSPACES, RunStatus=RunStatus, Role=Role)
 
     @app.after_request

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from webapp.enrichment.vocabulary import Issue
+from webapp.enrichment.vocabulary import Confidence, Issue
 from webapp.fertilizer.plan import K_PER_K2O, P_PER_P2O5, FertilizerPlan, Nutrients
 
 COLUMNS = ("N", "P", "P2O5", "K", "K2O")
@@ -18,7 +18,8 @@ def _row(label: str, nutrients: Nutrients) -> str:
 def plan_table(plan: FertilizerPlan, issues: Sequence[Issue] = (), gateway: str = "") -> str:
     lines = [
         f"Fertilizer plan for {plan.crop_name} ({plan.crop_id})",
-        f"confidence {plan.confidence:.2f}" + (f" · {gateway}" if gateway else ""),
+        f"{Confidence.from_score(plan.confidence).value} confidence ({plan.confidence:.2f})"
+        + (f" · {gateway}" if gateway else ""),
         "",
         f"  {'g/m²':<22}" + "".join(f"{c:>9}" for c in COLUMNS),
         _row("Totals", plan.totals),
