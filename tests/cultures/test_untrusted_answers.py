@@ -3,7 +3,7 @@ issue, never an exception, and what is kept is JSON any database stores."""
 
 import json
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from webapp.cultures.fields import ENUM_ALIASES, NUMERIC_FIELDS
@@ -49,6 +49,42 @@ EVIDENCE = st.lists(
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(  # a choice with a number for its unit once reached a text column as an integer
+    items={"harvest_method": {"value": "PRO M2", "unit": 0, "confidence": None}},
+    evidence={},
+    culture={
+        "name": "Tomato",
+        "harvest_method": None,
+        "seed_rate_unit": None,
+        "expected_yield": None,
+    },
+)
+@example(
+    items={"crop_family": {"value": "Solanaceae", "unit": "x" * 200, "confidence": "high"}},
+    evidence={},
+    culture={
+        "name": "Tomato",
+        "harvest_method": None,
+        "seed_rate_unit": None,
+        "expected_yield": None,
+    },
+)
+@example(
+    items={
+        "seed_packages": {
+            "value": [{"size_value": 5, "size_unit": "g", "evidence_text": float("nan"), "x": [1]}],
+            "unit": None,
+            "confidence": None,
+        }
+    },
+    evidence={},
+    culture={
+        "name": "Carrot",
+        "harvest_method": None,
+        "seed_rate_unit": None,
+        "expected_yield": None,
+    },
+)
 @given(
     items=st.dictionaries(st.sampled_from(FIELDS), ITEM, max_size=8),
     evidence=st.dictionaries(st.sampled_from(FIELDS), EVIDENCE, max_size=3),

@@ -120,6 +120,8 @@ def read_values(proposal: Proposal, culture: Culture) -> None:
             None,
             f"“{shown_value(field_name)}” is not a culture field; its value was ignored.",
         )
+    for field_name in [f for f in proposal.suggested if f not in NUMERIC_FIELDS]:
+        proposal.suggested[field_name].unit = None  # a choice, a text or a list has no unit
     for field_name in [f for f in proposal.suggested if f in ENUM_ALIASES]:
         _read_choice(proposal, field_name)
     for field_name in [f for f in proposal.suggested if f in NUMERIC_FIELDS]:
@@ -621,7 +623,15 @@ def check_seed_packages(proposal: Proposal) -> None:
                 f"A {size:g} g package is an odd size; check it.",
                 size_value=size,
             )
-        kept.append({**package, "size_value": size})
+        # Only the package's own keys, as text and numbers: nothing else the model sent.
+        evidence = package.get("evidence_text")
+        kept.append(
+            {
+                "size_value": size,
+                "size_unit": unit,
+                "evidence_text": shown_value(evidence) if evidence is not None else "",
+            }
+        )
     if kept:
         suggestion.value = kept
     else:
