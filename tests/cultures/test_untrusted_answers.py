@@ -40,6 +40,13 @@ ITEM = st.one_of(
     st.none(),
     st.fixed_dictionaries({"value": JSON, "unit": UNITS, "confidence": st.one_of(SCALARS, JSON)}),
 )
+# A culture with nothing that gives a value its context.
+NO_CONTEXT = {
+    "name": "Tomato",
+    "harvest_method": None,
+    "seed_rate_unit": None,
+    "expected_yield": None,
+}
 EVIDENCE = st.lists(
     st.fixed_dictionaries(
         {"source_url": JSON, "title": JSON, "snippet": JSON, "retrieved_at": JSON}
@@ -52,22 +59,12 @@ EVIDENCE = st.lists(
 @example(  # a choice with a number for its unit once reached a text column as an integer
     items={"harvest_method": {"value": "PRO M2", "unit": 0, "confidence": None}},
     evidence={},
-    culture={
-        "name": "Tomato",
-        "harvest_method": None,
-        "seed_rate_unit": None,
-        "expected_yield": None,
-    },
+    culture=NO_CONTEXT,
 )
 @example(
     items={"crop_family": {"value": "Solanaceae", "unit": "x" * 200, "confidence": "high"}},
     evidence={},
-    culture={
-        "name": "Tomato",
-        "harvest_method": None,
-        "seed_rate_unit": None,
-        "expected_yield": None,
-    },
+    culture=NO_CONTEXT,
 )
 @example(
     items={
@@ -78,12 +75,7 @@ EVIDENCE = st.lists(
         }
     },
     evidence={},
-    culture={
-        "name": "Carrot",
-        "harvest_method": None,
-        "seed_rate_unit": None,
-        "expected_yield": None,
-    },
+    culture={**NO_CONTEXT, "name": "Carrot"},
 )
 @given(
     items=st.dictionaries(st.sampled_from(FIELDS), ITEM, max_size=8),

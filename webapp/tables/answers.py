@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webapp.library.search import Passage
-from webapp.units import Quantity, UnitMismatch, convert, known_unit, quantities
+from webapp.tables.coerce import in_column_unit
+from webapp.units import Quantity, UnitMismatch, known_unit, quantities
 
 WORD = re.compile(r"[^\W\d_]{3,}", re.UNICODE)
 SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -205,8 +206,6 @@ def _in_unit(quantity: Quantity, unit: str | None) -> float:
     """The quantity (a range's mean) in the column's unit; UnitMismatch when it is not one."""
     low, high = quantity.bounds or (quantity.value, quantity.value)
     value = (low + high) / 2
-    if not unit or quantity.unit is None or quantity.unit.casefold() == unit.casefold():
+    if quantity.unit is None:
         return value
-    if not known_unit(quantity.unit):
-        raise UnitMismatch(f"'{quantity.unit}' is not a unit that converts to {unit}")
-    return convert(value, quantity.unit, unit)
+    return in_column_unit(value, quantity.unit, unit)[0]

@@ -198,7 +198,7 @@ def _number(text: str, column_unit: str | None, lead_in: str | None) -> Coerced:
     extras = bool(lead_in or currencies or quantity.start > 0 or trailing or quantity.bounds)
     if quantity.unit is not None:
         try:
-            value, unit_note = _in_column_unit(value, quantity.unit, column_unit)
+            value, unit_note = in_column_unit(value, quantity.unit, column_unit)
         except UnitMismatch as refused:
             return _invalid(str(refused), refused.code, "; ".join(notes) or None, text)
         if unit_note:
@@ -209,7 +209,7 @@ def _number(text: str, column_unit: str | None, lead_in: str | None) -> Coerced:
     )
 
 
-def _in_column_unit(value: float, unit: str, column_unit: str | None) -> tuple[float, str | None]:
+def in_column_unit(value: float, unit: str, column_unit: str | None) -> tuple[float, str | None]:
     """value, written in unit, in the column's unit, and what was done; UnitMismatch (with its
     code) when the unit cannot be read or converted. Only a column without a unit takes any."""
     if not column_unit:
@@ -364,7 +364,7 @@ def typed_value(
     if quantity.unit is None or not unit:
         raise CellInvalid(f"Give a number, not {text!r}.") from None
     try:
-        value, note = _in_column_unit(quantity.value, quantity.unit, unit)
+        value, note = in_column_unit(quantity.value, quantity.unit, unit)
     except UnitMismatch as refused:
         raise CellInvalid(str(refused)) from None
     return parse_cell(column_type, value, options), note
