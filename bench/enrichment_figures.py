@@ -29,8 +29,8 @@ PAGE_REQUESTS = 200
 def timed_rules(crops) -> float:
     """Seconds the provider and rules take for these cultures, without queue or database."""
     from webapp.cultures.catalog import ENRICHABLE_FIELDS, typical_yield
+    from webapp.cultures.providers.offline import OfflineProvider
     from webapp.cultures.rules import postprocess
-    from webapp.enrichment.providers.offline import OfflineProvider
 
     provider = OfflineProvider()
     began = time.perf_counter()
@@ -95,8 +95,8 @@ def main() -> None:
 
 def panel_latency(app, ids) -> None:
     """The culture page with its review panel, timed inside the app (no network)."""
-    from webapp.enrichment.models import Suggestion
     from webapp.extensions import db
+    from webapp.review.models import Suggestion
 
     culture_id = ids[0]
     # The offline provider suggests up to 6 fields; pad the panel to 15 rows with copies.

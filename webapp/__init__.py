@@ -92,10 +92,10 @@ def format_number(value: object) -> object:
 def register_request_hooks(app: Flask) -> None:
     from webapp.auth.access import enforce_login_and_csrf
     from webapp.auth.roles import Role
-    from webapp.enrichment.vocabulary import Confidence
     from webapp.jobs.models import RunStatus
     from webapp.main.views import WORKSPACES
     from webapp.markdown import render_markdown
+    from webapp.review.vocabulary import Confidence
 
     app.before_request(enforce_login_and_csrf)
     app.jinja_env.filters["markdown"] = render_markdown

@@ -4,10 +4,10 @@ only what states the values, and one undo takes it all back."""
 from webapp.cultures.catalog import crop_limits, edit_culture, values_of
 from webapp.cultures.enrichment import apply_to_culture, store_suggestions, undo_on_culture
 from webapp.cultures.models import Culture
+from webapp.cultures.providers.offline import OfflineProvider
 from webapp.cultures.rules import postprocess
-from webapp.enrichment.models import Change, Suggestion
-from webapp.enrichment.providers.offline import OfflineProvider
 from webapp.extensions import db
+from webapp.review.models import Change, Suggestion
 
 
 def suggested_for(culture: Culture, fields: list[str]) -> list[Suggestion]:

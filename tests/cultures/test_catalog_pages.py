@@ -3,9 +3,9 @@ import io
 
 from tests.support.app import furrow
 from webapp.cultures.models import Culture
-from webapp.enrichment.models import Change
 from webapp.extensions import db
 from webapp.reference.library import library
+from webapp.review.models import Change
 
 TOMATO = {
     "name": "Tomate",

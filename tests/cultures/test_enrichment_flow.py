@@ -7,9 +7,9 @@ import pytest
 from tests.support.app import wait_for
 from tests.support.cultures import add_crowded_tomato
 from webapp.cultures.models import Culture
-from webapp.enrichment.models import Suggestion
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
+from webapp.review.models import Suggestion
 
 pytestmark = pytest.mark.worker
 

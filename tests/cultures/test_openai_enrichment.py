@@ -3,15 +3,15 @@
 import pytest
 from rq import Queue
 
-from tests.enrichment.test_openai_provider import ANSWER
+from tests.cultures.test_openai_provider import ANSWER
 from tests.support.app import start_worker, stop_process, wait_for
 from tests.support.openai_server import responses_body
 from webapp.cultures.enrichment import CultureEnrichment, apply_to_culture, suggestions_of
 from webapp.cultures.models import Culture
-from webapp.enrichment.models import Suggestion
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
 from webapp.jobs.queue import JobQueue, enqueue_run
+from webapp.review.models import Suggestion
 
 pytestmark = pytest.mark.worker
 

@@ -21,7 +21,7 @@ from webapp.cultures.rules import (
     read_values,
     unique_sources,
 )
-from webapp.enrichment.vocabulary import Evidence, Proposal, Severity, SuggestedValue
+from webapp.review.vocabulary import Evidence, Proposal, Severity, SuggestedValue
 
 SOURCE = Evidence("https://example.org/yield", "Yield table", "Typical yield 4.5 kg per m².")
 

@@ -7,12 +7,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from webapp.cultures.fields import ENUM_ALIASES, NUMERIC_FIELDS
+from webapp.cultures.providers.openai_provider import OpenAIProvider
 from webapp.cultures.rules import postprocess
-from webapp.enrichment.providers.openai_provider import OpenAIProvider
-from webapp.enrichment.vocabulary import Confidence, Severity
 from webapp.fertilizer.llm_gateway import OpenAIGateway
 from webapp.fertilizer.reference_gateway import ReferenceGateway
 from webapp.fertilizer.request import parse_request
+from webapp.review.vocabulary import Confidence, Severity
 
 SCALARS = st.one_of(
     st.none(),

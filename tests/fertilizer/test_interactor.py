@@ -5,9 +5,9 @@ import pytest
 
 from tests.fertilizer.profiles import profile
 from tests.fertilizer.test_plan import SEED_PLAN
-from webapp.enrichment.vocabulary import Issue, Severity
 from webapp.fertilizer.interactor import GatewayAnswer, NoRecommendation, recommend
 from webapp.fertilizer.request import RecommendRequest, RequestInvalid
+from webapp.review.vocabulary import Issue, Severity
 
 
 class AnsweringGateway:

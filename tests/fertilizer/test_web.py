@@ -9,10 +9,10 @@ import pytest
 from tests.fertilizer.profiles import TOMATO_FILE
 from tests.support.app import wait_for
 from webapp.cultures.catalog import create_culture
-from webapp.enrichment.models import Change
 from webapp.extensions import db
 from webapp.fertilizer.models import PlanRecord
 from webapp.jobs.models import Run, RunStatus
+from webapp.review.models import Change
 
 
 def finished(run_id: int) -> Run:

@@ -4,8 +4,8 @@ import io
 import pytest
 from sqlalchemy import event, insert, select
 
-from webapp.enrichment.models import Change
 from webapp.extensions import db
+from webapp.review.models import Change
 from webapp.tables import catalog
 from webapp.tables.catalog import TableInvalid
 from webapp.tables.cells import CellInvalid

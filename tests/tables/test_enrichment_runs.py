@@ -10,11 +10,11 @@ from flask import current_app
 from tests.support.app import wait_for
 from tests.support.openai_server import responses_body
 from tests.support.tables import make_table
-from webapp.enrichment.models import Change
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
 from webapp.jobs.queue import request_cancel
 from webapp.jobs.runner import work_through
+from webapp.review.models import Change
 from webapp.tables.enrichment import (
     TableEnrichment,
     apply_rows,

@@ -4,8 +4,8 @@ import re
 
 from sqlalchemy import func, insert, select
 
-from webapp.enrichment.models import Change
 from webapp.extensions import db
+from webapp.review.models import Change
 from webapp.tables import catalog
 from webapp.tables.models import ROW_TARGET, DataTable, TableColumn, TableRow
 

@@ -16,10 +16,10 @@ from webapp.cultures.domain import CULTURE_FIELDS, clean_culture
 from webapp.cultures.fields import NUMERIC_FIELDS
 from webapp.cultures.models import Culture
 from webapp.cultures.rules import NO_LIMITS, CropLimits, TypicalRange, check_stored
-from webapp.enrichment.audit import record_changes
-from webapp.enrichment.vocabulary import Issue
 from webapp.extensions import db
 from webapp.reference.library import library
+from webapp.review.audit import record_changes
+from webapp.review.vocabulary import Issue
 
 # Fields enrichment can fill: "missing fields" means one of these is empty.
 ENRICHABLE_FIELDS = (

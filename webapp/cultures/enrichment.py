@@ -13,18 +13,18 @@ from sqlalchemy import func, select
 from webapp.auth.models import User
 from webapp.cultures.catalog import ENRICHABLE_FIELDS, crop_limits, update_culture, values_of
 from webapp.cultures.models import Culture
+from webapp.cultures.providers import culture_provider
+from webapp.cultures.providers.openai_provider import ProviderError
 from webapp.cultures.rules import notes_with_sources, postprocess, unique_sources
-from webapp.enrichment.audit import record_changes
-from webapp.enrichment.models import Change, Suggestion, SuggestionStatus, jsonable
-from webapp.enrichment.providers import culture_provider
-from webapp.enrichment.providers.openai_provider import ProviderError
-from webapp.enrichment.review import ApplyResult, UndoResult, apply_suggestions, undo_group
-from webapp.enrichment.vocabulary import Evidence, Proposal
 from webapp.extensions import db
 from webapp.jobs.kinds import ItemError, RunKind, register_kind
 from webapp.jobs.models import Run
 from webapp.jobs.queue import enqueue_run
 from webapp.jobs.runner import add_usage
+from webapp.review.audit import record_changes
+from webapp.review.models import Change, Suggestion, SuggestionStatus, jsonable
+from webapp.review.service import ApplyResult, UndoResult, apply_suggestions, undo_group
+from webapp.review.vocabulary import Evidence, Proposal
 
 MODES = ("complete", "reresearch")
 TARGET = "culture"

@@ -10,7 +10,7 @@ from typing import Any
 
 from webapp.cultures.catalog import blocking, entry_findings
 from webapp.cultures.domain import CULTURE_FIELDS, CultureInvalid, clean_culture
-from webapp.enrichment.vocabulary import Issue
+from webapp.review.vocabulary import Issue
 
 LIST_FIELDS = ("cultivation_types", "seed_packages", "structured_sources")
 MAX_ROWS = 10_000

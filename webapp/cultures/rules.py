@@ -23,7 +23,7 @@ from webapp.cultures.fields import (
     YIELD_UNITS,
     normalize_choice,
 )
-from webapp.enrichment.vocabulary import (
+from webapp.review.vocabulary import (
     Evidence,
     Issue,
     Proposal,

@@ -18,6 +18,7 @@ from flask import (
 from flask_login import current_user
 from sqlalchemy import select
 
+from webapp.ai import ProviderUnavailable
 from webapp.api import api_error, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
@@ -57,12 +58,8 @@ from webapp.cultures.forms import (
 )
 from webapp.cultures.importing import decode, preview_csv
 from webapp.cultures.models import Culture
+from webapp.cultures.providers import culture_provider
 from webapp.cultures.rules import unique_sources
-from webapp.enrichment.audit import history
-from webapp.enrichment.models import Suggestion
-from webapp.enrichment.providers import ProviderUnavailable, culture_provider
-from webapp.enrichment.review import reject_suggestions
-from webapp.enrichment.vocabulary import Evidence
 from webapp.extensions import db
 from webapp.fertilizer.plans import plan_history
 from webapp.jobs.models import Run
@@ -70,6 +67,10 @@ from webapp.jobs.queue import QueueUnavailable
 from webapp.jobs.views import run_or_404
 from webapp.pagination import Page, page_number, paginate, per_page
 from webapp.rendering import render_page
+from webapp.review.audit import history
+from webapp.review.models import Suggestion
+from webapp.review.service import reject_suggestions
+from webapp.review.vocabulary import Evidence
 
 bp = Blueprint("cultures", __name__, url_prefix="/cultures")
 api = Blueprint("cultures_api", __name__, url_prefix="/api/v1/cultures")

@@ -80,7 +80,7 @@ def recommend_command(
     provider: str | None,
 ) -> None:
     """Recommend N-P-K for a crop profile: totals, basal and topdress applications, sources."""
-    from webapp.enrichment.providers import ProviderUnavailable
+    from webapp.ai import ProviderUnavailable
     from webapp.fertilizer.gateways import gateway_for
     from webapp.fertilizer.interactor import NoRecommendation, recommend
     from webapp.fertilizer.report import plan_table

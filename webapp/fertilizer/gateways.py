@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from webapp.ai import ProviderUnavailable
 from webapp.config import Settings
-from webapp.enrichment.providers import ProviderUnavailable
 from webapp.fertilizer.interactor import FertilizerRecommendGateway
 
 

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from webapp.enrichment.providers import Usage
-from webapp.enrichment.vocabulary import Issue
+from webapp.ai import Usage
 from webapp.fertilizer.plan import FertilizerPlan, PlanInvalid, plan_from_dict
 from webapp.fertilizer.request import RecommendRequest, parse_request
+from webapp.review.vocabulary import Issue
 
 
 class NoRecommendation(RuntimeError):

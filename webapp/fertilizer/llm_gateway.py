@@ -12,15 +12,15 @@ from typing import Any
 
 import openai
 
+from webapp.ai import Usage
+from webapp.ai.client import StructuredClient
 from webapp.config import Settings
-from webapp.enrichment.providers import Usage
-from webapp.enrichment.providers.offline import evidence_for
-from webapp.enrichment.providers.openai_client import StructuredClient
-from webapp.enrichment.vocabulary import Confidence, Evidence, Issue, Severity
+from webapp.cultures.providers.offline import evidence_for
 from webapp.fertilizer.interactor import GatewayAnswer, NoRecommendation
 from webapp.fertilizer.plan import K_PER_K2O, P_PER_P2O5, PlanInvalid, plan_from_dict
 from webapp.fertilizer.reference_gateway import ReferenceGateway
 from webapp.fertilizer.request import RecommendRequest
+from webapp.review.vocabulary import Confidence, Evidence, Issue, Severity
 
 SCHEMA_NAME = "fertilizer_plan"
 # How far the model's oxide figures may stray from its elemental ones (rounding).

@@ -11,7 +11,6 @@ from sqlalchemy import select
 from webapp.auth.models import User
 from webapp.cultures.models import Culture
 from webapp.database import utcnow
-from webapp.enrichment.audit import record_changes
 from webapp.extensions import db
 from webapp.fertilizer.gateways import gateway_for
 from webapp.fertilizer.interactor import NoRecommendation, Recommendation, recommend
@@ -21,6 +20,7 @@ from webapp.jobs.kinds import ItemError, RunKind, register_kind
 from webapp.jobs.models import Run
 from webapp.jobs.queue import enqueue_run
 from webapp.jobs.runner import add_usage
+from webapp.review.audit import record_changes
 
 CHANGE_FIELD = "fertilizer_plan"
 

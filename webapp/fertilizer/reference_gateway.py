@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from webapp.enrichment.vocabulary import Issue, Severity
 from webapp.fertilizer.interactor import GatewayAnswer, NoRecommendation
 from webapp.fertilizer.plan import (
     ELEMENTS,
@@ -18,6 +17,7 @@ from webapp.fertilizer.plan import (
 )
 from webapp.fertilizer.request import RecommendRequest, season_bands, stage_at
 from webapp.reference.library import Crop, Fact, ReferenceLibrary, library
+from webapp.review.vocabulary import Issue, Severity
 
 LB_PER_ACRE_IN_KG_PER_HA = 1.121
 SHORT_TON_PER_ACRE_IN_T_PER_HA = 2.242

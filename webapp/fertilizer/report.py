@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from webapp.enrichment.vocabulary import Confidence, Issue
 from webapp.fertilizer.plan import K_PER_K2O, P_PER_P2O5, FertilizerPlan, Nutrients
+from webapp.review.vocabulary import Confidence, Issue
 
 COLUMNS = ("N", "P", "P2O5", "K", "K2O")
 

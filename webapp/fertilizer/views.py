@@ -21,6 +21,7 @@ from flask_login import current_user
 from sqlalchemy import select
 from wtforms.fields.choices import SelectChoice
 
+from webapp.ai import ProviderUnavailable
 from webapp.api import api_error, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
@@ -28,7 +29,6 @@ from webapp.auth.roles import Role
 from webapp.cultures.catalog import values_of
 from webapp.cultures.models import Culture
 from webapp.cultures.profile import crop_profile
-from webapp.enrichment.providers import ProviderUnavailable
 from webapp.extensions import db, htmx
 from webapp.fertilizer.chart import season_chart
 from webapp.fertilizer.forms import (

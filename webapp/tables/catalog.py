@@ -17,9 +17,9 @@ from sqlalchemy import func, insert, select
 from webapp.auth.models import User
 from webapp.cultures.importing import decode
 from webapp.database import utcnow
-from webapp.enrichment.audit import record_changes
 from webapp.extensions import db
 from webapp.pagination import Page, paginate
+from webapp.review.audit import record_changes
 from webapp.tables.cells import COLUMN_TYPES, CellInvalid, display, infer_type
 from webapp.tables.coerce import typed_value
 from webapp.tables.models import ROW_TARGET, DataTable, TableColumn, TableRow

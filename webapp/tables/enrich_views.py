@@ -6,11 +6,11 @@ from __future__ import annotations
 from flask import Blueprint, Response, abort, flash, jsonify, redirect, request, url_for
 from flask_login import current_user
 
+from webapp.ai import ProviderUnavailable
 from webapp.api import api_error, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
-from webapp.enrichment.providers import ProviderUnavailable
 from webapp.extensions import db, htmx
 from webapp.jobs.models import Run
 from webapp.jobs.queue import QueueUnavailable

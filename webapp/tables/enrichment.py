@@ -13,19 +13,19 @@ from typing import Any
 from flask import current_app
 from sqlalchemy import insert, select
 
+from webapp.ai import Usage
+from webapp.ai.client import StructuredClient
 from webapp.auth.models import User
 from webapp.database import utcnow
-from webapp.enrichment.audit import new_group, record_changes
-from webapp.enrichment.models import Change, Suggestion, SuggestionStatus, jsonable
-from webapp.enrichment.providers import Usage
-from webapp.enrichment.providers.openai_client import StructuredClient
-from webapp.enrichment.review import undo_group
 from webapp.extensions import db
 from webapp.jobs.kinds import RunKind, register_kind
 from webapp.jobs.models import Run
 from webapp.jobs.queue import enqueue_run
 from webapp.jobs.runner import add_usage, report_stage
 from webapp.library.search import sync_reference_passages
+from webapp.review.audit import new_group, record_changes
+from webapp.review.models import Change, Suggestion, SuggestionStatus, jsonable
+from webapp.review.service import undo_group
 from webapp.tables.cells import CellInvalid, parse_cell
 from webapp.tables.coerce import coerce_value
 from webapp.tables.models import ROW_TARGET, DataTable, ResearchLogEntry, TableColumn, TableRow

@@ -24,8 +24,8 @@ import openai
 import openai.resources.chat.completions
 import openai.resources.responses
 
-from webapp.enrichment.providers import Usage
-from webapp.enrichment.providers.openai_client import StructuredClient
+from webapp.ai import Usage
+from webapp.ai.client import StructuredClient
 from webapp.fetching import FetchRefused, fetch_page
 from webapp.library.search import Passage, document_text, search_passages
 from webapp.tables.answers import read_number, read_text, with_singulars, words

@@ -25,10 +25,10 @@ from webapp.api import api_error, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
-from webapp.enrichment.audit import history
 from webapp.extensions import db
 from webapp.pagination import Page, page_number, paginate, per_page
 from webapp.rendering import render_page
+from webapp.review.audit import history
 from webapp.tables import catalog
 from webapp.tables.catalog import Problem, TableInvalid
 from webapp.tables.cells import CellInvalid, display

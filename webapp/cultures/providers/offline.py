@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from webapp.enrichment.providers import ProviderAnswer
-from webapp.enrichment.vocabulary import (
+from webapp.cultures.providers import ProviderAnswer
+from webapp.reference.library import Crop, Fact, library
+from webapp.review.vocabulary import (
     Evidence,
     Proposal,
     Severity,
     SourceKind,
     SuggestedValue,
 )
-from webapp.reference.library import Crop, Fact, library
 
 # Culture field ← reference fact that means the same (ranges are suggested as ranges; the
 # rules collapse them). FAO-56's total growing period is not a growth duration: never used.

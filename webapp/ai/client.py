@@ -10,9 +10,9 @@ from typing import Any
 
 import openai
 
+from webapp.ai import Usage
 from webapp.config import Settings
-from webapp.enrichment.providers import Usage
-from webapp.enrichment.vocabulary import Evidence, SourceKind
+from webapp.review.vocabulary import Evidence, SourceKind
 
 # Default prices (USD); FURROW_OPENAI_PRICES overrides or adds models.
 DEFAULT_PRICES = {

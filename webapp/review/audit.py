@@ -10,8 +10,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from webapp.auth.models import User
-from webapp.enrichment.models import Change, jsonable
 from webapp.extensions import db
+from webapp.review.models import Change, jsonable
 
 
 def record_changes(

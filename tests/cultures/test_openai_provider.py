@@ -5,9 +5,9 @@ import json
 import pytest
 
 from tests.support.openai_server import chat_body, openai_settings, responses_body
+from webapp.ai.client import is_reasoning_model
+from webapp.cultures.providers.openai_provider import OpenAIProvider, ProviderError
 from webapp.cultures.rules import postprocess
-from webapp.enrichment.providers.openai_client import is_reasoning_model
-from webapp.enrichment.providers.openai_provider import OpenAIProvider, ProviderError
 
 FIELDS = ["expected_yield", "harvest_method", "growth_duration_days"]
 YIELD_URL = "https://extension.example.edu/tomato"

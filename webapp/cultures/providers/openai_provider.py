@@ -9,12 +9,13 @@ from typing import Any
 
 import openai
 
+from webapp.ai import Usage
+from webapp.ai.client import StructuredClient
 from webapp.config import Settings
 from webapp.cultures.fields import DEFINITIONS, ENUM_ALIASES, NUMERIC_FIELDS
-from webapp.enrichment.providers import ProviderAnswer, Usage
-from webapp.enrichment.providers.offline import OfflineProvider, evidence_for
-from webapp.enrichment.providers.openai_client import StructuredClient
-from webapp.enrichment.vocabulary import (
+from webapp.cultures.providers import ProviderAnswer
+from webapp.cultures.providers.offline import OfflineProvider, evidence_for
+from webapp.review.vocabulary import (
     Confidence,
     Evidence,
     Proposal,

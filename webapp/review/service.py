@@ -10,9 +10,9 @@ from sqlalchemy import select
 
 from webapp.auth.models import User
 from webapp.database import utcnow
-from webapp.enrichment.audit import new_group, record_changes
-from webapp.enrichment.models import Change, Suggestion, SuggestionStatus, jsonable
 from webapp.extensions import db
+from webapp.review.audit import new_group, record_changes
+from webapp.review.models import Change, Suggestion, SuggestionStatus, jsonable
 
 # Writes values to the record and returns {field: (old, new)} for what changed; raises a
 # ValueError, with an `errors` mapping {field: message} if it can, when the record refuses.

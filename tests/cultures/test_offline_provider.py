@@ -1,9 +1,10 @@
+from webapp.ai import ProviderUnavailable
 from webapp.cultures.fields import NUMERIC_FIELDS
+from webapp.cultures.providers import culture_provider
+from webapp.cultures.providers.offline import OfflineProvider
 from webapp.cultures.rules import postprocess
-from webapp.enrichment.providers import ProviderUnavailable, culture_provider
-from webapp.enrichment.providers.offline import OfflineProvider
-from webapp.enrichment.vocabulary import Severity, SourceKind
 from webapp.reference.library import library
+from webapp.review.vocabulary import Severity, SourceKind
 
 ALL = [*NUMERIC_FIELDS, "nutrient_demand", "harvest_method"]
 
@@ -57,7 +58,7 @@ def test_a_growth_duration_counts_from_what_the_culture_starts_from():
 
 def test_no_library_fact_offered_for_a_culture_field_measures_something_else():
     """Each culture field draws only on facts that mean what it means (the field table)."""
-    from webapp.enrichment.providers.offline import RANGE_FACTS, YIELD_FACTS
+    from webapp.cultures.providers.offline import RANGE_FACTS, YIELD_FACTS
 
     assert "total_growing_period_days" not in {*RANGE_FACTS.values(), *YIELD_FACTS.values()}
     for crop in library().crops:

@@ -7,9 +7,9 @@ import pytest
 from webapp.cultures.catalog import update_culture, values_of
 from webapp.cultures.enrichment import culture_writer
 from webapp.cultures.models import Culture
-from webapp.enrichment.models import Change, Suggestion, SuggestionStatus
-from webapp.enrichment.review import apply_suggestions, reject_suggestions, undo_group
 from webapp.extensions import db
+from webapp.review.models import Change, Suggestion, SuggestionStatus
+from webapp.review.service import apply_suggestions, reject_suggestions, undo_group
 
 ERROR = {
     "code": "yield_per_sqm_impossible",
