@@ -58,6 +58,7 @@ def register_blueprints(app: Flask) -> None:
     from webapp.jobs import views as run_views
     from webapp.library import views as library_views
     from webapp.main import views as main_views
+    from webapp.review import views as review_views
     from webapp.tables import enrich_views
     from webapp.tables import views as table_views
 
@@ -69,7 +70,6 @@ def register_blueprints(app: Flask) -> None:
         run_views.api,
         culture_views.bp,
         culture_views.api,
-        culture_views.runs_api,
         fertilizer_views.bp,
         fertilizer_views.api,
         library_views.bp,
@@ -77,6 +77,7 @@ def register_blueprints(app: Flask) -> None:
         table_views.bp,
         table_views.api,
         enrich_views.runs_api,
+        review_views.api,
         api.bp,
     ):
         app.register_blueprint(blueprint)

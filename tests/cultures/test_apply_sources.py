@@ -2,11 +2,12 @@
 only what states the values, and one undo takes it all back."""
 
 from webapp.cultures.catalog import crop_limits, edit_culture, values_of
-from webapp.cultures.enrichment import apply_to_culture, store_suggestions, undo_on_culture
+from webapp.cultures.enrichment import store_proposal_of
 from webapp.cultures.models import Culture
 from webapp.cultures.providers.offline import OfflineProvider
 from webapp.cultures.rules import postprocess
 from webapp.extensions import db
+from webapp.review import service
 from webapp.review.models import Change, Suggestion
 
 
@@ -14,7 +15,7 @@ def suggested_for(culture: Culture, fields: list[str]) -> list[Suggestion]:
     current = values_of(culture)
     proposal = OfflineProvider().propose_culture(current, fields).proposal
     postprocess(proposal, current, limits=crop_limits(culture.reference_crop))
-    store_suggestions(None, culture, current, proposal)
+    store_proposal_of(None, culture, current, proposal)
     db.session.flush()
     return db.session.query(Suggestion).filter_by(target_id=culture.id).all()
 
@@ -27,9 +28,9 @@ def test_a_derived_figure_is_applied_only_as_a_value_never_as_a_citation(make_us
     by_field = {s.field: s for s in suggestions}
     assert by_field["expected_yield"].evidence[0]["derived"] is True
     assert by_field["growth_duration_days"].evidence[0]["derived"] is False
-    result = apply_to_culture(radish, suggestions, make_user("reviewer"))
+    result = service.apply([s.id for s in suggestions], make_user("reviewer"))
     db.session.commit()
-    assert sorted(result.applied) == ["expected_yield", "growth_duration_days"]
+    assert sorted(result.applied_fields) == ["expected_yield", "growth_duration_days"]
     # Only the source that states its figure is cited: the Illinois guide, not the NE guide.
     assert [s["url"] for s in radish.structured_sources] == [
         "https://web.extension.illinois.edu/vegguide/grow_radish.cfm"
@@ -43,20 +44,21 @@ def test_undo_takes_back_notes_and_sources_or_nothing_when_they_changed(make_use
     lettuce = Culture(name="Lettuce", reference_crop="lettuce", notes="Sow every two weeks.")
     db.session.add(lettuce)
     db.session.commit()
-    result = apply_to_culture(lettuce, suggested_for(lettuce, ["growth_duration_days"]), reviewer)
+    suggestions = suggested_for(lettuce, ["growth_duration_days"])
+    result = service.apply([s.id for s in suggestions], reviewer)
     db.session.commit()
     changed = {c.field for c in db.session.query(Change).filter_by(apply_group=result.group)}
     assert changed == {"growth_duration_days", "notes", "structured_sources"}
     # Someone edits the notes after the apply: the undo would lose that, so it undoes nothing.
     edit_culture(lettuce, {"notes": lettuce.notes + "\nBolts in heat."}, reviewer)
     db.session.commit()
-    refused = undo_on_culture(lettuce, result.group, reviewer)
+    refused = service.undo(result.group, reviewer)
     assert refused.changed_since == ["notes"] and refused.restored == []
     assert lettuce.growth_duration_days is not None
     # Put the notes back as the apply left them: now everything goes back as it was.
     edit_culture(lettuce, {"notes": lettuce.notes.replace("\nBolts in heat.", "")}, reviewer)
     db.session.commit()
-    undone = undo_on_culture(lettuce, result.group, reviewer)
+    undone = service.undo(result.group, reviewer)
     db.session.commit()
     assert sorted(undone.restored) == ["growth_duration_days", "notes", "structured_sources"]
     assert lettuce.notes == "Sow every two weeks."

@@ -43,7 +43,7 @@ def test_enrich_review_apply_refuse_and_undo(client_as, crowded_tomato, worker):
         == 302
     )
     run = finished_run()
-    assert run.provider == "offline" and run.target_id == str(culture_id)
+    assert run.provider == "offline" and run.target_id == culture_id
 
     page = reviewer.get(f"/cultures/{culture_id}").get_data(as_text=True)
     assert 'id="suggestion-errors"' in page and "yield_crosscheck_impossible" in page
@@ -127,13 +127,14 @@ def test_the_api_enriches_and_applies_with_reasons_for_refusals(client_as, crowd
         ("row_spacing_cm", "no_suggestion"),
     }
     payload = reviewer.get(f"/api/v1/runs/{run_id}/suggestions").get_json()
-    [entry] = payload["cultures"]
-    assert entry["culture_id"] == culture_id
-    assert entry["suggested_fields"]["growth_duration_days"]["status"] == "applied"
-    assert entry["suggested_fields"]["growth_duration_days"]["value"] == 65
+    [entry] = payload["targets"]
+    assert (entry["type"], entry["id"]) == ("culture", culture_id)
+    suggested = {s["field"]: s for s in entry["suggestions"]}
+    assert suggested["growth_duration_days"]["status"] == "applied"
+    assert suggested["growth_duration_days"]["value"] == 65
     assert [e["code"] for e in entry["validation"]["errors"]] == ["yield_crosscheck_impossible"]
     assert all(e["field"] for e in entry["validation"]["errors"])
-    assert entry["evidence"]["expected_yield"][0]["source_url"].startswith("https://")
+    assert suggested["expected_yield"]["evidence"][0]["source_url"].startswith("https://")
     assert entry["structured_sources"] and entry["structured_sources"][0]["url"]
     bad_mode = reviewer.post(
         f"/api/v1/cultures/{culture_id}/enrich", json={"mode": "guess"}, headers=headers
@@ -193,9 +194,9 @@ def test_every_culture_of_a_run_is_listed_with_why_nothing_was_suggested(client_
     run_id = started.get_json()["run_id"]
     finished_run()
     assert db.session.query(Suggestion).filter_by(run_id=run_id).count() == 0
-    [entry] = reviewer.get(f"/api/v1/runs/{run_id}/suggestions").get_json()["cultures"]
-    assert (entry["culture_id"], entry["culture"], entry["state"]) == (tomato.id, "Tomate", "done")
-    assert entry["suggested_fields"] == {}
+    [entry] = reviewer.get(f"/api/v1/runs/{run_id}/suggestions").get_json()["targets"]
+    assert (entry["id"], entry["name"], entry["state"]) == (tomato.id, "Tomate", "done")
+    assert entry["suggestions"] == []
     [error] = entry["validation"]["errors"]
     assert (error["code"], error["field"]) == (
         "yield_evidence_missing_override_blocked",
@@ -213,8 +214,8 @@ def test_every_culture_of_a_run_is_listed_with_why_nothing_was_suggested(client_
     )
     batch_id = batch.get_json()["run_id"]
     finished_run()
-    cultures = reviewer.get(f"/api/v1/runs/{batch_id}/suggestions").get_json()["cultures"]
-    by_name = {c["culture"]: c for c in cultures}
+    cultures = reviewer.get(f"/api/v1/runs/{batch_id}/suggestions").get_json()["targets"]
+    by_name = {c["name"]: c for c in cultures}
     assert set(by_name) == {"Dragonfruit", "Tomate"}
     assert by_name["Dragonfruit"]["validation"]["info"][0]["code"] == "reference_crop_unknown"
     queue = reviewer.get(f"/cultures/runs/{batch_id}/review").get_data(as_text=True)

@@ -6,11 +6,12 @@ from rq import Queue
 from tests.cultures.test_openai_provider import ANSWER
 from tests.support.app import start_worker, stop_process, wait_for
 from tests.support.openai_server import responses_body
-from webapp.cultures.enrichment import CultureEnrichment, apply_to_culture, suggestions_of
+from webapp.cultures.enrichment import CultureEnrichment, suggestions_of
 from webapp.cultures.models import Culture
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
 from webapp.jobs.queue import JobQueue, enqueue_run
+from webapp.review import service
 from webapp.review.models import Suggestion
 
 pytestmark = pytest.mark.worker
@@ -71,13 +72,9 @@ def test_usage_and_cost_are_recorded_and_a_failing_culture_does_not_fail_the_bat
     assert fields == {"expected_yield", "harvest_method"}
     assert done.results[str(good.id)]["note_blocks"] == ["Stake the plants."]
     payload = client_as("viewer").get(f"/api/v1/runs/{run.id}/suggestions").get_json()
-    entry, failed = payload["cultures"]
+    entry, failed = payload["targets"]
     assert entry["note_blocks"] == ["Stake the plants."]
-    assert (failed["culture"], failed["state"], failed["suggested_fields"]) == (
-        "Mystery",
-        "failed",
-        {},
-    )
+    assert (failed["name"], failed["state"], failed["suggestions"]) == ("Mystery", "failed", [])
     assert failed["validation"]["errors"][0]["code"] == "item_failed"
     assert {s["url"] for s in entry["structured_sources"]} == {
         "https://extension.example.edu/tomato",
@@ -112,9 +109,9 @@ def test_seed_packages_are_researched_checked_and_applied(
     [suggestion] = suggestions_of(carrot, run)
     assert suggestion.suggested_value == [{**packages[0], "size_value": 5.0}]
     assert [i["code"] for i in suggestion.issues] == ["seed_package_size_rejected"]
-    result = apply_to_culture(carrot, [suggestion], make_user("reviewer"))
+    result = service.apply([suggestion.id], make_user("reviewer"))
     db.session.commit()
-    assert result.applied == ["seed_packages"]
+    assert result.applied_fields == ["seed_packages"]
     assert db.session.get(Culture, carrot.id).seed_packages[0]["size_value"] == 5.0
 
 

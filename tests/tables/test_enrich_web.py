@@ -49,20 +49,28 @@ def test_enrich_by_computation_review_apply_and_undo(client_as, orders, worker):
     assert "Computation: {Price} * {Qty} — found 2 of 2 rows" in review
     assert 'id="proposal"' in review and 'value="10"' in review and 'value="6"' in review
     rows = {r.cells[orders.column_named("Item").key]: r.id for r in db.session.query(TableRow)}
-    applied = editor.submit(
+    # Applying is a reviewer's act, in every workspace.
+    assert (
+        editor.submit(
+            f"/tables/{orders.id}/runs/{run_id}/apply", {"apply": [str(rows["seed"])]}, page=run_url
+        ).status_code
+        == 403
+    )
+    reviewer = client_as("reviewer")
+    applied = reviewer.submit(
         f"/tables/{orders.id}/runs/{run_id}/apply",
         {"apply": [str(rows["seed"])]},
         page=run_url,
     )
     assert applied.status_code == 302 and "undo=" in applied.headers["Location"]
-    after = editor.get(applied.headers["Location"]).get_data(as_text=True)
+    after = reviewer.get(applied.headers["Location"]).get_data(as_text=True)
     assert "Applied 1 row(s)." in after and "Undo this apply" in after
     total = orders.column_named("Total").key
     db.session.expire_all()
     assert db.session.get(TableRow, rows["seed"]).cells[total] == 10
     assert total not in db.session.get(TableRow, rows["tray"]).cells  # not chosen, not applied
     group = applied.headers["Location"].split("undo=")[1]
-    undone = editor.submit(f"/tables/{orders.id}/undo/{group}", {"back": run_url}, page=run_url)
+    undone = reviewer.submit(f"/tables/{orders.id}/undo/{group}", {"back": run_url}, page=run_url)
     assert undone.status_code == 302
     db.session.expire_all()
     assert total not in db.session.get(TableRow, rows["seed"]).cells
@@ -156,10 +164,11 @@ def test_the_offline_lookup_answers_from_uploaded_documents(app, client_as, work
     assert document["operations"] == [
         {"action": "update", "row_id": acme["row_id"], "changes": {"Founded": 2010}}
     ]
-    applied = editor.post(
+    reviewer = client_as("reviewer")
+    applied = reviewer.post(
         f"/api/v1/runs/{run_id}/apply",
         json={"row_ids": [acme["row_id"], other["row_id"]]},
-        headers=headers,
+        headers={"X-CSRFToken": reviewer.csrf_token("/")},
     )
     assert applied.status_code == 422
     body = applied.get_json()

@@ -1,17 +1,18 @@
 """Enriching cultures: the run kind that asks the provider, checks the answer and stores it as
-suggestions; and applying reviewed suggestions to a culture with their sources."""
+suggestions and findings; and cultures as a review target (applied with their sources)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from flask import current_app
+from flask import current_app, url_for
 from sqlalchemy import func, select
 
 from webapp.auth.models import User
 from webapp.cultures.catalog import ENRICHABLE_FIELDS, crop_limits, update_culture, values_of
+from webapp.cultures.forms import LABELS
 from webapp.cultures.models import Culture
 from webapp.cultures.providers import culture_provider
 from webapp.cultures.providers.openai_provider import ProviderError
@@ -21,62 +22,123 @@ from webapp.jobs.kinds import ItemError, RunKind, register_kind
 from webapp.jobs.models import Run
 from webapp.jobs.queue import enqueue_run
 from webapp.jobs.runner import add_usage
-from webapp.review.audit import record_changes
-from webapp.review.models import Change, Suggestion, SuggestionStatus, jsonable
-from webapp.review.service import ApplyResult, UndoResult, apply_suggestions, undo_group
+from webapp.review.models import Suggestion
+from webapp.review.service import RunTarget, run_targets, store_findings, store_proposal
+from webapp.review.targets import Applied, Changed, ReviewTarget, register_target
 from webapp.review.vocabulary import Evidence, Proposal
 
 MODES = ("complete", "reresearch")
 TARGET = "culture"
 
 
-def store_suggestions(
-    run_id: int, culture: Culture, current: Mapping[str, Any], proposal: Proposal
+def store_proposal_of(
+    run_id: int | None, culture: Culture, current: Mapping[str, Any], proposal: Proposal
 ) -> dict[str, Any]:
-    """One Suggestion per suggested field; issues about fields without one go to the summary.
+    """The proposal as suggestions, the issues about no one field as the run's findings, and
+    a summary for the run's results.
 
     current: the culture's values the suggestions were made against.
     """
-    for field_name, suggested in {**proposal.suggested, **proposal.malformed}.items():
-        invalid = field_name in proposal.invalid_fields
-        db.session.add(
-            Suggestion(
-                run_id=run_id,
-                target_type=TARGET,
-                target_id=culture.id,
-                field=field_name,
-                current_value=jsonable(current.get(field_name)),
-                suggested_value=jsonable(suggested.value),
-                unit=suggested.unit,
-                confidence=suggested.confidence.value if suggested.confidence else None,
-                evidence=[e.to_dict() for e in proposal.evidence.get(field_name, [])],
-                issues=[i.to_dict() for i in proposal.issues_for(field_name)],
-                status=SuggestionStatus.blocked if invalid else SuggestionStatus.pending,
-            )
-        )
-    stored = {*proposal.suggested, *proposal.malformed}
-    unattached = [i.to_dict() for i in proposal.issues if i.field not in stored]
+    unattached = store_proposal(run_id, TARGET, culture.id, current, proposal)
+    if run_id is not None:
+        store_findings(run_id, TARGET, [culture.id], unattached)
     return {
         "culture": culture.label,
-        "suggested": len(stored),
+        "suggested": len({*proposal.suggested, *proposal.malformed}),
         "errors": len(proposal.errors),
         "warnings": len(proposal.warnings),
-        "other_issues": unattached,
         "note_blocks": proposal.note_blocks,
         "citations": [e.to_dict() for e in proposal.citations],
     }
+
+
+class CultureTarget(ReviewTarget):
+    """Cultures as the review core sees them: values written through the culture's field
+    rules; an apply adds the sources that state the applied values to its sources and notes."""
+
+    kind = TARGET
+    label = "Culture"
+    uses_evidence = True
+
+    def _cultures(self, ids: Collection[int]) -> dict[int, Culture]:
+        query = select(Culture).where(Culture.id.in_(list(ids)))
+        return {c.id: c for c in db.session.scalars(query)}
+
+    def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
+        return {i: values_of(c) for i, c in self._cultures(ids).items()}
+
+    def write(self, target_id: int, values: Mapping[str, Any]) -> Changed:
+        return update_culture(db.session.get(Culture, target_id), dict(values))
+
+    def after_apply(self, target_id: int, applied: Sequence[Applied], user: User | None) -> Changed:
+        """A derived figure's source does not state it: it is never listed as a citation."""
+        culture = db.session.get(Culture, target_id)
+        evidence = {
+            a.field: [Evidence(**e) for e in a.evidence if not e.get("derived")] for a in applied
+        }
+        sources = unique_sources(evidence)
+        if not sources:
+            return {}
+        known = {(s["url"], s["claim_summary"]) for s in culture.structured_sources}
+        listed = [
+            *culture.structured_sources,
+            *(
+                {
+                    "title": e.title,
+                    "url": e.source_url,
+                    "claim_summary": e.claim_summary,
+                    "retrieved_at": e.retrieved_at or "",
+                }
+                for e in sources
+                if (e.source_url, e.claim_summary) not in known
+            ),
+        ]
+        notes = notes_with_sources(culture.notes, sources)
+        return update_culture(culture, {"structured_sources": listed, "notes": notes})
+
+    def names(self, ids: Collection[int]) -> dict[int, str]:
+        query = select(Culture.id, Culture.name).where(Culture.id.in_(list(ids)))
+        return dict(db.session.execute(query).all())
+
+    def url(self, target_id: int) -> str:
+        return url_for("cultures.show", culture_id=target_id)
+
+    def field_label(self, field: str) -> str:
+        return LABELS.get(field, field)
+
+
+CULTURES = register_target(CultureTarget())
 
 
 @register_kind
 class CultureEnrichment(RunKind):
     name = "culture_enrichment"
     title = "Culture enrichment"
+    target_kind = TARGET
 
     def plan_items(self, params: dict[str, Any]) -> list[str]:
         return [str(culture_id) for culture_id in params["culture_ids"]]
 
     def stage_for(self, key: str) -> str:
         return "researching"
+
+    def item_details(self, run: Run, target: RunTarget) -> dict[str, Any]:
+        """The provider's notes, and the sources of its values (a derived figure's never)."""
+        summary = run.results.get(str(target.id)) or {}
+        evidence = {s.field: [Evidence(**e) for e in s.evidence] for s in target.suggestions}
+        # Citations the provider made without naming a field count as sources too.
+        evidence[""] = [Evidence(**e) for e in summary.get("citations", [])]
+        sources = [
+            {
+                "title": e.title,
+                "url": e.source_url,
+                "claim_summary": e.claim_summary,
+                "retrieved_at": e.retrieved_at,
+            }
+            for e in unique_sources(evidence)
+            if not e.derived
+        ]
+        return {"note_blocks": summary.get("note_blocks", []), "structured_sources": sources}
 
     def process_item(self, key: str, params: dict[str, Any], run_id: int) -> Any:
         culture = db.session.get(Culture, int(key))
@@ -101,7 +163,7 @@ class CultureEnrichment(RunKind):
             fields=fields,
             limits=crop_limits(culture.reference_crop),
         )
-        summary = store_suggestions(run_id, culture, current, proposal)
+        summary = store_proposal_of(run_id, culture, current, proposal)
         db.session.commit()
         return summary
 
@@ -121,7 +183,7 @@ def start_enrichment(
     settings = current_app.config["FURROW"]
     provider = culture_provider(settings.provider)
     params = {"culture_ids": list(culture_ids), "mode": mode, "fields": list(fields)}
-    target = (TARGET, str(culture_ids[0])) if len(culture_ids) == 1 else None
+    target = (TARGET, culture_ids[0]) if len(culture_ids) == 1 else None
     return enqueue_run(
         CultureEnrichment,
         user,
@@ -138,7 +200,7 @@ def latest_run(culture: Culture) -> Run | None:
     own = select(func.max(Run.id)).where(
         Run.kind == CultureEnrichment.name,
         Run.target_type == TARGET,
-        Run.target_id == str(culture.id),
+        Run.target_id == culture.id,
     )
     in_batch = select(func.max(Suggestion.run_id)).where(
         Suggestion.target_type == TARGET, Suggestion.target_id == culture.id
@@ -159,49 +221,6 @@ def suggestions_of(culture: Culture, run: Run) -> list[Suggestion]:
             .order_by(Suggestion.id)
         )
     )
-
-
-def culture_writer(culture: Culture):
-    """How a review writes values to a culture: through its own field rules."""
-    return lambda values: update_culture(culture, values)
-
-
-def apply_to_culture(
-    culture: Culture, suggestions: Iterable[Suggestion], user: User, reconfirmed=()
-) -> ApplyResult:
-    """Apply reviewed suggestions; the sources that state the applied values join the
-    culture's sources and notes, in the same audited group, so one undo restores them all.
-    A derived figure's source does not state it: it is never listed as a citation."""
-    chosen = list(suggestions)
-    result = apply_suggestions(
-        chosen, values_of(culture), culture_writer(culture), user, reconfirmed
-    )
-    applied = [s for s in chosen if s.field in result.applied]
-    evidence = {
-        s.field: [Evidence(**e) for e in s.evidence if not e.get("derived")] for s in applied
-    }
-    sources = unique_sources(evidence)
-    if sources:
-        known = {(s["url"], s["claim_summary"]) for s in culture.structured_sources}
-        listed = [
-            *culture.structured_sources,
-            *(
-                {
-                    "title": e.title,
-                    "url": e.source_url,
-                    "claim_summary": e.claim_summary,
-                    "retrieved_at": e.retrieved_at or "",
-                }
-                for e in sources
-                if (e.source_url, e.claim_summary) not in known
-            ),
-        ]
-        notes = notes_with_sources(culture.notes, sources)
-        changed = update_culture(culture, {"structured_sources": listed, "notes": notes})
-        record_changes(
-            TARGET, culture.id, changed, user, "apply", run_id=applied[0].run_id, group=result.group
-        )
-    return result
 
 
 @dataclass(frozen=True)
@@ -228,28 +247,17 @@ class ReviewItem:
         return worst[0]["message"] if worst else None
 
 
-def run_cultures(run: Run) -> list[tuple[int, str | None, list[Suggestion]]]:
-    """Every culture of a run, in its order: id, name (None once deleted) and suggestions —
-    those that suggested nothing too. Two queries, whatever the run's size."""
-    rows = db.session.scalars(
-        select(Suggestion).where(Suggestion.run_id == run.id).order_by(Suggestion.id)
-    )
-    by_culture: dict[int, list[Suggestion]] = {}
-    for suggestion in rows:
-        by_culture.setdefault(suggestion.target_id, []).append(suggestion)
-    ids = [int(key) for key in run.items]
-    names = dict(
-        db.session.execute(select(Culture.id, Culture.name).where(Culture.id.in_(ids))).all()
-    )
-    return [(i, names.get(i), by_culture.get(i, [])) for i in ids]
+def run_cultures(run: Run) -> list[RunTarget]:
+    return run_targets(run, CULTURES, CultureEnrichment().target_ids(run))
 
 
 def review_queue(run: Run, show: str = "") -> list[ReviewItem]:
     """The cultures of a run with their counts; show = errors | warnings | pending filters."""
     items = []
-    for culture_id, name, mine in run_cultures(run):
+    for entry in run_cultures(run):
+        culture_id, name, mine = entry.id, entry.name, entry.suggestions
         key = str(culture_id)
-        others = tuple((run.results.get(key) or {}).get("other_issues", []))
+        others = tuple(f.to_dict() for f in entry.findings)
         item_error = run.item_errors.get(key)
         item = ReviewItem(
             culture_id,
@@ -271,14 +279,3 @@ def review_queue(run: Run, show: str = "") -> list[ReviewItem]:
         if keep and (key in run.done_items or item.item_error):
             items.append(item)
     return items
-
-
-def undo_on_culture(culture: Culture, group: str, user: User) -> UndoResult:
-    targets = db.session.execute(
-        select(Change.target_type, Change.target_id).where(Change.apply_group == group).distinct()
-    ).all()
-    if any((kind, target_id) != (TARGET, culture.id) for kind, target_id in targets):
-        return UndoResult()  # an apply of another record is not this culture's to undo
-    return undo_group(
-        group, lambda _id: values_of(culture), lambda _id: culture_writer(culture), user
-    )

@@ -39,14 +39,12 @@ from webapp.cultures.catalog import (
 )
 from webapp.cultures.domain import CultureInvalid
 from webapp.cultures.enrichment import (
+    TARGET,
     CultureEnrichment,
-    apply_to_culture,
     latest_run,
     review_queue,
-    run_cultures,
     start_enrichment,
     suggestions_of,
-    undo_on_culture,
 )
 from webapp.cultures.forms import (
     CHOICE_LABELS,
@@ -59,22 +57,19 @@ from webapp.cultures.forms import (
 from webapp.cultures.importing import decode, preview_csv
 from webapp.cultures.models import Culture
 from webapp.cultures.providers import culture_provider
-from webapp.cultures.rules import unique_sources
 from webapp.extensions import db
 from webapp.fertilizer.plans import plan_history
 from webapp.jobs.models import Run
 from webapp.jobs.queue import QueueUnavailable
-from webapp.jobs.views import run_or_404
 from webapp.pagination import Page, page_number, paginate, per_page
 from webapp.rendering import render_page
+from webapp.review import service as review
 from webapp.review.audit import history
 from webapp.review.models import Suggestion
-from webapp.review.service import reject_suggestions
-from webapp.review.vocabulary import Evidence
+from webapp.review.service import findings_for
 
 bp = Blueprint("cultures", __name__, url_prefix="/cultures")
 api = Blueprint("cultures_api", __name__, url_prefix="/api/v1/cultures")
-runs_api = Blueprint("culture_runs_api", __name__, url_prefix="/api/v1/runs")
 
 
 def culture_or_404(culture_id: int) -> Culture:
@@ -231,6 +226,7 @@ def render_culture(culture: Culture, fragment: str | None = None, status: int = 
         plans=plan_history(culture) if fragment is None else [],
         run=run,
         suggestions=suggestions_of(culture, run) if run and not run.is_live else [],
+        run_findings=findings_for(run, TARGET, culture.id) if run and not run.is_live else [],
         enrich_fields=ENRICHABLE_FIELDS,
         **extra,
     ), status
@@ -298,15 +294,16 @@ def decide_suggestions(culture_id: int):
         flash("Select at least one suggestion.", "warning")
         return redirect(url_for("cultures.show", culture_id=culture.id, _anchor="enrichment"))
     if action == "reject":
-        rejected = reject_suggestions(chosen, current_user)
+        rejected = review.reject([s.id for s in chosen], current_user)
         db.session.commit()
         flash(f"Rejected {len(rejected)} suggestion(s).", "info")
         return redirect(url_for("cultures.show", culture_id=culture.id, _anchor="enrichment"))
-    reconfirmed = [s.field for s in chosen_suggestions(culture, request.form.getlist("reconfirm"))]
-    result = apply_to_culture(culture, chosen, current_user, reconfirmed)
+    reconfirmed = [s.id for s in chosen_suggestions(culture, request.form.getlist("reconfirm"))]
+    result = review.apply([s.id for s in chosen], current_user, reconfirmed)
     db.session.commit()
     if result.applied:
-        flash(f"Applied {len(result.applied)} field(s): {named(result.applied)}.", "success")
+        applied = result.applied_fields
+        flash(f"Applied {len(applied)} field(s): {named(applied)}.", "success")
     for refusal in result.refused:
         flash(f"Not applied — {named([refusal.field])}: {refusal.message}", "error")
     if result.refused:
@@ -320,7 +317,11 @@ def decide_suggestions(culture_id: int):
 @require_role(Role.reviewer)
 def undo(culture_id: int, group: str):
     culture = culture_or_404(culture_id)
-    result = undo_on_culture(culture, group, current_user)
+    if review.group_targets(group) - {(TARGET, culture.id)}:
+        # An apply that changed other records too is not this culture's to undo.
+        flash("There was nothing to undo.", "warning")
+        return redirect(url_for("cultures.show", culture_id=culture.id))
+    result = review.undo(group, current_user)
     db.session.commit()
     if result.changed_since:
         flash(
@@ -511,27 +512,33 @@ def api_enrich(culture_id: int):
 @api.post("/<int:culture_id>/apply")
 @require_role(Role.reviewer)
 def api_apply(culture_id: int):
+    """Kept for clients of the first API: POST /api/v1/runs/<id>/apply is the one apply.
+    Takes {"run_id", "fields", "reconfirm": [fields]}."""
     culture = culture_or_404(culture_id)
     body = json_body()
-    fields = set(body.get("fields") or [])
+    fields = {f for f in body.get("fields") or [] if isinstance(f, str)}
+    reconfirm = {f for f in body.get("reconfirm") or [] if isinstance(f, str)}
+    run_id = body.get("run_id")
     chosen = list(
-        db.session.scalars(
-            select(Suggestion).where(
-                Suggestion.run_id == body.get("run_id"),
-                Suggestion.target_type == "culture",
+        db.session.execute(
+            select(Suggestion.id, Suggestion.field).where(
+                Suggestion.run_id == (run_id if isinstance(run_id, int) else None),
+                Suggestion.target_type == TARGET,
                 Suggestion.target_id == culture.id,
                 Suggestion.field.in_(fields),
             )
         )
     )
-    missing = fields - {s.field for s in chosen}
-    result = apply_to_culture(culture, chosen, current_user, body.get("reconfirm") or [])
+    result = review.apply(
+        [i for i, _f in chosen], current_user, [i for i, f in chosen if f in reconfirm]
+    )
     db.session.commit()
+    missing = fields - {f for _i, f in chosen}
     refused = [r.to_dict() for r in result.refused] + [
         {"field": f, "code": "no_suggestion", "message": "That run suggested nothing for it."}
         for f in sorted(missing)
     ]
-    return jsonify(applied=result.applied, refused=refused, undo_group=result.group), (
+    return jsonify(applied=result.applied_fields, refused=refused, undo_group=result.group), (
         422 if refused else 200
     )
 
@@ -559,61 +566,3 @@ def api_delete(culture_id: int):
     db.session.delete(culture_or_404(culture_id))
     db.session.commit()
     return "", 204
-
-
-@runs_api.get("/<int:run_id>/suggestions")
-def api_run_suggestions(run_id: int):
-    """Every culture of the run in the seed's shape — suggestions or not: an item that
-    suggested nothing still says why in its validation — with each suggestion's status."""
-    run = run_or_404(run_id)
-    cultures = [_run_item(run, *culture) for culture in run_cultures(run)]
-    return jsonify(run_id=run.id, status=run.status, cultures=cultures)
-
-
-def _run_item(run: Run, culture_id: int, name: str | None, mine: list[Suggestion]) -> dict:
-    key = str(culture_id)
-    summary = run.results.get(key) or {}
-    item_error = run.item_errors.get(key)
-    validation: dict[str, list] = {"warnings": [], "errors": [], "info": []}
-    entry = {
-        "culture_id": culture_id,
-        "culture": name,
-        "state": "failed" if item_error else "done" if key in run.done_items else "waiting",
-        "suggested_fields": {},
-        "evidence": {},
-        "validation": validation,
-    }
-    for s in mine:
-        entry["suggested_fields"][s.field] = {
-            "value": s.suggested_value,
-            "unit": s.unit,
-            "confidence": s.confidence,
-            "current_value": s.current_value,
-            "status": s.status,
-            "suggestion_id": s.id,
-        }
-        entry["evidence"][s.field] = s.evidence
-        validation["errors"] += s.errors
-        validation["warnings"] += s.warnings
-    for issue in summary.get("other_issues", []):
-        kind = {"error": "errors", "warning": "warnings"}.get(issue["severity"], "info")
-        validation[kind].append(issue)
-    if item_error:
-        validation["errors"].append(
-            {"code": "item_failed", "severity": "error", "field": None, "message": item_error}
-        )
-    entry["note_blocks"] = summary.get("note_blocks", [])
-    evidence = {f: [Evidence(**e) for e in items] for f, items in entry["evidence"].items()}
-    # Citations the provider made without naming a field count as sources too.
-    evidence[""] = [Evidence(**e) for e in summary.get("citations", [])]
-    entry["structured_sources"] = [
-        {
-            "title": e.title,
-            "url": e.source_url,
-            "claim_summary": e.claim_summary,
-            "retrieved_at": e.retrieved_at,
-        }
-        for e in unique_sources(evidence)
-        if not e.derived
-    ]
-    return entry

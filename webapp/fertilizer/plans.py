@@ -94,7 +94,7 @@ def start_plan_run(
         "provider": provider,
         "culture_id": culture.id if culture else None,
     }
-    target = ("culture", str(culture.id)) if culture else None
+    target = ("culture", culture.id) if culture else None
     run = enqueue_run(
         PlanRun, user, params, target=target, provider=gateway.name, model=gateway.model
     )

@@ -22,6 +22,8 @@ class RunKind(ABC):
     title: ClassVar[str]
     # The longest a single run may take before RQ stops it.
     timeout_seconds: ClassVar[int] = 24 * 3600
+    # The review target (webapp.review.targets) the run proposes values for, if any.
+    target_kind: ClassVar[str | None] = None
 
     @abstractmethod
     def plan_items(self, params: dict[str, Any]) -> list[str]:
@@ -49,6 +51,19 @@ class RunKind(ABC):
         """How many finished items failed: those with an item error, by default. A kind whose
         items record their own failures in their results counts those too."""
         return len(run.item_errors)
+
+    def target_ids(self, run: Any) -> list[int]:
+        """The records the run proposes values for, in order: its items, by default."""
+        return [int(key) for key in run.items]
+
+    def item_key(self, run: Any, target_id: int) -> str:
+        """The item that worked on a record."""
+        return str(target_id)
+
+    def item_details(self, run: Any, target: Any) -> dict[str, Any]:
+        """What else a review of one record (a webapp.review.service.RunTarget) shows from
+        the run's results."""
+        return {}
 
     @classmethod
     def path(cls) -> str:

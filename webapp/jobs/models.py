@@ -7,7 +7,7 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Numeric, String, Text
+from sqlalchemy import JSON, ForeignKey, Integer, Numeric, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.auth.models import User
@@ -38,7 +38,7 @@ class Run(db.Model):
     kind: Mapped[str] = mapped_column(String(64), index=True)
     title: Mapped[str] = mapped_column(String(200))
     target_type: Mapped[str | None] = mapped_column(String(64))
-    target_id: Mapped[str | None] = mapped_column(String(64))
+    target_id: Mapped[int | None] = mapped_column(Integer)
     mode: Mapped[str | None] = mapped_column(String(32))
     params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     requested_by_id: Mapped[int | None] = mapped_column(

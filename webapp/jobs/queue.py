@@ -95,7 +95,7 @@ def enqueue_run(
     requested_by: User | None,
     params: dict[str, Any] | None = None,
     *,
-    target: tuple[str, str] | None = None,
+    target: tuple[str, int] | None = None,
     mode: str | None = None,
     provider: str | None = None,
     model: str | None = None,

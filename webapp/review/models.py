@@ -1,4 +1,9 @@
-"""Suggestion (one proposed field value) and Change (the audit row of every field change)."""
+"""Suggestion (one proposed value of one field of one target), Finding (a check about a run's
+targets that is not one suggestion's) and Change (the audit row of every value change).
+
+A target is (target_type, target_id): a workspace's record kind, as its ReviewTarget registers
+it, and the record's integer id. A field is a name or a path inside a document (up to 255
+characters), whatever the target's field spec says."""
 
 from __future__ import annotations
 
@@ -7,12 +12,14 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Integer, String
+from sqlalchemy import JSON, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.auth.models import User
 from webapp.database import UTCDateTime, utcnow
 from webapp.extensions import db
+
+FIELD_LENGTH = 255
 
 
 def jsonable(value: Any) -> Any:
@@ -26,11 +33,17 @@ class Change(db.Model):
     id: Mapped[int] = mapped_column(primary_key=True)
     target_type: Mapped[str] = mapped_column(String(32))
     target_id: Mapped[int] = mapped_column(Integer)
-    field: Mapped[str] = mapped_column(String(64))
+    field: Mapped[str] = mapped_column(String(FIELD_LENGTH))
     old_value: Mapped[Any] = mapped_column(JSON, nullable=True)
     new_value: Mapped[Any] = mapped_column(JSON, nullable=True)
-    # manual | import | apply | undo
+    # manual | import | apply | undo | decide | plan
     source: Mapped[str] = mapped_column(String(16))
+    # The suggestion this change applied, so undoing it reopens exactly that suggestion.
+    suggestion_id: Mapped[int | None] = mapped_column(
+        ForeignKey("suggestions.id", ondelete="SET NULL"), index=True
+    )
+    # A reviewer's words with a decision (a verdict on a requirement), shown in the history.
+    comment: Mapped[str | None] = mapped_column(Text)
     # The changes made by one save or one apply share a group, so they can be undone together.
     apply_group: Mapped[str] = mapped_column(String(32), index=True)
     run_id: Mapped[int | None] = mapped_column(ForeignKey("runs.id", ondelete="SET NULL"))
@@ -61,7 +74,7 @@ class Suggestion(db.Model):
     )
     target_type: Mapped[str] = mapped_column(String(32))
     target_id: Mapped[int] = mapped_column(Integer)
-    field: Mapped[str] = mapped_column(String(64))
+    field: Mapped[str] = mapped_column(String(FIELD_LENGTH))
     current_value: Mapped[Any] = mapped_column(JSON, nullable=True)
     suggested_value: Mapped[Any] = mapped_column(JSON, nullable=True)
     unit: Mapped[str | None] = mapped_column(String(32))
@@ -87,3 +100,41 @@ class Suggestion(db.Model):
     @property
     def is_valid(self) -> bool:
         return not self.errors
+
+
+class FindingStatus(StrEnum):
+    open = "open"
+    resolved = "resolved"
+    dismissed = "dismissed"
+
+
+class Finding(db.Model):
+    """What a run's checks found about one or more of its targets that is no one suggestion's:
+    an unknown crop, a value two documents disagree on. Shown with the targets it concerns."""
+
+    __tablename__ = "findings"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), index=True)
+    target_type: Mapped[str] = mapped_column(String(32))
+    # The ids of the targets it concerns (one, or several for a check across records).
+    target_ids: Mapped[list[int]] = mapped_column(JSON, default=list)
+    code: Mapped[str] = mapped_column(String(64))
+    severity: Mapped[str] = mapped_column(String(8))
+    field: Mapped[str | None] = mapped_column(String(FIELD_LENGTH))
+    message: Mapped[str] = mapped_column(Text)
+    details: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    status: Mapped[str] = mapped_column(String(16), default=FindingStatus.open)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "targets": [{"type": self.target_type, "id": i} for i in self.target_ids],
+            "code": self.code,
+            "severity": self.severity,
+            "field": self.field,
+            "message": self.message,
+            "details": self.details,
+            "status": self.status,
+        }

@@ -1,192 +1,565 @@
-"""Applying, rejecting and undoing suggestions: the server decides, whatever a form asks."""
+"""Storing, applying, rejecting, deciding and undoing suggestions for every workspace: the server
+decides, whatever a form asks. Set-based: an apply of 10,000 suggestions is a few chunked
+statements, never an ORM object per row. Services flush; the view that called them commits."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import insert, select, update
+from sqlalchemy.engine import Row
 
 from webapp.auth.models import User
 from webapp.database import utcnow
 from webapp.extensions import db
-from webapp.review.audit import new_group, record_changes
-from webapp.review.models import Change, Suggestion, SuggestionStatus, jsonable
+from webapp.jobs.models import Run
+from webapp.review.audit import new_group
+from webapp.review.models import Change, Finding, Suggestion, SuggestionStatus, jsonable
+from webapp.review.targets import Applied, Changed, ReviewTarget, target_for
+from webapp.review.vocabulary import Issue, Proposal, SuggestedValue
 
-# Writes values to the record and returns {field: (old, new)} for what changed; raises a
-# ValueError, with an `errors` mapping {field: message} if it can, when the record refuses.
-Writer = Callable[[dict[str, Any]], dict[str, tuple[Any, Any]]]
 OPEN_STATUSES = (SuggestionStatus.pending, SuggestionStatus.stale)
+REJECTABLE = (*OPEN_STATUSES, SuggestionStatus.blocked)
+# Ids per IN (…): well under SQLite's and PostgreSQL's parameter limits, and quick to compile.
+CHUNK = 500
+# Change rows go straight to the table: one executemany, no ORM bookkeeping per row.
+CHANGES = Change.__table__
+
+_COLUMNS = (
+    Suggestion.id,
+    Suggestion.run_id,
+    Suggestion.target_type,
+    Suggestion.target_id,
+    Suggestion.field,
+    Suggestion.current_value,
+    Suggestion.suggested_value,
+    Suggestion.status,
+    Suggestion.issues,
+)
 
 
 @dataclass(frozen=True)
 class Refusal:
+    """Why one suggestion was not applied: the one shape every workspace and the API use."""
+
+    suggestion: int | None
+    target_type: str
+    target_id: int
     field: str
     code: str
     message: str
 
-    def to_dict(self) -> dict[str, str]:
-        return {"field": self.field, "code": self.code, "message": self.message}
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "suggestion": self.suggestion,
+            "target": {"type": self.target_type, "id": self.target_id},
+            "field": self.field,
+            "code": self.code,
+            "message": self.message,
+        }
 
 
 @dataclass
 class ApplyResult:
-    applied: list[str] = field(default_factory=list)
+    applied: list[Applied] = field(default_factory=list)
     refused: list[Refusal] = field(default_factory=list)
     group: str | None = None
 
+    @property
+    def applied_ids(self) -> list[int]:
+        return [a.id for a in self.applied]
 
-def _decide(suggestion: Suggestion, status: SuggestionStatus, user: User | None) -> None:
-    suggestion.status = status
-    suggestion.decided_by_id = user.id if user else None
-    suggestion.decided_at = utcnow()
-
-
-def _screen(
-    suggestion: Suggestion, current: Mapping[str, Any], reconfirmed: set[str]
-) -> Refusal | None:
-    """Why this suggestion may not be applied now, or None when it may."""
-    name = suggestion.field
-    if not suggestion.is_valid:
-        suggestion.status = SuggestionStatus.blocked
-        reason = suggestion.errors[0].get("message", "it failed a plausibility rule")
-        return Refusal(name, "invalid_suggestion", f"Invalid, so it cannot be applied: {reason}")
-    if suggestion.status not in OPEN_STATUSES:
-        return Refusal(name, "not_open", f"This suggestion is already {suggestion.status}.")
-    if jsonable(current.get(name)) != suggestion.current_value and name not in reconfirmed:
-        suggestion.status = SuggestionStatus.stale
-        return Refusal(
-            name,
-            "stale_suggestion",
-            "The field changed after this suggestion was made; re-confirm it to apply it anyway.",
-        )
-    return None
+    @property
+    def applied_fields(self) -> list[str]:
+        return [a.field for a in self.applied]
 
 
-def apply_suggestions(
-    suggestions: Iterable[Suggestion],
+def chunks(ids: Sequence[int], size: int = CHUNK) -> Iterator[list[int]]:
+    for start in range(0, len(ids), size):
+        yield list(ids[start : start + size])
+
+
+def store_proposal(
+    run_id: int | None,
+    target_type: str,
+    target_id: int,
     current: Mapping[str, Any],
-    write: Writer,
-    user: User | None,
-    reconfirmed: Iterable[str] = (),
-    group: str | None = None,
-) -> ApplyResult:
-    """Apply the valid ones together, refuse the rest with reasons; audit as one group (the
-    given one, when several records are applied together)."""
-    result = ApplyResult()
-    ready: dict[str, Suggestion] = {}
-    for suggestion in suggestions:
-        refusal = _screen(suggestion, current, set(reconfirmed))
-        if refusal:
-            result.refused.append(refusal)
-        else:
-            ready[suggestion.field] = suggestion
-    changed = _write_what_the_record_accepts(ready, write, result)
-    if ready:
-        first = next(iter(ready.values()))
-        result.group = record_changes(
-            first.target_type,
-            first.target_id,
-            changed,
-            user,
-            "apply",
-            run_id=first.run_id,
-            group=group,
+    proposal: Proposal,
+) -> list[Issue]:
+    """One Suggestion per proposed field (a malformed value too: blocked, shown as text);
+    returns the issues that concern no stored suggestion, for the caller to keep as findings.
+
+    current: the record's values the proposal was made against."""
+    stored: dict[str, SuggestedValue] = {**proposal.suggested, **proposal.malformed}
+    rows = []
+    for name, suggested in stored.items():
+        invalid = name in proposal.invalid_fields
+        rows.append(
+            {
+                "run_id": run_id,
+                "target_type": target_type,
+                "target_id": target_id,
+                "field": name,
+                "current_value": jsonable(current.get(name)),
+                "suggested_value": jsonable(suggested.value),
+                "unit": suggested.unit,
+                "confidence": suggested.confidence.value if suggested.confidence else None,
+                "evidence": [e.to_dict() for e in proposal.evidence.get(name, [])],
+                "issues": [i.to_dict() for i in proposal.issues_for(name)],
+                "status": SuggestionStatus.blocked if invalid else SuggestionStatus.pending,
+            }
         )
-        for suggestion in ready.values():
-            _decide(suggestion, SuggestionStatus.applied, user)
-        result.applied = list(ready)
+    store_suggestions(rows)
+    return [i for i in proposal.issues if i.field not in stored]
+
+
+def store_suggestions(rows: Sequence[Mapping[str, Any]]) -> None:
+    """Suggestions as plain rows (Suggestion's columns), in one INSERT per chunk."""
+    for start in range(0, len(rows), CHUNK):
+        db.session.execute(insert(Suggestion), list(rows[start : start + CHUNK]))
+
+
+def store_findings(
+    run_id: int, target_type: str, target_ids: Sequence[int], issues: Iterable[Issue]
+) -> None:
+    """Issues about records rather than one suggestion, kept as the run's findings."""
+    rows = [
+        {
+            "run_id": run_id,
+            "target_type": target_type,
+            "target_ids": list(target_ids),
+            "code": i.code,
+            "severity": i.severity.value,
+            "field": i.field,
+            "message": i.message,
+            "details": i.details,
+        }
+        for i in issues
+    ]
+    if rows:
+        db.session.execute(insert(Finding), rows)
+
+
+def _load(ids: Sequence[int]) -> dict[int, Row]:
+    found: dict[int, Row] = {}
+    for chunk in chunks(sorted(set(ids))):
+        for row in db.session.execute(select(*_COLUMNS).where(Suggestion.id.in_(chunk))):
+            found[row.id] = row
+    return found
+
+
+def _evidence(ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
+    found: dict[int, list[dict[str, Any]]] = {}
+    for chunk in chunks(sorted(set(ids))):
+        query = select(Suggestion.id, Suggestion.evidence).where(Suggestion.id.in_(chunk))
+        found.update((i, evidence or []) for i, evidence in db.session.execute(query))
+    return found
+
+
+def _set_status(ids: Collection[int], status: SuggestionStatus, user: User | None) -> None:
+    decided = {"decided_by_id": user.id if user else None, "decided_at": utcnow()}
+    values = decided if status != SuggestionStatus.stale else {}
+    for chunk in chunks(list(ids)):
+        db.session.execute(
+            update(Suggestion)
+            .where(Suggestion.id.in_(chunk))
+            .values(status=status, **values)
+            .execution_options(synchronize_session=False)
+        )
+    forget(Suggestion, ids)
+
+
+def forget(model: type, ids: Collection[int]) -> None:
+    """Objects of these rows the session holds are re-read on next access: a set-based
+    statement changed them around the session."""
+    wanted = set(ids)
+    for obj in list(db.session.identity_map.values()):
+        if isinstance(obj, model) and obj.id in wanted:
+            db.session.expire(obj)
+
+
+def _errors(issues: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    return [i for i in issues or [] if i.get("severity") == "error"]
+
+
+def apply(
+    suggestion_ids: Iterable[int],
+    user: User | None,
+    reconfirm: Iterable[int] = (),
+    edits: Mapping[int, str] | None = None,
+    group: str | None = None,
+    skip_invalid: bool = False,
+) -> ApplyResult:
+    """Apply the chosen suggestions as one audited, undoable group; refuse the rest with reasons.
+
+    reconfirm: stale suggestions (their field changed since the run) to apply all the same.
+    edits: {suggestion id: text} a reviewer typed instead of the suggested value; read by the
+    target's field rules, it replaces the suggestion (and its issues) before the apply.
+    skip_invalid: leave out invalid ones without a refusal ("apply all valid")."""
+    wanted = list(dict.fromkeys(int(i) for i in suggestion_ids))
+    rows = _load(wanted)
+    result = ApplyResult(group=None)
+    refuse = result.refused.append
+    for missing in (i for i in wanted if i not in rows):
+        refuse(Refusal(missing, "", 0, "", "no_suggestion", "There is no such suggestion."))
+    rows = _apply_edits(rows, edits or {}, refuse)
+    blocked, ready = [], []
+    for row in rows.values():
+        errors = _errors(row.issues)
+        if errors and skip_invalid:
+            continue
+        if errors and row.status in (*OPEN_STATUSES, SuggestionStatus.blocked):
+            blocked.append(row.id)
+            reason = errors[0].get("message") or "it failed a plausibility rule"
+            message = f"Invalid, so it cannot be applied: {reason}"
+            refuse(_refusal(row, "invalid_suggestion", message))
+        elif row.status not in OPEN_STATUSES:
+            refuse(_refusal(row, "not_open", f"This suggestion is already {row.status}."))
+        else:
+            ready.append(row)
+    _set_status(blocked, SuggestionStatus.blocked, user)
+    by_kind: dict[str, list[Row]] = {}
+    for row in ready:
+        by_kind.setdefault(row.target_type, []).append(row)
+    group = group or new_group()
+    for kind, mine in by_kind.items():
+        _apply_kind(kind, mine, set(reconfirm), user, group, result)
+    if result.applied:
+        result.group = group
     return result
 
 
-def _refusal(name: str, exc: ValueError) -> Refusal:
-    errors: Mapping[str, str] = getattr(exc, "errors", None) or {}
-    message = errors.get(name) or next(iter(errors.values()), str(exc))
-    return Refusal(name, "invalid_value", message)
+def _refusal(row: Row, code: str, message: str) -> Refusal:
+    return Refusal(row.id, row.target_type, row.target_id, row.field, code, message)
 
 
-def _write_what_the_record_accepts(
-    ready: dict[str, Suggestion], write: Writer, result: ApplyResult
-) -> dict[str, tuple[Any, Any]]:
-    """Write all ready values at once; if the record refuses, find and drop the culprits."""
-    try:
-        return write({name: s.suggested_value for name, s in ready.items()})
-    except ValueError:
-        pass
-    # One by one, in passes: a value refused alone may fit once a field it needs (a seed rate
-    # its unit) has been written.
-    changed: dict[str, tuple[Any, Any]] = {}
-    waiting = dict(ready)
-    last_error: dict[str, ValueError] = {}
-    progress = True
-    while waiting and progress:
-        progress = False
-        for name, suggestion in list(waiting.items()):
-            try:
-                changed.update(write({name: suggestion.suggested_value}))
-            except ValueError as exc:
-                last_error[name] = exc
-            else:
-                waiting.pop(name)
-                progress = True
-    for name in waiting:
-        result.refused.append(_refusal(name, last_error[name]))
-        ready.pop(name)
-    return changed
+def _apply_edits(rows: dict[int, Row], edits: Mapping[int, str], refuse) -> dict[int, Row]:
+    """Read each edited value through its target's rules; an edited suggestion is the
+    reviewer's value, without the issues the model's value had."""
+    changed = False
+    for suggestion_id, text in edits.items():
+        row = rows.get(suggestion_id)
+        if row is None or text is None or str(text).strip() == "":
+            continue
+        if row.status not in (*OPEN_STATUSES, SuggestionStatus.blocked):
+            continue
+        target = target_for(row.target_type)
+        try:
+            value = target.parse(row.field, str(text)) if target else text
+        except ValueError as exc:
+            refuse(_refusal(row, "invalid_value", str(exc)))
+            rows.pop(suggestion_id)
+            continue
+        db.session.execute(
+            update(Suggestion)
+            .where(Suggestion.id == suggestion_id)
+            .values(suggested_value=jsonable(value), issues=[], status=SuggestionStatus.pending)
+            .execution_options(synchronize_session=False)
+        )
+        changed = True
+    if not changed:
+        return rows
+    forget(Suggestion, list(edits))
+    return {**rows, **_load([i for i in edits if i in rows])}
 
 
-def reject_suggestions(suggestions: Iterable[Suggestion], user: User | None) -> list[str]:
-    rejected = []
-    for suggestion in suggestions:
-        if suggestion.status in (*OPEN_STATUSES, SuggestionStatus.blocked):
-            _decide(suggestion, SuggestionStatus.rejected, user)
-            rejected.append(suggestion.field)
+def _apply_kind(
+    kind: str,
+    rows: list[Row],
+    reconfirm: set[int],
+    user: User | None,
+    group: str,
+    result: ApplyResult,
+) -> None:
+    target = target_for(kind)
+    if target is None:
+        for row in rows:
+            result.refused.append(_refusal(row, "no_target", "Nothing can take this value now."))
+        return
+    current = target.current({row.target_id for row in rows})
+    stale, values, chosen = [], {}, {}
+    for row in rows:
+        present = current.get(row.target_id)
+        if present is None:
+            result.refused.append(_refusal(row, "no_target", "The record was deleted."))
+        elif (row.target_id, row.field) in chosen:
+            result.refused.append(
+                _refusal(row, "duplicate", "Another chosen suggestion sets this field; pick one.")
+            )
+        elif jsonable(present.get(row.field)) != row.current_value and row.id not in reconfirm:
+            stale.append(row.id)
+            result.refused.append(
+                _refusal(
+                    row,
+                    "stale_suggestion",
+                    "The field changed after this suggestion was made; "
+                    "re-confirm it to apply it anyway.",
+                )
+            )
+        else:
+            chosen[(row.target_id, row.field)] = row
+            values.setdefault(row.target_id, {})[row.field] = row.suggested_value
+    _set_status(stale, SuggestionStatus.stale, user)
+    if not target.writes:
+        written = {
+            i: {f: (current[i].get(f), v) for f, v in mine.items() if current[i].get(f) != v}
+            for i, mine in values.items()
+        }
+        refused = []
+    else:
+        written, refused = target.write_many(values)
+    for problem in refused:
+        row = chosen.pop((problem.target_id, problem.field))
+        result.refused.append(_refusal(row, "invalid_value", problem.message))
+    evidence = _evidence([r.id for r in chosen.values()]) if target.uses_evidence else {}
+    applied = [
+        Applied(r.id, r.target_id, r.field, r.suggested_value, evidence.get(r.id, []), r.run_id)
+        for r in chosen.values()
+    ]
+    changes = _change_rows(kind, applied, written, user, group)
+    by_target: dict[int, list[Applied]] = {}
+    for item in applied:
+        by_target.setdefault(item.target_id, []).append(item)
+    for target_id, mine in by_target.items():
+        more = target.after_apply(target_id, mine, user)
+        changes += change_rows(kind, target_id, more, user, "apply", group, run_id=mine[0].run_id)
+    for start in range(0, len(changes), CHUNK):
+        db.session.execute(CHANGES.insert(), changes[start : start + CHUNK])
+    _set_status([a.id for a in applied], SuggestionStatus.applied, user)
+    result.applied += applied
+
+
+def _change_rows(
+    kind: str,
+    applied: Sequence[Applied],
+    written: Mapping[int, Changed],
+    user: User | None,
+    group: str,
+) -> list[dict[str, Any]]:
+    rows = []
+    for item in applied:
+        change = written.get(item.target_id, {}).get(item.field)
+        if change is None:
+            continue  # the record already held this value
+        row = _change(item.target_id, item.field, change, user, "apply", group, item.run_id)
+        rows.append(row | {"target_type": kind, "suggestion_id": item.id})
+    return rows
+
+
+def _change(
+    target_id: int,
+    name: str,
+    change: tuple[Any, Any],
+    user: User | None,
+    source: str,
+    group: str,
+    run_id: int | None,
+    comment: str | None = None,
+) -> dict[str, Any]:
+    old, new = change
+    return {
+        "target_id": target_id,
+        "field": name,
+        "old_value": jsonable(old),
+        "new_value": jsonable(new),
+        "source": source,
+        "apply_group": group,
+        "run_id": run_id,
+        "user_id": user.id if user else None,
+        "at": utcnow(),
+        "comment": comment,
+        "suggestion_id": None,
+    }
+
+
+def change_rows(
+    kind: str,
+    target_id: int,
+    changed: Mapping[str, tuple[Any, Any]],
+    user: User | None,
+    source: str,
+    group: str,
+    run_id: int | None = None,
+    comment: str | None = None,
+) -> list[dict[str, Any]]:
+    """Change rows (for one INSERT) of one record's changed fields."""
+    return [
+        _change(target_id, name, pair, user, source, group, run_id, comment) | {"target_type": kind}
+        for name, pair in changed.items()
+    ]
+
+
+def reject(suggestion_ids: Iterable[int], user: User | None) -> list[int]:
+    """Reject the open (or invalid) ones among these; returns the ids rejected."""
+    ids = list(dict.fromkeys(int(i) for i in suggestion_ids))
+    rejected: list[int] = []
+    for chunk in chunks(ids):
+        rejected += db.session.scalars(
+            select(Suggestion.id).where(
+                Suggestion.id.in_(chunk), Suggestion.status.in_([s.value for s in REJECTABLE])
+            )
+        )
+    _set_status(rejected, SuggestionStatus.rejected, user)
     return rejected
+
+
+def decide(
+    target: ReviewTarget,
+    target_id: int,
+    name: str,
+    verdict: Any,
+    comment: str,
+    user: User | None,
+    suggestion_id: int | None = None,
+    run_id: int | None = None,
+) -> str:
+    """A reviewer's verdict on one field of a target that writes nothing, with their words;
+    recorded in the audit trail (undoable like an apply). The suggestion it answers, if any, is
+    applied when the verdict agrees with it and rejected when it does not. Returns the group."""
+    if target.writes:
+        raise ValueError(f"{target.label} values are applied, not decided.")
+    old = target.current([target_id]).get(target_id, {}).get(name)
+    group = new_group()
+    row = _change(target_id, name, (old, verdict), user, "decide", group, run_id, comment)
+    db.session.execute(
+        insert(Change), [row | {"target_type": target.kind, "suggestion_id": suggestion_id}]
+    )
+    if suggestion_id is not None:
+        suggested = db.session.scalar(
+            select(Suggestion.suggested_value).where(Suggestion.id == suggestion_id)
+        )
+        agrees = suggested == jsonable(verdict)
+        status = SuggestionStatus.applied if agrees else SuggestionStatus.rejected
+        _set_status([suggestion_id], status, user)
+    return group
 
 
 @dataclass
 class UndoResult:
     restored: list[str] = field(default_factory=list)
     changed_since: list[str] = field(default_factory=list)
+    group: str | None = None
 
 
-def undo_group(
-    group: str,
-    current_of: Callable[[int], Mapping[str, Any]],
-    write_of: Callable[[int], Writer],
-    user: User | None,
-) -> UndoResult:
-    """Restore the old values of one apply — across every record it changed — only if none
-    of its fields changed since. current_of and write_of give a record's values and writer
-    by its id."""
-    changes = list(db.session.scalars(select(Change).where(Change.apply_group == group)))
+def group_targets(group: str) -> set[tuple[str, int]]:
+    """The records one group changed, as (kind, id)."""
+    query = (
+        select(Change.target_type, Change.target_id).where(Change.apply_group == group).distinct()
+    )
+    return {(kind, target_id) for kind, target_id in db.session.execute(query)}
+
+
+def undo(group: str, user: User | None) -> UndoResult:
+    """Restore the old values of one group — across every record it changed — only if none of
+    them changed since; the suggestions it applied are open again."""
+    query = (
+        select(
+            Change.target_type,
+            Change.target_id,
+            Change.field,
+            Change.old_value,
+            Change.new_value,
+            Change.run_id,
+        )
+        .where(Change.apply_group == group)
+        .order_by(Change.id)
+    )
+    # Per field, the value before the group's first change and after its last.
+    first: dict[tuple[str, int, str], Any] = {}
+    last: dict[tuple[str, int, str], Any] = {}
+    run_id = None
+    for kind, target_id, name, old, new, run in db.session.execute(query):
+        first.setdefault((kind, target_id, name), old)
+        last[(kind, target_id, name)] = new
+        run_id = run_id or run
     result = UndoResult()
-    by_target: dict[int, list[Change]] = {}
-    for change in changes:
-        by_target.setdefault(change.target_id, []).append(change)
-    for target_id, mine in by_target.items():
-        current = current_of(target_id)
-        result.changed_since += [
-            c.field for c in mine if jsonable(current.get(c.field)) != c.new_value
-        ]
-    if result.changed_since or not changes:
+    if not last:
         return result
-    undo = new_group()
-    first = changes[0]
-    for target_id, mine in by_target.items():
-        changed = write_of(target_id)({c.field: c.old_value for c in mine})
-        record_changes(
-            first.target_type, target_id, changed, user, "undo", run_id=first.run_id, group=undo
-        )
-        applied = select(Suggestion).where(
-            Suggestion.target_type == first.target_type,
-            Suggestion.target_id == target_id,
-            Suggestion.run_id == first.run_id,
-            Suggestion.field.in_([c.field for c in mine]),
-            Suggestion.status == SuggestionStatus.applied,
-        )
-        for suggestion in db.session.scalars(applied):
-            suggestion.status = SuggestionStatus.pending
-    result.restored = [c.field for c in changes]
+    targets: dict[str, ReviewTarget] = {}
+    current: dict[tuple[str, int], dict[str, Any]] = {}
+    for kind in {k for k, _i, _f in last}:
+        target = target_for(kind)
+        if target is None:
+            result.changed_since += [f for k, _i, f in last if k == kind]
+            continue
+        targets[kind] = target
+        ids = {i for k, i, _f in last if k == kind}
+        current.update({(kind, i): v for i, v in target.current(ids).items()})
+    for (kind, target_id, name), new in last.items():
+        present = current.get((kind, target_id))
+        if kind in targets and (present is None or jsonable(present.get(name)) != new):
+            result.changed_since.append(name)
+    if result.changed_since:
+        return result
+    undo_group = new_group()
+    changes: list[dict[str, Any]] = []
+    for kind, target in targets.items():
+        values: dict[int, dict[str, Any]] = {}
+        for (k, target_id, name), old in first.items():
+            if k == kind:
+                values.setdefault(target_id, {})[name] = old
+        if target.writes:
+            written, refused = target.write_many(values)
+            result.changed_since += [p.field for p in refused]
+        else:
+            written = {
+                i: {f: (current[(kind, i)].get(f), v) for f, v in mine.items()}
+                for i, mine in values.items()
+            }
+        for target_id, changed in written.items():
+            changes += change_rows(kind, target_id, changed, user, "undo", undo_group, run_id)
+    for start in range(0, len(changes), CHUNK):
+        db.session.execute(CHANGES.insert(), changes[start : start + CHUNK])
+    reopened = select(Change.suggestion_id).where(
+        Change.apply_group == group, Change.suggestion_id.is_not(None)
+    )
+    db.session.execute(
+        update(Suggestion)
+        .where(Suggestion.id.in_(reopened), Suggestion.status == SuggestionStatus.applied)
+        .values(status=SuggestionStatus.pending, decided_by_id=None, decided_at=None)
+        .execution_options(synchronize_session=False)
+    )
+    _forget_all(Suggestion)
+    result.restored = [name for _k, _i, name in first]
+    result.group = undo_group
     return result
+
+
+def _forget_all(model: type) -> None:
+    for obj in list(db.session.identity_map.values()):
+        if isinstance(obj, model):
+            db.session.expire(obj)
+
+
+@dataclass
+class RunTarget:
+    """One record a run worked on, with what it proposed and found for it."""
+
+    id: int
+    name: str | None  # None once the record is deleted
+    suggestions: list[Suggestion]
+    findings: list[Finding]
+
+
+def run_targets(run: Run, target: ReviewTarget, ids: Sequence[int]) -> list[RunTarget]:
+    """Every record of a run (ids, in order) — those it suggested nothing for too — in three
+    queries whatever the run's size."""
+    suggestions: dict[int, list[Suggestion]] = {}
+    query = select(Suggestion).where(Suggestion.run_id == run.id).order_by(Suggestion.id)
+    for suggestion in db.session.scalars(query):
+        suggestions.setdefault(suggestion.target_id, []).append(suggestion)
+    findings: dict[int, list[Finding]] = {}
+    for finding in db.session.scalars(
+        select(Finding).where(Finding.run_id == run.id).order_by(Finding.id)
+    ):
+        for target_id in finding.target_ids:
+            findings.setdefault(target_id, []).append(finding)
+    names = target.names(ids)
+    return [RunTarget(i, names.get(i), suggestions.get(i, []), findings.get(i, [])) for i in ids]
+
+
+def findings_for(run: Run, target_type: str, target_id: int) -> list[Finding]:
+    query = select(Finding).where(Finding.run_id == run.id, Finding.target_type == target_type)
+    return [f for f in db.session.scalars(query.order_by(Finding.id)) if target_id in f.target_ids]

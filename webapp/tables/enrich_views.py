@@ -97,7 +97,7 @@ def enrichment_run(table_id: int, run_id: int):
 
 
 @bp.post("/<int:table_id>/runs/<int:run_id>/apply")
-@require_role(Role.editor)
+@require_role(Role.reviewer)
 def apply(table_id: int, run_id: int):
     table = table_or_404(table_id)
     run = enrichment_run_or_404(run_id, table)
@@ -113,6 +113,7 @@ def apply(table_id: int, run_id: int):
         flash("Choose the rows to apply.", "warning")
         return redirect(url_for("tables.enrichment_run", table_id=table.id, run_id=run.id))
     result = apply_rows(run, chosen, current_user, {i: edits[i] for i in chosen if i in edits})
+    db.session.commit()
     if result.applied:
         flash(f"Applied {len(result.applied)} row(s).", "success")
     for refusal in result.refused:
@@ -128,12 +129,13 @@ def apply(table_id: int, run_id: int):
 
 
 @bp.post("/<int:table_id>/undo/<group>")
-@require_role(Role.editor)
+@require_role(Role.reviewer)
 def undo(table_id: int, group: str):
     table = table_or_404(table_id)
     if not EmptyForm().validate_on_submit():
         abort(400, description="The form expired; reload the page and undo again.")
     changed_since = undo_table_apply(table, group, current_user)
+    db.session.commit()
     if changed_since is None:
         abort(404, description="There is no such apply on this table.")
     if changed_since:
@@ -186,19 +188,6 @@ def api_enrich(table_id: int):
 def api_proposal(run_id: int):
     run = enrichment_run_or_404(run_id)
     return jsonify(status=run.status, **proposal(run))
-
-
-@runs_api.post("/<int:run_id>/apply")
-@require_role(Role.editor)
-def api_apply(run_id: int):
-    run = enrichment_run_or_404(run_id)
-    body = json_body()
-    row_ids = body.get("row_ids")
-    if not (is_id_list(row_ids) and row_ids):
-        return api_error(422, "bad_request_body", "row_ids must be a non-empty list of row ids.")
-    result = apply_rows(run, row_ids, current_user)
-    body = {"applied": result.applied, "refused": result.refused, "undo_group": result.group}
-    return jsonify(body), (422 if result.refused else 200)
 
 
 @bp.context_processor

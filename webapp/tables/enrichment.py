@@ -6,12 +6,12 @@ the run itself."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import current_app
-from sqlalchemy import insert, select
+from flask import current_app, url_for
+from sqlalchemy import bindparam, insert, select, update
 
 from webapp.ai import Usage
 from webapp.ai.client import StructuredClient
@@ -23,9 +23,10 @@ from webapp.jobs.models import Run
 from webapp.jobs.queue import enqueue_run
 from webapp.jobs.runner import add_usage, report_stage
 from webapp.library.search import sync_reference_passages
-from webapp.review.audit import new_group, record_changes
-from webapp.review.models import Change, Suggestion, SuggestionStatus, jsonable
-from webapp.review.service import undo_group
+from webapp.review import service as review
+from webapp.review.models import Suggestion, SuggestionStatus, jsonable
+from webapp.review.service import CHUNK, chunks, store_suggestions
+from webapp.review.targets import Changed, ReviewTarget, WriteRefused, register_target
 from webapp.tables.cells import CellInvalid, parse_cell
 from webapp.tables.coerce import coerce_value
 from webapp.tables.models import ROW_TARGET, DataTable, ResearchLogEntry, TableColumn, TableRow
@@ -164,6 +165,7 @@ def work_on_row(
 class TableEnrichment(RunKind):
     name = "table_enrichment"
     title = "Table enrichment"
+    target_kind = ROW_TARGET
 
     def __init__(self) -> None:
         self._snapshot: RowsSnapshot | None = None
@@ -260,8 +262,7 @@ class TableEnrichment(RunKind):
                 )
         if log_rows:
             db.session.execute(insert(ResearchLogEntry), log_rows)
-        if suggestions:
-            db.session.execute(insert(Suggestion), suggestions)
+        store_suggestions(suggestions)
         counts = dict(run.results or {})
         for entry in results.values():
             counts[entry["status"]] = counts.get(entry["status"], 0) + 1
@@ -345,7 +346,7 @@ def start_enrichment(
         TableEnrichment,
         user,
         run_params,
-        target=("table", str(table.id)),
+        target=("table", table.id),
         mode=strategy.name,
         provider=provider,
         model=current_app.config["FURROW"].openai_model if provider == "openai" else None,
@@ -395,6 +396,99 @@ def proposal(run: Run) -> dict[str, Any]:
     }
 
 
+def with_values(cells: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    """New cells with values set; an empty cell is a missing key, never a stored null."""
+    merged = {**cells, **values}
+    return {key: value for key, value in merged.items() if value is not None}
+
+
+class TableRowTarget(ReviewTarget):
+    """Table rows as the review core sees them: a field is a column key, a value is read as the
+    column's type, and many rows are written in one UPDATE per chunk."""
+
+    kind = ROW_TARGET
+    label = "Row"
+
+    def _rows(self, ids: Collection[int]) -> dict[int, tuple[int, dict[str, Any]]]:
+        rows: dict[int, tuple[int, dict[str, Any]]] = {}
+        for chunk in chunks(sorted(ids)):
+            query = select(TableRow.id, TableRow.table_id, TableRow.cells).where(
+                TableRow.id.in_(chunk)
+            )
+            for row_id, table_id, cells in db.session.execute(query):
+                rows[row_id] = (table_id, cells or {})
+        return rows
+
+    def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
+        return {row_id: cells for row_id, (_t, cells) in self._rows(ids).items()}
+
+    def write_many(
+        self, values: Mapping[int, Mapping[str, Any]]
+    ) -> tuple[dict[int, Changed], list[WriteRefused]]:
+        rows = self._rows(values)
+        tables = {table_id for table_id, _cells in rows.values()}
+        columns = {
+            (c.table_id, c.key): c
+            for c in db.session.scalars(select(TableColumn).where(TableColumn.table_id.in_(tables)))
+        }
+        changed: dict[int, Changed] = {}
+        refused: list[WriteRefused] = []
+        updates = []
+        for row_id, mine in values.items():
+            table_id, cells = rows.get(row_id, (None, {}))
+            accepted: dict[str, Any] = {}
+            for key, raw in mine.items():
+                column = columns.get((table_id, key))
+                if column is None:
+                    refused.append(WriteRefused(row_id, key, "The row or its column was deleted."))
+                    continue
+                try:
+                    accepted[key] = (
+                        None if raw is None else parse_cell(column.type, raw, column.options)
+                    )
+                except CellInvalid as exc:
+                    refused.append(WriteRefused(row_id, key, str(exc)))
+            diff = {
+                k: (cells.get(k), v)
+                for k, v in accepted.items()
+                if jsonable(cells.get(k)) != jsonable(v)
+            }
+            if diff:
+                changed[row_id] = diff
+                updates.append({"row_id": row_id, "new_cells": with_values(cells, accepted)})
+        # One executemany per chunk straight to the table (no ORM bookkeeping per row).
+        rows_table = TableRow.__table__
+        statement = (
+            rows_table.update()
+            .where(rows_table.c.id == bindparam("row_id"))
+            .values(cells=bindparam("new_cells"), updated_at=utcnow())
+        )
+        for start in range(0, len(updates), CHUNK):
+            db.session.execute(statement, updates[start : start + CHUNK])
+        review.forget(TableRow, values)
+        _touch_tables(tables)
+        return changed, refused
+
+    def names(self, ids: Collection[int]) -> dict[int, str]:
+        return {row_id: f"Row {row_id}" for row_id in self._rows(ids)}
+
+    def url(self, target_id: int) -> str | None:
+        table_id = db.session.scalar(select(TableRow.table_id).where(TableRow.id == target_id))
+        return (
+            url_for("tables.row_history", table_id=table_id, row_id=target_id) if table_id else None
+        )
+
+
+def _touch_tables(ids: Collection[int]) -> None:
+    if ids:
+        db.session.execute(
+            update(DataTable).where(DataTable.id.in_(list(ids))).values(updated_at=utcnow())
+        )
+
+
+ROWS = register_target(TableRowTarget())
+
+
 @dataclass
 class TableApply:
     applied: list[int] = field(default_factory=list)
@@ -402,104 +496,40 @@ class TableApply:
     group: str | None = None
 
 
-def with_values(cells: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
-    """New cells with values set; an empty cell is a missing key, never a stored null."""
-    merged = {**cells, **values}
-    return {key: value for key, value in merged.items() if value is not None}
-
-
-def _row_writer(row: TableRow, column: TableColumn):
-    def write(values: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-        old = row.value(column)
-        new = values[column.key]
-        if jsonable(old) == jsonable(new):
-            return {}
-        row.cells = with_values(row.cells or {}, {column.key: new})
-        return {column.key: (old, new)}
-
-    return write
-
-
 def apply_rows(
     run: Run, row_ids: Iterable[int], user: User, edits: Mapping[int, str] | None = None
 ) -> TableApply:
-    """Apply the chosen rows' values as one audited, undoable group. A row whose value was
-    edited in the review is checked as typed input; an invalid row is refused until edited."""
-    column = db.session.get(TableColumn, run.params["column_id"])
-    result = TableApply()
-    if column is None:
-        result.refused = [
-            {"row_id": i, "code": "no_column", "message": "The column was deleted."}
-            for i in row_ids
-        ]
-        return result
+    """The rows' suggestions through the review core, answered by row (the table pages' and
+    the first API's shape). An invalid row is refused until its value is edited."""
     row_ids = [int(i) for i in row_ids]
-    suggestions = row_suggestions(run)
-    rows = {
-        r.id: r
-        for r in db.session.scalars(
-            select(TableRow).where(TableRow.table_id == column.table_id, TableRow.id.in_(row_ids))
+    suggestions = {
+        row_id: suggestion_id
+        for row_id, suggestion_id in db.session.execute(
+            select(Suggestion.target_id, Suggestion.id).where(
+                Suggestion.run_id == run.id, Suggestion.target_type == ROW_TARGET
+            )
         )
     }
-    group = new_group()
+    result = TableApply()
     for row_id in row_ids:
-        suggestion, row = suggestions.get(row_id), rows.get(row_id)
-        refusal = _refusal(row_id, suggestion, row, column, (edits or {}).get(row_id))
-        if refusal:
-            result.refused.append(refusal)
-            continue
-        changed = _row_writer(row, column)({column.key: suggestion.suggested_value})
-        record_changes(ROW_TARGET, row.id, changed, user, "apply", run_id=run.id, group=group)
-        suggestion.status = SuggestionStatus.applied
-        suggestion.decided_by_id = user.id
-        suggestion.decided_at = utcnow()
-        result.applied.append(row_id)
-    result.group = group if result.applied else None
-    db.session.commit()
+        if row_id not in suggestions:
+            result.refused.append(
+                {"row_id": row_id, "code": "no_suggestion",
+                 "message": "The run proposed nothing for this row."}
+            )  # fmt: skip
+    chosen = [suggestions[i] for i in row_ids if i in suggestions]
+    edited = {suggestions[i]: v for i, v in (edits or {}).items() if i in suggestions}
+    applied = review.apply(chosen, user, edits=edited)
+    result.applied = [a.target_id for a in applied.applied]
+    result.refused += [{"row_id": r.target_id, **r.to_dict()} for r in applied.refused]
+    result.group = applied.group
     return result
-
-
-def _refusal(row_id, suggestion, row, column, edited: str | None) -> dict[str, Any] | None:
-    def refuse(code: str, message: str) -> dict[str, Any]:
-        return {"row_id": row_id, "code": code, "message": message}
-
-    if row is None:
-        return refuse("no_row", "The row was deleted.")
-    if suggestion is None:
-        return refuse("no_suggestion", "The run proposed nothing for this row.")
-    if suggestion.status not in (
-        SuggestionStatus.pending,
-        SuggestionStatus.stale,
-        SuggestionStatus.blocked,
-    ):
-        return refuse("not_open", f"This row's value is already {suggestion.status}.")
-    if edited is not None and edited.strip() != "":
-        try:
-            suggestion.suggested_value = parse_cell(column.type, edited, column.options)
-        except CellInvalid as exc:
-            return refuse("invalid_value", str(exc))
-        suggestion.issues = []
-        suggestion.status = SuggestionStatus.pending
-    if not suggestion.is_valid:
-        message = suggestion.errors[0].get("message", "Not a valid value.")
-        return refuse("invalid_suggestion", f"Edit the value before applying it: {message}")
-    try:
-        suggestion.suggested_value = parse_cell(
-            column.type, suggestion.suggested_value, column.options
-        )
-    except CellInvalid as exc:
-        return refuse("invalid_value", str(exc))
-    if jsonable(row.value(column)) != suggestion.current_value:
-        return refuse("stale_suggestion", "The cell changed after the run; it was not applied.")
-    return None
 
 
 def undo_table_apply(table: DataTable, group: str, user: User) -> list[str] | None:
     """Undo one apply across its rows: the cells changed since (then nothing is undone), or
     None when the group is not an apply to this table's rows."""
-    targets = db.session.execute(
-        select(Change.target_type, Change.target_id).where(Change.apply_group == group).distinct()
-    ).all()
+    targets = review.group_targets(group)
     row_ids = {target_id for kind, target_id in targets if kind == ROW_TARGET}
     owned = set(
         db.session.scalars(
@@ -508,27 +538,4 @@ def undo_table_apply(table: DataTable, group: str, user: User) -> list[str] | No
     )
     if not targets or len(row_ids) != len(targets) or owned != row_ids:
         return None
-    rows: dict[int, TableRow] = {}
-
-    def row_of(row_id: int) -> TableRow:
-        if row_id not in rows:
-            rows[row_id] = db.session.get(TableRow, row_id)
-        return rows[row_id]
-
-    def current_of(row_id: int) -> dict[str, Any]:
-        row = row_of(row_id)
-        return dict(row.cells or {}) if row else {}
-
-    def write_of(row_id: int):
-        row = row_of(row_id)
-
-        def write(values: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-            old = dict(row.cells or {})
-            row.cells = with_values(old, values)
-            return {k: (old.get(k), v) for k, v in values.items() if old.get(k) != v}
-
-        return write
-
-    result = undo_group(group, current_of, write_of, user)
-    db.session.commit()
-    return result.changed_since
+    return review.undo(group, user).changed_since

@@ -1,15 +1,15 @@
-"""Apply, reject and undo against a real culture and the audit trail."""
+"""Cultures as a review target: apply, reject and undo through the review core against a real
+culture and the audit trail."""
 
 from decimal import Decimal
 
 import pytest
 
 from webapp.cultures.catalog import update_culture, values_of
-from webapp.cultures.enrichment import culture_writer
 from webapp.cultures.models import Culture
 from webapp.extensions import db
+from webapp.review import service
 from webapp.review.models import Change, Suggestion, SuggestionStatus
-from webapp.review.service import apply_suggestions, reject_suggestions, undo_group
 
 ERROR = {
     "code": "yield_per_sqm_impossible",
@@ -42,9 +42,8 @@ def suggest(culture, field, value, issues=(), current="same"):
 
 
 def apply(culture, suggestions, user=None, reconfirmed=()):
-    return apply_suggestions(
-        suggestions, values_of(culture), culture_writer(culture), user, reconfirmed
-    )
+    reconfirm = [s.id for s in suggestions if s.field in reconfirmed]
+    return service.apply([s.id for s in suggestions], user, reconfirm)
 
 
 def test_valid_suggestions_apply_and_invalid_ones_are_refused_in_the_same_request(
@@ -54,7 +53,7 @@ def test_valid_suggestions_apply_and_invalid_ones_are_refused_in_the_same_reques
     spacing = suggest(culture, "distance_within_row_cm", 5.0)
     bad_yield = suggest(culture, "expected_yield", 150.0, issues=[ERROR])
     result = apply(culture, [spacing, bad_yield], user)
-    assert result.applied == ["distance_within_row_cm"]
+    assert result.applied_fields == ["distance_within_row_cm"]
     assert [r.code for r in result.refused] == ["invalid_suggestion"]
     assert culture.distance_within_row_cm == 5.0 and culture.expected_yield is None
     assert spacing.status == SuggestionStatus.applied and spacing.decided_by_id == user.id
@@ -74,15 +73,17 @@ def test_a_stale_suggestion_needs_a_reconfirm(culture):
     assert [r.code for r in result.refused] == ["stale_suggestion"]
     assert stale.status == SuggestionStatus.stale and culture.row_spacing_cm == 30.0
     again = apply(culture, [stale], reconfirmed=["row_spacing_cm"])
-    assert again.applied == ["row_spacing_cm"] and culture.row_spacing_cm == 25.0
+    assert again.applied_fields == ["row_spacing_cm"] and culture.row_spacing_cm == 25.0
 
 
 def test_the_record_refusing_a_combination_refuses_only_the_fields_it_names(culture):
     rate = suggest(culture, "seed_rate_value", 2.0)  # no unit suggested or stored
     depth = suggest(culture, "sowing_depth_cm", 1.5)
     result = apply(culture, [rate, depth])
-    assert result.applied == ["sowing_depth_cm"]
+    assert result.applied_fields == ["sowing_depth_cm"]
     assert result.refused[0].to_dict() == {
+        "suggestion": rate.id,
+        "target": {"type": "culture", "id": culture.id},
         "field": "seed_rate_value",
         "code": "invalid_value",
         "message": "A seed rate needs its unit.",
@@ -94,7 +95,7 @@ def test_an_applied_or_rejected_suggestion_is_not_applied_again(culture):
     apply(culture, [once])
     assert [r.code for r in apply(culture, [once]).refused] == ["not_open"]
     other = suggest(culture, "row_spacing_cm", 40.0)
-    assert reject_suggestions([other], None) == ["row_spacing_cm"]
+    assert service.reject([other.id], None) == [other.id]
     assert other.status == SuggestionStatus.rejected
 
 
@@ -103,9 +104,7 @@ def test_undo_restores_an_apply_while_nothing_changed_since(culture):
     method = suggest(culture, "harvest_method", "per_sqm")
     result = apply(culture, [yield_, method])
     assert culture.expected_yield == Decimal("4.25")
-    undone = undo_group(
-        result.group, lambda _id: values_of(culture), lambda _id: culture_writer(culture), None
-    )
+    undone = service.undo(result.group, None)
     assert sorted(undone.restored) == ["expected_yield", "harvest_method"]
     assert culture.expected_yield is None and culture.harvest_method is None
     assert yield_.status == SuggestionStatus.pending
@@ -115,9 +114,7 @@ def test_undo_restores_an_apply_while_nothing_changed_since(culture):
 def test_undo_does_nothing_and_says_which_fields_changed_since(culture):
     result = apply(culture, [suggest(culture, "sowing_depth_cm", 2.0)])
     update_culture(culture, {"sowing_depth_cm": 3.0})
-    undone = undo_group(
-        result.group, lambda _id: values_of(culture), lambda _id: culture_writer(culture), None
-    )
+    undone = service.undo(result.group, None)
     assert undone.changed_since == ["sowing_depth_cm"] and undone.restored == []
     assert culture.sowing_depth_cm == 3.0
 
@@ -127,7 +124,7 @@ def test_values_that_need_each_other_apply_together_even_beside_a_refused_one(cu
     unit = suggest(culture, "seed_rate_unit", "g_per_m2")
     bad = suggest(culture, "row_spacing_cm", -4.0)
     result = apply(culture, [rate, unit, bad])
-    assert sorted(result.applied) == ["seed_rate_unit", "seed_rate_value"]
+    assert sorted(result.applied_fields) == ["seed_rate_unit", "seed_rate_value"]
     assert [(r.field, r.message) for r in result.refused] == [
         ("row_spacing_cm", "Must not be negative.")
     ]

@@ -1,0 +1,234 @@
+"""The review core on its own: a small target of the tests' own (values in a dict, a rule that
+refuses negative numbers) and a decision target that writes nothing, through the service and
+the one API."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+import pytest
+
+from webapp.extensions import db
+from webapp.jobs.kinds import RunKind, register_kind
+from webapp.jobs.models import Run, RunStatus
+from webapp.review import service
+from webapp.review.models import Change, Finding, Suggestion, SuggestionStatus
+from webapp.review.targets import ReviewTarget, register_target
+from webapp.review.vocabulary import Proposal, Severity, SuggestedValue
+
+
+class Sheet(ReviewTarget):
+    """Records are dicts; a negative number is refused, as a workspace's field rule would."""
+
+    kind = "test_sheet"
+    label = "Sheet"
+
+    def __init__(self) -> None:
+        self.records: dict[int, dict[str, Any]] = {}
+
+    def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
+        return {i: dict(self.records[i]) for i in ids if i in self.records}
+
+    def write(self, target_id: int, values: Mapping[str, Any]) -> dict[str, tuple[Any, Any]]:
+        negative = {f: "Must not be negative." for f, v in values.items() if (v or 0) < 0}
+        if negative:
+            error = ValueError("refused")
+            error.errors = negative
+            raise error
+        record = self.records[target_id]
+        changed = {f: (record.get(f), v) for f, v in values.items() if record.get(f) != v}
+        record.update(values)
+        return changed
+
+    def parse(self, field: str, raw: str) -> Any:
+        return float(raw)  # ValueError for what is not a number
+
+
+class Verdicts(ReviewTarget):
+    kind = "test_requirement"
+    label = "Requirement"
+    writes = False
+
+
+SHEET = register_target(Sheet())
+VERDICTS = register_target(Verdicts())
+
+
+@register_kind
+class SheetRun(RunKind):
+    name = "test_sheet_run"
+    title = "Sheet run"
+    target_kind = Sheet.kind
+
+    def plan_items(self, params: dict[str, Any]) -> list[str]:
+        return [str(i) for i in params["ids"]]
+
+    def process_item(self, key: str, params: dict[str, Any], run_id: int) -> Any:
+        return {}
+
+
+@pytest.fixture
+def sheet(app):
+    SHEET.records = {1: {"depth": 2.0}, 2: {"depth": 5.0}}
+    run = Run(
+        kind=SheetRun.name,
+        title="t",
+        items=["1", "2"],
+        done_items=["1", "2"],
+        total=2,
+        done=2,
+        status=RunStatus.succeeded,
+    )
+    db.session.add(run)
+    db.session.commit()
+    return run
+
+
+def propose(run: Run, target_id: int, **values: Any) -> dict[str, int]:
+    proposal = Proposal(suggested={f: SuggestedValue(v) for f, v in values.items()})
+    if values.get("width", 0) > 100:
+        proposal.add("too_wide", Severity.error, "width", "Wider than any bed.")
+    proposal.add("seen_twice", Severity.warning, None, "The record appears twice.")
+    record = SHEET.records[target_id]
+    unattached = service.store_proposal(run.id, Sheet.kind, target_id, record, proposal)
+    service.store_findings(run.id, Sheet.kind, [target_id], unattached)
+    db.session.flush()
+    rows = db.session.query(Suggestion).filter_by(run_id=run.id, target_id=target_id)
+    return {s.field: s.id for s in rows}
+
+
+def status(suggestion_id: int) -> str:
+    return db.session.get(Suggestion, suggestion_id).status
+
+
+def test_apply_writes_audits_and_refuses_with_one_shape(sheet):
+    mine = propose(sheet, 1, depth=3.0, width=150, height=-1)
+    result = service.apply(mine.values(), None)
+    assert result.applied_fields == ["depth"] and SHEET.records[1]["depth"] == 3.0
+    assert {r.to_dict()["field"]: r.to_dict()["code"] for r in result.refused} == {
+        "width": "invalid_suggestion",
+        "height": "invalid_value",
+    }
+    assert result.refused[-1].to_dict() == {
+        "suggestion": mine["height"],
+        "target": {"type": "test_sheet", "id": 1},
+        "field": "height",
+        "code": "invalid_value",
+        "message": "Must not be negative.",
+    }
+    assert status(mine["depth"]) == SuggestionStatus.applied
+    assert status(mine["width"]) == SuggestionStatus.blocked
+    change = db.session.query(Change).one()
+    assert (change.field, change.old_value, change.new_value, change.suggestion_id) == (
+        "depth",
+        2.0,
+        3.0,
+        mine["depth"],
+    )
+    [finding] = db.session.query(Finding).all()
+    assert (finding.target_ids, finding.code) == ([1], "seen_twice")
+
+
+def test_stale_reconfirm_edit_reject_and_undo(sheet):
+    mine = propose(sheet, 2, depth=6.0, width=150)
+    SHEET.records[2]["depth"] = 7.0  # someone changed it after the run
+    stale = service.apply([mine["depth"]], None)
+    assert [r.code for r in stale.refused] == ["stale_suggestion"]
+    assert status(mine["depth"]) == SuggestionStatus.stale
+    edited = service.apply(
+        [mine["depth"], mine["width"]],
+        None,
+        reconfirm=[mine["depth"]],
+        edits={mine["width"]: "80"},
+    )
+    assert sorted(edited.applied_fields) == ["depth", "width"]
+    assert SHEET.records[2] == {"depth": 6.0, "width": 80.0}
+    assert service.apply([mine["depth"]], None).refused[0].code == "not_open"
+    undone = service.undo(edited.group, None)
+    assert sorted(undone.restored) == ["depth", "width"] and undone.group
+    assert SHEET.records[2] == {"depth": 7.0, "width": None}
+    assert status(mine["depth"]) == status(mine["width"]) == SuggestionStatus.pending
+    assert service.reject([mine["depth"]], None) == [mine["depth"]]
+    assert status(mine["depth"]) == SuggestionStatus.rejected
+
+
+def test_an_edit_the_field_cannot_read_is_refused_and_nothing_changes(sheet):
+    mine = propose(sheet, 1, width=150)
+    result = service.apply([mine["width"]], None, edits={mine["width"]: "wide"})
+    assert [r.code for r in result.refused] == ["invalid_value"] and result.group is None
+    assert status(mine["width"]) == SuggestionStatus.blocked
+
+
+def test_undo_refuses_when_a_value_changed_since(sheet):
+    mine = propose(sheet, 1, depth=3.0)
+    group = service.apply([mine["depth"]], None).group
+    SHEET.records[1]["depth"] = 9.0
+    assert service.undo(group, None).changed_since == ["depth"]
+    assert SHEET.records[1]["depth"] == 9.0
+
+
+def test_a_decision_writes_nothing_and_is_undone_from_the_audit_trail(app, make_user):
+    user = make_user("reviewer")
+    first = service.decide(VERDICTS, 7, "REQ-001", "met", "Page 4 shows it.", user)
+    assert VERDICTS.current([7]) == {7: {"REQ-001": "met"}}
+    second = service.decide(VERDICTS, 7, "REQ-001", "not_met", "The map is missing.", user)
+    change = db.session.query(Change).filter_by(apply_group=second).one()
+    assert (change.old_value, change.new_value, change.comment, change.source) == (
+        "met",
+        "not_met",
+        "The map is missing.",
+        "decide",
+    )
+    assert service.undo(second, user).restored == ["REQ-001"]
+    assert VERDICTS.current([7]) == {7: {"REQ-001": "met"}}
+    assert service.undo(first, user).restored == ["REQ-001"]  # the value is "met" again
+    assert VERDICTS.current([7]) == {7: {"REQ-001": None}}
+    with pytest.raises(ValueError):
+        service.decide(SHEET, 1, "depth", 1.0, "", user)
+
+
+def test_the_one_api_lists_applies_rejects_and_undoes(sheet, client_as):
+    mine = propose(sheet, 1, depth=3.0, width=150)
+    other = propose(sheet, 2, depth=4.0)
+    db.session.commit()
+    reviewer = client_as("reviewer")
+    headers = {"X-CSRFToken": reviewer.csrf_token("/")}
+    listed = reviewer.get(f"/api/v1/runs/{sheet.id}/suggestions").get_json()
+    assert [(t["id"], t["state"]) for t in listed["targets"]] == [(1, "done"), (2, "done")]
+    first = listed["targets"][0]
+    assert {s["field"]: s["id"] for s in first["suggestions"]} == mine
+    assert [f["code"] for f in first["findings"]] == ["seen_twice"]
+    assert [e["code"] for e in first["validation"]["errors"]] == ["too_wide"]
+    editor = client_as("editor")
+    forbidden = editor.post(
+        f"/api/v1/runs/{sheet.id}/apply",
+        json={"all_valid": True},
+        headers={"X-CSRFToken": editor.csrf_token("/")},
+    )
+    assert forbidden.status_code == 403
+    applied = reviewer.post(
+        f"/api/v1/runs/{sheet.id}/apply", json={"all_valid": True}, headers=headers
+    )
+    body = applied.get_json()
+    assert applied.status_code == 200
+    assert sorted(body["applied"]) == sorted([mine["depth"], other["depth"]])
+    assert SHEET.records == {1: {"depth": 3.0}, 2: {"depth": 4.0}}
+    rejected = reviewer.post(
+        f"/api/v1/runs/{sheet.id}/reject",
+        json={"suggestions": [mine["width"], 999999]},
+        headers=headers,
+    ).get_json()
+    assert rejected["rejected"] == [mine["width"]]
+    assert rejected["refused"][0]["code"] == "no_suggestion"
+    bad = reviewer.post(
+        f"/api/v1/runs/{sheet.id}/apply", json={"suggestions": "all"}, headers=headers
+    )
+    assert bad.status_code == 422 and bad.get_json()["error"]["message"]
+    undone = reviewer.post(f"/api/v1/undo/{body['undo_group']}", headers=headers)
+    assert undone.status_code == 200
+    assert SHEET.records == {1: {"depth": 2.0}, 2: {"depth": 5.0}}
+    again = reviewer.post(f"/api/v1/undo/{body['undo_group']}", headers=headers)
+    assert again.status_code == 409 and again.get_json()["error"]["code"] == "changed_since"
+    missing = reviewer.post("/api/v1/undo/nosuchgroup", headers=headers)
+    assert missing.status_code == 404

@@ -1,0 +1,158 @@
+"""What a workspace registers so its records can be reviewed: one ReviewTarget per record kind.
+
+The review service knows records only through this: their present values, how to write values
+to them (or that a decision writes nothing), their names and addresses, and their field labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+
+from webapp.auth.models import User
+from webapp.extensions import db
+from webapp.review.models import Change
+
+# {field: (old, new)} for what a write really changed.
+Changed = dict[str, tuple[Any, Any]]
+
+
+@dataclass(frozen=True)
+class Applied:
+    """One suggestion as the service applied it: plain data, no ORM object."""
+
+    id: int
+    target_id: int
+    field: str
+    value: Any
+    evidence: list[dict[str, Any]]
+    run_id: int | None
+
+
+@dataclass(frozen=True)
+class WriteRefused:
+    target_id: int
+    field: str
+    message: str
+
+
+class ReviewTarget:
+    """A kind of record suggestions are made for. Subclass it, set `kind` (stored with every
+    suggestion and change) and `label`, implement `current` and `write`, and `register_target`
+    an instance. Override `write_many` when a workspace can write many records in one statement.
+    """
+
+    kind: str = ""
+    label: str = ""
+    # False for a target whose decisions write nothing (a verdict on a requirement): its present
+    # value of a field is the last decision in the audit trail.
+    writes: bool = True
+    # True when after_apply reads the applied suggestions' evidence (loaded only then).
+    uses_evidence: bool = False
+
+    def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
+        """The present values of these records by id; a deleted record is left out."""
+        if self.writes:
+            raise NotImplementedError
+        return last_decisions(self.kind, ids)
+
+    def write(self, target_id: int, values: Mapping[str, Any]) -> Changed:
+        """Write values to one record and say what changed; raise ValueError (with an `errors`
+        mapping {field: message} when it can) if the record refuses them."""
+        raise NotImplementedError
+
+    def write_many(
+        self, values: Mapping[int, Mapping[str, Any]]
+    ) -> tuple[dict[int, Changed], list[WriteRefused]]:
+        """Write each record's values; what a record refuses is dropped with its reason and the
+        rest of that record's values are still written."""
+        changed: dict[int, Changed] = {}
+        refused: list[WriteRefused] = []
+        for target_id, mine in values.items():
+            if not self.writes:
+                changed[target_id] = dict(mine)
+                continue
+            done, problems = self._write_what_it_accepts(target_id, dict(mine))
+            changed[target_id] = done
+            refused += problems
+        return changed, refused
+
+    def _write_what_it_accepts(
+        self, target_id: int, values: dict[str, Any]
+    ) -> tuple[Changed, list[WriteRefused]]:
+        try:
+            return self.write(target_id, values), []
+        except ValueError:
+            pass
+        # One by one, in passes: a value refused alone may fit once a field it needs (a seed
+        # rate its unit) has been written.
+        changed: Changed = {}
+        waiting = dict(values)
+        last_error: dict[str, ValueError] = {}
+        progress = True
+        while waiting and progress:
+            progress = False
+            for name, value in list(waiting.items()):
+                try:
+                    changed.update(self.write(target_id, {name: value}))
+                except ValueError as exc:
+                    last_error[name] = exc
+                else:
+                    waiting.pop(name)
+                    progress = True
+        return changed, [WriteRefused(target_id, n, _message(n, last_error[n])) for n in waiting]
+
+    def parse(self, field: str, raw: str) -> Any:
+        """A reviewer's edited value as the field holds it; ValueError says why not."""
+        return raw
+
+    def after_apply(self, target_id: int, applied: Sequence[Applied], user: User | None) -> Changed:
+        """More values an apply writes with the suggestions (a culture's sources); audited in
+        the same group, so one undo restores them too."""
+        return {}
+
+    def names(self, ids: Collection[int]) -> dict[int, str]:
+        """What people call these records; a deleted one is left out."""
+        return {i: f"{self.label} {i}" for i in ids}
+
+    def url(self, target_id: int) -> str | None:
+        return None
+
+    def field_label(self, field: str) -> str:
+        return field
+
+
+def _message(field: str, exc: ValueError) -> str:
+    errors: Mapping[str, str] = getattr(exc, "errors", None) or {}
+    return errors.get(field) or next(iter(errors.values()), str(exc))
+
+
+def last_decisions(kind: str, ids: Collection[int]) -> dict[int, dict[str, Any]]:
+    """The newest recorded value of every field of these records, from the audit trail."""
+    newest = (
+        select(func.max(Change.id))
+        .where(Change.target_type == kind, Change.target_id.in_(list(ids)))
+        .group_by(Change.target_id, Change.field)
+    )
+    query = select(Change.target_id, Change.field, Change.new_value).where(Change.id.in_(newest))
+    values: dict[int, dict[str, Any]] = {i: {} for i in ids}
+    for target_id, field, value in db.session.execute(query):
+        values[target_id][field] = value
+    return values
+
+
+TARGETS: dict[str, ReviewTarget] = {}
+
+
+def register_target(target: ReviewTarget) -> ReviewTarget:
+    if not target.kind or not target.label:
+        raise ValueError("a review target needs a kind and a label")
+    TARGETS[target.kind] = target
+    return target
+
+
+def target_for(kind: str) -> ReviewTarget | None:
+    return TARGETS.get(kind)

@@ -1,0 +1,215 @@
+"""The one review API every workspace shares: a run's suggestions with their issues and
+findings, apply, reject, and undo of a group."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, abort, jsonify
+from flask_login import current_user
+from sqlalchemy import select
+
+from webapp.api import api_error, json_body
+from webapp.auth.access import require_role
+from webapp.auth.roles import Role
+from webapp.extensions import db
+from webapp.jobs.kinds import RUN_KINDS, RunKind
+from webapp.jobs.models import Run
+from webapp.review import service
+from webapp.review.models import Suggestion, SuggestionStatus
+from webapp.review.service import RunTarget
+from webapp.review.targets import ReviewTarget, target_for
+
+api = Blueprint("review_api", __name__, url_prefix="/api/v1")
+
+SEVERITY_KEYS = {"error": "errors", "warning": "warnings"}
+
+
+def reviewed_run_or_404(run_id: int) -> tuple[Run, RunKind, ReviewTarget]:
+    run = db.get_or_404(Run, run_id, description=f"There is no run #{run_id}.")
+    kind = RUN_KINDS.get(run.kind)
+    target = target_for(kind.target_kind) if kind and kind.target_kind else None
+    if kind is None or target is None:
+        abort(404, description=f"Run #{run_id} proposes no values to review.")
+    return run, kind(), target
+
+
+@api.get("/runs/<int:run_id>/suggestions")
+def run_suggestions(run_id: int):
+    """Every record of the run — suggestions or not: a record that got none still says why in
+    its validation — with each suggestion's id, status, evidence and issues."""
+    run, kind, target = reviewed_run_or_404(run_id)
+    items = [
+        _item(run, kind, target, entry)
+        for entry in service.run_targets(run, target, kind.target_ids(run))
+    ]
+    return jsonify(run_id=run.id, status=run.status, target_type=target.kind, targets=items)
+
+
+def _item(run: Run, kind: RunKind, target: ReviewTarget, entry: RunTarget) -> dict[str, Any]:
+    key = kind.item_key(run, entry.id)
+    item_error = run.item_errors.get(key)
+    validation: dict[str, list] = {"errors": [], "warnings": [], "info": []}
+    suggestions = []
+    for s in entry.suggestions:
+        suggestions.append(
+            {
+                "id": s.id,
+                "field": s.field,
+                "label": target.field_label(s.field),
+                "value": s.suggested_value,
+                "unit": s.unit,
+                "confidence": s.confidence,
+                "current_value": s.current_value,
+                "status": s.status,
+                "evidence": s.evidence,
+                "issues": s.issues,
+            }
+        )
+        for issue in s.issues:
+            validation[SEVERITY_KEYS.get(issue.get("severity"), "info")].append(issue)
+    findings = [f.to_dict() for f in entry.findings]
+    for finding in findings:
+        validation[SEVERITY_KEYS.get(finding["severity"], "info")].append(finding)
+    if item_error:
+        validation["errors"].append(
+            {"code": "item_failed", "severity": "error", "field": None, "message": item_error}
+        )
+    done = key in run.done_items
+    return {
+        "type": target.kind,
+        "id": entry.id,
+        "name": entry.name,
+        "url": target.url(entry.id) if entry.name is not None else None,
+        "state": "failed" if item_error else "done" if done else "waiting",
+        "suggestions": suggestions,
+        "findings": findings,
+        "validation": validation,
+        **kind.item_details(run, entry),
+    }
+
+
+def _ids(body: dict, name: str) -> list[int]:
+    raw = body.get(name) or []
+    if not isinstance(raw, list) or not all(
+        isinstance(i, int) and not isinstance(i, bool) for i in raw
+    ):
+        abort(422, description=f"{name} must be a list of suggestion ids.")
+    return raw
+
+
+def chosen_of_run(run: Run, body: dict) -> tuple[list[int], list[int]]:
+    """The suggestion ids a body chooses among the run's ({"suggestions": [ids]} or
+    {"all_valid": true}), and those it names that are not the run's."""
+    if body.get("all_valid") is True:
+        # The service leaves the invalid ones out (skip_invalid).
+        query = select(Suggestion.id).where(
+            Suggestion.run_id == run.id, Suggestion.status == SuggestionStatus.pending
+        )
+        return list(db.session.scalars(query)), []
+    wanted = _ids(body, "suggestions")
+    if not wanted:
+        abort(422, description='Send {"suggestions": [ids]} or {"all_valid": true}.')
+    mine = set()
+    for chunk in service.chunks(sorted(set(wanted))):
+        mine |= set(
+            db.session.scalars(
+                select(Suggestion.id).where(Suggestion.run_id == run.id, Suggestion.id.in_(chunk))
+            )
+        )
+    return [i for i in wanted if i in mine], [i for i in wanted if i not in mine]
+
+
+def _not_the_runs(ids: list[int]) -> list[dict[str, Any]]:
+    return [
+        service.Refusal(i, "", 0, "", "no_suggestion", "The run made no such suggestion.").to_dict()
+        for i in ids
+    ]
+
+
+def by_record(run: Run, ids: list[int]) -> tuple[dict[int, int], list[int]]:
+    """The run's open or invalid suggestion for each of these records, and the records it
+    proposed nothing for."""
+    found: dict[int, int] = {}
+    for chunk in service.chunks(sorted(set(ids))):
+        query = select(Suggestion.target_id, Suggestion.id).where(
+            Suggestion.run_id == run.id, Suggestion.target_id.in_(chunk)
+        )
+        found.update(db.session.execute(query).all())
+    return found, [i for i in ids if i not in found]
+
+
+def apply_by_row(run: Run, body: dict):
+    """The first table API's apply, kept for its clients: {"row_ids": [ids]}, answered by row
+    ({"applied": [row ids], "refused": [{"row_id", …}]})."""
+    rows = _ids(body, "row_ids")
+    if not rows:
+        return api_error(422, "bad_request_body", "row_ids must be a non-empty list of row ids.")
+    suggestions, missing = by_record(run, rows)
+    result = service.apply([suggestions[i] for i in rows if i in suggestions], current_user)
+    db.session.commit()
+    refused = [
+        {"row_id": i, "code": "no_suggestion", "message": "The run proposed nothing for this row."}
+        for i in missing
+    ] + [{"row_id": r.target_id, **r.to_dict()} for r in result.refused]
+    answer = {
+        "applied": [a.target_id for a in result.applied],
+        "refused": refused,
+        "undo_group": result.group,
+    }
+    return jsonify(answer), (422 if refused else 200)
+
+
+@api.post("/runs/<int:run_id>/apply")
+@require_role(Role.reviewer)
+def apply(run_id: int):
+    """{"suggestions": [ids]} or {"all_valid": true}, with "reconfirm": [ids] and
+    "edits": {id: value}; answers what was applied, what was refused and why, and the group
+    to undo."""
+    run, _kind, _target = reviewed_run_or_404(run_id)
+    body = json_body()
+    if "row_ids" in body:
+        return apply_by_row(run, body)
+    chosen, foreign = chosen_of_run(run, body)
+    edits = body.get("edits") or {}
+    if not isinstance(edits, dict) or not all(str(k).isdigit() for k in edits):
+        return api_error(422, "bad_request_body", "edits must map suggestion ids to values.")
+    result = service.apply(
+        chosen,
+        current_user,
+        reconfirm=_ids(body, "reconfirm"),
+        edits={int(k): v for k, v in edits.items()},
+        skip_invalid=body.get("all_valid") is True,
+    )
+    db.session.commit()
+    refused = [r.to_dict() for r in result.refused] + _not_the_runs(foreign)
+    answer = {"applied": result.applied_ids, "refused": refused, "undo_group": result.group}
+    return jsonify(answer), (422 if refused else 200)
+
+
+@api.post("/runs/<int:run_id>/reject")
+@require_role(Role.reviewer)
+def reject(run_id: int):
+    run, _kind, _target = reviewed_run_or_404(run_id)
+    chosen, foreign = chosen_of_run(run, json_body())
+    rejected = service.reject(chosen, current_user)
+    db.session.commit()
+    return jsonify(rejected=rejected, refused=_not_the_runs(foreign))
+
+
+@api.post("/undo/<group>")
+@require_role(Role.reviewer)
+def undo(group: str):
+    """Undo one apply (or decision) across every record it changed, unless one changed since."""
+    if not group.isalnum() or not service.group_targets(group):
+        return api_error(404, "not_found", "There is no such group of changes.")
+    result = service.undo(group, current_user)
+    db.session.commit()
+    if result.changed_since:
+        return api_error(
+            409,
+            "changed_since",
+            "Nothing was undone: some values changed since.",
+            {"fields": sorted(set(result.changed_since))},
+        )
+    return jsonify(restored=result.restored, undo_group=result.group)
