@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from webapp.cultures.fields import ENUM_ALIASES, NUMERIC_FIELDS
 from webapp.cultures.providers.openai_provider import OpenAIProvider
 from webapp.cultures.rules import postprocess
-from webapp.fertilizer.llm_gateway import OpenAIGateway
-from webapp.fertilizer.reference_gateway import ReferenceGateway
+from webapp.fertilizer.gateways.llm import OpenAIGateway
+from webapp.fertilizer.gateways.reference import ReferenceGateway
 from webapp.fertilizer.request import parse_request
 from webapp.review.vocabulary import Confidence, Severity
 
@@ -144,7 +144,7 @@ def test_any_fertilizer_answer_is_a_plan_or_problems_to_re_ask(data):
 
 
 def test_a_confidence_word_is_read_through_the_one_scale_in_a_plan():
-    from webapp.fertilizer.llm_gateway import plan_confidence
+    from webapp.fertilizer.gateways.llm import plan_confidence
 
     problems: list[str] = []
     assert plan_confidence("High", problems) == Confidence.high.score == 0.9

@@ -16,9 +16,9 @@ from webapp.ai import Usage
 from webapp.ai.client import StructuredClient
 from webapp.config import Settings
 from webapp.cultures.providers.offline import evidence_for
+from webapp.fertilizer.gateways.reference import ReferenceGateway
 from webapp.fertilizer.interactor import GatewayAnswer, NoRecommendation
 from webapp.fertilizer.plan import K_PER_K2O, P_PER_P2O5, PlanInvalid, plan_from_dict
-from webapp.fertilizer.reference_gateway import ReferenceGateway
 from webapp.fertilizer.request import RecommendRequest
 from webapp.review.vocabulary import Confidence, Evidence, Issue, Severity
 

@@ -9,7 +9,7 @@ from webapp.fertilizer.interactor import FertilizerRecommendGateway
 
 def gateway_for(provider: str, settings: Settings | None = None) -> FertilizerRecommendGateway:
     if provider in ("offline", "reference"):
-        from webapp.fertilizer.reference_gateway import ReferenceGateway
+        from webapp.fertilizer.gateways.reference import ReferenceGateway
 
         return ReferenceGateway()
     if provider == "openai":
@@ -17,7 +17,7 @@ def gateway_for(provider: str, settings: Settings | None = None) -> FertilizerRe
             raise ProviderUnavailable(
                 "The openai provider needs OPENAI_API_KEY or OPENAI_BASE_URL."
             )
-        from webapp.fertilizer.llm_gateway import OpenAIGateway
+        from webapp.fertilizer.gateways.llm import OpenAIGateway
 
         return OpenAIGateway(settings)
     raise ProviderUnavailable(f"There is no provider called {provider!r} (offline or openai).")
