@@ -1,23 +1,26 @@
-"""Which gateway a provider name means: offline is the reference library, openai the model."""
+"""The gateways a plan is asked of: offline is the reference library (`reference`), openai the
+model (`llm`)."""
 
 from __future__ import annotations
 
-from webapp.ai import ProviderUnavailable
+from webapp.ai import pick
 from webapp.config import Settings
 from webapp.fertilizer.interactor import FertilizerRecommendGateway
 
 
 def gateway_for(provider: str, settings: Settings | None = None) -> FertilizerRecommendGateway:
-    if provider in ("offline", "reference"):
+    """The gateway FURROW_PROVIDER (or a request) names; the openai one needs the settings (the
+    CLI loads none for the offline one)."""
+
+    def offline() -> FertilizerRecommendGateway:
         from webapp.fertilizer.gateways.reference import ReferenceGateway
 
         return ReferenceGateway()
-    if provider == "openai":
-        if settings is None or not (settings.openai_api_key or settings.openai_base_url):
-            raise ProviderUnavailable(
-                "The openai provider needs OPENAI_API_KEY or OPENAI_BASE_URL."
-            )
+
+    def openai() -> FertilizerRecommendGateway:
         from webapp.fertilizer.gateways.llm import OpenAIGateway
 
+        assert settings is not None, "the openai gateway is built with the settings"
         return OpenAIGateway(settings)
-    raise ProviderUnavailable(f"There is no provider called {provider!r} (offline or openai).")
+
+    return pick(provider, offline, openai)
