@@ -29,7 +29,7 @@ CLI_RUNS = 10
 
 
 def documents() -> list[dict]:
-    from webapp.fertilizer.reference_gateway import requirement_for
+    from webapp.fertilizer.gateways.reference import requirement_for
     from webapp.reference.library import library
 
     profiles = [load(TOMATO_FILE), load(LETTUCE_FILE)]
@@ -49,8 +49,8 @@ def documents() -> list[dict]:
 
 
 def plans_per_second() -> tuple[float, int]:
+    from webapp.fertilizer.gateways.reference import ReferenceGateway
     from webapp.fertilizer.interactor import recommend
-    from webapp.fertilizer.reference_gateway import ReferenceGateway
 
     gateway = ReferenceGateway()
     batch = documents()

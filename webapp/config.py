@@ -8,7 +8,8 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-PROVIDERS = ("offline", "openai")
+from webapp.ai import PROVIDERS
+
 PRICE_KEYS = ("input_per_million", "output_per_million", "per_web_search")
 
 

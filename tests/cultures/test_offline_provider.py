@@ -104,6 +104,6 @@ def test_an_unknown_provider_name_is_refused_clearly():
     try:
         culture_provider("crystal-ball")
     except ProviderUnavailable as exc:
-        assert str(exc) == "There is no provider called 'crystal-ball'."
+        assert str(exc) == "There is no provider called 'crystal-ball' (offline or openai)."
     else:
         raise AssertionError("an unknown provider was returned")

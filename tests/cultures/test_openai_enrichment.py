@@ -5,7 +5,7 @@ from rq import Queue
 
 from tests.cultures.test_openai_provider import ANSWER
 from tests.support.app import start_worker, stop_process, wait_for
-from tests.support.openai_server import responses_body
+from tests.support.openai_server import responses_body, schema_at
 from webapp.cultures.enrichment import CultureEnrichment, suggestions_of
 from webapp.cultures.models import Culture
 from webapp.extensions import db
@@ -105,7 +105,7 @@ def test_seed_packages_are_researched_checked_and_applied(
     )
     assert finished(run.id).status == RunStatus.succeeded
     schema = openai_server.requests[0][1]["text"]["format"]["schema"]
-    assert "seed_packages" in schema["properties"]["suggested_fields"]["required"]
+    assert "seed_packages" in schema_at(schema, "properties", "suggested_fields")["required"]
     [suggestion] = suggestions_of(carrot, run)
     assert suggestion.suggested_value == [{**packages[0], "size_value": 5.0}]
     assert [i["code"] for i in suggestion.issues] == ["seed_package_size_rejected"]

@@ -4,9 +4,10 @@ import json
 
 import pytest
 
-from tests.support.openai_server import chat_body, openai_settings, responses_body
+from tests.support.openai_server import chat_body, openai_settings, responses_body, schema_at
+from webapp.ai import ProviderError
 from webapp.ai.client import is_reasoning_model
-from webapp.cultures.providers.openai_provider import OpenAIProvider, ProviderError
+from webapp.cultures.providers.openai_provider import OpenAIProvider
 from webapp.cultures.rules import postprocess
 
 FIELDS = ["expected_yield", "harvest_method", "growth_duration_days"]
@@ -48,7 +49,8 @@ def test_responses_mode_asks_with_web_search_and_a_strict_schema(tmp_path, opena
     assert path == "/v1/responses"
     assert sent["tools"] == [{"type": "web_search"}]
     assert sent["text"]["format"]["strict"] is True
-    assert sent["text"]["format"]["schema"]["properties"]["suggested_fields"]["required"] == FIELDS
+    schema = sent["text"]["format"]["schema"]
+    assert schema_at(schema, "properties", "suggested_fields")["required"] == FIELDS
     assert "temperature" not in sent  # gpt-5-mini reasons: no temperature
     proposal = answer.proposal
     assert proposal.value("harvest_method") == "pro m²"
@@ -74,7 +76,8 @@ def test_a_schema_violation_is_asked_again_once_with_the_reasons(tmp_path, opena
     answer = provider(tmp_path, openai_server).propose_culture({"name": "Tomato"}, FIELDS)
     assert answer.proposal.value("expected_yield") == "4-6"
     second = openai_server.requests[1][1]["input"]
-    assert "Your previous answer was rejected" in second and "missing key 'evidence'" in second
+    assert "Your previous answer was rejected" in second and "evidence: Field required" in second
+    assert "suggested_fields.colour: Extra inputs are not permitted" in second
     assert answer.usage.input_tokens == 2000  # both calls count
 
 

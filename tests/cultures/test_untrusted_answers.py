@@ -1,16 +1,19 @@
 """A model's answer is untrusted input: whatever shape it sends is that field's (or that plan's)
-issue, never an exception, and what is kept is JSON any database stores."""
+issue or a problem to re-ask, never an exception, and what is kept is JSON any database stores."""
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from webapp.ai.answers import read_answer
 from webapp.cultures.fields import ENUM_ALIASES, NUMERIC_FIELDS
-from webapp.cultures.providers.openai_provider import OpenAIProvider
+from webapp.cultures.providers.openai_provider import proposal_of
+from webapp.cultures.providers.schema import answer_model
 from webapp.cultures.rules import postprocess
-from webapp.fertilizer.llm_gateway import OpenAIGateway
-from webapp.fertilizer.reference_gateway import ReferenceGateway
+from webapp.fertilizer.gateways.llm import plan_of
+from webapp.fertilizer.gateways.schema import PlanAnswer, confidence_score
 from webapp.fertilizer.request import parse_request
 from webapp.review.vocabulary import Confidence, Severity
 
@@ -47,9 +50,15 @@ NO_CONTEXT = {
     "seed_rate_unit": None,
     "expected_yield": None,
 }
+TEXT_OR_ANY = st.one_of(st.text(max_size=20), JSON)
 EVIDENCE = st.lists(
     st.fixed_dictionaries(
-        {"source_url": JSON, "title": JSON, "snippet": JSON, "retrieved_at": JSON}
+        {
+            "source_url": TEXT_OR_ANY,
+            "title": TEXT_OR_ANY,
+            "snippet": TEXT_OR_ANY,
+            "retrieved_at": TEXT_OR_ANY,
+        }
     ),
     max_size=2,
 )
@@ -98,7 +107,11 @@ def test_any_answer_becomes_suggestions_and_issues_that_any_database_keeps(
         "validation": {"warnings": [], "errors": []},
         "note_blocks": [],
     }
-    proposal = OpenAIProvider.__new__(OpenAIProvider)._proposal(data, [], [])
+    answer, problems = read_answer(answer_model(FIELDS), json.dumps(data))
+    if answer is None:  # a broken structure is asked again, with what is wrong
+        assert problems and all(isinstance(p, str) for p in problems)
+        return
+    proposal = proposal_of(answer, [], [])
     postprocess(proposal, culture, mode="reresearch", fields=list(items))
     for name, suggested in {**proposal.suggested, **proposal.malformed}.items():
         # What a Suggestion row would hold: strict JSON (no NaN), a short unit, a level.
@@ -135,18 +148,20 @@ REQUEST = parse_request({"crop_profile": {"crop": {"crop_id": "tomato", "name": 
     )
 )
 def test_any_fertilizer_answer_is_a_plan_or_problems_to_re_ask(data):
-    gateway = OpenAIGateway.__new__(OpenAIGateway)
-    gateway.reference = ReferenceGateway()
-    plan, _issues, problems = gateway._check(data, REQUEST, [], [])
+    answer, problems = read_answer(PlanAnswer, json.dumps(data))
+    if answer is not None:
+        plan, _issues, problems = plan_of(answer, REQUEST, [], [])
+        if not problems:
+            json.dumps(plan, allow_nan=False)
     assert isinstance(problems, list) and all(isinstance(p, str) for p in problems)
-    if not problems:
-        json.dumps(plan, allow_nan=False)
 
 
 def test_a_confidence_word_is_read_through_the_one_scale_in_a_plan():
-    from webapp.fertilizer.llm_gateway import plan_confidence
-
-    problems: list[str] = []
-    assert plan_confidence("High", problems) == Confidence.high.score == 0.9
-    assert plan_confidence(0.42, problems) == 0.42 and problems == []
-    assert plan_confidence("very", problems) is None and "is not a confidence" in problems[0]
+    assert confidence_score("High") == Confidence.high.score == 0.9
+    assert confidence_score(0.42) == 0.42
+    with pytest.raises(ValueError, match="is not a confidence"):
+        confidence_score("very")
+    _answer, problems = read_answer(PlanAnswer, json.dumps({"confidence": "very"}))
+    assert "confidence: “very” is not a confidence: give high, medium, low or a number 0–1." in (
+        problems
+    )

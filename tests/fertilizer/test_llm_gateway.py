@@ -7,8 +7,8 @@ import pytest
 
 from tests.fertilizer.profiles import TOMATO_FILE, load, profile
 from tests.support.openai_server import chat_body, openai_settings, responses_body
+from webapp.fertilizer.gateways.llm import OpenAIGateway
 from webapp.fertilizer.interactor import NoRecommendation, recommend
-from webapp.fertilizer.llm_gateway import OpenAIGateway
 
 EXTENSION = "https://extension.example.edu/tomato-fertility"
 FAO_TOMATO = "https://www.fao.org/land-water/databases-and-software/crop-information/tomato/en/"

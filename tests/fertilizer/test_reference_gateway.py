@@ -6,9 +6,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.fertilizer.profiles import LETTUCE_FILE, TOMATO_FILE, load, profile
+from webapp.fertilizer.gateways.reference import ReferenceGateway, requirement_for
 from webapp.fertilizer.interactor import NoRecommendation, recommend
 from webapp.fertilizer.plan import ELEMENTS, TOLERANCE, Nutrients, plan_from_dict
-from webapp.fertilizer.reference_gateway import ReferenceGateway, requirement_for
 from webapp.fertilizer.request import parse_request
 from webapp.reference.library import library
 

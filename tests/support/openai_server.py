@@ -149,6 +149,16 @@ def chat_body(content: str, tokens=(500, 100)):
     }
 
 
+def schema_at(schema: dict[str, Any], *keys: str) -> dict[str, Any]:
+    """The part of a sent JSON schema at a path of keys, following its $refs into $defs."""
+    part = schema
+    for key in keys:
+        part = part[key]
+        while "$ref" in part:
+            part = schema["$defs"][part["$ref"].removeprefix("#/$defs/")]
+    return part
+
+
 def openai_settings(instance_path, server: ScriptedOpenAI, **env: str):
     """Settings for the openai provider pointed at the loopback server."""
     from webapp.config import load_settings

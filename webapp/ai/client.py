@@ -1,16 +1,20 @@
-"""One structured question to an OpenAI-compatible server: the Responses API with web search
-and a strict JSON schema, or Chat Completions with a JSON schema for local servers. Counts
-usage and prices it; the callers own prompts, schemas and validation."""
+"""One OpenAI-compatible server, asked for structured answers: the Responses API with web search,
+or Chat Completions for local servers, both with the strict JSON schema of a pydantic model.
+Counts usage and prices it; the callers own prompts, schema models and their checks."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Generic
 
 import openai
+from openai.types import CompletionUsage
+from pydantic import BaseModel
 
-from webapp.ai import Usage
+from webapp.ai import ProviderError, ProviderUnavailable, Usage
+from webapp.ai.answers import M, read_answer, schema_name, strict_schema
 from webapp.config import Settings
 from webapp.review.vocabulary import Evidence, SourceKind
 
@@ -27,8 +31,50 @@ def is_reasoning_model(model: str) -> bool:
     return model.startswith(("gpt-5", "o1", "o3", "o4"))
 
 
+def count_tokens(usage: Usage, reported: Any) -> None:
+    """Add the tokens a response reports, in either API's names."""
+    if isinstance(reported, CompletionUsage):
+        usage.input_tokens += reported.prompt_tokens
+        usage.output_tokens += reported.completion_tokens
+    elif reported is not None:
+        usage.input_tokens += reported.input_tokens
+        usage.output_tokens += reported.output_tokens
+
+
+def citations_of(response: Any) -> list[Evidence]:
+    """The URLs a Responses answer cites (its url_citation annotations)."""
+    now = datetime.now(UTC).isoformat()
+    return [
+        Evidence(note.url, note.title or note.url, "", SourceKind.web, now)
+        for item in response.output
+        for part in getattr(item, "content", None) or []
+        for note in getattr(part, "annotations", None) or []
+        if note.type == "url_citation"
+    ]
+
+
+def given_sources(snippets: list[Evidence]) -> str:
+    """The prompt's list of the sources a server without web search may cite."""
+    lines = [f"- {s.source_url} | {s.title} | {s.claim_summary}" for s in snippets]
+    return "\nSources you may cite (cite only these):\n" + "\n".join(lines) if lines else ""
+
+
+@dataclass
+class Structured(Generic[M]):
+    """The last answer (None when it did not fit the schema), what is still wrong with it after
+    the re-asks (empty when nothing is), and the URLs the server cited for it."""
+
+    answer: M | None
+    problems: list[str] = field(default_factory=list)
+    citations: list[Evidence] = field(default_factory=list)
+
+
 class StructuredClient:
     def __init__(self, settings: Settings, client: openai.OpenAI | None = None) -> None:
+        if client is None and not (settings.openai_api_key or settings.openai_base_url):
+            raise ProviderUnavailable(
+                "The openai provider needs OPENAI_API_KEY or OPENAI_BASE_URL."
+            )
         self.settings = settings
         self.model = settings.openai_model
         self.api = settings.openai_api
@@ -55,58 +101,69 @@ class StructuredClient:
             6,
         )
 
-    def ask(
-        self, instructions: str, prompt: str, schema: dict[str, Any], name: str, usage: Usage
-    ) -> tuple[str, list[Evidence]]:
-        """The answer's text and the URLs the server cited; raises openai.OpenAIError."""
-        if self.api == "chat":
-            return self._chat(instructions, prompt, schema, name, usage), []
-        return self._responses(instructions, prompt, schema, name, usage)
-
     def temperature_args(self) -> dict[str, float]:
         return {} if is_reasoning_model(self.model) else {"temperature": CHAT_TEMPERATURE}
 
-    def _responses(self, instructions, prompt, schema, name, usage) -> tuple[str, list[Evidence]]:
+    def ask_structured(
+        self,
+        model: type[M],
+        instructions: str,
+        prompt: str,
+        usage: Usage,
+        check: Callable[[M, list[Evidence]], list[str]] | None = None,
+        retries: int = 1,
+    ) -> Structured[M]:
+        """Ask for an answer in the model's schema. One that does not fit it, or that check
+        (given the answer and its citations) finds problems with, is asked again, retries
+        times, with the problems; what is still wrong after that is the result's problems.
+        Every call counts in usage, priced. Raises ProviderError when the server fails."""
+        result: Structured[M] = Structured(None)
+        for _attempt in range(retries + 1):
+            asked = prompt
+            if result.problems:
+                asked += "\nYour previous answer was rejected: " + "; ".join(result.problems)
+            try:
+                text, citations = self._ask(instructions, asked, model, usage)
+            except openai.OpenAIError as exc:
+                usage.cost_usd = self.cost(usage)
+                raise ProviderError(f"The provider failed: {exc}", usage) from exc
+            answer, problems = read_answer(model, text)
+            if answer is not None and check is not None:
+                problems = check(answer, citations)
+            result = Structured(answer, problems, citations)
+            if not problems:
+                break
+        usage.cost_usd = self.cost(usage)
+        return result
+
+    def _ask(
+        self, instructions: str, prompt: str, model: type[BaseModel], usage: Usage
+    ) -> tuple[str, list[Evidence]]:
+        """The answer's text and the URLs the server cited; raises openai.OpenAIError.
+
+        Not `responses.parse`: it validates inside the SDK, so an answer that does not fit
+        would raise before its usage and citations could be counted."""
+        schema = {"name": schema_name(model), "schema": strict_schema(model), "strict": True}
+        if self.api == "chat":
+            completion = self.client.chat.completions.create(
+                model=self.model,
+                messages=[
+                    {"role": "system", "content": instructions},
+                    {"role": "user", "content": prompt},
+                ],
+                response_format={"type": "json_schema", "json_schema": schema},
+                **self.temperature_args(),
+            )
+            count_tokens(usage, completion.usage)
+            return completion.choices[0].message.content or "", []
         response = self.client.responses.create(
             model=self.model,
             instructions=instructions,
             input=prompt,
             tools=[{"type": "web_search"}],
-            text={
-                "format": {"type": "json_schema", "name": name, "schema": schema, "strict": True}
-            },
+            text={"format": {"type": "json_schema", **schema}},
             **self.temperature_args(),
         )
-        if response.usage:
-            usage.input_tokens += response.usage.input_tokens
-            usage.output_tokens += response.usage.output_tokens
-        citations: list[Evidence] = []
-        now = datetime.now(UTC).isoformat()
-        for item in response.output:
-            if item.type == "web_search_call":
-                usage.web_searches += 1
-            for part in getattr(item, "content", None) or []:
-                for note in getattr(part, "annotations", None) or []:
-                    if note.type == "url_citation":
-                        citations.append(
-                            Evidence(note.url, note.title or note.url, "", SourceKind.web, now)
-                        )
-        return response.output_text, citations
-
-    def _chat(self, instructions, prompt, schema, name, usage) -> str:
-        completion = self.client.chat.completions.create(
-            model=self.model,
-            messages=[
-                {"role": "system", "content": instructions},
-                {"role": "user", "content": prompt},
-            ],
-            response_format={
-                "type": "json_schema",
-                "json_schema": {"name": name, "schema": schema, "strict": True},
-            },
-            **self.temperature_args(),
-        )
-        if completion.usage:
-            usage.input_tokens += completion.usage.prompt_tokens
-            usage.output_tokens += completion.usage.completion_tokens
-        return completion.choices[0].message.content or ""
+        count_tokens(usage, response.usage)
+        usage.web_searches += sum(1 for item in response.output if item.type == "web_search_call")
+        return response.output_text, citations_of(response)

@@ -10,12 +10,12 @@ from typing import Any
 from flask import current_app, url_for
 from sqlalchemy import func, select
 
+from webapp.ai import ProviderError
 from webapp.auth.models import User
 from webapp.cultures.catalog import ENRICHABLE_FIELDS, crop_limits, update_culture, values_of
 from webapp.cultures.forms import LABELS
 from webapp.cultures.models import Culture
 from webapp.cultures.providers import culture_provider
-from webapp.cultures.providers.openai_provider import ProviderError
 from webapp.cultures.rules import notes_with_sources, postprocess, unique_sources
 from webapp.extensions import db
 from webapp.jobs.kinds import ItemError, RunKind, register_kind

@@ -39,6 +39,7 @@ from webapp.fertilizer.forms import (
     parse_profile_text,
     read_upload,
 )
+from webapp.fertilizer.gateways.reference import ReferenceGateway, season_days
 from webapp.fertilizer.interactor import NoRecommendation, recommend
 from webapp.fertilizer.models import PlanRecord
 from webapp.fertilizer.plan import K_PER_K2O, P_PER_P2O5
@@ -49,7 +50,6 @@ from webapp.fertilizer.plans import (
     start_plan_run,
     store,
 )
-from webapp.fertilizer.reference_gateway import ReferenceGateway, season_days
 from webapp.fertilizer.request import RequestInvalid, parse_request
 from webapp.jobs.models import Run
 from webapp.jobs.queue import QueueUnavailable

@@ -24,8 +24,8 @@ import openai
 import openai.resources.chat.completions
 import openai.resources.responses
 
-from webapp.ai import Usage
-from webapp.ai.client import StructuredClient
+from webapp.ai import Usage, pick
+from webapp.ai.client import StructuredClient, citations_of, count_tokens
 from webapp.fetching import FetchRefused, fetch_page
 from webapp.library.search import Passage, document_text, search_passages
 from webapp.tables.answers import read_number, read_text, with_singulars, words
@@ -186,10 +186,8 @@ class OpenAITools:
 
     # --- the two APIs' tool loops -------------------------------------------------------
 
-    def _count(self, usage, prompt_key: str, completion_key: str) -> None:
-        if usage:
-            self.usage.input_tokens += getattr(usage, prompt_key)
-            self.usage.output_tokens += getattr(usage, completion_key)
+    def _count(self, reported) -> None:
+        count_tokens(self.usage, reported)
         self.usage.cost_usd = self.structured.cost(self.usage)
 
     def _run_function(self, name: str, arguments: str) -> tuple[str, RowStep]:
@@ -238,7 +236,7 @@ class OpenAITools:
                 **extra,
                 **self.structured.temperature_args(),
             )
-            self._count(response.usage, "input_tokens", "output_tokens")
+            self._count(response.usage)
             calls = []
             for item in response.output:
                 if item.type == "web_search_call":
@@ -252,11 +250,7 @@ class OpenAITools:
             self.usage.cost_usd = self.structured.cost(self.usage)
             if not calls:
                 citations = [
-                    {"title": note.title or note.url, "url": note.url}
-                    for item in response.output
-                    for part in getattr(item, "content", None) or []
-                    for note in getattr(part, "annotations", None) or []
-                    if note.type == "url_citation"
+                    {"title": e.title, "url": e.source_url} for e in citations_of(response)
                 ]
                 yield RowStep("answer", response.output_text.strip(), {"sources": citations})
                 return
@@ -285,7 +279,7 @@ class OpenAITools:
             completion = self.client.chat.completions.create(
                 model=self.model, messages=messages, **extra, **self.structured.temperature_args()
             )
-            self._count(completion.usage, "prompt_tokens", "completion_tokens")
+            self._count(completion.usage)
             message = completion.choices[0].message
             calls = message.tool_calls or []
             if not calls:
@@ -388,4 +382,4 @@ SEARCH_TOOL_CHAT = {
 
 def tools_for(provider: str, settings, client: openai.OpenAI | None = None):
     """Fresh tools for one row (they count its usage); the SDK client may be shared."""
-    return OpenAITools(settings, client) if provider == "openai" else OfflineTools()
+    return pick(provider, OfflineTools, lambda: OpenAITools(settings, client))

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from webapp.ai import ProviderUnavailable, Usage
+from webapp.ai import Usage, pick
 from webapp.review.vocabulary import Proposal
 
 
@@ -27,14 +27,17 @@ class CultureProvider(Protocol):
 
 def culture_provider(provider_name: str) -> CultureProvider:
     """The provider FURROW_PROVIDER names."""
-    if provider_name == "offline":
+
+    def offline() -> CultureProvider:
         from webapp.cultures.providers.offline import OfflineProvider
 
         return OfflineProvider()
-    if provider_name == "openai":
+
+    def openai() -> CultureProvider:
         from flask import current_app
 
         from webapp.cultures.providers.openai_provider import OpenAIProvider
 
         return OpenAIProvider(current_app.config["FURROW"])
-    raise ProviderUnavailable(f"There is no provider called {provider_name!r}.")
+
+    return pick(provider_name, offline, openai)

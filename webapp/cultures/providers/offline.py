@@ -33,6 +33,11 @@ def evidence_for(fact: Fact) -> Evidence:
     )
 
 
+def reference_snippets(crop: Crop | None) -> list[Evidence]:
+    """What the reference library holds on a crop, for servers without web search to cite."""
+    return [evidence_for(fact) for fact in crop.facts.values()] if crop else []
+
+
 def _range(fact: Fact) -> Any:
     if fact.min is None or fact.max is None:
         return fact.min if fact.max is None else fact.max

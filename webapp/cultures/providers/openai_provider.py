@@ -9,12 +9,13 @@ from typing import Any
 
 import openai
 
-from webapp.ai import Usage
-from webapp.ai.client import StructuredClient
+from webapp.ai import ProviderError, Usage
+from webapp.ai.client import StructuredClient, given_sources
 from webapp.config import Settings
 from webapp.cultures.fields import DEFINITIONS, ENUM_ALIASES, NUMERIC_FIELDS
 from webapp.cultures.providers import ProviderAnswer
-from webapp.cultures.providers.offline import OfflineProvider, evidence_for
+from webapp.cultures.providers.offline import OfflineProvider, reference_snippets
+from webapp.cultures.providers.schema import CultureAnswer, answer_model
 from webapp.review.vocabulary import (
     Confidence,
     Evidence,
@@ -26,125 +27,6 @@ from webapp.review.vocabulary import (
 
 # What one culture typically costs in a call, for the estimate shown before a batch starts.
 TYPICAL_CALL = Usage(input_tokens=4000, output_tokens=800, web_searches=3)
-
-
-class ProviderError(RuntimeError):
-    """The provider gave no usable answer; the message says why (a per-item error). It carries
-    what the failed calls used, which is paid for all the same."""
-
-    def __init__(self, message: str, usage: Usage) -> None:
-        super().__init__(message)
-        self.usage = usage
-
-
-def output_schema(fields: Sequence[str]) -> dict[str, Any]:
-    """The seed's contract as a strict schema: every asked field present, null when unknown."""
-    package = {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["size_value", "size_unit", "evidence_text"],
-        "properties": {
-            "size_value": {"type": "number"},
-            "size_unit": {"type": "string", "enum": ["g", "seeds"]},
-            "evidence_text": {"type": "string"},
-        },
-    }
-    # Numbers, text (ranges too), lists of choices (cultivation types), seed packages.
-    value = {
-        "anyOf": [
-            {"type": "number"},
-            {"type": "string"},
-            {"type": "array", "items": {"type": "string"}},
-            {"type": "array", "items": package},
-        ]
-    }
-    suggestion = {
-        "anyOf": [
-            {"type": "null"},
-            {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["value", "unit", "confidence"],
-                "properties": {
-                    "value": value,
-                    "unit": {"type": ["string", "null"]},
-                    "confidence": {
-                        "type": ["string", "null"],
-                        "enum": ["high", "medium", "low", None],
-                    },
-                },
-            },
-        ],
-    }
-    source = {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["source_url", "title", "snippet", "retrieved_at"],
-        "properties": {
-            "source_url": {"type": "string"},
-            "title": {"type": "string"},
-            "snippet": {"type": "string"},
-            "retrieved_at": {"type": ["string", "null"]},
-        },
-    }
-
-    def per_field(schema: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "type": "object",
-            "additionalProperties": False,
-            "required": list(fields),
-            "properties": {name: schema for name in fields},
-        }
-
-    strings = {"type": "array", "items": {"type": "string"}}
-    return {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["suggested_fields", "evidence", "validation", "note_blocks"],
-        "properties": {
-            "suggested_fields": per_field(suggestion),
-            "evidence": per_field({"type": "array", "items": source}),
-            "validation": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["warnings", "errors"],
-                "properties": {"warnings": strings, "errors": strings},
-            },
-            "note_blocks": strings,
-        },
-    }
-
-
-def schema_errors(data: Any, fields: Sequence[str]) -> list[str]:
-    """What breaks the contract, checked here: a server may not enforce the schema."""
-    if not isinstance(data, dict):
-        return ["the answer is not a JSON object"]
-    errors = [
-        f"missing key {key!r}"
-        for key in ("suggested_fields", "evidence", "validation", "note_blocks")
-        if key not in data
-    ]
-    suggested = data.get("suggested_fields")
-    if isinstance(suggested, dict):
-        for name, item in suggested.items():
-            if name not in fields:
-                errors.append(f"suggested_fields.{name} was not asked for")
-            elif item is not None and not (isinstance(item, dict) and "value" in item):
-                errors.append(
-                    f"suggested_fields.{name} must be null or {{value, unit, confidence}}"
-                )
-    elif "suggested_fields" in data:
-        errors.append("suggested_fields must be an object")
-    evidence = data.get("evidence")
-    if isinstance(evidence, dict):
-        for name, items in evidence.items():
-            if not isinstance(items, list) or not all(
-                isinstance(i, dict) and "source_url" in i for i in items
-            ):
-                errors.append(f"evidence.{name} must be a list of sources with source_url")
-    elif "evidence" in data:
-        errors.append("evidence must be an object")
-    return errors
 
 
 def instructions(fields: Sequence[str]) -> str:
@@ -188,28 +70,17 @@ class OpenAIProvider:
         self.model = self.structured.model
 
     def propose_culture(self, culture: Mapping[str, Any], fields: Sequence[str]) -> ProviderAnswer:
+        """Raises ProviderError when the server fails or its answer breaks the schema twice."""
         usage = Usage()
-        web = self.structured.searches_the_web
-        snippets = [] if web else self._snippets(culture)
-        problems: list[str] = []
-        for _attempt in range(2):  # the first answer, and one re-ask with what was wrong
-            try:
-                text, citations = self._ask(culture, fields, snippets, problems, usage)
-            except openai.OpenAIError as exc:
-                usage.cost_usd = self.structured.cost(usage)
-                raise ProviderError(f"The provider failed: {exc}", usage) from exc
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                problems = [f"the answer is not valid JSON ({exc})"]
-                continue
-            problems = schema_errors(data, fields)
-            if not problems:
-                usage.cost_usd = self.structured.cost(usage)
-                return ProviderAnswer(self._proposal(data, citations, snippets), usage)
-        usage.cost_usd = self.structured.cost(usage)
-        message = "The provider's answer broke the schema twice: " + "; ".join(problems)
-        raise ProviderError(message, usage)
+        snippets = [] if self.structured.searches_the_web else self._snippets(culture)
+        prompt = describe(culture) + "\nFields: " + ", ".join(fields) + given_sources(snippets)
+        result = self.structured.ask_structured(
+            answer_model(fields), instructions(fields), prompt, usage
+        )
+        if result.answer is None:
+            message = "The provider's answer broke the schema twice: " + "; ".join(result.problems)
+            raise ProviderError(message, usage)
+        return ProviderAnswer(proposal_of(result.answer, result.citations, snippets), usage)
 
     def estimate_cost(self, cultures: int) -> float:
         """A rough cost for enriching this many cultures, from a typical call's usage."""
@@ -217,58 +88,46 @@ class OpenAIProvider:
 
     def _snippets(self, culture: Mapping[str, Any]) -> list[Evidence]:
         """What the reference library holds on this crop, for servers without web search."""
-        crop = OfflineProvider().find_crop(culture)
-        return [evidence_for(fact) for fact in crop.facts.values()] if crop else []
+        return reference_snippets(OfflineProvider().find_crop(culture))
 
-    def _ask(self, culture, fields, snippets, problems, usage) -> tuple[str, list[Evidence]]:
-        prompt = describe(culture) + "\nFields: " + ", ".join(fields)
-        if snippets:
-            prompt += "\nSources you may cite (cite only these):\n" + "\n".join(
-                f"- {s.source_url} | {s.title} | {s.claim_summary}" for s in snippets
-            )
-        if problems:
-            prompt += "\nYour previous answer was rejected: " + "; ".join(problems)
-        return self.structured.ask(
-            instructions(fields), prompt, output_schema(fields), "culture_enrichment", usage
-        )
 
-    def _proposal(self, data, citations: list[Evidence], snippets: list[Evidence]) -> Proposal:
-        proposal = Proposal(note_blocks=[str(b) for b in data.get("note_blocks") or []])
-        allowed_urls = {s.source_url for s in snippets}
-        for name, item in (data.get("suggested_fields") or {}).items():
-            if item is None or item.get("value") is None:
-                continue
-            try:
-                confidence = Confidence.parse(item.get("confidence"))
-            except ValueError as exc:
-                confidence = None
-                proposal.add("confidence_malformed", Severity.warning, name, f"{exc} Ignored.")
-            proposal.suggested[name] = SuggestedValue(item["value"], item.get("unit"), confidence)
-        for name, items in (data.get("evidence") or {}).items():
-            kept = []
-            for raw in items:
-                retrieved_at = raw.get("retrieved_at")
-                source = Evidence(
-                    str(raw.get("source_url") or ""),
-                    str(raw.get("title") or ""),
-                    str(raw.get("snippet") or ""),
-                    SourceKind.reference if snippets else SourceKind.web,
-                    retrieved_at if isinstance(retrieved_at, str) else None,
+def proposal_of(
+    answer: CultureAnswer, citations: list[Evidence], snippets: list[Evidence]
+) -> Proposal:
+    """The answer as a proposal: each value as the model gave it, for the rules to read; a
+    confidence that is none is that field's warning; evidence citing a source the model was not
+    given (chat mode) is dropped with a warning."""
+    proposal = Proposal(note_blocks=list(answer.note_blocks))
+    for name, item in answer.suggested_fields:
+        if item is None or item.value is None:
+            continue
+        try:
+            confidence = Confidence.parse(item.confidence)
+        except ValueError as exc:
+            confidence = None
+            proposal.add("confidence_malformed", Severity.warning, name, f"{exc} Ignored.")
+        proposal.suggested[name] = SuggestedValue(item.value, item.unit, confidence)
+    allowed_urls = {s.source_url for s in snippets}
+    kind = SourceKind.reference if snippets else SourceKind.web
+    for name, sources in answer.evidence:
+        kept = []
+        for source in sources:
+            if snippets and source.source_url not in allowed_urls:
+                proposal.add(
+                    "evidence_not_in_given_sources",
+                    Severity.warning,
+                    name,
+                    f"{source.source_url} was not among the sources given; ignored.",
                 )
-                if snippets and source.source_url not in allowed_urls:
-                    proposal.add(
-                        "evidence_not_in_given_sources",
-                        Severity.warning,
-                        name,
-                        f"{source.source_url} was not among the sources given; ignored.",
-                    )
-                    continue
-                kept.append(source)
-            if kept:
-                proposal.evidence[name] = kept
-        for message in (data.get("validation") or {}).get("warnings") or []:
-            proposal.add("provider_warning", Severity.warning, None, str(message))
-        for message in (data.get("validation") or {}).get("errors") or []:
-            proposal.add("provider_error", Severity.warning, None, str(message))
-        proposal.citations = citations
-        return proposal
+                continue
+            kept.append(
+                Evidence(source.source_url, source.title, source.snippet, kind, source.retrieved_at)
+            )
+        if kept:
+            proposal.evidence[name] = kept
+    for message in answer.validation.warnings:
+        proposal.add("provider_warning", Severity.warning, None, message)
+    for message in answer.validation.errors:
+        proposal.add("provider_error", Severity.warning, None, message)
+    proposal.citations = citations
+    return proposal

@@ -1,0 +1,49 @@
+"""A model's answer read against the pydantic model its schema came from: the answer, or the
+problems to send back to the model. A pydantic exception never leaves this module."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from openai.lib._pydantic import to_strict_json_schema
+from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
+
+# An answer broken everywhere is summed up: the re-ask prompt and the item's error stay short.
+MOST_PROBLEMS = 12
+
+
+def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema as OpenAI's strict structured outputs take it: every property
+    required, no additional properties (the SDK's own conversion, as `responses.parse` uses)."""
+    return to_strict_json_schema(model)
+
+
+def schema_name(model: type[BaseModel]) -> str:
+    """The name the schema is sent under: the model's title, else its class name."""
+    return model.model_config.get("title") or model.__name__
+
+
+def read_answer(model: type[M], text: str) -> tuple[M | None, list[str]]:
+    """The answer as the model, or None and what is wrong with it, each problem one line."""
+    try:
+        return model.model_validate_json(text), []
+    except ValidationError as exc:
+        return None, problems_of(exc)
+
+
+def problems_of(error: ValidationError) -> list[str]:
+    problems = []
+    for item in error.errors(include_url=False):
+        if item["type"] == "json_invalid":
+            problems.append(f"the answer is not valid JSON ({item['msg']})")
+            continue
+        where = ".".join(str(part) for part in item["loc"]) or "the answer"
+        # A validator's own message is for people already: no "Value error, " before it.
+        cause = (item.get("ctx") or {}).get("error")
+        problems.append(f"{where}: {cause if item['type'] == 'value_error' else item['msg']}")
+    if len(problems) > MOST_PROBLEMS:
+        more = len(problems) - MOST_PROBLEMS
+        problems = [*problems[:MOST_PROBLEMS], f"and {more} more problem(s)"]
+    return problems

@@ -1,0 +1,182 @@
+"""The `openai` gateway: the model finds sources (web search, or the reference library's
+snippets for chat-mode servers), answers in a strict schema and shows its conversions; we check
+the schema, every invariant and the conversions, re-ask once with what was wrong, then fail.
+It never falls back to the reference gateway."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+
+from webapp.ai import ProviderError, Usage
+from webapp.ai.client import StructuredClient, given_sources
+from webapp.config import Settings
+from webapp.cultures.providers.offline import reference_snippets
+from webapp.fertilizer.gateways.reference import ReferenceGateway
+from webapp.fertilizer.gateways.schema import PlanAnswer
+from webapp.fertilizer.interactor import GatewayAnswer, NoRecommendation
+from webapp.fertilizer.plan import K_PER_K2O, P_PER_P2O5, PlanInvalid, plan_from_dict
+from webapp.fertilizer.request import RecommendRequest
+from webapp.review.vocabulary import Evidence, Issue, Severity
+
+# How far the model's oxide figures may stray from its elemental ones (rounding).
+OXIDE_TOLERANCE = 0.02
+# Outside this ratio to the reference library's N, the plan carries a warning.
+PLAUSIBLE_N_RATIO = (0.5, 2.0)
+
+
+INSTRUCTIONS = (
+    "You derive an N-P-K fertilizer plan for one crop from agronomy sources you found: prefer "
+    "government and extension sources; never answer from memory. All quantities are elemental "
+    "N, P and K in grams per square metre (g/m²). Convert and show each conversion with its "
+    "factor in `conversions`: kg/ha ÷ 10 = g/m²; 1 lb/acre = 1.121 kg/ha; "
+    f"P = P2O5 × {P_PER_P2O5}; K = K2O × {K_PER_K2O}. Give `oxide_totals` (P2O5, K2O) that "
+    "match your elemental totals. Split: all P and K basal; crops under 60 days all N basal; "
+    "longer crops 30–50 % of N basal and the rest in 1–3 topdressings. Each application's "
+    "`nutrients` is the group's total; `per_application` = nutrients / count; the "
+    "applications add up to `totals` exactly. Name schedule hints after the crop's stages when "
+    "given. Cite every source in `sources` (URLs). `confidence` is 0–1. Answer with JSON only."
+)
+
+
+def describe(request: RecommendRequest) -> str:
+    profile = request.profile
+    lines = [f"Crop: {profile.name} (id {profile.crop_id})"]
+    if profile.variety:
+        lines.append(f"Variety: {profile.variety}")
+    if profile.groups:
+        lines.append(f"Family: {', '.join(profile.groups)}")
+    if profile.stages:
+        lines.append("Stages in order: " + ", ".join(s.name for s in profile.stages))
+    if request.target_yield_kg_m2:
+        lines.append(f"Target yield: {request.target_yield_kg_m2:g} kg/m²")
+    if request.soil_p or request.soil_k:
+        lines.append(f"Soil test: P {request.soil_p or 'unknown'}, K {request.soil_k or 'unknown'}")
+    if request.region:
+        lines.append(f"Region: {request.region}")
+    if request.growth_period_days:
+        lines.append(f"Growth period: {request.growth_period_days} days")
+    if not request.organic.is_zero:
+        organic = request.organic
+        lines.append(
+            f"Organic inputs already applied (subtract from basal): N {organic.N:g}, "
+            f"P {organic.P:g}, K {organic.K:g} g/m²"
+        )
+    return "\n".join(lines)
+
+
+def conversion_problems(answer: PlanAnswer) -> list[str]:
+    """Whether the model's shown oxide totals agree with its elemental ones."""
+    problems = []
+    oxides = answer.oxide_totals
+    for element, oxide, factor in (("P", "P2O5", P_PER_P2O5), ("K", "K2O", K_PER_K2O)):
+        elemental, stated = getattr(answer.totals, element), getattr(oxides, oxide)
+        expected = stated * factor
+        if abs(expected - elemental) > max(0.01, OXIDE_TOLERANCE * abs(elemental)):
+            problems.append(
+                f"oxide_totals.{oxide} {stated:g} × {factor} = {expected:.3f}, "
+                f"but totals.{element} is {elemental:g}"
+            )
+    return problems
+
+
+class OpenAIGateway:
+    name = "openai"
+
+    def __init__(self, settings: Settings, client: openai.OpenAI | None = None) -> None:
+        self.structured = StructuredClient(settings, client)
+        self.model = self.structured.model
+        self.reference = ReferenceGateway()
+
+    def recommend(self, request: RecommendRequest) -> GatewayAnswer:
+        usage = Usage()
+        snippets: list[Evidence] = []
+        if not self.structured.searches_the_web:
+            snippets = reference_snippets(self.reference.find_crop(request))
+            if not snippets:
+                raise NoRecommendation(
+                    "no_sources",
+                    f"no sources for {request.profile.name}: this server has no web search and"
+                    " the reference library holds nothing on the crop",
+                )
+
+        def check(answer: PlanAnswer, citations: list[Evidence]) -> list[str]:
+            return plan_of(answer, request, citations, snippets)[2]
+
+        try:
+            result = self.structured.ask_structured(
+                PlanAnswer, INSTRUCTIONS, describe(request) + given_sources(snippets), usage, check
+            )
+        except ProviderError as exc:
+            raise NoRecommendation(
+                "provider_failed", f"the provider failed: {exc.__cause__}", usage
+            ) from exc
+        if result.answer is None or result.problems:
+            raise NoRecommendation(
+                "provider_invalid_plan",
+                "the provider's plan broke the rules twice: " + "; ".join(result.problems),
+                usage,
+            )
+        plan, issues, _ = plan_of(result.answer, request, result.citations, snippets)
+        issues.extend(self._plausibility(plan["totals"]["N"], request))
+        return GatewayAnswer(plan, issues, usage)
+
+    def _plausibility(self, n_total: float, request: RecommendRequest) -> list[Issue]:
+        """The model's N against the reference library's figure, where it has one."""
+        try:
+            reference = self.reference.recommend(request).plan["totals"]["N"]
+        except NoRecommendation:
+            return []
+        low, high = PLAUSIBLE_N_RATIO
+        if reference and not low <= n_total / reference <= high:
+            return [
+                Issue(
+                    "n_far_from_reference",
+                    Severity.warning,
+                    "N",
+                    f"Total N {n_total:g} g/m² is far from the {reference:g} g/m² the reference"
+                    " library's cited figures give.",
+                )
+            ]
+        return []
+
+
+def plan_of(
+    answer: PlanAnswer,
+    request: RecommendRequest,
+    citations: list[Evidence],
+    snippets: list[Evidence],
+) -> tuple[dict[str, Any], list[Issue], list[str]]:
+    """The answer as the seed's plan document, its warnings, and what must be re-asked."""
+    issues: list[Issue] = []
+    problems = conversion_problems(answer)
+    sources = [s for s in answer.sources if s.strip()]
+    if snippets:
+        allowed = {s.source_url for s in snippets}
+        for source in [s for s in sources if s not in allowed]:
+            issues.append(
+                Issue(
+                    "source_not_given",
+                    Severity.warning,
+                    "sources",
+                    f"{source} was not among the sources given; dropped.",
+                )
+            )
+        sources = [s for s in sources if s in allowed]
+    sources = list(dict.fromkeys([*sources, *(c.source_url for c in citations)]))
+    if not sources:
+        problems.append("sources must cite at least one source you used")
+    conversions = [f"Conversion: {c}" for c in answer.conversions if c.strip()]
+    notes = "\n".join(filter(None, [answer.notes, *conversions]))
+    plan = {
+        "crop": {"crop_id": request.profile.crop_id, "name": request.profile.name},
+        **answer.model_dump(include={"totals", "applications", "confidence"}),
+        "sources": sources,
+        "notes": notes or None,
+    }
+    try:
+        plan_from_dict(plan)
+    except PlanInvalid as exc:
+        problems = [*exc.problems, *problems]
+    return plan, issues, problems
