@@ -189,6 +189,61 @@ def test_a_culture_gets_a_plan_and_keeps_its_plan_history(client_as, worker):
     assert refused.status_code == 403
 
 
+@pytest.mark.worker
+def test_a_plan_run_proposes_its_plan_to_the_culture_and_a_save_is_undone(client_as, worker):
+    culture = create_culture(
+        {
+            "name": "Kopfsalat",
+            "growth_duration_days": 40,
+            "harvest_duration_days": 5,
+            "harvest_method": "per_plant",
+            "distance_within_row_cm": 30,
+            "row_spacing_cm": 30,
+        }
+    )
+    db.session.commit()
+    reviewer = client_as("reviewer")
+    headers = {"X-CSRFToken": reviewer.csrf_token("/")}
+    runs = []
+    for _ in range(2):
+        started = reviewer.submit(
+            "/fertilizer", {"culture": str(culture.id), "provider": "offline"}, page="/fertilizer"
+        )
+        runs.append(finished(run_id_of(started)).id)
+    first, second = (db.session.query(PlanRecord).filter_by(run_id=r).one() for r in runs)
+    # The run's plan is a proposal for the culture, listed and applied like any other.
+    listed = reviewer.get(f"/api/v1/runs/{runs[0]}/suggestions").get_json()
+    [target] = listed["targets"]
+    assert (target["type"], target["id"], target["name"]) == (
+        "culture_plan",
+        culture.id,
+        "Kopfsalat",
+    )
+    [proposal] = target["suggestions"]
+    assert proposal["value"].startswith(f"plan #{first.id}: N ")
+    assert proposal["label"] == "Fertilizer plan" and proposal["current_value"] is None
+    applied = reviewer.post(
+        f"/api/v1/runs/{runs[0]}/apply", json={"suggestions": [proposal["id"]]}, headers=headers
+    )
+    assert applied.status_code == 200 and applied.get_json()["applied"] == [proposal["id"]]
+    db.session.expire_all()
+    assert db.session.get(PlanRecord, first.id).culture_id == culture.id
+    # Saving the second plan from its page is the apply of its proposal; its undo restores
+    # the first as the culture's current plan.
+    plan_url = f"/fertilizer/plans/{second.id}"
+    saved = reviewer.submit(f"{plan_url}/save", {"culture": str(culture.id)}, page=plan_url)
+    assert saved.status_code == 302 and "undo=" in saved.headers["Location"]
+    page = reviewer.get(saved.headers["Location"]).get_data(as_text=True)
+    assert "Undo this save" in page
+    group = saved.headers["Location"].split("undo=")[1]
+    undone = reviewer.submit(f"{plan_url}/undo/{group}", {}, page=saved.headers["Location"])
+    assert undone.status_code == 302
+    culture_page = reviewer.get(f"/cultures/{culture.id}").get_data(as_text=True)
+    assert f'#{first.id}</a> <span class="badge">current</span>' in culture_page
+    sources = [c.source for c in db.session.query(Change).filter_by(target_type="culture_plan")]
+    assert sources == ["apply", "apply", "undo"]
+
+
 def test_the_api_recommends_or_says_why_not(client_as):
     editor = client_as("editor")
     headers = {"X-CSRFToken": editor.csrf_token("/")}

@@ -30,7 +30,7 @@ class Sheet(ReviewTarget):
     def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
         return {i: dict(self.records[i]) for i in ids if i in self.records}
 
-    def write(self, target_id: int, values: Mapping[str, Any]) -> dict[str, tuple[Any, Any]]:
+    def write(self, target_id: int, values: Mapping[str, Any], user) -> dict[str, tuple[Any, Any]]:
         negative = {f: "Must not be negative." for f, v in values.items() if (v or 0) < 0}
         if negative:
             error = ValueError("refused")

@@ -67,7 +67,7 @@ class CultureTarget(ReviewTarget):
     def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
         return {i: values_of(c) for i, c in self._cultures(ids).items()}
 
-    def write(self, target_id: int, values: Mapping[str, Any]) -> Changed:
+    def write(self, target_id: int, values: Mapping[str, Any], user: User | None) -> Changed:
         return update_culture(db.session.get(Culture, target_id), dict(values))
 
     def after_apply(self, target_id: int, applied: Sequence[Applied], user: User | None) -> Changed:

@@ -58,6 +58,7 @@ from webapp.cultures.importing import decode, preview_csv
 from webapp.cultures.models import Culture
 from webapp.cultures.providers import culture_provider
 from webapp.extensions import db
+from webapp.fertilizer.plans import TARGET as PLAN_TARGET
 from webapp.fertilizer.plans import plan_history
 from webapp.jobs.models import Run
 from webapp.jobs.queue import QueueUnavailable
@@ -222,7 +223,7 @@ def render_culture(culture: Culture, fragment: str | None = None, status: int = 
         unit_of=unit_of,
         form=EmptyForm(),
         # The enrichment block polls every second while a run is live and shows no history.
-        history=history(AUDIT_TARGET, culture.id) if fragment is None else [],
+        history=history((AUDIT_TARGET, PLAN_TARGET), culture.id) if fragment is None else [],
         plans=plan_history(culture) if fragment is None else [],
         run=run,
         suggestions=suggestions_of(culture, run) if run and not run.is_live else [],

@@ -1,11 +1,12 @@
-"""Plans as the app keeps them: made in a run, stored, saved to a culture with history."""
+"""Plans as the app keeps them: made in a run, stored, and proposed to a culture — saving a plan
+to a culture is an apply of that proposal through the review core (audited, undoable)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
-from flask import current_app
+from flask import current_app, url_for
 from sqlalchemy import select
 
 from webapp.auth.models import User
@@ -20,9 +21,14 @@ from webapp.jobs.kinds import ItemError, RunKind, register_kind
 from webapp.jobs.models import Run
 from webapp.jobs.queue import enqueue_run
 from webapp.jobs.runner import add_usage
-from webapp.review.audit import record_changes
+from webapp.review import service as review
+from webapp.review.models import Suggestion, SuggestionStatus
+from webapp.review.targets import Changed, ReviewTarget, register_target
+from webapp.review.vocabulary import Confidence
 
 CHANGE_FIELD = "fertilizer_plan"
+# The review target: a culture's current plan, by culture id.
+TARGET = "culture_plan"
 
 
 def gateway_named(provider: str | None):
@@ -56,12 +62,20 @@ def store(
 class PlanRun(RunKind):
     name = "fertilizer_plan"
     title = "Fertilizer plan"
+    target_kind = TARGET
 
     def plan_items(self, params: dict[str, Any]) -> list[str]:
         return ["plan"]
 
     def stage_for(self, key: str) -> str:
         return "recommending"
+
+    def target_ids(self, run: Run) -> list[int]:
+        culture_id = (run.params or {}).get("culture_id")
+        return [culture_id] if culture_id else []
+
+    def item_key(self, run: Run, target_id: int) -> str:
+        return "plan"
 
     def process_item(self, key: str, params: dict[str, Any], run_id: int) -> Any:
         document = params["request"]
@@ -78,6 +92,10 @@ class PlanRun(RunKind):
             raise ItemError(f"No plan: {exc}") from exc
         add_usage(run_id, result.usage)
         record = store(result, document, user, run_id)
+        db.session.flush()
+        culture = db.session.get(Culture, params.get("culture_id") or 0)
+        if culture is not None:
+            propose_to(record, culture)
         db.session.commit()
         return {"plan_id": record.id, "crop": record.crop_name, "totals": record.label}
 
@@ -107,9 +125,100 @@ def plan_of_run(run: Run) -> PlanRecord | None:
     return db.session.scalar(select(PlanRecord).where(PlanRecord.run_id == run.id).limit(1))
 
 
-def save_to_culture(record: PlanRecord, culture: Culture, user: User) -> PlanRecord:
-    """Save a plan to a culture's plan history (a copy when it already belongs to another),
-    recorded in the culture's history."""
+def shown(record: PlanRecord | None) -> str | None:
+    """A plan as a review and the culture history show it: "plan #3: N 12 · P 4 · K 9 g/m²"."""
+    return f"plan #{record.id}: {record.label}" if record else None
+
+
+def plan_id_of(value: object) -> int | None:
+    """The plan a value names (a plan id, or the shown form)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    text = str(value or "").removeprefix("plan #").split(":", 1)[0]
+    return int(text) if text.isdigit() else None
+
+
+def propose_to(record: PlanRecord, culture: Culture) -> int:
+    """The suggestion that this plan become the culture's current plan: the open one the run
+    made, or a new one (a plan made for no culture, or saved to another). Returns its id."""
+    value = shown(record)
+    existing = db.session.scalar(
+        select(Suggestion.id).where(
+            Suggestion.target_type == TARGET,
+            Suggestion.target_id == culture.id,
+            Suggestion.run_id == record.run_id,
+            Suggestion.suggested_value == value,
+            Suggestion.status.in_(review.OPEN_STATUSES),
+        )
+    ) if record.run_id else None  # fmt: skip
+    if existing:
+        return existing
+    suggestion = Suggestion(
+        run_id=record.run_id,
+        target_type=TARGET,
+        target_id=culture.id,
+        field=CHANGE_FIELD,
+        current_value=shown(current_plan(culture)),
+        suggested_value=value,
+        confidence=Confidence.from_score(record.plan.get("confidence", 0)).value,
+        evidence=[],
+        issues=record.issues,
+        status=SuggestionStatus.pending,
+    )
+    db.session.add(suggestion)
+    db.session.flush()
+    return suggestion.id
+
+
+def save_to_culture(record: PlanRecord, culture: Culture, user: User) -> review.ApplyResult:
+    """Save a plan to a culture's plan history as its current plan: the apply of the plan's
+    proposal to that culture. Saving is an explicit choice, so a plan proposed before the
+    culture's plan changed is re-confirmed."""
+    suggestion_id = propose_to(record, culture)
+    return review.apply([suggestion_id], user, reconfirm=[suggestion_id])
+
+
+class CulturePlanTarget(ReviewTarget):
+    """A culture's current plan as the review core sees it: the newest plan saved to it."""
+
+    kind = TARGET
+    label = "Culture plan"
+
+    def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
+        cultures = db.session.scalars(select(Culture).where(Culture.id.in_(list(ids))))
+        return {c.id: {CHANGE_FIELD: shown(current_plan(c))} for c in cultures}
+
+    def write(self, target_id: int, values: Mapping[str, Any], user: User | None) -> Changed:
+        culture = db.session.get(Culture, target_id)
+        previous = current_plan(culture)
+        wanted = plan_id_of(values[CHANGE_FIELD])
+        if wanted is None:
+            # Undoing a culture's first plan: the plan leaves its history.
+            if previous is not None:
+                previous.culture_id, previous.saved_by, previous.saved_at = None, None, None
+            db.session.flush()
+            return {CHANGE_FIELD: (shown(previous), None)} if previous else {}
+        record = db.session.get(PlanRecord, wanted)
+        if record is None:
+            raise ValueError(f"There is no plan #{wanted} any more.")
+        saved = _save(record, culture, user)
+        if previous is not None and previous.id == saved.id:
+            return {}
+        return {CHANGE_FIELD: (shown(previous), shown(saved))}
+
+    def names(self, ids: Collection[int]) -> dict[int, str]:
+        query = select(Culture.id, Culture.name).where(Culture.id.in_(list(ids)))
+        return dict(db.session.execute(query).all())
+
+    def url(self, target_id: int) -> str:
+        return url_for("cultures.show", culture_id=target_id)
+
+    def field_label(self, field: str) -> str:
+        return "Fertilizer plan"
+
+
+def _save(record: PlanRecord, culture: Culture, user: User | None) -> PlanRecord:
+    """The plan (a copy when it belongs to another culture) as the culture's newest."""
     if record.culture_id not in (None, culture.id):
         record = PlanRecord(
             run_id=record.run_id,
@@ -123,17 +232,14 @@ def save_to_culture(record: PlanRecord, culture: Culture, user: User) -> PlanRec
             created_by=record.created_by,
         )
         db.session.add(record)
-    previous = current_plan(culture)
     record.culture_id = culture.id
     record.saved_by = user
     record.saved_at = utcnow()
     db.session.flush()
-    if previous is None or previous.id != record.id:
-        before = f"plan #{previous.id}: {previous.label}" if previous else None
-        after = f"plan #{record.id}: {record.label}"
-        record_changes("culture", culture.id, {CHANGE_FIELD: (before, after)}, user, "plan")
-    db.session.commit()
     return record
+
+
+register_target(CulturePlanTarget())
 
 
 def plan_history(culture: Culture) -> list[PlanRecord]:

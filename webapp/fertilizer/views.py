@@ -43,7 +43,9 @@ from webapp.fertilizer.gateways.reference import ReferenceGateway, season_days
 from webapp.fertilizer.interactor import NoRecommendation, recommend
 from webapp.fertilizer.models import PlanRecord
 from webapp.fertilizer.plan import K_PER_K2O, P_PER_P2O5
+from webapp.fertilizer.plans import TARGET as PLAN_TARGET
 from webapp.fertilizer.plans import (
+    current_plan,
     gateway_named,
     plan_of_run,
     save_to_culture,
@@ -55,6 +57,7 @@ from webapp.jobs.models import Run
 from webapp.jobs.queue import QueueUnavailable
 from webapp.pagination import page_number, paginate
 from webapp.rendering import render_page
+from webapp.review import service as review
 
 bp = Blueprint("fertilizer", __name__, url_prefix="/fertilizer")
 api = Blueprint("fertilizer_api", __name__, url_prefix="/api/v1/fertilizer")
@@ -219,6 +222,7 @@ def show_plan(plan_id: int):
         cultures=culture_choices()[1:],
         suggested_culture=str(suggested_culture or record.culture_id or ""),
         saved_to=saved_to,
+        undo_group=request.args.get("undo", "") if request.args.get("undo", "").isalnum() else "",
         factors={"P": P_PER_P2O5, "K": K_PER_K2O},
     )
 
@@ -247,9 +251,33 @@ def save_plan(plan_id: int):
     if culture is None:
         flash("Pick the culture to save the plan to.", "error")
         return redirect(url_for("fertilizer.show_plan", plan_id=record.id))
-    saved = save_to_culture(record, culture, current_user)
-    flash(f"Saved to {culture.label}: it is the culture's current plan.", "success")
-    return redirect(url_for("fertilizer.show_plan", plan_id=saved.id))
+    result = save_to_culture(record, culture, current_user)
+    db.session.commit()
+    for refusal in result.refused:
+        flash(f"Not saved to {culture.label}: {refusal.message}", "error")
+    saved = current_plan(culture)
+    if not result.refused:
+        flash(f"Saved to {culture.label}: it is the culture's current plan.", "success")
+    target = saved.id if saved and not result.refused else record.id
+    return redirect(url_for("fertilizer.show_plan", plan_id=target, undo=result.group))
+
+
+@bp.post("/plans/<int:plan_id>/undo/<group>")
+@require_role(Role.reviewer)
+def undo_save(plan_id: int, group: str):
+    """Undo a save: the culture's plan before it is its current plan again."""
+    if not EmptyForm().validate_on_submit():
+        abort(400, description="The form expired; reload the page and undo again.")
+    targets = review.group_targets(group)
+    if not targets or {kind for kind, _id in targets} != {PLAN_TARGET}:
+        abort(404, description="There is no such save to undo.")
+    result = review.undo(group, current_user)
+    db.session.commit()
+    if result.changed_since:
+        flash("Not undone: the culture's plan changed since.", "error")
+    else:
+        flash("Undone: the culture has its earlier plan again.", "success")
+    return redirect(url_for("fertilizer.show_plan", plan_id=plan_id))
 
 
 @api.post("/recommend")

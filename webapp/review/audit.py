@@ -49,11 +49,13 @@ def new_group() -> str:
     return secrets.token_hex(8)
 
 
-def history(target_type: str, target_id: int, limit: int = 100) -> list[Change]:
+def history(target_types: tuple[str, ...], target_id: int, limit: int = 100) -> list[Change]:
+    """The newest changes of one record, as the targets that share its id record them (a
+    culture's fields and its current plan)."""
     query = (
         select(Change)
         .options(selectinload(Change.user))
-        .where(Change.target_type == target_type, Change.target_id == target_id)
+        .where(Change.target_type.in_(target_types), Change.target_id == target_id)
         .order_by(Change.id.desc())
         .limit(limit)
     )

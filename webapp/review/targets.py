@@ -59,13 +59,14 @@ class ReviewTarget:
             raise NotImplementedError
         return last_decisions(self.kind, ids)
 
-    def write(self, target_id: int, values: Mapping[str, Any]) -> Changed:
-        """Write values to one record and say what changed; raise ValueError (with an `errors`
-        mapping {field: message} when it can) if the record refuses them."""
+    def write(self, target_id: int, values: Mapping[str, Any], user: User | None) -> Changed:
+        """Write values to one record (user: who applies them) and say what changed; raise
+        ValueError (with an `errors` mapping {field: message} when it can) if the record refuses
+        them."""
         raise NotImplementedError
 
     def write_many(
-        self, values: Mapping[int, Mapping[str, Any]]
+        self, values: Mapping[int, Mapping[str, Any]], user: User | None
     ) -> tuple[dict[int, Changed], list[WriteRefused]]:
         """Write each record's values; what a record refuses is dropped with its reason and the
         rest of that record's values are still written."""
@@ -75,16 +76,16 @@ class ReviewTarget:
             if not self.writes:
                 changed[target_id] = dict(mine)
                 continue
-            done, problems = self._write_what_it_accepts(target_id, dict(mine))
+            done, problems = self._write_what_it_accepts(target_id, dict(mine), user)
             changed[target_id] = done
             refused += problems
         return changed, refused
 
     def _write_what_it_accepts(
-        self, target_id: int, values: dict[str, Any]
+        self, target_id: int, values: dict[str, Any], user: User | None
     ) -> tuple[Changed, list[WriteRefused]]:
         try:
-            return self.write(target_id, values), []
+            return self.write(target_id, values, user), []
         except ValueError:
             pass
         # One by one, in passes: a value refused alone may fit once a field it needs (a seed
@@ -97,7 +98,7 @@ class ReviewTarget:
             progress = False
             for name, value in list(waiting.items()):
                 try:
-                    changed.update(self.write(target_id, {name: value}))
+                    changed.update(self.write(target_id, {name: value}, user))
                 except ValueError as exc:
                     last_error[name] = exc
                 else:

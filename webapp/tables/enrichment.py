@@ -423,7 +423,7 @@ class TableRowTarget(ReviewTarget):
         return {row_id: cells for row_id, (_t, cells) in self._rows(ids).items()}
 
     def write_many(
-        self, values: Mapping[int, Mapping[str, Any]]
+        self, values: Mapping[int, Mapping[str, Any]], user: User | None
     ) -> tuple[dict[int, Changed], list[WriteRefused]]:
         rows = self._rows(values)
         tables = {table_id for table_id, _cells in rows.values()}

@@ -273,7 +273,7 @@ def row_history(table_id: int, row_id: int):
         "tables/row_history.html",
         table=table,
         row=row,
-        changes=history(ROW_TARGET, row.id),
+        changes=history((ROW_TARGET,), row.id),
         names={c.key: c.name for c in table.columns},
     )
 
