@@ -32,6 +32,22 @@ def upload(client, content: bytes, name: str = "profile.json", **fields):
     )
 
 
+def kopfsalat():
+    """A culture the offline gateway can plan for: a 45-day season."""
+    culture = create_culture(
+        {
+            "name": "Kopfsalat",
+            "growth_duration_days": 40,
+            "harvest_duration_days": 5,
+            "harvest_method": "per_plant",
+            "distance_within_row_cm": 30,
+            "row_spacing_cm": 30,
+        }
+    )
+    db.session.commit()
+    return culture
+
+
 def run_id_of(response) -> int:
     assert response.status_code == 302, response.get_data(as_text=True)[:2000]
     return int(response.headers["Location"].rstrip("/").split("/")[-1])
@@ -136,17 +152,7 @@ def test_viewers_read_but_do_not_ask(client_as, idle_queue):
 
 @pytest.mark.worker
 def test_a_culture_gets_a_plan_and_keeps_its_plan_history(client_as, worker):
-    culture = create_culture(
-        {
-            "name": "Kopfsalat",
-            "growth_duration_days": 40,
-            "harvest_duration_days": 5,
-            "harvest_method": "per_plant",
-            "distance_within_row_cm": 30,
-            "row_spacing_cm": 30,
-        }
-    )
-    db.session.commit()
+    culture = kopfsalat()
     reviewer = client_as("reviewer")
     form_page = reviewer.get(f"/fertilizer?culture={culture.id}").get_data(as_text=True)
     assert f'<option selected value="{culture.id}">Kopfsalat</option>' in form_page
@@ -191,17 +197,7 @@ def test_a_culture_gets_a_plan_and_keeps_its_plan_history(client_as, worker):
 
 @pytest.mark.worker
 def test_a_plan_run_proposes_its_plan_to_the_culture_and_a_save_is_undone(client_as, worker):
-    culture = create_culture(
-        {
-            "name": "Kopfsalat",
-            "growth_duration_days": 40,
-            "harvest_duration_days": 5,
-            "harvest_method": "per_plant",
-            "distance_within_row_cm": 30,
-            "row_spacing_cm": 30,
-        }
-    )
-    db.session.commit()
+    culture = kopfsalat()
     reviewer = client_as("reviewer")
     headers = {"X-CSRFToken": reviewer.csrf_token("/")}
     runs = []

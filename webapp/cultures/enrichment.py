@@ -52,7 +52,19 @@ def store_proposal_of(
     }
 
 
-class CultureTarget(ReviewTarget):
+class CultureRecords(ReviewTarget):
+    """A target whose records are cultures (their fields, their current plan): named and
+    linked as cultures."""
+
+    def names(self, ids: Collection[int]) -> dict[int, str]:
+        query = select(Culture.id, Culture.name).where(Culture.id.in_(list(ids)))
+        return dict(db.session.execute(query).all())
+
+    def url(self, target_id: int) -> str:
+        return url_for("cultures.show", culture_id=target_id)
+
+
+class CultureTarget(CultureRecords):
     """Cultures as the review core sees them: values written through the culture's field
     rules; an apply adds the sources that state the applied values to its sources and notes."""
 
@@ -95,13 +107,6 @@ class CultureTarget(ReviewTarget):
         ]
         notes = notes_with_sources(culture.notes, sources)
         return update_culture(culture, {"structured_sources": listed, "notes": notes})
-
-    def names(self, ids: Collection[int]) -> dict[int, str]:
-        query = select(Culture.id, Culture.name).where(Culture.id.in_(list(ids)))
-        return dict(db.session.execute(query).all())
-
-    def url(self, target_id: int) -> str:
-        return url_for("cultures.show", culture_id=target_id)
 
     def field_label(self, field: str) -> str:
         return LABELS.get(field, field)

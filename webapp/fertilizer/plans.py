@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from flask import current_app, url_for
+from flask import current_app
 from sqlalchemy import select
 
 from webapp.auth.models import User
+from webapp.cultures.enrichment import CultureRecords
 from webapp.cultures.models import Culture
 from webapp.database import utcnow
 from webapp.extensions import db
@@ -23,7 +24,7 @@ from webapp.jobs.queue import enqueue_run
 from webapp.jobs.runner import add_usage
 from webapp.review import service as review
 from webapp.review.models import Suggestion, SuggestionStatus
-from webapp.review.targets import Changed, ReviewTarget, register_target
+from webapp.review.targets import Changed, register_target
 from webapp.review.vocabulary import Confidence
 
 CHANGE_FIELD = "fertilizer_plan"
@@ -178,7 +179,7 @@ def save_to_culture(record: PlanRecord, culture: Culture, user: User) -> review.
     return review.apply([suggestion_id], user, reconfirm=[suggestion_id])
 
 
-class CulturePlanTarget(ReviewTarget):
+class CulturePlanTarget(CultureRecords):
     """A culture's current plan as the review core sees it: the newest plan saved to it."""
 
     kind = TARGET
@@ -205,13 +206,6 @@ class CulturePlanTarget(ReviewTarget):
         if previous is not None and previous.id == saved.id:
             return {}
         return {CHANGE_FIELD: (shown(previous), shown(saved))}
-
-    def names(self, ids: Collection[int]) -> dict[int, str]:
-        query = select(Culture.id, Culture.name).where(Culture.id.in_(list(ids)))
-        return dict(db.session.execute(query).all())
-
-    def url(self, target_id: int) -> str:
-        return url_for("cultures.show", culture_id=target_id)
 
     def field_label(self, field: str) -> str:
         return "Fertilizer plan"
