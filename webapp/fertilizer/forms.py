@@ -13,6 +13,7 @@ from wtforms import SelectField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
 
 from webapp.fertilizer.request import SOIL_STATUSES, typed_number
+from webapp.numbers import NumberInvalid
 
 MAX_PROFILE_BYTES = 512 * 1024
 SOIL_CHOICES = [SelectChoice("", "not tested"), *(SelectChoice(s) for s in SOIL_STATUSES)]
@@ -71,8 +72,9 @@ def parse_profile_text(text: str, field: str) -> Any:
 def _number(value: str, field: str) -> float | int | None:
     try:
         number = typed_number(value)
-    except ValueError:
-        raise FormProblem(field, f"Give a number, not {value!r}.") from None
+    except NumberInvalid as refused:
+        message = f"Give a number, not {value!r}." if refused.code == "not_a_number" else refused
+        raise FormProblem(field, str(message)) from None
     if number is not None and field == "growth_period_days" and number.is_integer():
         return int(number)
     return number
