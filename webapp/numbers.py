@@ -151,3 +151,8 @@ def _exponent(exp: str | None, written: str) -> str:
     if abs(int(exp[1:])) > MAX_EXPONENT:  # int() of at most MAX_CHARS digits is cheap
         raise NumberInvalid(_out_of_range(written), "number_out_of_range")
     return exp
+
+
+def format_number(value: object) -> object:
+    """30.0 reads as 30 on screen, whichever database stored it."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value

@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webapp.cultures.catalog import blocking, entry_findings
-from webapp.cultures.domain import CULTURE_FIELDS, CultureInvalid, clean_culture
+from webapp.cultures.domain import CultureInvalid, clean_culture
+from webapp.cultures.fields import CULTURE_FIELDS, SPECS
+from webapp.review.fields import Kind
 from webapp.review.vocabulary import Issue
 
-LIST_FIELDS = ("cultivation_types", "seed_packages", "structured_sources")
 MAX_ROWS = 10_000
 IGNORED_COLUMNS = frozenset({"id", "updated_at"})
 
@@ -57,10 +58,11 @@ def _cell(column: str, raw: str) -> Any:
     raw = raw.strip()
     if raw == "":
         return None
-    if column in LIST_FIELDS:
+    spec = SPECS[column]
+    if spec.is_list:
         if raw.startswith("["):
             return json.loads(raw)
-        if column == "cultivation_types":
+        if spec.kind is Kind.choices:
             return [part.strip() for part in raw.replace(",", ";").split(";") if part.strip()]
         raise ValueError("give a JSON list")
     return raw

@@ -25,7 +25,6 @@ from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.cultures.catalog import (
     AUDIT_TARGET,
-    ENRICHABLE_FIELDS,
     PER_PAGE,
     CultureFilters,
     blocking,
@@ -46,14 +45,8 @@ from webapp.cultures.enrichment import (
     start_enrichment,
     suggestions_of,
 )
-from webapp.cultures.forms import (
-    CHOICE_LABELS,
-    LABELS,
-    ConfirmImportForm,
-    CultureForm,
-    ImportForm,
-    unit_of,
-)
+from webapp.cultures.fields import CHOICE_LABELS, ENRICHABLE_FIELDS, FIELDS, LABELS, shown, unit_of
+from webapp.cultures.forms import ConfirmImportForm, CultureForm, ImportForm
 from webapp.cultures.importing import decode, preview_csv
 from webapp.cultures.models import Culture
 from webapp.cultures.providers import culture_provider
@@ -220,6 +213,8 @@ def render_culture(culture: Culture, fragment: str | None = None, status: int = 
         labels=LABELS,
         choice_labels=CHOICE_LABELS,
         unit_of=unit_of,
+        fields=[f for f in FIELDS if f.name not in ("name", "notes", "structured_sources")],
+        shown_field=shown,
         form=EmptyForm(),
         # The enrichment block polls every second while a run is live and shows no history.
         history=history(AUDIT_TARGET, culture.id) if fragment is None else [],
