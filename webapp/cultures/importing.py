@@ -15,6 +15,7 @@ from webapp.review.fields import Kind
 from webapp.review.vocabulary import Issue
 
 MAX_ROWS = 10_000
+MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 IGNORED_COLUMNS = frozenset({"id", "updated_at"})
 
 
@@ -44,14 +45,6 @@ class ImportPreview:
     def implausible_rows(self) -> list[ImportRow]:
         """Rows with values the rules call impossible: imported only when confirmed."""
         return [row for row in self.rows if blocking(row.findings)]
-
-
-def decode(data: bytes) -> str:
-    """UTF-8 text (a byte-order mark from spreadsheets is fine); raise ValueError otherwise."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError("The file is not UTF-8 text; save it as CSV (UTF-8).") from None
 
 
 def _cell(column: str, raw: str) -> Any:

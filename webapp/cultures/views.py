@@ -47,7 +47,7 @@ from webapp.cultures.enrichment import (
 )
 from webapp.cultures.fields import CHOICE_LABELS, ENRICHABLE_FIELDS, FIELDS, LABELS, shown, unit_of
 from webapp.cultures.forms import ConfirmImportForm, CultureForm, ImportForm
-from webapp.cultures.importing import decode, preview_csv
+from webapp.cultures.importing import MAX_UPLOAD_BYTES, preview_csv
 from webapp.cultures.models import Culture
 from webapp.cultures.providers import culture_provider
 from webapp.extensions import db
@@ -60,6 +60,7 @@ from webapp.review import service as review
 from webapp.review.audit import history
 from webapp.review.models import Suggestion
 from webapp.review.service import findings_for
+from webapp.uploads import read_csv
 
 bp = Blueprint("cultures", __name__, url_prefix="/cultures")
 api = Blueprint("cultures_api", __name__, url_prefix="/api/v1/cultures")
@@ -112,7 +113,7 @@ def import_csv():
     if not form.validate_on_submit():
         return render_import(form, status=422 if form.errors else 200)
     try:
-        text = decode(form.file.data.read())
+        text = read_csv(form.file.data, MAX_UPLOAD_BYTES)
     except ValueError as exc:
         form.file.errors.append(str(exc))
         return render_import(form, status=422)

@@ -21,12 +21,12 @@ from webapp.library.documents import (
     read_upload,
     to_dict,
 )
-from webapp.library.extract import UploadRefused
 from webapp.library.forms import UploadForm
 from webapp.library.models import Document, is_search_index
 from webapp.library.search import Passage, highlight, query_terms, search_passages
 from webapp.pagination import page_number, paginate, per_page
 from webapp.rendering import render_page
+from webapp.uploads import UploadRefused
 
 bp = Blueprint("library", __name__, url_prefix="/library")
 api = Blueprint("library_api", __name__, url_prefix="/api/v1/library")
