@@ -5,8 +5,11 @@ from flask_wtf.file import FileAllowed, FileField, FileRequired
 from wtforms import BooleanField, HiddenField
 from wtforms.validators import InputRequired
 
-from webapp.cultures.fields import FIELDS, hint
+from webapp.cultures.fields import FIELDS, LABELS, hint
 from webapp.review.spec_forms import form_field
+
+# The fields' labels are named here too: the culture review target (enrichment.py) reads them.
+__all__ = ["LABELS", "ConfirmImportForm", "CultureForm", "ImportForm"]
 
 # The fields a person edits on the form; sources and seed packages come from enrichment.
 FORM_FIELDS = tuple(
