@@ -85,17 +85,13 @@ def register_blueprints(app: Flask) -> None:
     register_commands(app)
 
 
-def format_number(value: object) -> object:
-    """30.0 reads as 30 on screen, whichever database stored it."""
-    return int(value) if isinstance(value, float) and value.is_integer() else value
-
-
 def register_request_hooks(app: Flask) -> None:
     from webapp.auth.access import enforce_login_and_csrf
     from webapp.auth.roles import Role
     from webapp.jobs.models import RunStatus
     from webapp.main.views import WORKSPACES
     from webapp.markdown import render_markdown
+    from webapp.numbers import format_number
     from webapp.review.vocabulary import Confidence
 
     app.before_request(enforce_login_and_csrf)

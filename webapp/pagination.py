@@ -7,6 +7,8 @@ from typing import Any
 
 from sqlalchemy import Select, func, select
 
+COUNT_DIGITS = 9  # a page or a count beyond a billion is no request anyone makes
+
 
 @dataclass(frozen=True)
 class Page:
@@ -40,13 +42,21 @@ def paginate(query: Select, number: int, per_page: int) -> Page:
     return Page(list(items), number, per_page, total or 0)
 
 
+def count_of(raw: str) -> int | None:
+    """A positive whole number from a query argument, None for anything else: ASCII digits
+    only ("²" is a digit to str.isdigit, and int() refuses it) and few of them (int() of
+    thousands of digits raises)."""
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > COUNT_DIGITS:
+        return None
+    return int(raw) or None
+
+
 def page_number(args) -> int:
     """The ?page= of a request, 1 when missing or not a positive number."""
-    raw = args.get("page", "1")
-    return int(raw) if raw.isdigit() and int(raw) > 0 else 1
+    return count_of(args.get("page", "1")) or 1
 
 
 def per_page(args, default: int, most: int = 200) -> int:
     """The ?per_page= of an API request, within 1..most."""
-    raw = args.get("per_page", "")
-    return min(most, int(raw)) if raw.isdigit() and int(raw) > 0 else default
+    count = count_of(args.get("per_page", ""))
+    return min(most, count) if count else default

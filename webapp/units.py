@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import pint
 
+from webapp.numbers import NUMBER_PATTERN, NumberInvalid, parse_number
+
 
 class UnitMismatch(ValueError):
     """Units that are unknown or cannot be converted into each other; the message is for people,
@@ -50,25 +52,9 @@ class Quantity:
         return (min(self.value, self.high), max(self.value, self.high))
 
 
-# Thousands separators and decimal marks, kept simple so they can be explained:
-# - a group separator (",", "'", "’", a normal, no-break or thin space) is only read as such
-#   between a leading group of 1-3 digits and groups of exactly 3 ("1,234,567", "12 500");
-# - a comma followed by anything but exactly 3 digits is a decimal comma ("12,5");
-# - dots group thousands only in "1.234,5" (followed by a decimal comma) or with two or more
-#   groups ("1.234.567"); a single "1.234" is one point two three four;
-# - Indian grouping ("1,00,000", "12,34,567.5") is read as such.
-_NUMBER = (
-    r"(?P<sign>[-+−])?"
-    r"(?:"
-    r"(?P<eu>\d{1,3}(?:\.\d{3})+,(?!\d{3}(?!\d))\d+)"
-    r"|(?P<dots>\d{1,3}(?:\.\d{3}){2,})(?![\d.,]\d)"
-    r"|(?P<lakh>\d{1,2}(?:,\d{2})+,\d{3}(?!\d)(?:\.\d+)?)"
-    r"|(?P<grouped>\d{1,3}(?P<sep>[,'’\x20\u00a0\u2009\u202f])\d{3}(?:(?P=sep)\d{3})*(?!\d)"
-    r"(?:[.,]\d+)?)"
-    r"|(?P<plain>\d+(?:\.\d+|,(?!\d{3}(?!\d))\d+)?|\.\d+)"
-    r")"
-    r"(?P<exp>[eE][-+]?\d+)?"
-)
+# Numbers are read by the app's one rule (webapp.numbers, lenient: answers and passages);
+# this module finds them in text and reads the unit written after them.
+_NUMBER = NUMBER_PATTERN
 # A unit token starts with a letter or a symbol such as "%" or "°" and runs to a space or a
 # punctuation mark; "t / ha", "lb per acre" and "t ha-1" join tokens into one unit. Lengths are
 # bounded: a unit is short, and an answer may not be.
@@ -81,7 +67,6 @@ _UNIT = (
 # The second end of a range ("10-12 t/ha", "between 10 and 12 t/ha") is skipped so that the
 # unit after it still counts.
 _RANGE_END = r"\s*(?:-|–|—|to|and|bis|à)\s*(?P<high>[-+−]?\d+(?:[.,]\d+)*)"
-_LONE_NUMBER = re.compile(_NUMBER)
 _QUANTITY = re.compile(
     rf"(?<![^\W_])(?<!\d[.,]){_NUMBER}(?P<range>{_RANGE_END})?(?:\s*(?P<unit>{_UNIT}))?",
     re.IGNORECASE,
@@ -146,8 +131,10 @@ def _single(text: str, match: re.Match[str], number_end: int) -> Quantity:
 def _range_end(text: str | None) -> float | None:
     if text is None:
         return None
-    end = _LONE_NUMBER.fullmatch(text)
-    return _number_value(end) if end else None
+    try:
+        return parse_number(text, lenient=True)
+    except NumberInvalid:
+        return None
 
 
 def split_quantity(text: str) -> tuple[float, str | None] | None:
@@ -201,18 +188,12 @@ def _number_end(match: re.Match[str]) -> int:
 
 
 def _number_value(match: re.Match[str]) -> float:
-    if match.group("eu"):
-        digits = match.group("eu").replace(".", "").replace(",", ".")
-    elif match.group("dots"):
-        digits = match.group("dots").replace(".", "")
-    elif match.group("lakh"):
-        digits = match.group("lakh").replace(",", "")
-    elif match.group("grouped"):
-        digits = match.group("grouped").replace(match.group("sep"), "").replace(",", ".")
-    else:
-        digits = match.group("plain").replace(",", ".")
-    sign = "-" if match.group("sign") in ("-", "−") else ""
-    return float(sign + digits + (match.group("exp") or ""))
+    """The matched number by the app's rule; NaN for one it refuses (too long, an exponent
+    beyond its bound), which every reader of a Quantity refuses as not finite."""
+    try:
+        return parse_number(match.string[match.start() : _number_end(match)], lenient=True)
+    except NumberInvalid:
+        return math.nan
 
 
 @functools.cache

@@ -74,3 +74,34 @@ def test_seed_packages_need_a_positive_size_in_g_or_seeds():
         "Package 1"
         in errors_of({"seed_packages": [{"size_value": 0, "size_unit": "g"}]})["seed_packages"]
     )
+
+
+def test_choices_take_the_words_people_use_in_german_and_french():
+    clean = clean_culture(
+        {
+            "nutrient_demand": "élevé",
+            "harvest_method": "pro Pflanze",
+            "cultivation_types": ["Vorkultur", "Direktsaat"],
+            "seed_rate_unit": "Korn/m²",
+            "seed_rate_value": "400",
+        }
+    )
+    assert clean == {
+        "nutrient_demand": "high",
+        "harvest_method": "per_plant",
+        "cultivation_types": ["pre_cultivation", "direct_sowing"],
+        "seed_rate_unit": "seeds_per_m2",
+        "seed_rate_value": 400.0,
+    }
+
+
+def test_numbers_follow_the_one_rule_and_the_fields_limits():
+    errors = errors_of(
+        {"row_spacing_cm": "1,000", "sowing_depth_cm": "150", "growth_duration_days": "1e1000000"}
+    )
+    assert errors == {
+        "row_spacing_cm": "“1,000” is ambiguous: write 1000 or 1.000.",
+        "sowing_depth_cm": "At most 100 cm.",
+        "growth_duration_days": "“1e1000000” is out of range: the exponent may be at most 308.",
+    }
+    assert clean_culture({"expected_yield": 12.345})["expected_yield"] == Decimal("12.34")

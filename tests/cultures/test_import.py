@@ -105,3 +105,21 @@ def test_an_export_imports_back(client_as):
     preview = preview_csv(exported)
     assert preview.can_import, preview.error_rows
     assert preview.rows[0].values["seed_packages"][0]["size_value"] == 5.0
+
+
+def test_a_binary_or_too_large_file_is_refused_with_the_reason(client_as, monkeypatch):
+    editor = client_as("editor")
+    binary = upload(editor, "name\nKohl\n".encode("utf-16-le").decode())  # a NUL after each letter
+    assert binary.status_code == 422
+    assert "It looks like a binary file" in binary.get_data(as_text=True)
+    monkeypatch.setattr("webapp.cultures.views.MAX_UPLOAD_BYTES", 1024)
+    large = upload(editor, "name\n" + "Kohl\n" * 300)
+    assert large.status_code == 422
+    assert "The file is larger than 1 KB; split it into parts." in large.get_data(as_text=True)
+
+
+def test_german_and_french_choices_import():
+    preview = preview_csv("name,nutrient_demand,harvest_method\nKohl,hoch,pro m²\nPoireau,moyen,\n")
+    assert preview.can_import, preview.error_rows
+    assert [row.values["nutrient_demand"] for row in preview.rows] == ["high", "medium"]
+    assert preview.rows[0].values["harvest_method"] == "per_sqm"

@@ -6,14 +6,13 @@ import csv
 import io
 import json
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import Select, func, or_, select
 
 from webapp.auth.models import User
-from webapp.cultures.domain import CULTURE_FIELDS, clean_culture
-from webapp.cultures.fields import NUMERIC_FIELDS
+from webapp.cultures.domain import clean_culture
+from webapp.cultures.fields import CULTURE_FIELDS, ENRICHABLE_FIELDS, FIELDS, SPECS
 from webapp.cultures.models import Culture
 from webapp.cultures.rules import NO_LIMITS, CropLimits, TypicalRange, check_stored
 from webapp.extensions import db
@@ -21,16 +20,6 @@ from webapp.reference.library import library
 from webapp.review.audit import record_changes
 from webapp.review.vocabulary import Issue
 
-# Fields enrichment can fill: "missing fields" means one of these is empty.
-ENRICHABLE_FIELDS = (
-    *NUMERIC_FIELDS,
-    "nutrient_demand",
-    "harvest_method",
-    "seed_rate_unit",
-    "cultivation_types",
-    "seed_packages",
-    "crop_family",
-)
 AUDIT_TARGET = "culture"
 SORTS = {"name": Culture.name, "updated": Culture.updated_at, "id": Culture.id}
 PER_PAGE = 25
@@ -43,8 +32,8 @@ def values_of(culture: Culture) -> dict[str, Any]:
 def to_dict(culture: Culture) -> dict[str, Any]:
     """The API and JSON export shape: plain JSON types, units in the field names."""
     data: dict[str, Any] = {"id": culture.id}
-    for field, value in values_of(culture).items():
-        data[field] = float(value) if isinstance(value, Decimal) else value
+    for spec in FIELDS:
+        data[spec.name] = spec.dump(getattr(culture, spec.name))
     data["updated_at"] = culture.updated_at.isoformat().replace("+00:00", "Z")
     return data
 
@@ -86,10 +75,12 @@ def edit_culture(
 
 
 def _missing(field: str):
+    """Empty, as the field's kind is: no value, no text, an empty list."""
     column = getattr(Culture, field)
-    if field in ("cultivation_types", "seed_packages"):
+    spec = SPECS[field]
+    if spec.is_list:
         return or_(column.is_(None), func.json_array_length(column) == 0)
-    if field == "crop_family":
+    if spec.empty == "":
         return or_(column.is_(None), column == "")
     return column.is_(None)
 
@@ -141,9 +132,6 @@ class CultureFilters:
         return query.order_by(column.desc() if self.descending else column, Culture.id)
 
 
-EXPORT_LIST_FIELDS = ("cultivation_types", "seed_packages", "structured_sources")
-
-
 def export_csv(cultures) -> str:
     """One row per culture; list fields as JSON, harvest method and yield as separate columns."""
     out = io.StringIO()
@@ -156,7 +144,7 @@ def export_csv(cultures) -> str:
                 row["id"],
                 *(
                     json.dumps(row[f], ensure_ascii=False)
-                    if f in EXPORT_LIST_FIELDS
+                    if SPECS[f].is_list
                     else ""
                     if row[f] is None
                     else row[f]

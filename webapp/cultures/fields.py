@@ -1,57 +1,294 @@
-"""The culture fields a provider may suggest: their units, allowed values and spoken aliases."""
+"""A culture's fields, written once: FIELDS is the one list the form, the validation in
+domain.py, CSV/JSON import and export, the API, the provider's instructions, rules.read_values
+and the pages' labels and units come from. Adding a field is one spec here, its model column
+and a migration."""
 
 from __future__ import annotations
 
-import re
-import unicodedata
+from collections.abc import Mapping
+from typing import Any
 
-# Unit of each numeric field, shown next to every number.
-NUMERIC_FIELDS: dict[str, str] = {
-    "growth_duration_days": "days",
-    "harvest_duration_days": "days",
-    "propagation_duration_days": "days",
-    "expected_yield": "kg",
-    "distance_within_row_cm": "cm",
-    "row_spacing_cm": "cm",
-    "sowing_depth_cm": "cm",
-    "seed_rate_value": "",
-    "thousand_kernel_weight_g": "g",
+from webapp.numbers import format_number
+from webapp.review.fields import Choice, FieldSpec, Kind, by_name
+
+DAYS = {"kind": Kind.integer, "unit": "days", "minimum": 0, "maximum": 3650, "enrichable": True}
+SPACING = {"kind": Kind.number, "unit": "cm", "minimum": 0, "maximum": 10_000, "enrichable": True}
+
+FIELDS: tuple[FieldSpec, ...] = (
+    FieldSpec("name", "Name", Kind.text, max_length=120, required="A culture needs a name."),
+    FieldSpec("variety", "Variety", Kind.text, max_length=120),
+    FieldSpec(
+        "crop_family",
+        "Crop family",
+        Kind.text,
+        max_length=80,
+        enrichable=True,
+        help="The botanical family.",
+    ),
+    FieldSpec(
+        "reference_crop",
+        "Reference crop",
+        Kind.text,
+        max_length=64,
+        optional_text=True,
+        help="The reference-library crop this is; left empty, it is found from the name.",
+    ),
+    FieldSpec(
+        "cultivation_types",
+        "Cultivation types",
+        Kind.choices,
+        enrichable=True,
+        help="How the crop is established: transplanted (pre-cultivation) or direct-sown.",
+        choices=(
+            Choice(
+                "pre_cultivation",
+                "pre-cultivation (transplant)",
+                (
+                    *("pre cultivation", "precultivation", "transplant", "transplanting"),
+                    *("transplanted", "anzucht", "vorkultur", "jungpflanzen", "pflanzung"),
+                    *("gepflanzt", "plantation", "repiquage", "repiqué", "préculture"),
+                    *("semis en pépinière", "育苗", "定植"),
+                ),
+            ),
+            Choice(
+                "direct_sowing",
+                "direct sowing",
+                (
+                    *("direct sowing", "direct seeding", "direct seed", "direct sown"),
+                    *("direktsaat", "direktsaat ins freiland", "direkt gesät", "aussaat"),
+                    *("semis direct", "semis en place", "直播", "直まき"),
+                ),
+            ),
+        ),
+    ),
+    FieldSpec(
+        "nutrient_demand",
+        "Nutrient demand",
+        Kind.choice,
+        enrichable=True,
+        help="The crop's nitrogen demand class: low, medium or high.",
+        choices=(
+            Choice(
+                "low",
+                aliases=(
+                    *("niedrig", "gering", "schwach", "schwachzehrer"),
+                    *("faible", "bas", "basse", "少", "低"),
+                ),
+            ),
+            Choice(
+                "medium",
+                aliases=(
+                    *("moderate", "mittel", "mittelzehrer"),
+                    *("moyen", "moyenne", "modéré", "modérée", "中"),
+                ),
+            ),
+            Choice(
+                "high",
+                aliases=(
+                    *("hoch", "stark", "starkzehrer"),
+                    *("élevé", "élevée", "eleve", "fort", "forte", "多", "高"),
+                ),
+            ),
+        ),
+    ),
+    FieldSpec(
+        "growth_duration_days",
+        "Growth duration",
+        help="Days from planting out to the first harvest (from sowing, for a direct-sown "
+        "crop). Not the whole season: the harvest period comes after it.",
+        **DAYS,
+    ),
+    FieldSpec(
+        "harvest_duration_days",
+        "Harvest duration",
+        help="Days from the first to the last harvest.",
+        **DAYS,
+    ),
+    FieldSpec(
+        "propagation_duration_days",
+        "Propagation duration",
+        help="Days from sowing to planting out, for a transplanted crop.",
+        **DAYS,
+    ),
+    FieldSpec(
+        "harvest_method",
+        "Harvest method (the yield's context)",
+        Kind.choice,
+        enrichable=True,
+        help="The yield's context: per plant or per m².",
+        choices=(
+            Choice(
+                "per_plant",
+                "kg per plant",
+                (
+                    *("per plant", "plant", "kg/plant", "kg per plant"),
+                    *("pro pflanze", "je pflanze", "per pflanze", "kg/pflanze"),
+                    *("par plante", "par pied", "kg par plante", "株あたり"),
+                ),
+            ),
+            Choice(
+                "per_sqm",
+                "kg per m²",
+                (
+                    *("per sqm", "per m2", "per m²", "per square meter", "per square metre"),
+                    *("area", "per area", "kg/m2", "kg/m²"),
+                    *("pro m2", "pro m²", "pro qm", "je m²", "je qm", "pro quadratmeter"),
+                    *("kg/qm", "par m²", "par m2", "au m²", "par mètre carré"),
+                    *("㎡あたり", "m2あたり"),
+                ),
+            ),
+        ),
+    ),
+    FieldSpec(
+        "expected_yield",
+        "Expected yield",
+        Kind.number,
+        unit="kg",
+        minimum=0,
+        maximum=99_999_999.99,  # Numeric(10, 2)
+        decimals=2,
+        enrichable=True,
+        help="What one cycle harvests, per plant or per m² as the harvest method says.",
+    ),
+    FieldSpec(
+        "distance_within_row_cm",
+        "Distance within the row",
+        help="Distance between plants within a row.",
+        **SPACING,
+    ),
+    FieldSpec("row_spacing_cm", "Row spacing", help="Distance between rows.", **SPACING),
+    FieldSpec(
+        "sowing_depth_cm",
+        "Sowing depth",
+        Kind.number,
+        unit="cm",
+        minimum=0,
+        maximum=100,
+        enrichable=True,
+        help="How deep seed is sown.",
+    ),
+    FieldSpec(
+        "seed_rate_value",
+        "Seed rate",
+        Kind.number,
+        minimum=0,
+        maximum=10_000_000,
+        enrichable=True,
+        help="Seed per area, per running metre or per plant, in the seed-rate unit.",
+    ),
+    FieldSpec(
+        "seed_rate_unit",
+        "Seed rate unit",
+        Kind.choice,
+        enrichable=True,
+        help="The unit of the seed rate.",
+        choices=(
+            Choice(
+                "g_per_m2",
+                "g per m²",
+                (
+                    *("g/m2", "g/m²", "g per m2", "g per sqm", "grams per square meter"),
+                    *("g/qm", "g pro m²", "g par m²"),
+                ),
+            ),
+            Choice(
+                "g_per_lfm",
+                "g per running metre",
+                (
+                    *("g/lfm", "g per lfm", "g/m row", "g per metre of row", "g per meter of row"),
+                    *("g pro lfm", "g pro laufmeter", "g par mètre linéaire"),
+                ),
+            ),
+            Choice(
+                "seeds_per_m2",
+                "seeds per m²",
+                (
+                    *("seeds/m2", "seeds/m²", "seeds per m2", "korn/m²", "körner/m²"),
+                    *("korn pro m²", "samen/m²", "grains/m²", "graines/m²", "graines par m²"),
+                ),
+            ),
+            Choice(
+                "seeds_per_lfm",
+                "seeds per running metre",
+                (
+                    *("seeds/lfm", "seeds per lfm", "seeds/m row", "seeds per meter of row"),
+                    *("korn/lfm", "körner/lfm", "korn pro lfm", "graines par mètre linéaire"),
+                ),
+            ),
+            Choice(
+                "seeds_per_plant",
+                "seeds per plant",
+                (
+                    *("seeds/plant", "seeds per plant", "korn je pflanze", "körner pro pflanze"),
+                    "graines par plante",
+                ),
+            ),
+        ),
+    ),
+    FieldSpec(
+        "thousand_kernel_weight_g",
+        "Thousand-kernel weight",
+        Kind.number,
+        unit="g",
+        minimum=0,
+        maximum=5_000,
+        enrichable=True,
+        help="The weight of 1,000 seeds (TKG).",
+    ),
+    FieldSpec(
+        "seed_packages",
+        "Seed packages",
+        Kind.records,
+        enrichable=True,
+        help="Package sizes seed sellers offer, in g or seeds.",
+        item_label="package",
+        items=(
+            FieldSpec(
+                "size_value",
+                "Size",
+                Kind.number,
+                minimum=0,
+                minimum_excluded=True,
+                required="Give a size above 0 in g or seeds.",
+            ),
+            FieldSpec(
+                "size_unit",
+                "Size unit",
+                Kind.choice,
+                choices=(Choice("g"), Choice("seeds")),
+                required="Give the size in g or seeds.",
+            ),
+            FieldSpec("evidence_text", "Evidence", Kind.long_text),
+        ),
+    ),
+    FieldSpec("notes", "Notes (Markdown)", Kind.long_text),
+    FieldSpec(
+        "structured_sources",
+        "Sources",
+        Kind.records,
+        item_label="source",
+        items=tuple(
+            FieldSpec(key, key, Kind.long_text)
+            for key in ("title", "url", "claim_summary", "retrieved_at")
+        ),
+    ),
+)
+SPECS = by_name(FIELDS)
+CULTURE_FIELDS = tuple(SPECS)  # the order the API, exports and imports use
+ENRICHABLE_FIELDS = tuple(spec.name for spec in FIELDS if spec.enrichable)
+# The audit trail also names saves of a fertilizer plan.
+LABELS = {**{spec.name: spec.label for spec in FIELDS}, "fertilizer_plan": "Fertilizer plan"}
+CHOICE_LABELS = {choice.value: choice.shown for spec in FIELDS for choice in spec.choices}
+
+# Views of FIELDS for the model's instructions and the rules.
+NUMERIC_FIELDS = {spec.name: spec.unit for spec in FIELDS if spec.is_numeric}
+DEFINITIONS = {spec.name: spec.help for spec in FIELDS if spec.enrichable}
+ENUM_ALIASES = {
+    spec.name: {choice.value: choice.aliases for choice in spec.choices}
+    for spec in FIELDS
+    if spec.kind in (Kind.choice, Kind.choices)
 }
 
-# What each field means, written once: the README's field table, the form's hints and the
-# model's instructions say the same, and the reference library's facts are matched to it.
-DEFINITIONS: dict[str, str] = {
-    "growth_duration_days": "Days from planting out to the first harvest (from sowing, for a "
-    "direct-sown crop). Not the whole season: the harvest period comes after it.",
-    "harvest_duration_days": "Days from the first to the last harvest.",
-    "propagation_duration_days": "Days from sowing to planting out, for a transplanted crop.",
-    "harvest_method": "The yield's context: per plant or per m².",
-    "expected_yield": "What one cycle harvests, per plant or per m² as the harvest method says.",
-    "distance_within_row_cm": "Distance between plants within a row.",
-    "row_spacing_cm": "Distance between rows.",
-    "sowing_depth_cm": "How deep seed is sown.",
-    "seed_rate_value": "Seed per area, per running metre or per plant, in the seed-rate unit.",
-    "seed_rate_unit": "The unit of the seed rate.",
-    "thousand_kernel_weight_g": "The weight of 1,000 seeds (TKG).",
-    "nutrient_demand": "The crop's nitrogen demand class: low, medium or high.",
-    "cultivation_types": "How the crop is established: transplanted (pre-cultivation) or "
-    "direct-sown.",
-    "seed_packages": "Package sizes seed sellers offer, in g or seeds.",
-    "crop_family": "The botanical family.",
-}
-
-# What a field can hold at all (not what is plausible: the rules judge that).
-LIMITS: dict[str, tuple[float, float]] = {
-    "growth_duration_days": (0, 3650),
-    "harvest_duration_days": (0, 3650),
-    "propagation_duration_days": (0, 3650),
-    "expected_yield": (0, 99_999_999.99),
-    "distance_within_row_cm": (0, 10_000),
-    "row_spacing_cm": (0, 10_000),
-    "sowing_depth_cm": (0, 100),
-    "seed_rate_value": (0, 10_000_000),
-    "thousand_kernel_weight_g": (0, 5_000),
-}
 # The unit (as Pint reads it) a seed rate is in, by its seed-rate unit; and a yield's, by
 # harvest method.
 SEED_RATE_UNITS = {
@@ -63,107 +300,45 @@ SEED_RATE_UNITS = {
 }
 YIELD_UNITS = {"per_plant": "kg/plant", "per_sqm": "kg/m²"}
 
-# Allowed values of each choice field, and what people and models write instead.
-ENUM_ALIASES: dict[str, dict[str, tuple[str, ...]]] = {
-    "harvest_method": {
-        "per_plant": (
-            "per plant",
-            "pro pflanze",
-            "je pflanze",
-            "par plante",
-            "株あたり",
-            "kg/plant",
-            "kg per plant",
-            "plant",
-        ),
-        "per_sqm": (
-            "per sqm",
-            "per m2",
-            "per m²",
-            "per square meter",
-            "per square metre",
-            "pro m2",
-            "pro m²",
-            "pro quadratmeter",
-            "je m²",
-            "par m²",
-            "par m2",
-            "kg/m2",
-            "kg/m²",
-            "㎡あたり",
-            "m2あたり",
-            "area",
-            "per area",
-        ),
-    },
-    "nutrient_demand": {
-        "low": ("niedrig", "gering", "schwach", "faible", "bas", "少", "低"),
-        "medium": ("mittel", "moderate", "moyen", "moyenne", "中"),
-        "high": ("hoch", "stark", "élevé", "eleve", "fort", "多", "高"),
-    },
-    "cultivation_types": {
-        "pre_cultivation": (
-            "pre cultivation",
-            "precultivation",
-            "transplant",
-            "transplanting",
-            "transplanted",
-            "anzucht",
-            "vorkultur",
-            "pflanzung",
-            "plantation",
-            "repiquage",
-            "育苗",
-            "定植",
-        ),
-        "direct_sowing": (
-            "direct sowing",
-            "direct seeding",
-            "direct seed",
-            "direktsaat",
-            "direktsaat ins freiland",
-            "aussaat",
-            "semis direct",
-            "直播",
-            "直まき",
-        ),
-    },
-    "seed_rate_unit": {
-        "g_per_m2": ("g/m2", "g/m²", "g per m2", "g per sqm", "grams per square meter"),
-        "g_per_lfm": ("g/lfm", "g per lfm", "g/m row", "g per metre of row", "g per meter of row"),
-        "seeds_per_m2": (
-            "seeds/m2",
-            "seeds/m²",
-            "korn/m²",
-            "körner/m²",
-            "grains/m²",
-            "seeds per m2",
-        ),
-        "seeds_per_lfm": ("seeds/lfm", "seeds per lfm", "seeds/m row", "seeds per meter of row"),
-        "seeds_per_plant": ("seeds/plant", "seeds per plant", "korn je pflanze"),
-    },
-}
 
-MULTI_VALUE_FIELDS = frozenset({"cultivation_types"})
+def _get(culture: Any, field: str) -> Any:
+    """A field's value from a culture's values or a Culture."""
+    return culture.get(field) if isinstance(culture, Mapping) else getattr(culture, field, None)
 
 
-def _key(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).strip().lower()
-    return re.sub(r"[\s_\-]+", " ", text)
+def unit_of(field: str, culture: Any = None) -> str:
+    """The unit a field's value is shown in; a yield's and a seed rate's depend on the
+    culture's harvest method and seed-rate unit, when the culture is given."""
+    spec = SPECS.get(field)
+    if spec is None:
+        return ""
+    if culture is not None and field in ("expected_yield", "seed_rate_value"):
+        context = "harvest_method" if field == "expected_yield" else "seed_rate_unit"
+        chosen = _get(culture, context)
+        if chosen:
+            return SPECS[context].shown_choice(chosen)
+        return "kg (no harvest method: context unknown)" if spec.unit else ""
+    return spec.unit
 
 
-_LOOKUP: dict[str, dict[str, str]] = {
-    field: {
-        _key(alias): value
-        for value, aliases in choices.items()
-        for alias in (value, value.replace("_", " "), *aliases)
-    }
-    for field, choices in ENUM_ALIASES.items()
-}
+def shown(field: str, culture: Any) -> str:
+    """A culture's value as the pages show it: choices by their labels, numbers with their
+    unit, seed packages with theirs; "—" when empty."""
+    spec, value = SPECS[field], _get(culture, field)
+    if spec.is_empty(value):
+        return "—"
+    if spec.kind is Kind.choice:
+        return spec.shown_choice(value)
+    if spec.kind is Kind.choices:
+        return ", ".join(spec.shown_choice(item) for item in value)
+    if field == "seed_packages":
+        return ", ".join(f"{format_number(p['size_value'])} {p['size_unit']}" for p in value)
+    if spec.is_numeric:
+        return f"{format_number(value)} {unit_of(field, culture)}".rstrip()
+    return str(value)
 
 
-def normalize_choice(field: str, raw: object) -> str | None:
-    """The allowed value raw stands for, or None when it stands for none of them."""
-    if not isinstance(raw, str):
-        return None
-    return _LOOKUP[field].get(_key(raw))
+def hint(field: str) -> str:
+    """What a field means and its unit, under its input."""
+    spec = SPECS[field]
+    return f"{spec.help} In {spec.unit}." if spec.help and spec.unit else spec.help or spec.unit

@@ -9,11 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webapp.cultures.catalog import blocking, entry_findings
-from webapp.cultures.domain import CULTURE_FIELDS, CultureInvalid, clean_culture
+from webapp.cultures.domain import CultureInvalid, clean_culture
+from webapp.cultures.fields import CULTURE_FIELDS, SPECS
+from webapp.review.fields import Kind
 from webapp.review.vocabulary import Issue
 
-LIST_FIELDS = ("cultivation_types", "seed_packages", "structured_sources")
 MAX_ROWS = 10_000
+MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 IGNORED_COLUMNS = frozenset({"id", "updated_at"})
 
 
@@ -45,22 +47,15 @@ class ImportPreview:
         return [row for row in self.rows if blocking(row.findings)]
 
 
-def decode(data: bytes) -> str:
-    """UTF-8 text (a byte-order mark from spreadsheets is fine); raise ValueError otherwise."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError("The file is not UTF-8 text; save it as CSV (UTF-8).") from None
-
-
 def _cell(column: str, raw: str) -> Any:
     raw = raw.strip()
     if raw == "":
         return None
-    if column in LIST_FIELDS:
+    spec = SPECS[column]
+    if spec.is_list:
         if raw.startswith("["):
             return json.loads(raw)
-        if column == "cultivation_types":
+        if spec.kind is Kind.choices:
             return [part.strip() for part in raw.replace(",", ";").split(";") if part.strip()]
         raise ValueError("give a JSON list")
     return raw

@@ -9,20 +9,18 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
 from webapp.cultures.fields import (
-    ENUM_ALIASES,
-    LIMITS,
-    MULTI_VALUE_FIELDS,
+    ENRICHABLE_FIELDS,
     NUMERIC_FIELDS,
     SEED_RATE_UNITS,
+    SPECS,
     YIELD_UNITS,
-    normalize_choice,
 )
+from webapp.review.fields import FieldProblem, Kind, number_of
 from webapp.review.vocabulary import (
     Evidence,
     Issue,
@@ -31,7 +29,7 @@ from webapp.review.vocabulary import (
     SuggestedValue,
     shown_value,
 )
-from webapp.units import UnitMismatch, convert, find_quantity
+from webapp.units import UnitMismatch, convert, find_quantity, quantities
 
 ERROR, WARNING, INFO = Severity.error, Severity.warning, Severity.info
 
@@ -77,42 +75,27 @@ class CropLimits:
 NO_LIMITS = CropLimits("")
 Culture = Mapping[str, Any]
 
-_NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)?")
-
 
 def as_number(raw: object) -> float | None:
     """A number from a provider value: 4, "4.5", "4,5 kg"; None when there is none."""
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, int | float | Decimal):
-        return float(raw) if math.isfinite(raw) else None
     if isinstance(raw, str):
-        match = _NUMBER.search(raw.replace("\u2009", "").replace(" ", ""))
-        if match:
-            return float(match.group().replace(",", "."))
-    return None
+        quantity = find_quantity(raw)
+        return quantity.value if quantity and math.isfinite(quantity.value) else None
+    return number_of(raw)
 
 
-TEXT_FIELDS = {"crop_family": 80}
-KNOWN_FIELDS = frozenset({*NUMERIC_FIELDS, *ENUM_ALIASES, "seed_packages", *TEXT_FIELDS})
-# Words before a number that say it is approximate: read past them.
-_APPROXIMATELY = re.compile(
-    r"^(?:~|≈|ca\.?|c\.|circa|about|around|approx\.?|approximately|roughly|typically)\s*",
-    re.IGNORECASE,
-)
-# "days after transplanting": what a count starts from is said beside its unit.
-_DAYS_COUNTED = re.compile(r"\s+(?:after|from|since|until|to)\b.*$", re.IGNORECASE)
 _PER_THOUSAND_SEEDS = re.compile(
     r"\s*(?:/|per)\s*(?:1[ ,.]?000|thousand)\s*(?:seeds?|kernels?|grains?)?\s*$", re.IGNORECASE
 )
 
 
 def read_values(proposal: Proposal, culture: Culture) -> None:
-    """Every suggested value against its field, before any other rule looks at it: choices
-    through their aliases, numbers (ranges to their mean) in the field's unit. A value that
-    does not fit (a word for a number, NaN, a list, an unknown choice, a unit the field does
-    not take) is set aside as malformed with an error; it never reaches the database as data."""
-    for field_name in [f for f in proposal.suggested if f not in KNOWN_FIELDS]:
+    """Every suggested value against its field's spec, before any other rule looks at it:
+    choices through their aliases, numbers (ranges to their mean) in the field's unit. A value
+    that does not fit (a word for a number, NaN, a list, an unknown choice, a unit the field
+    does not take) is set aside as malformed with an error; it never reaches the database as
+    data."""
+    for field_name in [f for f in proposal.suggested if f not in ENRICHABLE_FIELDS]:
         proposal.drop(field_name)
         proposal.add(
             "field_unknown",
@@ -120,36 +103,38 @@ def read_values(proposal: Proposal, culture: Culture) -> None:
             None,
             f"“{shown_value(field_name)}” is not a culture field; its value was ignored.",
         )
-    for field_name in [f for f in proposal.suggested if f not in NUMERIC_FIELDS]:
-        proposal.suggested[field_name].unit = None  # a choice, a text or a list has no unit
-    for field_name in [f for f in proposal.suggested if f in ENUM_ALIASES]:
-        _read_choice(proposal, field_name)
-    for field_name in [f for f in proposal.suggested if f in NUMERIC_FIELDS]:
-        _read_number(proposal, culture, field_name)
-    for field_name, limit in TEXT_FIELDS.items():
-        value = proposal.value(field_name)
-        if field_name in proposal.suggested and not (
-            isinstance(value, str) and 0 < len(value.strip()) <= limit
-        ):
+    specs = [SPECS[f] for f in proposal.suggested]
+    for spec in specs:
+        if not spec.is_numeric:
+            proposal.suggested[spec.name].unit = None  # a choice, a text or a list has no unit
+    # Choices first: a yield's and a seed rate's unit depend on their context's choice.
+    for spec in [s for s in specs if s.choices]:
+        _read_choice(proposal, spec.name)
+    for spec in [s for s in specs if s.is_numeric]:
+        _read_number(proposal, culture, spec.name)
+    for spec in [s for s in specs if s.kind is Kind.text]:
+        value = proposal.value(spec.name)
+        if not (isinstance(value, str) and 0 < len(value.strip()) <= spec.max_length):
             proposal.refuse(
-                field_name,
+                spec.name,
                 "value_malformed",
-                f"Give text of at most {limit} characters, not “{shown_value(value)}”.",
+                f"Give text of at most {spec.max_length} characters, not “{shown_value(value)}”.",
             )
-    packages = proposal.value("seed_packages")
-    if "seed_packages" in proposal.suggested and not isinstance(packages, list):
-        proposal.refuse("seed_packages", "value_malformed", "Give a list of seed packages.")
+    for spec in [s for s in specs if s.kind is Kind.records]:
+        if not isinstance(proposal.value(spec.name), list):
+            proposal.refuse(spec.name, "value_malformed", f"Give a list of {spec.label.lower()}.")
 
 
 def _read_choice(proposal: Proposal, field_name: str) -> None:
     """Map aliases ("pro m²", "direktsaat", "hoch") to allowed values."""
+    spec = SPECS[field_name]
     suggestion = proposal.suggested[field_name]
-    multi = field_name in MULTI_VALUE_FIELDS
+    multi = spec.kind is Kind.choices
     raws = suggestion.value if multi and isinstance(suggestion.value, list) else [suggestion.value]
-    normalized = [normalize_choice(field_name, raw) for raw in raws]
+    normalized = [spec.choice_of(raw) for raw in raws]
     known = list(dict.fromkeys(value for value in normalized if value))
     unknown = [raw for raw, value in zip(raws, normalized, strict=True) if value is None]
-    allowed = ", ".join(ENUM_ALIASES[field_name])
+    allowed = ", ".join(spec.values)
     if not known or (unknown and not multi):
         proposal.refuse(
             field_name,
@@ -166,47 +151,6 @@ def _read_choice(proposal: Proposal, field_name: str) -> None:
             value=shown_value(raw),
         )
     suggestion.value = known if multi else known[0]
-
-
-def _number_of(raw: object) -> float | None:
-    """A finite number from a JSON number or a plain numeric text; None otherwise."""
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, int | float | Decimal):
-        return float(raw) if math.isfinite(raw) else None
-    if isinstance(raw, str):
-        quantity = find_quantity(raw.strip())
-        if quantity and quantity.start == 0 and not quantity.unit and not quantity.is_range:
-            return quantity.value if math.isfinite(quantity.value) else None
-    return None
-
-
-def _bounds_of(raw: object) -> tuple[tuple[float, float | None], str | None] | None:
-    """((low, high or None), unit written in the value) for a provider's number or range:
-    4, "4,5 kg", "3–5", [3, 5], {"min": 3, "max": 5}. None when it is none of them."""
-    if isinstance(raw, str):
-        text = _APPROXIMATELY.sub("", raw.strip())
-        quantity = find_quantity(text)
-        # The value starts with its number ("between 3 and 5" too): "FAO-56: 120 days" is no
-        # answer of 56 or 120.
-        if (
-            quantity is None
-            or text[: quantity.start].strip().casefold() not in ("", "between")
-            or not math.isfinite(quantity.value)
-        ):
-            return None
-        return (quantity.bounds or (quantity.value, None)), quantity.unit
-    if isinstance(raw, Mapping) and set(raw) >= {"min", "max"}:
-        pair: Sequence[object] = (raw["min"], raw["max"])
-    elif isinstance(raw, list | tuple) and len(raw) == 2:
-        pair = raw
-    else:
-        number = _number_of(raw)
-        return None if number is None else ((number, None), None)
-    low, high = (_number_of(item) for item in pair)
-    if low is None or high is None:
-        return None
-    return (min(low, high), max(low, high)), None
 
 
 def field_unit(field_name: str, proposal: Proposal, culture: Culture) -> str | None:
@@ -241,95 +185,19 @@ def _in_field_unit(value: float, written: str, field_name: str, target: str | No
 
 def _read_number(proposal: Proposal, culture: Culture, field_name: str) -> None:
     suggestion = proposal.suggested[field_name]
-    read = _bounds_of(suggestion.value)
-    if read is None:
-        proposal.refuse(
-            field_name,
-            "value_malformed",
-            f"“{shown_value(suggestion.value)}” is not a number or a range of numbers.",
-        )
-        return
-    (low, high), written_in_value = read
-    written = written_in_value or suggestion.unit
     target = field_unit(field_name, proposal, culture)
-    shown_unit = target or NUMERIC_FIELDS[field_name] or ""
-    if written is not None and not isinstance(written, str):
-        proposal.refuse(field_name, "unit_unreadable", f"“{shown_value(written)}” is not a unit.")
+    try:
+        reading = SPECS[field_name].read_measure(
+            suggestion.value,
+            suggestion.unit,
+            target=target,
+            convert=lambda value, written: _in_field_unit(value, written, field_name, target),
+        )
+    except FieldProblem as problem:
+        proposal.refuse(field_name, problem.code, problem.message, **problem.details)
         return
-    written = _DAYS_COUNTED.sub("", written or "").strip() if shown_unit == "days" else written
-    if (
-        written
-        and written.strip()
-        and _plain_unit(written)
-        not in (
-            _plain_unit(shown_unit),
-            _plain_unit(NUMERIC_FIELDS[field_name]),
-        )
-    ):
-        try:
-            converted = [
-                _in_field_unit(v, written.strip(), field_name, target)
-                for v in (low, high)
-                if v is not None
-            ]
-        except UnitMismatch as mismatch:
-            proposal.refuse(
-                field_name,
-                mismatch.code,
-                f"“{shown_value(suggestion.value)}” in {shown_value(written)}: {mismatch}",
-                unit=shown_value(written),
-            )
-            return
-        if target is not None and converted != [v for v in (low, high) if v is not None]:
-            proposal.add(
-                "unit_converted",
-                INFO,
-                field_name,
-                f"{_span(low, high)} {written.strip()} is {_span(*converted)} {shown_unit}.",
-                unit=written.strip(),
-            )
-        low, high = converted[0], converted[-1] if high is not None else None
-    value = low
-    if high is not None and high != low:
-        value = (low + high) / 2
-        # Durations are whole days; everything else keeps two decimals.
-        value = round(value) if NUMERIC_FIELDS[field_name] == "days" else round(value, 2)
-        proposal.add(
-            "range_collapsed_to_mean",
-            INFO,
-            field_name,
-            f"The source gives {low:g}–{high:g}; the mean {value:g} is suggested.",
-            min=low,
-            max=high,
-            mean=value,
-        )
-    elif NUMERIC_FIELDS[field_name] == "days" and value != round(value):
-        proposal.add(
-            "rounded_to_whole_days",
-            INFO,
-            field_name,
-            f"{value:g} days is rounded to {round(value)} whole days.",
-            value=value,
-        )
-        value = round(value)
-    floor, ceiling = LIMITS[field_name]
-    if not floor <= value <= ceiling:
-        proposal.refuse(
-            field_name,
-            "value_out_of_range",
-            f"{value:g} {shown_unit} is outside what this field holds ({floor:g}–{ceiling:g}).",
-        )
-        return
-    suggestion.value = round(value) if shown_unit == "days" else value
-    suggestion.unit = shown_unit
-
-
-def _plain_unit(unit: str) -> str:
-    return " ".join(unit.split()).casefold().replace("m2", "m²")
-
-
-def _span(low: float, high: float | None = None) -> str:
-    return f"{low:g}" if high is None or high == low else f"{low:g}–{high:g}"
+    proposal.issues.extend(reading.notes)
+    suggestion.value, suggestion.unit = reading.value, reading.unit
 
 
 def _current_or_suggested(proposal: Proposal, culture: Culture, field_name: str) -> Any:
@@ -706,7 +574,13 @@ def check_replacements(proposal: Proposal, culture: Culture) -> None:
 
 
 def _numbers_in(text: str) -> set[float]:
-    return {float(n.replace(",", ".")) for n in _NUMBER.findall(text)}
+    """Every number a passage states, both ends of a range included."""
+    return {
+        number
+        for quantity in quantities(text)
+        for number in (quantity.value, quantity.high)
+        if number is not None and math.isfinite(number)
+    }
 
 
 def check_value_in_evidence(proposal: Proposal) -> None:

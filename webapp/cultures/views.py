@@ -25,7 +25,6 @@ from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.cultures.catalog import (
     AUDIT_TARGET,
-    ENRICHABLE_FIELDS,
     PER_PAGE,
     CultureFilters,
     blocking,
@@ -46,15 +45,9 @@ from webapp.cultures.enrichment import (
     start_enrichment,
     suggestions_of,
 )
-from webapp.cultures.forms import (
-    CHOICE_LABELS,
-    LABELS,
-    ConfirmImportForm,
-    CultureForm,
-    ImportForm,
-    unit_of,
-)
-from webapp.cultures.importing import decode, preview_csv
+from webapp.cultures.fields import CHOICE_LABELS, ENRICHABLE_FIELDS, FIELDS, LABELS, shown, unit_of
+from webapp.cultures.forms import ConfirmImportForm, CultureForm, ImportForm
+from webapp.cultures.importing import MAX_UPLOAD_BYTES, preview_csv
 from webapp.cultures.models import Culture
 from webapp.cultures.providers import culture_provider
 from webapp.extensions import db
@@ -68,6 +61,7 @@ from webapp.review import service as review
 from webapp.review.audit import history
 from webapp.review.models import Suggestion
 from webapp.review.service import findings_for
+from webapp.uploads import read_csv
 
 bp = Blueprint("cultures", __name__, url_prefix="/cultures")
 api = Blueprint("cultures_api", __name__, url_prefix="/api/v1/cultures")
@@ -120,7 +114,7 @@ def import_csv():
     if not form.validate_on_submit():
         return render_import(form, status=422 if form.errors else 200)
     try:
-        text = decode(form.file.data.read())
+        text = read_csv(form.file.data, MAX_UPLOAD_BYTES)
     except ValueError as exc:
         form.file.errors.append(str(exc))
         return render_import(form, status=422)
@@ -221,6 +215,8 @@ def render_culture(culture: Culture, fragment: str | None = None, status: int = 
         labels=LABELS,
         choice_labels=CHOICE_LABELS,
         unit_of=unit_of,
+        fields=[f for f in FIELDS if f.name not in ("name", "notes", "structured_sources")],
+        shown_field=shown,
         form=EmptyForm(),
         # The enrichment block polls every second while a run is live and shows no history.
         history=history((AUDIT_TARGET, PLAN_TARGET), culture.id) if fragment is None else [],

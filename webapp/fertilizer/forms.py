@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, BinaryIO
 
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileAllowed, FileField
@@ -13,6 +13,8 @@ from wtforms import SelectField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
 
 from webapp.fertilizer.request import SOIL_STATUSES, typed_number
+from webapp.numbers import NumberInvalid
+from webapp.uploads import UploadRefused, read_text
 
 MAX_PROFILE_BYTES = 512 * 1024
 SOIL_CHOICES = [SelectChoice("", "not tested"), *(SelectChoice(s) for s in SOIL_STATUSES)]
@@ -52,13 +54,17 @@ class FormProblem(ValueError):
         self.field = field
 
 
-def read_upload(data: bytes) -> str:
-    if len(data) > MAX_PROFILE_BYTES:
-        raise FormProblem("profile_file", "The file is larger than 512 KB; no crop profile is.")
+def read_upload(upload: BinaryIO) -> str:
+    """An uploaded crop profile's text; FormProblem on the file field says why not."""
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise FormProblem("profile_file", "The file is not UTF-8 text.") from exc
+        return read_text(
+            upload,
+            MAX_PROFILE_BYTES,
+            too_large="The file is larger than {limit}; no crop profile is.",
+            advice="Save it as UTF-8 JSON.",
+        )
+    except UploadRefused as refused:
+        raise FormProblem("profile_file", str(refused)) from None
 
 
 def parse_profile_text(text: str, field: str) -> Any:
@@ -71,8 +77,9 @@ def parse_profile_text(text: str, field: str) -> Any:
 def _number(value: str, field: str) -> float | int | None:
     try:
         number = typed_number(value)
-    except ValueError:
-        raise FormProblem(field, f"Give a number, not {value!r}.") from None
+    except NumberInvalid as refused:
+        message = f"Give a number, not {value!r}." if refused.code == "not_a_number" else refused
+        raise FormProblem(field, str(message)) from None
     if number is not None and field == "growth_period_days" and number.is_integer():
         return int(number)
     return number

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webapp.fertilizer.plan import Nutrients
+from webapp.numbers import parse_number
 
 SOIL_STATUSES = ("low", "medium", "high")
 
@@ -50,14 +51,11 @@ class RecommendRequest:
 
 
 def typed_number(text: str | None) -> float | None:
-    """A number a person typed ("2,5" too), None when blank; ValueError when not a number."""
-    cleaned = (text or "").strip().replace(",", ".")
-    if not cleaned:
+    """A number a person typed, by the app's strict rule ("2,5" too), None when blank;
+    NumberInvalid (a ValueError) says why it is not one."""
+    if not (text or "").strip():
         return None
-    number = float(cleaned)  # ValueError for words
-    if not math.isfinite(number):
-        raise ValueError(f"{text!r} is not a finite number")
-    return number
+    return parse_number(text)
 
 
 def season_bands(stages: tuple[Stage, ...]) -> list[tuple[str, float, float]]:

@@ -107,7 +107,7 @@ def chosen_profile(form: PlanForm) -> tuple[Any, Culture | None]:
     """The crop profile: the upload, else the pasted text, else the picked culture's."""
     upload = form.profile_file.data
     if upload and getattr(upload, "filename", ""):
-        text = read_upload(upload.read())
+        text = read_upload(upload)
         # Shown again in the text box: a problem anywhere costs no second upload.
         form.profile_json.data = text
         return parse_profile_text(text, "profile_file"), None

@@ -10,8 +10,9 @@ from werkzeug.datastructures import FileStorage
 
 from webapp.auth.models import User
 from webapp.extensions import db
-from webapp.library.extract import UploadRefused, extract, split_passages
+from webapp.library.extract import extract, split_passages
 from webapp.library.models import Document, PassageRecord
+from webapp.uploads import UploadRefused, read_bytes
 
 PER_PAGE = 25
 TITLE_MAX = 200
@@ -25,7 +26,7 @@ def read_upload(upload: FileStorage | None) -> tuple[str, bytes]:
     """The upload's name and bytes, reading at most one byte more than the library takes."""
     if upload is None or not upload.filename:
         raise UploadRefused("file_missing", "Choose a file to upload.")
-    return upload.filename, upload.stream.read(max_upload_bytes() + 1)
+    return upload.filename, read_bytes(upload.stream, max_upload_bytes())
 
 
 def add_document(filename: str, data: bytes, title: str | None, user: User | None) -> Document:

@@ -10,6 +10,8 @@ from pathlib import PurePosixPath
 from bs4 import BeautifulSoup
 from pypdf import PdfReader
 
+from webapp.uploads import UploadRefused, check_size, decode_text
+
 # File name extension -> document kind.
 EXTENSIONS = {
     "pdf": "pdf",
@@ -33,14 +35,6 @@ _HTML_BLOCKS = (
     *("figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header"),
     *("hr", "li", "main", "nav", "ol", "p", "pre", "section", "table", "td", "th", "tr", "ul"),
 )
-
-
-class UploadRefused(ValueError):
-    """A file the library does not store; the message says why, for the person uploading."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 @dataclass(frozen=True)
@@ -69,33 +63,20 @@ def extract(filename: str, data: bytes, max_bytes: int) -> Extracted:
     """Check the file and read its text; UploadRefused says what is wrong with it."""
     name = clean_filename(filename)
     kind = kind_of(name)
-    if len(data) > max_bytes:
-        raise UploadRefused(
-            "file_too_large",
-            f"The file is larger than the {max_bytes / 2**20:g} MB the library takes.",
-        )
+    check_size(data, max_bytes, "The file is larger than the {limit} the library takes.")
     if not data:
         raise UploadRefused("empty_file", "The file is empty.")
     if kind == "pdf":
         text = pdf_text(data)
     elif kind == "html":
-        text = html_text(decode(data))
+        text = html_text(decode_text(data))
     else:
-        text = decode(data)
+        text = decode_text(data)
     # PostgreSQL text cannot hold NUL characters, and they carry nothing worth searching.
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "").strip()
     if not text:
         raise UploadRefused("no_text", "The file contains no text to store.")
     return Extracted(name, kind, text)
-
-
-def decode(data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise UploadRefused(
-            "not_utf8", "The file is not UTF-8 text; save it as UTF-8 and upload it again."
-        ) from None
 
 
 def pdf_text(data: bytes) -> str:

@@ -21,12 +21,12 @@ from webapp.library.documents import (
     read_upload,
     to_dict,
 )
-from webapp.library.extract import UploadRefused
 from webapp.library.forms import UploadForm
 from webapp.library.models import Document, is_search_index
 from webapp.library.search import Passage, highlight, query_terms, search_passages
-from webapp.pagination import page_number, paginate, per_page
+from webapp.pagination import count_of, page_number, paginate, per_page
 from webapp.rendering import render_page
+from webapp.uploads import UploadRefused
 
 bp = Blueprint("library", __name__, url_prefix="/library")
 api = Blueprint("library_api", __name__, url_prefix="/api/v1/library")
@@ -127,12 +127,12 @@ def delete(document_id: int):
 
 @api.get("/search")
 def api_search():
-    raw = request.args.get("limit", "10")
-    if not raw.isdigit() or not 1 <= int(raw) <= API_MAX_LIMIT:
+    limit = count_of(request.args.get("limit", "10"))
+    if limit is None or limit > API_MAX_LIMIT:
         return api_error(
             422, "invalid_limit", f"`limit` must be a whole number from 1 to {API_MAX_LIMIT}."
         )
-    results = search(request.args.get("q", ""), int(raw))
+    results = search(request.args.get("q", ""), limit)
     return jsonify(results=[asdict(p) for p in results])
 
 

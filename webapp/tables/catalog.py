@@ -10,12 +10,11 @@ import io
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 from sqlalchemy import func, insert, select
 
 from webapp.auth.models import User
-from webapp.cultures.importing import decode
 from webapp.database import utcnow
 from webapp.extensions import db
 from webapp.pagination import Page, paginate
@@ -23,6 +22,7 @@ from webapp.review.audit import record_changes
 from webapp.tables.cells import COLUMN_TYPES, CellInvalid, display, infer_type
 from webapp.tables.coerce import typed_value
 from webapp.tables.models import ROW_TARGET, DataTable, TableColumn, TableRow
+from webapp.uploads import read_csv
 
 NAME_LIMIT = 120
 UNIT_LIMIT = 32
@@ -463,13 +463,9 @@ class CsvPreview:
         return seen
 
 
-def read_upload(data: bytes) -> str:
-    """The text of an uploaded CSV; ValueError says why it cannot be read."""
-    if len(data) > MAX_UPLOAD_BYTES:
-        raise ValueError(
-            f"The file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MB; split it into parts."
-        )
-    return decode(data)
+def read_upload(data: bytes | BinaryIO) -> str:
+    """The text of an uploaded table CSV; UploadRefused (a ValueError) says why not."""
+    return read_csv(data, MAX_UPLOAD_BYTES)
 
 
 def sniff_delimiter(text: str) -> str:

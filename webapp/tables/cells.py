@@ -6,17 +6,16 @@ confidence; a value only lands in a cell through parse_cell.)
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlparse
+
+from webapp.numbers import NumberInvalid, parse_number
 
 COLUMN_TYPES = ("text", "number", "boolean", "select", "url")
 TEXT_LIMIT = 2000
 TRUE_WORDS = frozenset({"true", "yes", "y", "1", "ja", "oui", "wahr"})
 FALSE_WORDS = frozenset({"false", "no", "n", "0", "nein", "non", "falsch"})
-NUMBER = re.compile(r"^[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?$")
 
 
 class CellInvalid(ValueError):
@@ -53,17 +52,14 @@ def parse_cell(column_type: str, raw: Any, options: Sequence[str] = ()) -> Any:
 
 
 def _number(raw: Any) -> float | int:
-    if isinstance(raw, bool):
-        raise CellInvalid("Give a number.")
-    if isinstance(raw, int | float):
-        number = float(raw)
-    else:
-        text = str(raw).replace("\u202f", "").replace(" ", "")
-        if not NUMBER.match(text):
-            raise CellInvalid(f"Give a number, not {str(raw)!r}.")
-        number = float(text.replace(",", "."))
-    if not math.isfinite(number):
-        raise CellInvalid("Give a finite number.")
+    try:
+        number = parse_number(raw)
+    except NumberInvalid as refused:
+        if refused.code != "not_a_number":
+            raise CellInvalid(str(refused)) from None
+        raise CellInvalid(
+            f"Give a number, not {raw!r}." if isinstance(raw, str) else "Give a number."
+        ) from None
     return int(number) if number.is_integer() and abs(number) < 2**53 else number
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from webapp.numbers import NumberInvalid, parse_number
 from webapp.tables.cells import FALSE_WORDS, TRUE_WORDS, CellInvalid, parse_cell
 from webapp.units import UnitMismatch, convert, find_quantity, known_unit
 
@@ -135,7 +136,7 @@ def coerce_value(
     if raw is None:
         return _NOTHING
     if column_type == "number" and isinstance(raw, int | float) and not isinstance(raw, bool):
-        return _typed_number(float(raw))
+        return _typed_number(raw)
     if column_type == "boolean" and isinstance(raw, bool):
         return Coerced(raw, "high", True, None, None)
     answer = str(raw)
@@ -234,10 +235,11 @@ def _invalid(error: str, code: str, note: str | None = None, shown: Any = None) 
     return Coerced(shown, "low", False, note, error, code)
 
 
-def _typed_number(value: float) -> Coerced:
-    if not math.isfinite(value):
-        return _invalid(f"{value} is not a finite number.", "value_malformed")
-    return Coerced(_plain(value), "high", True, None, None)
+def _typed_number(raw: int | float) -> Coerced:
+    try:
+        return Coerced(_plain(parse_number(raw)), "high", True, None, None)
+    except NumberInvalid as refused:
+        return _invalid(str(refused), "value_malformed")
 
 
 def _plain(value: float) -> int | float:

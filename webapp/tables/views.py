@@ -138,7 +138,7 @@ def import_csv():
         return render_import(form, status=422 if form.errors else 200)
     upload = form.file.data
     try:
-        text = catalog.read_upload(upload.read(catalog.MAX_UPLOAD_BYTES + 1))
+        text = catalog.read_upload(upload)
     except ValueError as exc:
         add_error(form.file, str(exc))
         return render_import(form, status=422)
