@@ -309,7 +309,7 @@ def _apply_kind(
         }
         refused = []
     else:
-        written, refused = target.write_many(values, user)
+        written, refused = target.write_many(values, user, current)
     for problem in refused:
         row = chosen.pop((problem.target_id, problem.field))
         result.refused.append(_refusal(row, "invalid_value", problem.message))
@@ -501,7 +501,8 @@ def undo(group: str, user: User | None) -> UndoResult:
             if k == kind:
                 values.setdefault(target_id, {})[name] = old
         if target.writes:
-            written, refused = target.write_many(values, user)
+            present = {i: current[(kind, i)] for i in values}
+            written, refused = target.write_many(values, user, present)
             result.changed_since += [p.field for p in refused]
         else:
             written = {

@@ -66,10 +66,14 @@ class ReviewTarget:
         raise NotImplementedError
 
     def write_many(
-        self, values: Mapping[int, Mapping[str, Any]], user: User | None
+        self,
+        values: Mapping[int, Mapping[str, Any]],
+        user: User | None,
+        current: Mapping[int, Mapping[str, Any]] | None = None,
     ) -> tuple[dict[int, Changed], list[WriteRefused]]:
         """Write each record's values; what a record refuses is dropped with its reason and the
-        rest of that record's values are still written."""
+        rest of that record's values are still written. current: the records' values as
+        `current` just read them, for a target that would otherwise read them again."""
         changed: dict[int, Changed] = {}
         refused: list[WriteRefused] = []
         for target_id, mine in values.items():

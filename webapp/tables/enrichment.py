@@ -409,24 +409,25 @@ class TableRowTarget(ReviewTarget):
     kind = ROW_TARGET
     label = "Row"
 
-    def _rows(self, ids: Collection[int]) -> dict[int, tuple[int, dict[str, Any]]]:
-        rows: dict[int, tuple[int, dict[str, Any]]] = {}
+    def _column(self, ids: Collection[int], column) -> dict[int, Any]:
+        found: dict[int, Any] = {}
         for chunk in chunks(sorted(ids)):
-            query = select(TableRow.id, TableRow.table_id, TableRow.cells).where(
-                TableRow.id.in_(chunk)
-            )
-            for row_id, table_id, cells in db.session.execute(query):
-                rows[row_id] = (table_id, cells or {})
-        return rows
+            query = select(TableRow.id, column).where(TableRow.id.in_(chunk))
+            found.update(db.session.execute(query).all())
+        return found
 
     def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
-        return {row_id: cells for row_id, (_t, cells) in self._rows(ids).items()}
+        return {i: cells or {} for i, cells in self._column(ids, TableRow.cells).items()}
 
     def write_many(
-        self, values: Mapping[int, Mapping[str, Any]], user: User | None
+        self,
+        values: Mapping[int, Mapping[str, Any]],
+        user: User | None,
+        current: Mapping[int, Mapping[str, Any]] | None = None,
     ) -> tuple[dict[int, Changed], list[WriteRefused]]:
-        rows = self._rows(values)
-        tables = {table_id for table_id, _cells in rows.values()}
+        cells_of = current if current is not None else self.current(values)
+        table_of = self._column(values, TableRow.table_id)
+        tables = set(table_of.values())
         columns = {
             (c.table_id, c.key): c
             for c in db.session.scalars(select(TableColumn).where(TableColumn.table_id.in_(tables)))
@@ -435,7 +436,7 @@ class TableRowTarget(ReviewTarget):
         refused: list[WriteRefused] = []
         updates = []
         for row_id, mine in values.items():
-            table_id, cells = rows.get(row_id, (None, {}))
+            table_id, cells = table_of.get(row_id), cells_of.get(row_id, {})
             accepted: dict[str, Any] = {}
             for key, raw in mine.items():
                 column = columns.get((table_id, key))
@@ -470,7 +471,7 @@ class TableRowTarget(ReviewTarget):
         return changed, refused
 
     def names(self, ids: Collection[int]) -> dict[int, str]:
-        return {row_id: f"Row {row_id}" for row_id in self._rows(ids)}
+        return {row_id: f"Row {row_id}" for row_id in self._column(ids, TableRow.table_id)}
 
     def url(self, target_id: int) -> str | None:
         table_id = db.session.scalar(select(TableRow.table_id).where(TableRow.id == target_id))
