@@ -6,12 +6,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from webapp.cultures.providers import ProviderAnswer
+from webapp.reference.evidence import evidence_for
 from webapp.reference.library import Crop, Fact, library
 from webapp.review.vocabulary import (
-    Evidence,
     Proposal,
     Severity,
-    SourceKind,
     SuggestedValue,
 )
 
@@ -21,21 +20,6 @@ RANGE_FACTS = {"thousand_kernel_weight_g": "thousand_kernel_weight_g"}
 YIELD_FACTS = {"per_sqm": "yield_per_sqm_kg", "per_plant": "yield_per_plant_kg"}
 # A growth duration counts from planting out, or from sowing for a direct-sown crop.
 BASIS_OF = {"pre_cultivation": "transplanting", "direct_sowing": "sowing"}
-
-
-def evidence_for(fact: Fact) -> Evidence:
-    return Evidence(
-        source_url=fact.source.url,
-        title=fact.source.title,
-        claim_summary=fact.claim,
-        source_kind=SourceKind.reference,
-        derived=fact.derived,
-    )
-
-
-def reference_snippets(crop: Crop | None) -> list[Evidence]:
-    """What the reference library holds on a crop, for servers without web search to cite."""
-    return [evidence_for(fact) for fact in crop.facts.values()] if crop else []
 
 
 def _range(fact: Fact) -> Any:

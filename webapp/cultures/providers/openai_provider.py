@@ -14,8 +14,9 @@ from webapp.ai.client import StructuredClient, given_sources
 from webapp.config import Settings
 from webapp.cultures.fields import DEFINITIONS, ENUM_ALIASES, NUMERIC_FIELDS
 from webapp.cultures.providers import ProviderAnswer
-from webapp.cultures.providers.offline import OfflineProvider, reference_snippets
+from webapp.cultures.providers.offline import OfflineProvider
 from webapp.cultures.providers.schema import CultureAnswer, answer_model
+from webapp.reference.evidence import reference_snippets
 from webapp.review.vocabulary import (
     Confidence,
     Evidence,

@@ -12,12 +12,12 @@ import openai
 from webapp.ai import ProviderError, Usage
 from webapp.ai.client import StructuredClient, given_sources
 from webapp.config import Settings
-from webapp.cultures.providers.offline import reference_snippets
 from webapp.fertilizer.gateways.reference import ReferenceGateway
 from webapp.fertilizer.gateways.schema import PlanAnswer
 from webapp.fertilizer.interactor import GatewayAnswer, NoRecommendation
 from webapp.fertilizer.plan import K_PER_K2O, P_PER_P2O5, PlanInvalid, plan_from_dict
 from webapp.fertilizer.request import RecommendRequest
+from webapp.reference.evidence import reference_snippets
 from webapp.review.vocabulary import Evidence, Issue, Severity
 
 # How far the model's oxide figures may stray from its elemental ones (rounding).
