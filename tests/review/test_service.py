@@ -15,7 +15,7 @@ from webapp.jobs.models import Run, RunStatus
 from webapp.review import service
 from webapp.review.models import Change, Finding, Suggestion, SuggestionStatus
 from webapp.review.targets import ReviewTarget, register_target
-from webapp.review.vocabulary import Proposal, Severity, SuggestedValue
+from webapp.review.vocabulary import Evidence, Proposal, Severity, SourceKind, SuggestedValue
 
 
 class Sheet(ReviewTarget):
@@ -232,3 +232,22 @@ def test_the_one_api_lists_applies_rejects_and_undoes(sheet, client_as):
     assert again.status_code == 409 and again.get_json()["error"]["code"] == "changed_since"
     missing = reviewer.post("/api/v1/undo/nosuchgroup", headers=headers)
     assert missing.status_code == 404
+
+
+def test_evidence_keeps_where_it_stands_and_the_values_it_states(sheet, client_as):
+    cited = Evidence(
+        "",
+        "Project plan",
+        "The project ID is C02-001.",
+        SourceKind.document,
+        locator={"document": "plan.pdf", "page": 4, "section": "1.2"},
+        fields={"project_id": "C02-001"},
+    )
+    assert Evidence(**cited.to_dict()) == cited
+    proposal = Proposal(suggested={"depth": SuggestedValue(4.0)}, evidence={"depth": [cited]})
+    service.store_proposal(sheet.id, Sheet.kind, 1, SHEET.records[1], proposal)
+    db.session.commit()
+    listed = client_as("viewer").get(f"/api/v1/runs/{sheet.id}/suggestions").get_json()
+    [evidence] = listed["targets"][0]["suggestions"][0]["evidence"]
+    assert evidence["locator"] == {"document": "plan.pdf", "page": 4, "section": "1.2"}
+    assert evidence["fields"] == {"project_id": "C02-001"}

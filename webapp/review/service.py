@@ -18,7 +18,7 @@ from webapp.jobs.models import Run
 from webapp.review.audit import new_group
 from webapp.review.models import Change, Finding, Suggestion, SuggestionStatus, jsonable
 from webapp.review.targets import Applied, Changed, ReviewTarget, target_for
-from webapp.review.vocabulary import Issue, Proposal, SuggestedValue
+from webapp.review.vocabulary import Evidence, Issue, Proposal, Severity, SuggestedValue
 
 OPEN_STATUSES = (SuggestionStatus.pending, SuggestionStatus.stale)
 REJECTABLE = (*OPEN_STATUSES, SuggestionStatus.blocked)
@@ -93,26 +93,49 @@ def store_proposal(
 
     current: the record's values the proposal was made against."""
     stored: dict[str, SuggestedValue] = {**proposal.suggested, **proposal.malformed}
-    rows = []
-    for name, suggested in stored.items():
-        invalid = name in proposal.invalid_fields
-        rows.append(
-            {
-                "run_id": run_id,
-                "target_type": target_type,
-                "target_id": target_id,
-                "field": name,
-                "current_value": jsonable(current.get(name)),
-                "suggested_value": jsonable(suggested.value),
-                "unit": suggested.unit,
-                "confidence": suggested.confidence.value if suggested.confidence else None,
-                "evidence": [e.to_dict() for e in proposal.evidence.get(name, [])],
-                "issues": [i.to_dict() for i in proposal.issues_for(name)],
-                "status": SuggestionStatus.blocked if invalid else SuggestionStatus.pending,
-            }
+    rows = [
+        suggestion_row(
+            run_id,
+            target_type,
+            target_id,
+            name,
+            current.get(name),
+            suggested,
+            proposal.evidence.get(name, []),
+            proposal.issues_for(name),
         )
+        for name, suggested in stored.items()
+    ]
     store_suggestions(rows)
     return [i for i in proposal.issues if i.field not in stored]
+
+
+def suggestion_row(
+    run_id: int | None,
+    target_type: str,
+    target_id: int,
+    name: str,
+    current: Any,
+    suggested: SuggestedValue,
+    evidence: Iterable[Evidence],
+    issues: Iterable[Issue],
+) -> dict[str, Any]:
+    """One suggestion as a row for store_suggestions: blocked when an issue is an error."""
+    issues = list(issues)
+    invalid = any(i.severity == Severity.error for i in issues)
+    return {
+        "run_id": run_id,
+        "target_type": target_type,
+        "target_id": target_id,
+        "field": name,
+        "current_value": jsonable(current),
+        "suggested_value": jsonable(suggested.value),
+        "unit": suggested.unit,
+        "confidence": suggested.confidence.value if suggested.confidence else None,
+        "evidence": [e.to_dict() for e in evidence],
+        "issues": [i.to_dict() for i in issues],
+        "status": SuggestionStatus.blocked if invalid else SuggestionStatus.pending,
+    }
 
 
 def store_suggestions(rows: Sequence[Mapping[str, Any]]) -> None:

@@ -23,7 +23,12 @@ class SourceKind(StrEnum):
 
 @dataclass(frozen=True)
 class Evidence:
-    """Where a suggested value comes from: a source and what it says."""
+    """Where a suggested value comes from: a source and what it says.
+
+    locator: where in a document the claim stands — {"document", "page", "section",
+    "passage"}, any of them (a web page has none). fields: the structured values the source
+    states ({"project_id": "C02-001"}), kept as the evidence step read them, so nothing
+    re-extracts a value from the text later."""
 
     source_url: str
     title: str
@@ -31,6 +36,8 @@ class Evidence:
     source_kind: SourceKind = SourceKind.web
     retrieved_at: str | None = None
     derived: bool = False
+    locator: dict[str, Any] | None = None
+    fields: dict[str, Any] = field(default_factory=dict)
 
     @property
     def is_citable(self) -> bool:

@@ -25,8 +25,9 @@ from webapp.jobs.runner import add_usage, report_stage
 from webapp.library.search import sync_reference_passages
 from webapp.review import service as review
 from webapp.review.models import Suggestion, SuggestionStatus, jsonable
-from webapp.review.service import CHUNK, chunks, store_suggestions
+from webapp.review.service import CHUNK, chunks, store_suggestions, suggestion_row
 from webapp.review.targets import Changed, ReviewTarget, WriteRefused, register_target
+from webapp.review.vocabulary import Confidence, Evidence, Issue, Severity, SuggestedValue
 from webapp.tables.cells import CellInvalid, parse_cell
 from webapp.tables.coerce import coerce_value
 from webapp.tables.models import ROW_TARGET, DataTable, ResearchLogEntry, TableColumn, TableRow
@@ -235,31 +236,7 @@ class TableEnrichment(RunKind):
                 }
             )
             if entry["status"] == "found":
-                invalid = not entry.get("valid", True)
-                issues = (
-                    [{"code": entry.get("error_code") or "value_malformed", "severity": "error",
-                      "field": target.key,
-                      "message": entry.get("error") or "Not a valid value for the column."}]
-                    if invalid
-                    else []
-                )  # fmt: skip
-                suggestions.append(
-                    {
-                        "run_id": run.id,
-                        "target_type": ROW_TARGET,
-                        "target_id": entry["row_id"],
-                        "field": target.key,
-                        "current_value": jsonable(entry["current"]),
-                        "suggested_value": jsonable(entry["value"]),
-                        "unit": target.unit,
-                        "confidence": None
-                        if entry["confidence"] == "none"
-                        else entry["confidence"],
-                        "evidence": entry.get("sources") or [],
-                        "issues": issues,
-                        "status": SuggestionStatus.blocked if invalid else SuggestionStatus.pending,
-                    }
-                )
+                suggestions.append(proposed_row(run.id, target, entry))
         if log_rows:
             db.session.execute(insert(ResearchLogEntry), log_rows)
         store_suggestions(suggestions)
@@ -270,6 +247,34 @@ class TableEnrichment(RunKind):
         if usage.input_tokens or usage.output_tokens or usage.web_searches:
             db.session.flush()
             add_usage(run.id, usage)
+
+
+def proposed_row(run_id: int, target: Target, entry: Mapping[str, Any]) -> dict[str, Any]:
+    """A found row's value as the core's suggestion row; a value the column cannot hold is
+    stored with its error (blocked) so the reviewer sees it and can edit it."""
+    issues = []
+    if not entry.get("valid", True):
+        message = entry.get("error") or "Not a valid value for the column."
+        code = entry.get("error_code") or "value_malformed"
+        issues.append(Issue(code, Severity.error, target.key, message))
+    level = entry["confidence"]
+    suggested = SuggestedValue(
+        entry["value"], target.unit, None if level == "none" else Confidence(level)
+    )
+    evidence = [
+        Evidence(s.get("url", ""), s.get("title") or s.get("url", ""), s.get("snippet", ""))
+        for s in entry.get("sources") or []
+    ]
+    return suggestion_row(
+        run_id,
+        ROW_TARGET,
+        entry["row_id"],
+        target.key,
+        entry["current"],
+        suggested,
+        evidence,
+        issues,
+    )
 
 
 def load_snapshot(params: Mapping[str, Any]) -> RowsSnapshot:
