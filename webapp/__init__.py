@@ -14,6 +14,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def create_app(settings: Settings | None = None) -> Flask:
     """Build the app from settings (read from the environment when not given)."""
+    from webapp.cli import register_commands
+    from webapp.errors import register_error_handlers
+
     settings = settings or load_settings()
     app = Flask(
         __name__,
@@ -22,20 +25,27 @@ def create_app(settings: Settings | None = None) -> Flask:
         static_folder=str(ROOT / "static"),
     )
     app.config.from_mapping(settings.as_flask_config())
+    configure_proxies(app, settings)
+    init_extensions(app)
+    init_job_queue(app, settings)
+    register_blueprints(app)
+    register_error_handlers(app)
+    register_commands(app)
+    register_request_hooks(app)
+    configure_templates(app)
+    return app
+
+
+def configure_proxies(app: Flask, settings: Settings) -> None:
     if settings.trusted_proxies:
         # Behind N proxies, take the client address and scheme from their X-Forwarded-* headers.
         n = settings.trusted_proxies
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)  # type: ignore[method-assign]
-    init_extensions(app, settings)
-    register_blueprints(app)
-    register_request_hooks(app)
-    return app
 
 
-def init_extensions(app: Flask, settings: Settings) -> None:
+def init_extensions(app: Flask) -> None:
     from webapp.database import configure_sqlite
     from webapp.extensions import csrf, db, htmx, login_manager, migrate
-    from webapp.jobs.queue import JobQueue
 
     db.init_app(app)
     migrate.init_app(app, db, directory=str(ROOT / "migrations"))
@@ -44,61 +54,42 @@ def init_extensions(app: Flask, settings: Settings) -> None:
     htmx.init_app(app)
     with app.app_context():
         configure_sqlite(db.engine)
+
+
+def init_job_queue(app: Flask, settings: Settings) -> None:
+    from webapp.jobs.queue import JobQueue
+
     app.extensions["furrow.jobs"] = JobQueue.for_settings(settings)
 
 
 def register_blueprints(app: Flask) -> None:
-    from webapp import api
-    from webapp.auth import admin_views
-    from webapp.auth import views as auth_views
-    from webapp.cli import register_commands
-    from webapp.cultures import views as culture_views
-    from webapp.errors import register_error_handlers
-    from webapp.fertilizer import views as fertilizer_views
-    from webapp.jobs import views as run_views
-    from webapp.library import views as library_views
-    from webapp.main import views as main_views
-    from webapp.review import views as review_views
-    from webapp.tables import enrich_views
-    from webapp.tables import views as table_views
+    """Every package's blueprints, as webapp.workspaces lists them."""
+    from webapp.workspaces import WORKSPACES
 
-    for blueprint in (
-        main_views.bp,
-        auth_views.bp,
-        admin_views.bp,
-        run_views.bp,
-        run_views.api,
-        culture_views.bp,
-        culture_views.api,
-        fertilizer_views.bp,
-        fertilizer_views.api,
-        library_views.bp,
-        library_views.api,
-        table_views.bp,
-        table_views.api,
-        enrich_views.runs_api,
-        review_views.api,
-        api.bp,
-    ):
-        app.register_blueprint(blueprint)
-    register_error_handlers(app)
-    register_commands(app)
+    for workspace in WORKSPACES:
+        for blueprint in workspace.blueprints():
+            app.register_blueprint(blueprint)
 
 
-def register_request_hooks(app: Flask) -> None:
-    from webapp.auth.access import enforce_login_and_csrf
+def configure_templates(app: Flask) -> None:
+    """The filters and names every template may use; the navigation reads WORKSPACES."""
     from webapp.auth.roles import Role
     from webapp.jobs.models import RunStatus
-    from webapp.main.views import WORKSPACES
     from webapp.markdown import render_markdown
     from webapp.numbers import format_number
     from webapp.review.vocabulary import Confidence
+    from webapp.workspaces import WORKSPACES
 
-    app.before_request(enforce_login_and_csrf)
     app.jinja_env.filters["markdown"] = render_markdown
     app.jinja_env.filters["num"] = format_number
     app.jinja_env.filters["confidence_level"] = lambda score: Confidence.from_score(score).value
     app.jinja_env.globals.update(workspaces=WORKSPACES, RunStatus=RunStatus, Role=Role)
+
+
+def register_request_hooks(app: Flask) -> None:
+    from webapp.auth.access import enforce_login_and_csrf
+
+    app.before_request(enforce_login_and_csrf)
 
     @app.after_request
     def security_headers(response):

@@ -1,13 +1,18 @@
-"""The JSON API's shared pieces: the error shape and who-am-I."""
+"""The JSON API's shared pieces: the error shape and reading a JSON body."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, abort, jsonify, request
-from flask_login import current_user
+from flask import Response, abort, jsonify, request
 
-bp = Blueprint("api", __name__, url_prefix="/api/v1")
+from webapp.problems import Invalid
+
+
+class BodyInvalid(Invalid):
+    """A JSON body whose keys are not of the shape the endpoint takes."""
+
+    code = "bad_request_body"
 
 
 def api_error(
@@ -24,13 +29,3 @@ def json_body() -> dict:
     if not isinstance(body, dict):
         abort(400, description="Send a JSON object.")
     return body
-
-
-@bp.get("/me")
-def me():
-    return jsonify(
-        id=current_user.id,
-        email=current_user.email,
-        name=current_user.name,
-        role=current_user.role.name,
-    )

@@ -1,4 +1,7 @@
-"""Error pages people can act on, and JSON errors for the API; never a traceback."""
+"""Error pages people can act on, and JSON errors for the API; never a traceback.
+
+An Invalid answers 422 and an Unavailable 503 wherever it is raised, so API views only parse,
+call and answer; pages that can show the problems on their form catch them first."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from webapp.api import api_error
 from webapp.auth.access import is_api_request
 from webapp.auth.accounts import has_users
 from webapp.extensions import db
+from webapp.problems import Invalid, Unavailable
 
 CODES = {
     400: "bad_request",
@@ -40,13 +44,13 @@ HINTS = {
 }
 
 
-def _respond(status: int, message: str, code: str | None = None):
+def _respond(status: int, message: str, code: str | None = None, details: dict | None = None):
     code = code or CODES.get(status, "error")
     if is_api_request() or (
         request.accept_mimetypes.best == "application/json"
         and not request.headers.get("HX-Request")
     ):
-        return api_error(status, code, message)
+        return api_error(status, code, message, details)
     return render_template(
         "errors/error.html", status=status, message=message, hint=HINTS.get(status, "")
     ), status
@@ -86,6 +90,16 @@ def handle_csrf_error(exc: CSRFError):
     )
 
 
+def handle_invalid(exc: Invalid):
+    db.session.rollback()  # nothing of a refused request is kept
+    return _respond(422, exc.message, exc.code, exc.error_details())
+
+
+def handle_unavailable(exc: Unavailable):
+    db.session.rollback()
+    return _respond(503, str(exc), exc.code)
+
+
 def handle_unexpected(exc: Exception):
     current_app.logger.exception("unhandled error on %s %s", request.method, request.path)
     db.session.rollback()
@@ -95,4 +109,6 @@ def handle_unexpected(exc: Exception):
 def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(CSRFError, handle_csrf_error)
     app.register_error_handler(HTTPException, handle_http_error)
+    app.register_error_handler(Invalid, handle_invalid)
+    app.register_error_handler(Unavailable, handle_unavailable)
     app.register_error_handler(Exception, handle_unexpected)

@@ -22,6 +22,8 @@ import math
 import re
 from decimal import Decimal
 
+from webapp.problems import Invalid
+
 MAX_CHARS = 64
 MAX_EXPONENT = 308  # a float's own range
 
@@ -52,14 +54,13 @@ _STRICT = re.compile(
 _NOT_FINITE = frozenset({"nan", "inf", "infinity", "-inf", "+inf", "-infinity", "+infinity"})
 
 
-class NumberInvalid(ValueError):
+class NumberInvalid(Invalid):
     """Text that is not a number by the rule above; the message says why, for people.
 
     code: not_a_number, number_ambiguous or number_out_of_range."""
 
     def __init__(self, message: str, code: str = "not_a_number") -> None:
-        super().__init__(message)
-        self.code = code
+        super().__init__(message, code=code)
 
 
 def parse_number(text: object, *, lenient: bool = False) -> float:

@@ -21,15 +21,15 @@ from dataclasses import dataclass
 import pint
 
 from webapp.numbers import NUMBER_PATTERN, NumberInvalid, parse_number
+from webapp.problems import Invalid
 
 
-class UnitMismatch(ValueError):
+class UnitMismatch(Invalid):
     """Units that are unknown or cannot be converted into each other; the message is for people,
     the code says which: unit_unreadable (not a unit we read) or unit_mismatch."""
 
     def __init__(self, message: str, code: str = "unit_mismatch") -> None:
-        super().__init__(message)
-        self.code = code
+        super().__init__(message, code=code)
 
 
 @dataclass(frozen=True)

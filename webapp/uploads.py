@@ -6,16 +6,17 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
+from webapp.problems import Invalid
+
 NOT_UTF8 = "The file is not UTF-8 text."
 
 
-class UploadRefused(ValueError):
+class UploadRefused(Invalid):
     """A file that is not taken; code says which problem (file_too_large, binary_file,
     not_utf8, or the caller's own), the message says it for people."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+    def __init__(self, code: str, message: str, loc: str = "file") -> None:
+        super().__init__(message, code=code, loc=loc)
 
 
 def size_text(max_bytes: int) -> str:

@@ -55,7 +55,7 @@ def broken(**changes):
 def problems_of(raw) -> list[str]:
     with pytest.raises(PlanInvalid) as caught:
         plan_from_dict(raw)
-    return caught.value.problems
+    return caught.value.messages
 
 
 def test_the_seed_example_is_a_valid_plan_that_sums_to_its_totals():

@@ -262,7 +262,16 @@ def test_the_api_recommends_or_says_why_not(client_as):
     assert invalid.get_json()["error"] == {
         "code": "invalid_request",
         "message": "crop_profile.crop.crop_id: missing key",
-        "details": {"crop_profile.crop.crop_id": "missing key"},
+        "details": {
+            "crop_profile.crop.crop_id": "missing key",
+            "errors": [
+                {
+                    "loc": "crop_profile.crop.crop_id",
+                    "code": "invalid_request",
+                    "message": "crop_profile.crop.crop_id: missing key",
+                }
+            ],
+        },
     }
     unknown = editor.post(
         "/api/v1/fertilizer/recommend",

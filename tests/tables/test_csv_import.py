@@ -116,13 +116,49 @@ def test_values_that_do_not_fit_the_chosen_types_are_listed_and_nothing_is_store
             {"Sorte": ("number", [], None), "Boden": ("select", ["Lehm"], None)},
             None,
         )
-    assert [p.to_dict() for p in exc.value.errors] == [
-        {"row": 0, "column": "Sorte", "message": "Give a number, not 'Aron'."},
-        {"row": 1, "column": "Sorte", "message": "Give a number, not 'Bussard'."},
-        {"row": 1, "column": "Boden", "message": "Choose one of the options (Lehm)."},
-        {"row": 2, "column": "Sorte", "message": "Give a number, not 'Cubus'."},
-        {"row": 3, "column": "Sorte", "message": "Give a number, not 'Dekan'."},
-        {"row": 3, "column": "Boden", "message": "Choose one of the options (Lehm)."},
+    assert [p.to_dict() for p in exc.value.problems] == [
+        {
+            "row": 0,
+            "column": "Sorte",
+            "message": "Give a number, not 'Aron'.",
+            "loc": "rows.0.Sorte",
+            "code": "value_invalid",
+        },
+        {
+            "row": 1,
+            "column": "Sorte",
+            "message": "Give a number, not 'Bussard'.",
+            "loc": "rows.1.Sorte",
+            "code": "value_invalid",
+        },
+        {
+            "row": 1,
+            "column": "Boden",
+            "message": "Choose one of the options (Lehm).",
+            "loc": "rows.1.Boden",
+            "code": "value_invalid",
+        },
+        {
+            "row": 2,
+            "column": "Sorte",
+            "message": "Give a number, not 'Cubus'.",
+            "loc": "rows.2.Sorte",
+            "code": "value_invalid",
+        },
+        {
+            "row": 3,
+            "column": "Sorte",
+            "message": "Give a number, not 'Dekan'.",
+            "loc": "rows.3.Sorte",
+            "code": "value_invalid",
+        },
+        {
+            "row": 3,
+            "column": "Boden",
+            "message": "Choose one of the options (Lehm).",
+            "loc": "rows.3.Boden",
+            "code": "value_invalid",
+        },
     ]
     with pytest.raises(TableInvalid, match="Only number columns have a unit"):
         catalog.import_csv("Trial", TRIAL, {"Sorte": ("text", [], "kg")}, None)

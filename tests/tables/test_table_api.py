@@ -66,29 +66,45 @@ def test_a_table_that_cannot_be_made_answers_422_with_each_problem(client_as):
     assert error["code"] == "table_invalid"
     assert error["message"] == "The table cannot be created as given."
     assert error["details"]["errors"] == [
-        {"field": "name", "message": "There is already a table named “WHEAT trial”."},
+        {
+            "field": "name",
+            "message": "There is already a table named “WHEAT trial”.",
+            "loc": "name",
+            "code": "name_invalid",
+        },
         {
             "field": "type",
             "index": 0,
             "column": "Yield",
             "message": "Choose a type: text, number, boolean, select, url.",
+            "loc": "columns.0.type",
+            "code": "type_invalid",
         },
         {
             "field": "options",
             "index": 1,
             "column": "Soil",
             "message": "A select column needs at least one option.",
+            "loc": "columns.1.options",
+            "code": "options_invalid",
         },
         {
             "field": "unit",
             "index": 2,
             "column": "Plot",
             "message": "Only number columns have a unit.",
+            "loc": "columns.2.unit",
+            "code": "unit_invalid",
         },
     ]
     no_columns = create(editor, {"name": "Empty"}).get_json()["error"]
     assert no_columns["details"]["errors"] == [
-        {"field": "columns", "message": "Give the table at least one column."}
+        {
+            "field": "columns",
+            "message": "Give the table at least one column.",
+            "loc": "columns",
+            "code": "columns_invalid",
+        }
     ]
     not_json = editor.post("/api/v1/tables", data="name=x", headers=editor.headers)
     assert not_json.status_code == 400
@@ -136,14 +152,50 @@ def test_rows_that_do_not_fit_answer_422_naming_row_and_column(client_as):
     assert error["code"] == "rows_invalid"
     assert error["message"] == "Some values do not fit their columns; no row was added."
     assert error["details"]["errors"] == [
-        {"row": 1, "column": "Soil", "message": "Choose one of the options (sand, loam)."},
-        {"row": 1, "column": "Yield", "message": "Give a number, not 'a lot'."},
-        {"row": 2, "column": "Colour", "message": "There is no column named “Colour”."},
-        {"row": 2, "column": "Variety", "message": "Give one value, not a list or an object."},
-        {"row": 3, "message": "Give the row as an object of column name: value."},
+        {
+            "row": 1,
+            "column": "Soil",
+            "message": "Choose one of the options (sand, loam).",
+            "loc": "rows.1.Soil",
+            "code": "value_invalid",
+        },
+        {
+            "row": 1,
+            "column": "Yield",
+            "message": "Give a number, not 'a lot'.",
+            "loc": "rows.1.Yield",
+            "code": "value_invalid",
+        },
+        {
+            "row": 2,
+            "column": "Colour",
+            "message": "There is no column named “Colour”.",
+            "loc": "rows.2.Colour",
+            "code": "value_invalid",
+        },
+        {
+            "row": 2,
+            "column": "Variety",
+            "message": "Give one value, not a list or an object.",
+            "loc": "rows.2.Variety",
+            "code": "value_invalid",
+        },
+        {
+            "row": 3,
+            "message": "Give the row as an object of column name: value.",
+            "loc": "rows.3",
+            "code": "row_invalid",
+        },
     ]
     missing = editor.post(url, json={"rows": []}, headers=editor.headers).get_json()["error"]
-    assert missing["details"]["errors"] == [{"field": "rows", "message": "Give at least one row."}]
+    assert missing["details"]["errors"] == [
+        {
+            "field": "rows",
+            "message": "Give at least one row.",
+            "loc": "rows",
+            "code": "rows_invalid",
+        }
+    ]
     assert db.session.scalar(select(func.count()).select_from(TableRow)) == 0
 
 

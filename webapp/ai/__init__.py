@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from webapp.problems import Unavailable
+
 T = TypeVar("T")
 
 # What FURROW_PROVIDER may name; every workspace has one implementation of each.
@@ -21,8 +23,10 @@ class Usage:
     cost_usd: float = 0.0
 
 
-class ProviderUnavailable(RuntimeError):
+class ProviderUnavailable(Unavailable):
     """The configured provider cannot be used here; the message says why and what to set."""
+
+    code = "provider_unavailable"
 
 
 class ProviderError(RuntimeError):

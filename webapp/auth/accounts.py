@@ -11,10 +11,13 @@ from webapp.auth.roles import Role
 from webapp.auth.throttle import PER_ACCOUNT, PER_ADDRESS, seconds_to_wait
 from webapp.database import utcnow
 from webapp.extensions import db
+from webapp.problems import Invalid
 
 
-class AccountError(ValueError):
+class AccountError(Invalid):
     """A request about an account that cannot be done; the message is for people."""
+
+    code = "account_refused"
 
 
 def has_users() -> bool:

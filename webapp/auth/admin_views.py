@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, flash, redirect, render_template, url_for
+from flask import abort, flash, redirect, render_template, url_for
 from sqlalchemy import select
 
+from webapp.auth import admin as bp
 from webapp.auth.access import require_role
 from webapp.auth.accounts import AccountError, create_user, ensure_not_last_admin
 from webapp.auth.forms import EmptyForm, NewUserForm, ResetPasswordForm, UserRoleForm
 from webapp.auth.models import User
 from webapp.auth.roles import ROLE_NAMES, Role
 from webapp.extensions import db
-
-bp = Blueprint("admin", __name__, url_prefix="/admin")
 
 
 @bp.before_request

@@ -1,12 +1,14 @@
-"""Sign in and out, the first administrator, and each person's own account and tokens."""
+"""Sign in and out, the first administrator, and each person's own account and tokens; the
+API's who-am-I."""
 
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import abort, flash, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user, login_user, logout_user
 
+from webapp.auth import api, bp
 from webapp.auth.access import public
 from webapp.auth.accounts import (
     AccountError,
@@ -27,8 +29,6 @@ from webapp.auth.roles import Role
 from webapp.database import utcnow
 from webapp.extensions import db
 from webapp.rendering import render_page
-
-bp = Blueprint("auth", __name__)
 
 
 def safe_next(target: str | None) -> str:
@@ -161,3 +161,13 @@ def revoke_token(token_id: int):
         db.session.commit()
     flash(f"Token “{token.name}” is revoked.", "success")
     return redirect(url_for("auth.account"))
+
+
+@api.get("/me")
+def me():
+    return jsonify(
+        id=current_user.id,
+        email=current_user.email,
+        name=current_user.name,
+        role=current_user.role.name,
+    )

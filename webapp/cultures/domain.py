@@ -9,15 +9,21 @@ from collections.abc import Mapping
 from typing import Any
 
 from webapp.cultures.fields import SPECS
+from webapp.problems import Invalid, Problem
 from webapp.review.fields import FieldProblem
 
 
-class CultureInvalid(ValueError):
-    """Values a culture cannot hold; errors maps each field to a message for people."""
+class CultureInvalid(Invalid):
+    """Values a culture cannot hold, one problem per field."""
 
-    def __init__(self, errors: dict[str, str]) -> None:
-        super().__init__("; ".join(f"{field}: {message}" for field, message in errors.items()))
-        self.errors = errors
+    code = "culture_invalid"
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(problems, summary="Some values cannot be used.")
+
+    def error_details(self) -> dict[str, Any]:
+        # "fields" is the first API's {field: message}; clients read it.
+        return {"fields": self.errors, **super().error_details()}
 
 
 def clean_culture(
@@ -28,28 +34,29 @@ def clean_culture(
     Only the fields given are returned, so a partial update cleans just what it changes; the
     cross-field rules see those values over the culture's current ones.
     """
-    errors: dict[str, str] = {}
+    problems: list[Problem] = []
     clean: dict[str, Any] = {}
     for field, raw in values.items():
         spec = SPECS.get(field)
         if spec is None:
-            errors[field] = "Not a culture field."
+            problems.append(Problem("Not a culture field.", field, "unknown_field"))
             continue
         try:
             clean[field] = spec.read(raw)
         except FieldProblem as problem:
-            errors[field] = problem.message
-    errors.update(cross_field_errors({**(current or {}), **clean}))
-    if errors:
-        raise CultureInvalid(errors)
+            problems.append(Problem(problem.message, field, problem.code))
+    problems += cross_field_problems({**(current or {}), **clean})
+    if problems:
+        raise CultureInvalid(problems)
     return clean
 
 
-def cross_field_errors(values: Mapping[str, Any]) -> dict[str, str]:
+def cross_field_problems(values: Mapping[str, Any]) -> list[Problem]:
     """A harvest duration needs a harvest method; a seed rate needs its unit."""
-    errors = {}
+    problems = []
     if values.get("harvest_duration_days") is not None and not values.get("harvest_method"):
-        errors["harvest_method"] = "A harvest duration needs a harvest method."
+        message = "A harvest duration needs a harvest method."
+        problems.append(Problem(message, "harvest_method", "value_missing"))
     if values.get("seed_rate_value") is not None and not values.get("seed_rate_unit"):
-        errors["seed_rate_unit"] = "A seed rate needs its unit."
-    return errors
+        problems.append(Problem("A seed rate needs its unit.", "seed_rate_unit", "value_missing"))
+    return problems

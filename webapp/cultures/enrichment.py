@@ -11,6 +11,7 @@ from flask import current_app, url_for
 from sqlalchemy import func, select
 
 from webapp.ai import ProviderError
+from webapp.api import BodyInvalid
 from webapp.auth.models import User
 from webapp.cultures.catalog import ENRICHABLE_FIELDS, crop_limits, update_culture, values_of
 from webapp.cultures.forms import LABELS
@@ -176,15 +177,15 @@ class CultureEnrichment(RunKind):
 def start_enrichment(
     culture_ids: Sequence[int], user: User, mode: str = "complete", fields: Sequence[str] = ()
 ) -> Run:
-    """Queue one run over the cultures. Raises ValueError for a bad mode or field list,
+    """Queue one run over the cultures. Raises BodyInvalid for a bad mode or field list,
     ProviderUnavailable and QueueUnavailable as they say."""
     if mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}")
+        raise BodyInvalid(f"mode must be one of {', '.join(MODES)}", loc="mode")
     unknown = [f for f in fields if f not in ENRICHABLE_FIELDS]
     if unknown:
-        raise ValueError(f"cannot research {', '.join(unknown)}")
+        raise BodyInvalid(f"cannot research {', '.join(unknown)}", loc="fields")
     if mode == "reresearch" and not fields:
-        raise ValueError("re-research needs the fields to research")
+        raise BodyInvalid("re-research needs the fields to research", loc="fields")
     settings = current_app.config["FURROW"]
     provider = culture_provider(settings.provider)
     params = {"culture_ids": list(culture_ids), "mode": mode, "fields": list(fields)}

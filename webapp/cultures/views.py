@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from flask import (
-    Blueprint,
     Response,
     abort,
     current_app,
@@ -18,11 +18,11 @@ from flask import (
 from flask_login import current_user
 from sqlalchemy import select
 
-from webapp.ai import ProviderUnavailable
-from webapp.api import api_error, json_body
+from webapp.api import BodyInvalid, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
+from webapp.cultures import api, bp
 from webapp.cultures.catalog import (
     AUDIT_TARGET,
     PER_PAGE,
@@ -54,17 +54,15 @@ from webapp.extensions import db
 from webapp.fertilizer.plans import TARGET as PLAN_TARGET
 from webapp.fertilizer.plans import plan_history
 from webapp.jobs.models import Run
-from webapp.jobs.queue import QueueUnavailable
 from webapp.pagination import Page, page_number, paginate, per_page
+from webapp.problems import Invalid, Problem, Unavailable, show_on_form
 from webapp.rendering import render_page
 from webapp.review import service as review
 from webapp.review.audit import history
 from webapp.review.models import Suggestion
 from webapp.review.service import findings_for
+from webapp.review.vocabulary import Issue
 from webapp.uploads import read_csv
-
-bp = Blueprint("cultures", __name__, url_prefix="/cultures")
-api = Blueprint("cultures_api", __name__, url_prefix="/api/v1/cultures")
 
 
 def culture_or_404(culture_id: int) -> Culture:
@@ -115,8 +113,8 @@ def import_csv():
         return render_import(form, status=422 if form.errors else 200)
     try:
         text = read_csv(form.file.data, MAX_UPLOAD_BYTES)
-    except ValueError as exc:
-        form.file.errors.append(str(exc))
+    except Invalid as exc:
+        show_on_form(form, exc.problems)
         return render_import(form, status=422)
     preview = preview_csv(text)
     confirm = ConfirmImportForm(formdata=None, csv_text=text) if preview.can_import else None
@@ -168,7 +166,7 @@ def enrich_batch():
     if not request.form.get("confirmed"):
         try:
             provider = culture_provider(current_app.config["FURROW"].provider)
-        except ProviderUnavailable as exc:
+        except Unavailable as exc:
             flash(str(exc), "error")
             return redirect(url_for("cultures.index"))
         estimate = getattr(provider, "estimate_cost", None)
@@ -182,7 +180,7 @@ def enrich_batch():
         )
     try:
         run = start_enrichment(existing, current_user, request.form.get("mode", "complete"))
-    except (ValueError, ProviderUnavailable, QueueUnavailable) as exc:
+    except (Invalid, Unavailable) as exc:
         flash(str(exc), "error")
         return redirect(url_for("cultures.index"))
     return redirect(url_for("cultures.review_batch", run_id=run.id))
@@ -252,7 +250,7 @@ def enrich(culture_id: int):
     fields = request.form.getlist("fields") if mode == "reresearch" else []
     try:
         start_enrichment([culture.id], current_user, mode, fields)
-    except (ValueError, ProviderUnavailable, QueueUnavailable) as exc:
+    except (Invalid, Unavailable) as exc:
         flash(str(exc), "error")
     return redirect(url_for("cultures.show", culture_id=culture.id, _anchor="enrichment"))
 
@@ -332,15 +330,6 @@ def undo(culture_id: int, group: str):
     return redirect(url_for("cultures.show", culture_id=culture.id))
 
 
-def form_with_errors(form: CultureForm, errors: dict[str, str]) -> None:
-    for field, message in errors.items():
-        target = getattr(form, field, None)
-        if target is not None and hasattr(target, "errors"):
-            target.errors = [*target.errors, message]
-        else:
-            form.form_errors.append(f"{field}: {message}")
-
-
 def render_form(form: CultureForm, culture: Culture | None, status: int = 200, findings=()):
     return render_page(
         "cultures/form.html", form=form, culture=culture, findings=findings, labels=LABELS
@@ -360,7 +349,7 @@ def checked_entry(form: CultureForm, culture: Culture | None):
     try:
         findings = entry_findings(form.values(), culture)
     except CultureInvalid as exc:
-        form_with_errors(form, exc.errors)
+        show_on_form(form, exc.problems)
         return None, render_form(form, culture, 422)
     if blocking(findings) and not form.save_anyway.data:
         return None, render_form(form, culture, 422, findings)
@@ -414,10 +403,6 @@ def delete(culture_id: int):
 # JSON API: the same rules as the pages.
 
 
-def invalid(exc: CultureInvalid):
-    return api_error(422, "culture_invalid", "Some values cannot be used.", {"fields": exc.errors})
-
-
 @api.get("")
 def api_index():
     filters = CultureFilters.from_args(request.args)
@@ -425,37 +410,40 @@ def api_index():
     return jsonify(page.as_json("cultures", [to_dict(c) for c in page.items]))
 
 
-def api_entry(culture: Culture | None):
-    """The body's culture values and the findings they bring, or the 422 that refuses them:
-    invalid values, or implausible ones not confirmed with "save_anyway": true."""
+IMPLAUSIBLE = "Some values are implausible; check them, or send save_anyway: true to keep them."
+
+
+class Implausible(Invalid):
+    """Values a rule finds implausible, not confirmed with "save_anyway": true."""
+
+    code = "implausible_values"
+
+    def __init__(self, findings: list[Issue]) -> None:
+        self.findings = findings
+        problems = [Problem(i.message, i.field or "", i.code) for i in blocking(findings)]
+        super().__init__(problems, summary=IMPLAUSIBLE)
+
+    def error_details(self) -> dict[str, Any]:
+        return {"issues": [i.to_dict() for i in self.findings], **super().error_details()}
+
+
+def api_entry(culture: Culture | None) -> tuple[dict[str, Any], list[Issue]]:
+    """The body's culture values and the findings they bring; Invalid refuses invalid values,
+    and implausible ones not confirmed with "save_anyway": true."""
     body = dict(json_body())
     save_anyway = body.pop("save_anyway", False)
     if not isinstance(save_anyway, bool):
-        return None, None, api_error(422, "bad_request_body", "save_anyway is true or false.")
-    try:
-        findings = entry_findings(body, culture)
-    except CultureInvalid as exc:
-        return None, None, invalid(exc)
+        raise BodyInvalid("save_anyway is true or false.", loc="save_anyway")
+    findings = entry_findings(body, culture)
     if blocking(findings) and not save_anyway:
-        return (
-            None,
-            None,
-            api_error(
-                422,
-                "implausible_values",
-                "Some values are implausible; check them, or send save_anyway: true to keep them.",
-                {"issues": [i.to_dict() for i in findings]},
-            ),
-        )
-    return body, findings, None
+        raise Implausible(findings)
+    return body, findings
 
 
 @api.post("")
 @require_role(Role.editor)
 def api_create():
-    values, findings, refused = api_entry(None)
-    if refused:
-        return refused
+    values, findings = api_entry(None)
     culture = create_culture(values)
     db.session.commit()
     return jsonify({**to_dict(culture), "issues": [i.to_dict() for i in findings]}), 201
@@ -470,13 +458,8 @@ def api_enrich_batch():
         list(db.session.scalars(select(Culture.id).where(Culture.id.in_(ids)))) if ids else []
     )
     if not existing:
-        return api_error(422, "no_cultures", "Give the ids of existing cultures in `ids`.")
-    try:
-        run = start_enrichment(existing, current_user, body.get("mode", "complete"))
-    except ValueError as exc:
-        return api_error(422, "bad_request_body", str(exc))
-    except (ProviderUnavailable, QueueUnavailable) as exc:
-        return api_error(503, "unavailable", str(exc))
+        raise Invalid("Give the ids of existing cultures in `ids`.", code="no_cultures", loc="ids")
+    run = start_enrichment(existing, current_user, body.get("mode", "complete"))
     return jsonify(run_id=run.id, cultures=len(existing)), 202
 
 
@@ -495,14 +478,9 @@ def api_check():
 def api_enrich(culture_id: int):
     culture = culture_or_404(culture_id)
     body = request.get_json(silent=True) or {}
-    try:
-        run = start_enrichment(
-            [culture.id], current_user, body.get("mode", "complete"), body.get("fields") or []
-        )
-    except ValueError as exc:
-        return api_error(422, "bad_request_body", str(exc))
-    except (ProviderUnavailable, QueueUnavailable) as exc:
-        return api_error(503, "unavailable", str(exc))
+    run = start_enrichment(
+        [culture.id], current_user, body.get("mode", "complete"), body.get("fields") or []
+    )
     return jsonify(run_id=run.id), 202
 
 
@@ -549,9 +527,7 @@ def api_show(culture_id: int):
 @require_role(Role.editor)
 def api_update(culture_id: int):
     culture = culture_or_404(culture_id)
-    values, findings, refused = api_entry(culture)
-    if refused:
-        return refused
+    values, findings = api_entry(culture)
     edit_culture(culture, values, current_user)
     db.session.commit()
     return jsonify({**to_dict(culture), "issues": [i.to_dict() for i in findings]})

@@ -14,6 +14,7 @@ from wtforms.fields.choices import SelectChoice
 
 from webapp.fertilizer.request import SOIL_STATUSES, typed_number
 from webapp.numbers import NumberInvalid
+from webapp.problems import Invalid
 from webapp.uploads import UploadRefused, read_text
 
 MAX_PROFILE_BYTES = 512 * 1024
@@ -46,16 +47,8 @@ class PlanForm(FlaskForm):
     provider = SelectField("Provider", choices=[])
 
 
-class FormProblem(ValueError):
-    """A form value that cannot be used; field names the form field."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
-
-
 def read_upload(upload: BinaryIO) -> str:
-    """An uploaded crop profile's text; FormProblem on the file field says why not."""
+    """An uploaded crop profile's text; an Invalid on the file field says why not."""
     try:
         return read_text(
             upload,
@@ -64,14 +57,14 @@ def read_upload(upload: BinaryIO) -> str:
             advice="Save it as UTF-8 JSON.",
         )
     except UploadRefused as refused:
-        raise FormProblem("profile_file", str(refused)) from None
+        raise Invalid(str(refused), code=refused.code, loc="profile_file") from None
 
 
 def parse_profile_text(text: str, field: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise FormProblem(field, f"This is not JSON: {exc}") from exc
+        raise Invalid(f"This is not JSON: {exc}", code="not_json", loc=field) from exc
 
 
 def _number(value: str, field: str) -> float | int | None:
@@ -79,7 +72,7 @@ def _number(value: str, field: str) -> float | int | None:
         number = typed_number(value)
     except NumberInvalid as refused:
         message = f"Give a number, not {value!r}." if refused.code == "not_a_number" else refused
-        raise FormProblem(field, str(message)) from None
+        raise Invalid(str(message), code=refused.code, loc=field) from None
     if number is not None and field == "growth_period_days" and number.is_integer():
         return int(number)
     return number

@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from webapp.problems import Invalid, Problem
+
 ELEMENTS = ("N", "P", "K")
 APPLICATION_TYPES = ("basal", "topdress")
 # Oxide to element, by molar mass: P = P2O5 × 0.4364, K = K2O × 0.8301.
@@ -22,12 +24,17 @@ UNIT = "g/m²"
 UNIT_SPELLINGS = frozenset({"g/m2", "g/m²", "g m-2", "g/sqm"})
 
 
-class PlanInvalid(ValueError):
+class PlanInvalid(Invalid):
     """A plan or nutrient figure that breaks an invariant; problems lists every one found."""
 
+    code = "invalid_plan"
+
     def __init__(self, problems: Sequence[str]) -> None:
-        self.problems = list(problems)
-        super().__init__("; ".join(self.problems))
+        super().__init__([Problem(p) for p in problems])
+
+    @property
+    def messages(self) -> list[str]:
+        return [p.message for p in self.problems]
 
 
 def p2o5(p: float) -> float:

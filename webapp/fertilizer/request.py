@@ -10,16 +10,23 @@ from typing import Any
 
 from webapp.fertilizer.plan import Nutrients
 from webapp.numbers import parse_number
+from webapp.problems import Invalid, Problem
 
 SOIL_STATUSES = ("low", "medium", "high")
 
 
-class RequestInvalid(ValueError):
+class RequestInvalid(Invalid):
     """The request cannot be used; message is one line, details maps keys to problems."""
 
+    code = "invalid_request"
+
     def __init__(self, message: str, details: Mapping[str, str] | None = None) -> None:
-        super().__init__(message)
         self.details = dict(details or {})
+        super().__init__([Problem(message, key) for key in self.details or [""]])
+
+    def error_details(self) -> dict[str, Any]:
+        # The first API's {key: problem} stays beside the problems; clients read it.
+        return {**self.details, **super().error_details()}
 
 
 @dataclass(frozen=True)

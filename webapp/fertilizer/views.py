@@ -7,7 +7,6 @@ import json
 from typing import Any
 
 from flask import (
-    Blueprint,
     Response,
     abort,
     current_app,
@@ -21,7 +20,6 @@ from flask_login import current_user
 from sqlalchemy import select
 from wtforms.fields.choices import SelectChoice
 
-from webapp.ai import ProviderUnavailable
 from webapp.api import api_error, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
@@ -30,9 +28,9 @@ from webapp.cultures.catalog import values_of
 from webapp.cultures.models import Culture
 from webapp.cultures.profile import crop_profile
 from webapp.extensions import db, htmx
+from webapp.fertilizer import api, bp
 from webapp.fertilizer.chart import season_chart
 from webapp.fertilizer.forms import (
-    FormProblem,
     PlanForm,
     form_document,
     form_field_of,
@@ -52,15 +50,13 @@ from webapp.fertilizer.plans import (
     start_plan_run,
     store,
 )
-from webapp.fertilizer.request import RequestInvalid, parse_request
+from webapp.fertilizer.request import parse_request
 from webapp.jobs.models import Run
-from webapp.jobs.queue import QueueUnavailable
 from webapp.pagination import page_number, paginate
+from webapp.problems import Invalid, Unavailable, show_on_form
 from webapp.rendering import render_page
 from webapp.review import service as review
 
-bp = Blueprint("fertilizer", __name__, url_prefix="/fertilizer")
-api = Blueprint("fertilizer_api", __name__, url_prefix="/api/v1/fertilizer")
 PER_PAGE = 20
 
 
@@ -118,9 +114,9 @@ def chosen_profile(form: PlanForm) -> tuple[Any, Culture | None]:
             db.session.get(Culture, int(form.culture.data)) if form.culture.data.isdigit() else None
         )
         if culture is None:
-            raise FormProblem("culture", "That culture no longer exists.")
+            raise Invalid("That culture no longer exists.", loc="culture")
         return crop_profile(values_of(culture)), culture
-    raise FormProblem("profile_file", "Upload a crop profile, paste one, or pick a culture.")
+    raise Invalid("Upload a crop profile, paste one, or pick a culture.", loc="profile_file")
 
 
 def culture_defaults(values: dict[str, str], culture: Culture | None) -> dict[str, str]:
@@ -164,14 +160,12 @@ def create():
         )
         document = form_document(values, profile)
         run = start_plan_run(document, current_user, form.provider.data, culture)
-    except FormProblem as exc:
-        getattr(form, exc.field).errors.append(str(exc))
+    except Invalid as exc:
+        # A request key's problem shows under the input it came from.
+        places = {p.loc: form[form_field_of(p.loc)] for p in exc.problems}
+        show_on_form(form, exc.problems, places)
         return render_index(form, 422)
-    except RequestInvalid as exc:
-        (key,) = list(exc.details)[:1] or ["profile_json"]
-        getattr(form, form_field_of(key)).errors.append(str(exc))
-        return render_index(form, 422)
-    except (ProviderUnavailable, QueueUnavailable) as exc:
+    except Unavailable as exc:
         flash(str(exc), "error")
         return render_index(form, 503)
     return redirect(url_for("fertilizer.show_run", run_id=run.id))
@@ -287,12 +281,8 @@ def api_recommend():
     body = json_body()
     try:
         result = recommend(body, gateway_named(body.get("provider")))
-    except RequestInvalid as exc:
-        return api_error(422, "invalid_request", str(exc), exc.details)
     except NoRecommendation as exc:
         return api_error(422, exc.code, str(exc), {"crop": crop_name(body)})
-    except ProviderUnavailable as exc:
-        return api_error(422, "provider_unavailable", str(exc), {"provider": body.get("provider")})
     record = store(result, body, current_user)
     db.session.commit()
     return jsonify(

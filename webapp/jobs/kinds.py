@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from importlib import import_module
 from typing import Any, ClassVar
 
@@ -79,6 +80,15 @@ def register_kind(kind: type[RunKind]) -> type[RunKind]:
         raise ValueError(f"run kind {kind.name!r} is registered twice")
     RUN_KINDS[kind.name] = kind
     return kind
+
+
+# A kind's proposal as one document, for the kinds that have one: served by
+# GET /api/v1/runs/<id>/proposal.
+PROPOSALS: dict[str, Callable[[Any], dict[str, Any]]] = {}
+
+
+def register_proposal(kind: type[RunKind], document: Callable[[Any], dict[str, Any]]) -> None:
+    PROPOSALS[kind.name] = document
 
 
 def load_kind(path: str) -> type[RunKind]:

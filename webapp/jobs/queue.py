@@ -19,12 +19,15 @@ from webapp.database import utcnow
 from webapp.extensions import db
 from webapp.jobs.kinds import RUN_KINDS, RunKind
 from webapp.jobs.models import RESUMABLE_STATUSES, Run, RunStatus
+from webapp.problems import Unavailable
 
 EXECUTE_RUN = "webapp.jobs.runner.execute_run"
 
 
-class QueueUnavailable(RuntimeError):
+class QueueUnavailable(Unavailable):
     """Redis did not answer; the message says what to check."""
+
+    code = "queue_unavailable"
 
 
 class RunStateError(RuntimeError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from flask import Blueprint, Response, abort, flash, jsonify, redirect, request, url_for
+from flask import Response, abort, flash, jsonify, redirect, request, url_for
 from flask_login import current_user
 
 from webapp.api import api_error
@@ -13,6 +13,8 @@ from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.extensions import db
+from webapp.jobs import api, bp
+from webapp.jobs.kinds import PROPOSALS
 from webapp.jobs.listing import PER_PAGE, RunFilters, kinds_in_use, page_of_runs
 from webapp.jobs.maintenance import IntegrityCheck
 from webapp.jobs.models import Run
@@ -25,9 +27,6 @@ from webapp.jobs.queue import (
 )
 from webapp.pagination import page_number, per_page
 from webapp.rendering import render_page
-
-bp = Blueprint("runs", __name__)
-api = Blueprint("runs_api", __name__, url_prefix="/api/v1")
 
 
 def run_or_404(run_id: int) -> Run:
@@ -166,8 +165,6 @@ def api_run_action(run_id: int, action) -> tuple[Response, int]:
         action(run)
     except RunStateError as exc:
         return api_error(409, "run_state_conflict", str(exc), {"status": run.status})
-    except QueueUnavailable as exc:
-        return api_error(503, "queue_unavailable", str(exc))
     return jsonify(run.to_dict()), 202
 
 
@@ -181,11 +178,18 @@ def api_resume_run(run_id: int):
     return api_run_action(run_id, resume_run)
 
 
+@api.get("/runs/<int:run_id>/proposal")
+def api_run_proposal(run_id: int):
+    """The run's proposal as one document, for the kinds that keep one (table enrichment)."""
+    run = run_or_404(run_id)
+    document = PROPOSALS.get(run.kind)
+    if document is None:
+        abort(404, description=f"Run #{run_id} has no proposal document.")
+    return jsonify(status=run.status, **document(run))
+
+
 @api.post("/maintenance/integrity-check")
 @require_role(Role.admin)
 def api_start_integrity_check():
-    try:
-        run = enqueue_run(IntegrityCheck, current_user)
-    except QueueUnavailable as exc:
-        return api_error(503, "queue_unavailable", str(exc))
+    run = enqueue_run(IntegrityCheck, current_user)
     return jsonify(run_id=run.id, url=url_for("runs_api.api_show_run", run_id=run.id)), 202

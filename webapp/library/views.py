@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import asdict
 
-from flask import Blueprint, flash, jsonify, redirect, request, url_for
+from flask import flash, jsonify, redirect, request, url_for
 from flask_login import current_user
 
-from webapp.api import api_error
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.extensions import db
+from webapp.library import api, bp
 from webapp.library.documents import (
     PER_PAGE,
     add_document,
@@ -25,11 +25,9 @@ from webapp.library.forms import UploadForm
 from webapp.library.models import Document, is_search_index
 from webapp.library.search import Passage, highlight, query_terms, search_passages
 from webapp.pagination import count_of, page_number, paginate, per_page
+from webapp.problems import Invalid
 from webapp.rendering import render_page
 from webapp.uploads import UploadRefused
-
-bp = Blueprint("library", __name__, url_prefix="/library")
-api = Blueprint("library_api", __name__, url_prefix="/api/v1/library")
 
 RESULTS = 20
 API_MAX_LIMIT = 50
@@ -129,9 +127,8 @@ def delete(document_id: int):
 def api_search():
     limit = count_of(request.args.get("limit", "10"))
     if limit is None or limit > API_MAX_LIMIT:
-        return api_error(
-            422, "invalid_limit", f"`limit` must be a whole number from 1 to {API_MAX_LIMIT}."
-        )
+        message = f"`limit` must be a whole number from 1 to {API_MAX_LIMIT}."
+        raise Invalid(message, code="invalid_limit", loc="limit")
     results = search(request.args.get("q", ""), limit)
     return jsonify(results=[asdict(p) for p in results])
 
@@ -153,7 +150,7 @@ def api_upload():
             current_user,
         )
     except UploadRefused as exc:
-        db.session.rollback()
-        return api_error(422, exc.code, f"{exc} Nothing was stored.")
+        # Answered as any Invalid, saying that nothing was kept.
+        raise UploadRefused(exc.code, f"{exc} Nothing was stored.") from exc
     db.session.commit()
     return jsonify(to_dict(document, len(document.passages))), 201

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import redis
-from flask import Blueprint, jsonify
+from flask import jsonify
 from sqlalchemy import select, text
 
 from webapp.auth.access import public
@@ -13,47 +11,15 @@ from webapp.auth.forms import EmptyForm
 from webapp.extensions import db
 from webapp.jobs.models import Run
 from webapp.jobs.queue import job_queue
+from webapp.main import bp
 from webapp.rendering import render_page
-
-bp = Blueprint("main", __name__)
-
-
-@dataclass(frozen=True)
-class Workspace:
-    slug: str
-    name: str
-    summary: str
-    ready: bool = False
-
-    @property
-    def url(self) -> str:
-        return f"/{self.slug}"
-
-
-# Each workspace sets ready=True when its own blueprint serves its URL.
-WORKSPACES = (
-    Workspace("cultures", "Cultures", "Keep the crop catalog; enrich missing fields.", ready=True),
-    Workspace(
-        "fertilizer",
-        "Fertilizer plans",
-        "N-P-K plans that add up, basal and topdress.",
-        ready=True,
-    ),
-    Workspace(
-        "tables",
-        "Research tables",
-        "Fill a column for many rows with research.",
-        ready=True,
-    ),
-    Workspace("systems", "Farm systems", "Rotations, interventions and indicators such as IFT."),
-    Workspace("registry", "Registry reviews", "Carbon-project documents against a checklist."),
-)
+from webapp.workspaces import WORKSPACES, Workspace
 
 
 @bp.route("/")
 def home():
     recent = db.session.scalars(select(Run).order_by(Run.id.desc()).limit(5)).all()
-    return render_page("main/home.html", workspaces=WORKSPACES, recent=recent, form=EmptyForm())
+    return render_page("main/home.html", recent=recent, form=EmptyForm())
 
 
 def coming_soon(workspace: Workspace):
@@ -63,6 +29,7 @@ def coming_soon(workspace: Workspace):
     return view
 
 
+# A workspace still to come has its page here until its own package serves its URL.
 for _workspace in WORKSPACES:
     if not _workspace.ready:
         bp.add_url_rule(_workspace.url, f"workspace_{_workspace.slug}", coming_soon(_workspace))

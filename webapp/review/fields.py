@@ -22,6 +22,7 @@ from enum import StrEnum
 from typing import Any
 
 from webapp.numbers import NumberInvalid, parse_number
+from webapp.problems import Invalid
 from webapp.review.vocabulary import Issue, Severity, shown_value
 from webapp.units import UnitMismatch, find_quantity
 
@@ -39,13 +40,11 @@ class Kind(StrEnum):
 NUMERIC_KINDS = frozenset({Kind.number, Kind.integer})
 
 
-class FieldProblem(ValueError):
+class FieldProblem(Invalid):
     """Why a raw value is not the field's value: a stable code and a message for people."""
 
     def __init__(self, code: str, message: str, **details: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(message, code=code)
         self.details = details
 
 

@@ -5,22 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, abort, jsonify
+from flask import abort, jsonify
 from flask_login import current_user
 from sqlalchemy import select
 
-from webapp.api import api_error, json_body
+from webapp.api import BodyInvalid, api_error, json_body
 from webapp.auth.access import require_role
 from webapp.auth.roles import Role
 from webapp.extensions import db
 from webapp.jobs.kinds import RUN_KINDS, RunKind
 from webapp.jobs.models import Run
-from webapp.review import service
+from webapp.review import api, service
 from webapp.review.models import Suggestion, SuggestionStatus
 from webapp.review.service import RunTarget
 from webapp.review.targets import ReviewTarget, target_for
-
-api = Blueprint("review_api", __name__, url_prefix="/api/v1")
 
 SEVERITY_KEYS = {"error": "errors", "warning": "warnings"}
 
@@ -94,7 +92,7 @@ def _ids(body: dict, name: str) -> list[int]:
     if not isinstance(raw, list) or not all(
         isinstance(i, int) and not isinstance(i, bool) for i in raw
     ):
-        abort(422, description=f"{name} must be a list of suggestion ids.")
+        raise BodyInvalid(f"{name} must be a list of suggestion ids.", loc=name)
     return raw
 
 
@@ -109,7 +107,7 @@ def chosen_of_run(run: Run, body: dict) -> tuple[list[int], list[int]]:
         return list(db.session.scalars(query)), []
     wanted = _ids(body, "suggestions")
     if not wanted:
-        abort(422, description='Send {"suggestions": [ids]} or {"all_valid": true}.')
+        raise BodyInvalid('Send {"suggestions": [ids]} or {"all_valid": true}.', loc="suggestions")
     mine = set()
     for chunk in service.chunks(sorted(set(wanted))):
         mine |= set(
@@ -144,7 +142,7 @@ def apply_by_row(run: Run, body: dict):
     ({"applied": [row ids], "refused": [{"row_id", …}]})."""
     rows = _ids(body, "row_ids")
     if not rows:
-        return api_error(422, "bad_request_body", "row_ids must be a non-empty list of row ids.")
+        raise BodyInvalid("row_ids must be a non-empty list of row ids.", loc="row_ids")
     suggestions, missing = by_record(run, rows)
     result = service.apply([suggestions[i] for i in rows if i in suggestions], current_user)
     db.session.commit()
@@ -173,7 +171,7 @@ def apply(run_id: int):
     chosen, foreign = chosen_of_run(run, body)
     edits = body.get("edits") or {}
     if not isinstance(edits, dict) or not all(str(k).isdigit() for k in edits):
-        return api_error(422, "bad_request_body", "edits must map suggestion ids to values.")
+        raise BodyInvalid("edits must map suggestion ids to values.", loc="edits")
     result = service.apply(
         chosen,
         current_user,

@@ -9,7 +9,7 @@ import csv
 import io
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from sqlalchemy import func, insert, select
@@ -18,6 +18,8 @@ from webapp.auth.models import User
 from webapp.database import utcnow
 from webapp.extensions import db
 from webapp.pagination import Page, paginate
+from webapp.problems import Invalid
+from webapp.problems import Problem as CoreProblem
 from webapp.review.audit import record_changes
 from webapp.tables.cells import COLUMN_TYPES, CellInvalid, display, infer_type
 from webapp.tables.coerce import typed_value
@@ -33,34 +35,52 @@ MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 PER_PAGE = 50
 # Enough to correct a file by; the rest are counted in one closing line.
 MAX_LISTED_PROBLEMS = 100
+ROWS_REFUSED = "Some values do not fit their columns; no row was added."
 DELIMITERS = {",": "commas", ";": "semicolons", "\t": "tabs"}
 STEPS = {"left": -1, "up": -1, "right": 1, "down": 1}
 QUOTED = re.compile(r'"[^"]*"')
 
 
 @dataclass(frozen=True)
-class Problem:
-    """One reason something cannot be stored.
+class Problem(CoreProblem):
+    """One reason something cannot be stored, where the table API has always said it is.
 
     field: what is wrong ("name", "type", "options", "unit", "columns", "rows", "file");
     index: the column definition's place in the list given (0-based);
     row: the row's place in the rows given (0-based); column: the column's name.
+    Its loc is the path they make: "name", "columns.2.type", "rows.3.Yield", "rows.3".
     """
 
-    message: str
     field: str | None = None
     index: int | None = None
     row: int | None = None
     column: str | None = None
 
+    def __post_init__(self) -> None:
+        if self.row is not None:
+            parts = ["rows", self.row, self.column]
+        elif self.index is not None:
+            parts = ["columns", self.index, None if self.field == "columns" else self.field]
+        else:
+            parts = [self.field]
+        loc = ".".join(str(p) for p in parts if p is not None)
+        code = f"{'value' if self.column else 'row'}_invalid" if self.row is not None else None
+        object.__setattr__(self, "loc", self.loc or loc)
+        object.__setattr__(self, "code", self.code or code or f"{self.field}_invalid")
+
     def to_dict(self) -> dict[str, Any]:
-        return {key: value for key, value in asdict(self).items() if value is not None}
+        legacy = {k: getattr(self, k) for k in ("field", "index", "row", "column")}
+        return {**super().to_dict(), **{k: v for k, v in legacy.items() if v is not None}}
 
 
-class TableInvalid(ValueError):
-    def __init__(self, errors: list[Problem]) -> None:
-        super().__init__("; ".join(p.message for p in errors[:3]))
-        self.errors = errors
+class TableInvalid(Invalid):
+    code = "table_invalid"
+
+
+class RowsInvalid(TableInvalid):
+    """Rows that do not fit the table's columns."""
+
+    code = "rows_invalid"
 
 
 def _touch(table: DataTable) -> None:
@@ -160,7 +180,7 @@ def _new_table(name: Any, definitions: Any, user: User | None) -> DataTable:
         taken: set[str] = set()
         columns = [_column(d, i, taken, problems) for i, d in enumerate(definitions)]
     if problems:
-        raise TableInvalid(problems)
+        raise TableInvalid(problems, summary="The table cannot be created as given.")
     for position, column in enumerate(columns):
         column.position = position
     return DataTable(name=clean_name, created_by=user, columns=columns)
@@ -188,7 +208,9 @@ def add_column(
 ) -> TableColumn:
     problems: list[Problem] = []
     if len(table.columns) >= MAX_COLUMNS:
-        raise TableInvalid([Problem(f"A table has at most {MAX_COLUMNS} columns.", "columns")])
+        raise TableInvalid(
+            [Problem(f"A table has at most {MAX_COLUMNS} columns.", field="columns")]
+        )
     taken = {c.name.casefold() for c in table.columns}
     definition = {"name": name, "type": column_type, "unit": unit, "options": list(options)}
     column = _column(definition, None, taken, problems)
@@ -229,7 +251,8 @@ def move_column(column: TableColumn, to: int | str) -> None:
     elif isinstance(to, int) and not isinstance(to, bool):
         target = to
     else:
-        raise TableInvalid([Problem("Move a column left, right or to a position.", "position")])
+        message = "Move a column left, right or to a position."
+        raise TableInvalid([Problem(message, field="position")])
     columns.insert(max(0, min(len(columns) - 1, target)), columns.pop(index))
     _renumber(table, columns)
     _touch(table)
@@ -255,9 +278,9 @@ def delete_column(column: TableColumn) -> None:
 def _parse_rows(columns: Sequence[TableColumn], rows: Any) -> list[dict[int, Any]]:
     """Each row as {column index: stored value}; every value is checked before any is kept."""
     if not isinstance(rows, list) or not rows:
-        raise TableInvalid([Problem("Give at least one row.", field="rows")])
+        raise RowsInvalid([Problem("Give at least one row.", field="rows")])
     if len(rows) > MAX_ROWS:
-        raise TableInvalid([Problem(f"At most {MAX_ROWS:,} rows at once.", field="rows")])
+        raise RowsInvalid([Problem(f"At most {MAX_ROWS:,} rows at once.", field="rows")])
     by_name = {c.name.casefold(): (i, c) for i, c in enumerate(columns)}
     problems: list[Problem] = []
     parsed: list[dict[int, Any]] = []
@@ -285,7 +308,7 @@ def _parse_rows(columns: Sequence[TableColumn], rows: Any) -> list[dict[int, Any
         if len(problems) > len(listed):
             more = len(problems) - len(listed)
             listed.append(Problem(f"… and {more} more value(s) that do not fit.", field="rows"))
-        raise TableInvalid(listed)
+        raise RowsInvalid(listed, summary=ROWS_REFUSED)
     return parsed
 
 

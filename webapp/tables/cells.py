@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from webapp.numbers import NumberInvalid, parse_number
+from webapp.problems import Invalid
 
 COLUMN_TYPES = ("text", "number", "boolean", "select", "url")
 TEXT_LIMIT = 2000
@@ -18,8 +19,10 @@ TRUE_WORDS = frozenset({"true", "yes", "y", "1", "ja", "oui", "wahr"})
 FALSE_WORDS = frozenset({"false", "no", "n", "0", "nein", "non", "falsch"})
 
 
-class CellInvalid(ValueError):
+class CellInvalid(Invalid):
     """A value the column cannot hold; the message says what it expects."""
+
+    code = "value_invalid"
 
 
 def parse_cell(column_type: str, raw: Any, options: Sequence[str] = ()) -> Any:

@@ -3,18 +3,20 @@ row by row, apply, undo; and the API for the same."""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, flash, jsonify, redirect, request, url_for
+from flask import Response, abort, flash, jsonify, redirect, request, url_for
 from flask_login import current_user
 
-from webapp.ai import ProviderUnavailable
-from webapp.api import api_error, json_body
+from webapp.api import BodyInvalid, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
+from webapp.errors import handle_invalid
 from webapp.extensions import db, htmx
+from webapp.jobs.kinds import register_proposal
 from webapp.jobs.models import Run
-from webapp.jobs.queue import QueueUnavailable
+from webapp.problems import Invalid, Unavailable
 from webapp.rendering import render_page
+from webapp.tables import api, bp
 from webapp.tables.enrichment import (
     API_ROW_LIMIT,
     EnrichInvalid,
@@ -29,9 +31,7 @@ from webapp.tables.enrichment import (
 )
 from webapp.tables.models import DataTable
 from webapp.tables.strategies import get_all_strategies
-from webapp.tables.views import api, bp, table_or_404
-
-runs_api = Blueprint("table_runs_api", __name__, url_prefix="/api/v1/runs")
+from webapp.tables.views import table_or_404
 
 
 def enrichment_run_or_404(run_id: int, table: DataTable | None = None) -> Run:
@@ -66,7 +66,7 @@ def enrich(table_id: int):
             selected or None,
             current_user,
         )
-    except (EnrichInvalid, ProviderUnavailable, QueueUnavailable) as exc:
+    except (EnrichInvalid, Unavailable) as exc:
         if htmx:
             return render_page("tables/_enrich_error.html", message=str(exc)), 422
         flash(str(exc), "error")
@@ -161,33 +161,32 @@ def api_enrich(table_id: int):
     body = json_body()
     row_ids = body.get("row_ids")
     if row_ids is not None and not is_id_list(row_ids):
-        return api_error(422, "bad_request_body", "row_ids must be a list of row ids.")
+        raise BodyInvalid("row_ids must be a list of row ids.", loc="row_ids")
     params = body.get("params") or {}
     if not isinstance(params, dict):
-        return api_error(422, "bad_request_body", "params must be an object.")
+        raise BodyInvalid("params must be an object.", loc="params")
     if not all(isinstance(body.get(key, ""), str) for key in ("target_column", "strategy")):
-        return api_error(422, "bad_request_body", "target_column and strategy are names (text).")
-    try:
-        run = start_enrichment(
-            table,
-            body.get("target_column") or "",
-            body.get("strategy") or "",
-            params,
-            row_ids,
-            current_user,
-            limit=API_ROW_LIMIT,
-        )
-    except EnrichInvalid as exc:
-        return api_error(422, "invalid_enrichment", str(exc))
-    except (ProviderUnavailable, QueueUnavailable) as exc:
-        return api_error(503, "unavailable", str(exc))
+        raise BodyInvalid("target_column and strategy are names (text).")
+    run = start_enrichment(
+        table,
+        body.get("target_column") or "",
+        body.get("strategy") or "",
+        params,
+        row_ids,
+        current_user,
+        limit=API_ROW_LIMIT,
+    )
     return jsonify(run_id=run.id), 202
 
 
-@runs_api.get("/<int:run_id>/proposal")
-def api_proposal(run_id: int):
-    run = enrichment_run_or_404(run_id)
-    return jsonify(status=run.status, **proposal(run))
+@api.errorhandler(EnrichInvalid)
+def enrich_invalid(exc: EnrichInvalid):
+    """EnrichInvalid is a plain ValueError; the API answers it as the Invalid it is."""
+    return handle_invalid(Invalid(str(exc), code="invalid_enrichment"))
+
+
+# GET /api/v1/runs/<id>/proposal (the runs API) answers with this for a table enrichment.
+register_proposal(TableEnrichment, proposal)
 
 
 @bp.context_processor

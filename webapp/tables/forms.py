@@ -11,7 +11,6 @@ from wtforms import FieldList, Form, FormField, HiddenField, SelectField, String
 from wtforms.fields.choices import SelectChoice
 from wtforms.fields.core import Field
 
-from webapp.tables.catalog import Problem
 from webapp.tables.cells import COLUMN_TYPES
 from webapp.tables.models import TableColumn
 
@@ -23,10 +22,6 @@ TYPE_LABELS = {
     "url": "web address",
 }
 BOOLEAN_CHOICES = [SelectChoice("", "—"), SelectChoice("true", "yes"), SelectChoice("false", "no")]
-
-
-def add_error(field: Field, message: str) -> None:
-    field.errors = [*field.errors, message]
 
 
 class ColumnForm(Form):
@@ -52,10 +47,18 @@ class ColumnForm(Form):
             "options": (self.options.data or "").splitlines(),
         }
 
-    def show(self, problem: Problem) -> None:
-        """Put a catalog problem under the input it is about."""
-        target = getattr(self, problem.field or "", None)
-        add_error(target if isinstance(target, Field) else self.name, problem.message)
+    def places(self, loc: str = "") -> dict[str, Field]:
+        """Where the catalog's problems about this column show (loc "columns.<index>" for a
+        column of a list): under their input, or under its name."""
+        inputs = {f"{loc}.{name}" if loc else name: self[name] for name in self._fields}
+        return {loc or "columns": self.name, **inputs}
+
+
+def column_places(columns: Sequence[ColumnForm]) -> dict[str, Field]:
+    """The places of a list of column rows; index i is the i-th definition given."""
+    return {
+        k: v for i, column in enumerate(columns) for k, v in column.places(f"columns.{i}").items()
+    }
 
 
 class NewColumnForm(FlaskForm, ColumnForm):

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 from flask import (
-    Blueprint,
     Response,
     abort,
     flash,
@@ -21,32 +20,30 @@ from flask_login import current_user
 from sqlalchemy.orm import selectinload
 from werkzeug.utils import secure_filename
 
-from webapp.api import api_error, json_body
+from webapp.api import json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.extensions import db
 from webapp.pagination import Page, page_number, paginate, per_page
+from webapp.problems import Invalid, show_on_form
 from webapp.rendering import render_page
 from webapp.review.audit import history
-from webapp.tables import catalog
-from webapp.tables.catalog import Problem, TableInvalid
+from webapp.tables import api, bp, catalog
+from webapp.tables.catalog import TableInvalid
 from webapp.tables.cells import CellInvalid, display
 from webapp.tables.forms import (
-    ColumnForm,
     ConfirmImportForm,
     ImportForm,
     NewColumnForm,
     RenameColumnForm,
     TableForm,
-    add_error,
+    column_places,
     field_name,
     values_form,
 )
 from webapp.tables.models import ROW_TARGET, DataTable, TableColumn, TableRow
 
-bp = Blueprint("tables", __name__, url_prefix="/tables")
-api = Blueprint("tables_api", __name__, url_prefix="/api/v1/tables")
 bp.add_app_template_filter(display, "cell")
 
 TABLES_PER_PAGE = 25
@@ -83,21 +80,6 @@ def index():
     return render_page("tables/list.html", page=page, counts=counts)
 
 
-def show_problems(
-    form: TableForm | ConfirmImportForm, columns: list[ColumnForm], exc: TableInvalid
-) -> list[Problem]:
-    """Put each problem under its input; the ones about rows or the file are returned."""
-    rest = []
-    for problem in exc.errors:
-        if problem.field == "name" and problem.index is None:
-            add_error(form.name, problem.message)
-        elif problem.index is not None and problem.index < len(columns):
-            columns[problem.index].show(problem)
-        else:
-            rest.append(problem)
-    return rest
-
-
 def render_new(form: TableForm, status: int = 200):
     return render_page("tables/new.html", form=form, failed=status == 422), status
 
@@ -116,7 +98,7 @@ def new():
         table = catalog.create_table(form.name.data, [c.definition() for c in filled], current_user)
     except TableInvalid as exc:
         db.session.rollback()
-        form.form_errors.extend(p.message for p in show_problems(form, filled, exc))
+        show_on_form(form, exc.problems, column_places(filled))
         return render_new(form, 422)
     db.session.commit()
     flash(f"Table “{table.name}” is ready: add rows or edit its columns.", "success")
@@ -139,8 +121,8 @@ def import_csv():
     upload = form.file.data
     try:
         text = catalog.read_upload(upload)
-    except ValueError as exc:
-        add_error(form.file, str(exc))
+    except Invalid as exc:
+        show_on_form(form, exc.problems)
         return render_import(form, status=422)
     preview = catalog.preview_csv(text)
     if not preview.can_import:
@@ -168,8 +150,8 @@ def confirm_import():
         )
     except TableInvalid as exc:
         db.session.rollback()  # all or nothing
-        rest = show_problems(confirm, [e.form for e in confirm.columns], exc)
-        problems = [p for p in rest if p.field != "file"]  # the preview lists the file's own
+        rest = show_on_form(confirm, exc.problems, column_places([e.form for e in confirm.columns]))
+        problems = [p for p in rest if p.loc != "file"]  # the preview lists the file's own
         preview = catalog.preview_csv(text)
         shown = confirm if preview.can_import else None
         return render_import(ImportForm(formdata=None), preview, shown, problems, 422)
@@ -215,19 +197,14 @@ def add_row(table_id: int):
     """One row from the add-row form; an empty form adds a blank row to fill in place."""
     table = table_or_404(table_id)
     form = values_form(table.columns, prefix="add")
-    by_name = {c.name: c for c in table.columns}
     try:
         (row_id,) = catalog.add_rows(
             table, [{c.name: form[field_name(c)].data for c in table.columns}], current_user
         )
     except TableInvalid as exc:
         db.session.rollback()
-        for problem in exc.errors:
-            column = by_name.get(problem.column or "")
-            if column is None:
-                form.form_errors.append(problem.message)
-            else:
-                add_error(form[field_name(column)], problem.message)
+        places = {f"rows.0.{c.name}": form[field_name(c)] for c in table.columns}
+        show_on_form(form, exc.problems, places)
         return render_table(table, page_number(request.form), form, 422)
     db.session.commit()
     flash("Added a row.", "success")
@@ -316,7 +293,7 @@ def save_cell(table_id: int, row_id: int, column_id: int):
     try:
         saved = catalog.set_cell(row, column, field.data, current_user)
     except CellInvalid as exc:
-        add_error(field, str(exc))
+        show_on_form(form, exc.problems, {"": field})
         return render_template("tables/_cell_edit.html", row=row, column=column, form=form), 422
     db.session.commit()
     return render_template("tables/_cell.html", row=row, column=column, note=saved.note)
@@ -362,8 +339,7 @@ def add_column(table_id: int):
         )
     except TableInvalid as exc:
         db.session.rollback()
-        for problem in exc.errors:
-            form.show(problem)
+        show_on_form(form, exc.problems, form.places())
         return render_columns(table, new_form=form, status=422)
     db.session.commit()
     flash(f"Added the column “{column.name}”.", "success")
@@ -380,7 +356,7 @@ def rename_column(table_id: int, column_id: int):
         catalog.rename_column(column, form.name.data or "")
     except TableInvalid as exc:
         db.session.rollback()
-        add_error(form.name, str(exc))
+        show_on_form(form, exc.problems)
         return render_columns(table, renamed=(column_id, form), status=422)
     db.session.commit()
     flash(f"Renamed the column to “{column.name}”.", "success")
@@ -450,10 +426,6 @@ def delete(table_id: int):
 # JSON API: the same rules as the pages.
 
 
-def invalid(exc: TableInvalid, code: str, message: str):
-    return api_error(422, code, message, {"errors": [p.to_dict() for p in exc.errors]})
-
-
 @api.get("")
 def api_index():
     page, counts = tables_page(page_number(request.args), per_page(request.args, TABLES_PER_PAGE))
@@ -464,11 +436,7 @@ def api_index():
 @require_role(Role.editor)
 def api_create():
     body = json_body()
-    try:
-        table = catalog.create_table(body.get("name"), body.get("columns"), current_user)
-    except TableInvalid as exc:
-        db.session.rollback()
-        return invalid(exc, "table_invalid", "The table cannot be created as given.")
+    table = catalog.create_table(body.get("name"), body.get("columns"), current_user)
     db.session.commit()
     return jsonify(catalog.to_dict(table, 0)), 201
 
@@ -498,12 +466,6 @@ def api_rows(table_id: int):
 @require_role(Role.editor)
 def api_add_rows(table_id: int):
     table = table_or_404(table_id)
-    try:
-        row_ids = catalog.add_rows(table, json_body().get("rows"), current_user)
-    except TableInvalid as exc:
-        db.session.rollback()
-        return invalid(
-            exc, "rows_invalid", "Some values do not fit their columns; no row was added."
-        )
+    row_ids = catalog.add_rows(table, json_body().get("rows"), current_user)
     db.session.commit()
     return jsonify(row_ids=row_ids), 201

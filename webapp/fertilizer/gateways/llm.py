@@ -178,5 +178,5 @@ def plan_of(
     try:
         plan_from_dict(plan)
     except PlanInvalid as exc:
-        problems = [*exc.problems, *problems]
+        problems = [*exc.messages, *problems]
     return plan, issues, problems

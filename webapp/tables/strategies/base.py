@@ -9,12 +9,16 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from webapp.problems import Invalid
+
 STEP_TYPES = ("search", "fetch", "compute", "answer", "error", "thinking", "coverage")
 TEMPLATE_FIELD = re.compile(r"\{([^{}]+)\}")
 
 
-class StrategyError(ValueError):
+class StrategyError(Invalid):
     """Parameters a strategy cannot work with; the message is for people."""
+
+    code = "invalid_strategy"
 
 
 class EmptyReference(Exception):

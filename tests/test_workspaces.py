@@ -1,0 +1,50 @@
+"""Where a URL lives: each package owns its part of the address space, and the navigation is
+read from the one list of workspaces."""
+
+from collections import defaultdict
+
+from webapp.workspaces import WORKSPACES
+
+# The one part two packages share: the runs are the jobs package's, their review is review's.
+SHARED = {"/api/v1/runs": {"jobs", "review"}}
+
+
+def collection(rule: str) -> str:
+    """The part of the address space a rule is in: "/cultures", "/api/v1/runs"."""
+    parts = rule.strip("/").split("/")
+    size = 3 if rule.startswith("/api/") else 1
+    return "/" + "/".join(parts[:size])
+
+
+def test_every_part_of_the_address_space_is_served_by_one_package(app):
+    owners: dict[str, set[str]] = defaultdict(set)
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint == "static":
+            continue
+        blueprint = app.blueprints[rule.endpoint.split(".")[0]]
+        owners[collection(rule.rule)].add(blueprint.import_name.split(".")[1])
+    shared = {part: packages for part, packages in owners.items() if len(packages) > 1}
+    assert shared == SHARED
+    assert owners["/api/v1/tables"] == owners["/tables"] == {"tables"}
+
+
+def test_every_ready_workspace_registers_its_packages_blueprints(app):
+    registered = set(app.blueprints.values())
+    for workspace in WORKSPACES:
+        assert set(workspace.blueprints()) <= registered
+    assert {w.slug for w in WORKSPACES if not w.ready} == {"systems", "registry"}
+
+
+def test_the_header_and_the_home_cards_come_from_the_workspaces(client_as):
+    viewer = client_as("viewer").get("/").get_data(as_text=True)
+    admin = client_as("admin").get("/").get_data(as_text=True)
+    for workspace in WORKSPACES:
+        link = f'href="{workspace.url}"'
+        if workspace.role is None:
+            continue
+        assert (link in viewer) == (workspace.slug != "auth"), workspace.slug
+        assert link in admin
+    for workspace in WORKSPACES:
+        if workspace.summary:
+            assert workspace.summary in viewer
+    assert viewer.count('<article class="card') == sum(1 for w in WORKSPACES if w.summary)

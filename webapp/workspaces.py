@@ -1,0 +1,73 @@
+"""Where a URL lives: every package that serves pages or API, in one list that both create_app
+(its blueprints) and the navigation (the header and the home page's cards) read.
+
+A package makes its blueprints in its `__init__` (`bp` for pages, `api` for the JSON API) and
+lists them in `blueprints`; its view modules, named here, add their routes to them. A new
+workspace is one entry here and those two files; an entry without a package is shown as
+coming soon.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import import_module
+
+from flask import Blueprint
+
+from webapp.auth.roles import Role
+
+
+@dataclass(frozen=True)
+class Workspace:
+    slug: str  # its package under webapp/ (or, still to come, its name in URLs)
+    name: str  # as people call it: its link in the header, its card
+    url: str
+    summary: str = ""  # set for the workspaces the home page shows as cards
+    views: tuple[str, ...] = ("views",)  # its modules that add routes to its blueprints
+    ready: bool = True  # False: no package yet, its URL says it is coming
+    role: Role | None = Role.viewer  # who sees it in the header; None: not in the header
+
+    def blueprints(self) -> tuple[Blueprint, ...]:
+        """The package's blueprints, its view modules loaded so they have their routes."""
+        if not self.ready:
+            return ()
+        for module in self.views:
+            import_module(f"webapp.{self.slug}.{module}")
+        return import_module(f"webapp.{self.slug}").blueprints
+
+
+WORKSPACES = (
+    Workspace("cultures", "Cultures", "/cultures", "Keep the crop catalog; enrich missing fields."),
+    Workspace(
+        "fertilizer",
+        "Fertilizer plans",
+        "/fertilizer",
+        "N-P-K plans that add up, basal and topdress.",
+    ),
+    Workspace(
+        "tables",
+        "Research tables",
+        "/tables",
+        "Fill a column for many rows with research.",
+        views=("views", "enrich_views"),
+    ),
+    Workspace(
+        "systems",
+        "Farm systems",
+        "/systems",
+        "Rotations, interventions and indicators such as IFT.",
+        ready=False,
+    ),
+    Workspace(
+        "registry",
+        "Registry reviews",
+        "/registry",
+        "Carbon-project documents against a checklist.",
+        ready=False,
+    ),
+    Workspace("library", "Library", "/library"),
+    Workspace("jobs", "Runs", "/runs"),
+    Workspace("auth", "Users", "/admin/users", views=("views", "admin_views"), role=Role.admin),
+    Workspace("review", "Review", "/api/v1/runs", role=None),
+    Workspace("main", "Home", "/", role=None),
+)
