@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from importlib import import_module
 from typing import Any, ClassVar
 
@@ -66,6 +65,11 @@ class RunKind(ABC):
         the run's results."""
         return {}
 
+    def proposal(self, run: Any) -> dict[str, Any] | None:
+        """The run's proposal as one document (GET /api/v1/runs/<id>/proposal), for the kinds
+        that keep one."""
+        return None
+
     @classmethod
     def path(cls) -> str:
         return f"{cls.__module__}:{cls.__qualname__}"
@@ -80,15 +84,6 @@ def register_kind(kind: type[RunKind]) -> type[RunKind]:
         raise ValueError(f"run kind {kind.name!r} is registered twice")
     RUN_KINDS[kind.name] = kind
     return kind
-
-
-# A kind's proposal as one document, for the kinds that have one: served by
-# GET /api/v1/runs/<id>/proposal.
-PROPOSALS: dict[str, Callable[[Any], dict[str, Any]]] = {}
-
-
-def register_proposal(kind: type[RunKind], document: Callable[[Any], dict[str, Any]]) -> None:
-    PROPOSALS[kind.name] = document
 
 
 def load_kind(path: str) -> type[RunKind]:

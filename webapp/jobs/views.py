@@ -14,7 +14,7 @@ from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.extensions import db
 from webapp.jobs import api, bp
-from webapp.jobs.kinds import PROPOSALS
+from webapp.jobs.kinds import RUN_KINDS
 from webapp.jobs.listing import PER_PAGE, RunFilters, kinds_in_use, page_of_runs
 from webapp.jobs.maintenance import IntegrityCheck
 from webapp.jobs.models import Run
@@ -182,10 +182,11 @@ def api_resume_run(run_id: int):
 def api_run_proposal(run_id: int):
     """The run's proposal as one document, for the kinds that keep one (table enrichment)."""
     run = run_or_404(run_id)
-    document = PROPOSALS.get(run.kind)
+    kind = RUN_KINDS.get(run.kind)
+    document = kind().proposal(run) if kind else None
     if document is None:
         abort(404, description=f"Run #{run_id} has no proposal document.")
-    return jsonify(status=run.status, **document(run))
+    return jsonify(status=run.status, **document)
 
 
 @api.post("/maintenance/integrity-check")

@@ -10,11 +10,9 @@ from webapp.api import BodyInvalid, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
-from webapp.errors import handle_invalid
 from webapp.extensions import db, htmx
-from webapp.jobs.kinds import register_proposal
 from webapp.jobs.models import Run
-from webapp.problems import Invalid, Unavailable
+from webapp.problems import Unavailable
 from webapp.rendering import render_page
 from webapp.tables import api, bp
 from webapp.tables.enrichment import (
@@ -22,7 +20,6 @@ from webapp.tables.enrichment import (
     EnrichInvalid,
     TableEnrichment,
     apply_rows,
-    proposal,
     reasoning,
     research_log,
     row_suggestions,
@@ -177,16 +174,6 @@ def api_enrich(table_id: int):
         limit=API_ROW_LIMIT,
     )
     return jsonify(run_id=run.id), 202
-
-
-@api.errorhandler(EnrichInvalid)
-def enrich_invalid(exc: EnrichInvalid):
-    """EnrichInvalid is a plain ValueError; the API answers it as the Invalid it is."""
-    return handle_invalid(Invalid(str(exc), code="invalid_enrichment"))
-
-
-# GET /api/v1/runs/<id>/proposal (the runs API) answers with this for a table enrichment.
-register_proposal(TableEnrichment, proposal)
 
 
 @bp.context_processor

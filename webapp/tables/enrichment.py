@@ -23,6 +23,7 @@ from webapp.jobs.models import Run
 from webapp.jobs.queue import enqueue_run
 from webapp.jobs.runner import add_usage, report_stage
 from webapp.library.search import sync_reference_passages
+from webapp.problems import Invalid
 from webapp.review import service as review
 from webapp.review.models import Suggestion, SuggestionStatus, jsonable
 from webapp.review.service import CHUNK, chunks, store_suggestions, suggestion_row
@@ -213,6 +214,9 @@ class TableEnrichment(RunKind):
             "position": snapshot.positions.get(row_id, 0),
         }
 
+    def proposal(self, run: Run) -> dict[str, Any]:
+        return proposal(run)
+
     def failed_items(self, run: Run) -> int:
         """Rows whose strategy failed are kept with their trace, and count as failed."""
         return len(run.item_errors) + int((run.results or {}).get("error", 0))
@@ -302,8 +306,10 @@ def load_snapshot(params: Mapping[str, Any]) -> RowsSnapshot:
     return snapshot
 
 
-class EnrichInvalid(ValueError):
+class EnrichInvalid(Invalid):
     """An enrich request that cannot start; the message says why."""
+
+    code = "invalid_enrichment"
 
 
 def start_enrichment(
