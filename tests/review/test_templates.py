@@ -1,0 +1,182 @@
+"""The review macros every workspace renders its runs and proposals with, each rendered alone
+through the app's templates."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from tests.support.html import soup
+from webapp.jobs.models import Run, RunStatus
+from webapp.review.models import Change, Suggestion
+
+EVIDENCE = {
+    "source_url": "https://example.org/tomato",
+    "title": "Tomato guide",
+    "claim_summary": "Harvest starts 50 to 65 days after transplanting.",
+}
+
+
+@pytest.fixture
+def render(session_app):
+    """Call one macro of templates/review/_macros.html with the given arguments."""
+
+    def render(macro: str, call: str, **context):
+        source = f'{{% from "review/_macros.html" import {macro} %}}{{{{ {call} }}}}'
+        with session_app.test_request_context():
+            return soup(session_app.jinja_env.from_string(source).render(**context))
+
+    return render
+
+
+def suggestion(**values) -> Suggestion:
+    fields = {
+        "id": 7,
+        "field": "growth_duration_days",
+        "current_value": None,
+        "suggested_value": 65,
+        "unit": "days",
+        "confidence": "high",
+        "evidence": [EVIDENCE],
+        "issues": [],
+        "status": "pending",
+    }
+    return Suggestion(**(fields | values))
+
+
+def test_issues_say_their_severity_in_a_word_and_an_icon_not_colour_alone(render):
+    items = [
+        {"severity": "error", "message": "Impossible yield.", "code": "yield_impossible"},
+        {"severity": "warning", "message": "A derived figure.", "code": "evidence_derived"},
+        {"severity": "info", "message": "Rounded.", "code": "rounded"},
+    ]
+    page = render("issues", "issues(items, id='checks')", items=items)
+    shown = [
+        (li["class"][-1], li.select_one(".icon").get_text(), li.select_one(".severity").get_text())
+        for li in page.select("#checks li")
+    ]
+    assert shown == [
+        ("issue-error", "✖", "error"),
+        ("issue-warning", "⚠", "warning"),
+        ("issue-info", "ℹ", "note"),
+    ]
+    assert page.select_one(".issue-error").get_text(" ", strip=True) == (
+        "✖ error Impossible yield. yield_impossible"
+    )
+    assert render("issues", "issues([])").get_text(strip=True) == ""
+
+
+def test_evidence_links_only_safe_addresses_and_says_where_and_what(render):
+    items = [
+        EVIDENCE | {"derived": True, "locator": {"document": "Guide.pdf", "page": 12}},
+        {"source_url": "javascript:alert(1)", "title": "Click me", "claim_summary": "Trust me."},
+        {"url": "/library/3", "title": "Farm history", "snippet": "Founded in 1952."},
+    ]
+    page = render("evidence", "evidence(items)", items=items)
+    links = [(a["href"], a.get_text()) for a in page.find_all("a")]
+    assert links == [("https://example.org/tomato", "Tomato guide"), ("/library/3", "Farm history")]
+    assert "javascript" not in str(page.find_all("a"))
+    assert "Click me" in page.get_text()  # shown as text, not as a link
+    first = page.select(".evidence")[0]
+    assert first.select_one(".locator").get_text() == "(Guide.pdf, page 12)"
+    assert first.select_one(".badge.derived").get_text() == "derived"
+    said = [d.p.get_text() for d in page.find_all("details")]
+    assert said == [EVIDENCE["claim_summary"], "Trust me.", "Founded in 1952."]
+    assert render("evidence", "evidence([])").get_text(strip=True) == "no source"
+
+
+def test_a_suggestion_row_shows_now_proposed_confidence_evidence_and_status(render):
+    page = render("suggestion_row", "suggestion_row(s, 'Growth duration')", s=suggestion())
+    row = page.tr
+    assert row["id"] == "suggestion-7" and row["data-valid"] == "true"
+    pick = row.find("input", attrs={"name": "suggestion"})
+    assert pick["value"] == "7" and pick["aria-label"] == "Apply Growth duration"
+    assert not pick.has_attr("disabled")
+    cells = [td.get_text(" ", strip=True) for td in row.find_all("td")]
+    assert cells[1:4] == ["Growth duration", "—", "65 days high confidence"]
+    assert row.find("a")["href"] == EVIDENCE["source_url"] and cells[-1] == "pending"
+    assert not row.find("input", attrs={"name": "reconfirm"})
+
+
+def test_a_stale_suggestion_offers_re_confirm_and_an_invalid_one_cannot_be_picked(render):
+    stale = render(
+        "suggestion_row", "suggestion_row(s, 'Growth duration')", s=suggestion(status="stale")
+    )
+    reconfirm = stale.find("input", attrs={"name": "reconfirm"})
+    assert reconfirm["value"] == "7" and "re-confirm" in reconfirm.parent.get_text()
+    assert not stale.find("input", attrs={"name": "suggestion"}).has_attr("disabled")
+
+    error = {"severity": "error", "message": "Too long.", "code": "too_long"}
+    invalid = render(
+        "suggestion_row",
+        "suggestion_row(s, 'Growth duration')",
+        s=suggestion(status="blocked", issues=[error]),
+    )
+    assert invalid.tr["data-valid"] == "false"
+    assert invalid.find("input", attrs={"name": "suggestion"}).has_attr("disabled")
+    assert invalid.select_one(".issue-error .severity").get_text() == "error"
+
+    viewer = render(
+        "suggestion_row",
+        "suggestion_row(s, 'Growth duration', may_apply=false)",
+        s=suggestion(status="stale"),
+    )
+    assert viewer.find("input", attrs={"name": "suggestion"}).has_attr("disabled")
+    assert not viewer.find("input", attrs={"name": "reconfirm"})
+
+
+def test_a_row_picked_by_record_may_have_its_value_edited(render):
+    page = render(
+        "suggestion_row",
+        "suggestion_row(s, 'Greenacre Farm', checkbox_name='apply', value=3, id='proposal-3',"
+        " edit_name='value-3')",
+        s=suggestion(status="blocked", suggested_value="lots", issues=[{"severity": "error"}]),
+    )
+    assert page.tr["id"] == "proposal-3"
+    assert page.find("input", attrs={"name": "apply"})["value"] == "3"
+    edit = page.find("input", attrs={"name": "value-3"})
+    assert edit["value"] == "lots" and edit["aria-label"] == "Proposed value for Greenacre Farm"
+    assert page.find("button", attrs={"name": "apply", "value": "3"})
+
+
+def test_run_progress_polls_while_the_run_is_live_and_then_stops(render):
+    live = Run(status=RunStatus.running, stage="searching", done=1, total=4)
+    page = render("run_progress", "run_progress(run, '/runs/5', 'run-status', 'rows')", run=live)
+    section = page.section
+    assert section["id"] == "run-status" and section["data-status"] == "running"
+    assert (section["hx-get"], section["hx-trigger"]) == ("/runs/5", "every 1s")
+    assert section.progress["value"] == "25"
+    label = section.select_one(".progress-label").get_text(" ", strip=True)
+    assert label == "running searching · 1 / 4 rows — 25 %"
+
+    failed = Run(status=RunStatus.failed, stage="searching", done=2, total=4)
+    page = render("run_progress", "run_progress(run, '/runs/5', 'run-status')", run=failed)
+    assert page.section["data-status"] == "failed" and not page.section.has_attr("hx-get")
+    label = page.select_one(".progress-label").get_text(" ", strip=True)
+    assert label == "failed 2 / 4 items — 50 %"
+    hidden = render(
+        "run_progress", "run_progress(run, '/x', 'enrichment', live_only=true)", run=failed
+    )
+    assert hidden.section and not hidden.progress
+
+
+def test_change_history_names_fields_escapes_values_and_shows_comments(render):
+    at = datetime(2025, 3, 1, 9, 30, tzinfo=UTC)
+    changes = [
+        Change(field="verdict", old_value=None, new_value="met", source="decide", at=at,
+               comment="Checked on site."),
+        Change(field="notes", old_value="", new_value="<script>x</script>", source="manual", at=at),
+    ]  # fmt: skip
+    labels = {"verdict": "Verdict", "notes": "Notes"}
+    page = render(
+        "change_history", "change_history(changes, labels.get)", changes=changes, labels=labels
+    )
+    assert not page.find("script")
+    heads = [th.get_text() for th in page.select("#history th")]
+    assert heads == ["When", "Who", "Field", "Before", "After", "How", "Comment"]
+    rows = [[td.get_text(strip=True) for td in tr.find_all("td")] for tr in page.tbody("tr")]
+    assert rows == [
+        ["2025-03-01 09:30:00 UTC", "—", "Verdict", "—", "met", "decide", "Checked on site."],
+        ["2025-03-01 09:30:00 UTC", "—", "Notes", "—", "<script>x</script>", "manual", ""],
+    ]
+    empty = render("change_history", "change_history([], labels.get)", labels=labels)
+    assert empty.get_text(strip=True) == "No changes yet."
