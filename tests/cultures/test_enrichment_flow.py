@@ -6,6 +6,7 @@ import pytest
 
 from tests.support.app import wait_for
 from tests.support.cultures import add_crowded_tomato
+from tests.support.html import by_id, rows, soup
 from webapp.cultures.models import Culture
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
@@ -45,12 +46,15 @@ def test_enrich_review_apply_refuse_and_undo(client_as, crowded_tomato, worker):
     run = finished_run()
     assert run.provider == "offline" and run.target_id == culture_id
 
-    page = reviewer.get(f"/cultures/{culture_id}").get_data(as_text=True)
-    assert 'id="suggestion-errors"' in page and "yield_crosscheck_impossible" in page
-    row = page.split('id="suggestion-expected_yield"')[1].split("</tr>")[0]
-    assert 'data-valid="false"' in page.split('id="suggestion-expected_yield"')[1][:40]
-    assert re.search(r'<input type="checkbox" name="suggestion"[^>]*disabled', row)
-    assert "range_collapsed_to_mean" in page  # the midpoint says it is one
+    page = soup(reviewer.get(f"/cultures/{culture_id}"))
+    assert "Expected yield" in by_id(page, "suggestion-errors").get_text()
+    row = by_id(page, "suggestion-expected_yield")
+    assert row["data-valid"] == "false"
+    assert row.find("input", attrs={"name": "suggestion"}).has_attr("disabled")
+    [error] = row.select(".issue-error")
+    assert error.select_one(".severity").get_text() == "error"
+    assert "yield_crosscheck_impossible" in error.get_text()
+    assert "range_collapsed_to_mean" in page.get_text()  # the midpoint says it is one
 
     bad, good = (
         suggestion(crowded_tomato, "expected_yield"),
@@ -79,11 +83,9 @@ def test_enrich_review_apply_refuse_and_undo(client_as, crowded_tomato, worker):
     culture = db.session.get(Culture, culture_id)
     assert culture.growth_duration_days is None
     assert culture.notes == "" and culture.structured_sources == []
-    history = (
-        reviewer.get(f"/cultures/{culture_id}").get_data(as_text=True).split('id="history"')[1]
-    )
-    assert history.count("<td>Notes (Markdown)</td>") == 2
-    assert history.count("<td>Sources</td>") == 2
+    fields = [row[2] for row in rows(by_id(reviewer.get(f"/cultures/{culture_id}"), "history"))]
+    assert fields.count("Notes (Markdown)") == 2
+    assert fields.count("Sources") == 2
 
 
 def test_editors_enrich_but_only_reviewers_apply(client_as, crowded_tomato, worker):
@@ -204,8 +206,8 @@ def test_every_culture_of_a_run_is_listed_with_why_nothing_was_suggested(client_
     )
     # The library's tomato yield per m² is derived: no proof, so it cannot replace 5 kg/m².
     assert "derived figure" in error["message"]
-    page = reviewer.get(f"/cultures/{tomato.id}").get_data(as_text=True)
-    assert "yield_evidence_missing_override_blocked" in page.split('id="run-findings"')[1]
+    findings = by_id(reviewer.get(f"/cultures/{tomato.id}"), "run-findings")
+    assert "yield_evidence_missing_override_blocked" in findings.get_text()
 
     batch = reviewer.post(
         "/api/v1/cultures/enrich-batch",

@@ -38,6 +38,7 @@ from webapp.cultures.catalog import (
 )
 from webapp.cultures.domain import CultureInvalid
 from webapp.cultures.enrichment import (
+    CULTURES,
     TARGET,
     CultureEnrichment,
     latest_run,
@@ -210,7 +211,7 @@ def render_culture(culture: Culture, fragment: str | None = None, status: int = 
         "cultures/detail.html",
         fragment,
         culture=culture,
-        labels=LABELS,
+        field_label=CULTURES.field_label,
         choice_labels=CHOICE_LABELS,
         unit_of=unit_of,
         fields=[f for f in FIELDS if f.name not in ("name", "notes", "structured_sources")],
