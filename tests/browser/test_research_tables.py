@@ -81,7 +81,7 @@ def test_import_enrich_review_apply_and_undo(page: Page, farm_history, run_worke
     )
     expect(greenacre).to_contain_text("medium")
     expect(greenacre.locator("input.proposed")).to_have_value("1952")
-    greenacre.locator("summary").click()
+    greenacre.locator("summary", has_text="step(s)").click()
     expect(greenacre.locator(".trace")).to_contain_text("Greenacre Farm history")
     screenshot(page, "table-lookup-review")
     page.get_by_role("checkbox", name="Apply Greenacre Farm").check()

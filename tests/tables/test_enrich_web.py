@@ -4,6 +4,7 @@ offline lookup over uploaded documents, review, apply, undo."""
 import pytest
 
 from tests.support.app import wait_for
+from tests.support.html import by_id, rows, soup
 from tests.support.tables import make_table
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
@@ -45,40 +46,45 @@ def test_enrich_by_computation_review_apply_and_undo(client_as, orders, worker):
     run_url = started.headers["Location"]
     run_id = int(run_url.rstrip("/").split("/")[-1])
     finished(run_id)
-    review = editor.get(run_url).get_data(as_text=True)
-    assert "Computation: {Price} * {Qty} — found 2 of 2 rows" in review
-    assert 'id="proposal"' in review and 'value="10"' in review and 'value="6"' in review
-    rows = {r.cells[orders.column_named("Item").key]: r.id for r in db.session.query(TableRow)}
+    review = soup(editor.get(run_url))
+    reasoning = by_id(review, "reasoning").get_text()
+    assert reasoning == "Computation: {Price} * {Qty} — found 2 of 2 rows"
+    # Editors see the proposal; picking and editing values is for reviewers.
+    assert [row[1:4] for row in rows(by_id(review, "proposal"))] == [
+        ["seed", "—", "10 high confidence"],
+        ["tray", "—", "6 high confidence"],
+    ]
+    assert all(box.has_attr("disabled") for box in review.select("#proposal input[name=apply]"))
+    assert not review.select("#proposal input.proposed")
+    assert not review.find(id="review-form").button
+    row_ids = {r.cells[orders.column_named("Item").key]: r.id for r in db.session.query(TableRow)}
     # Applying is a reviewer's act, in every workspace.
-    assert (
-        editor.submit(
-            f"/tables/{orders.id}/runs/{run_id}/apply", {"apply": [str(rows["seed"])]}, page=run_url
-        ).status_code
-        == 403
-    )
+    seed_only = {"apply": [str(row_ids["seed"])]}
+    apply_url = f"/tables/{orders.id}/runs/{run_id}/apply"
+    assert editor.submit(apply_url, seed_only, page=run_url).status_code == 403
     reviewer = client_as("reviewer")
-    applied = reviewer.submit(
-        f"/tables/{orders.id}/runs/{run_id}/apply",
-        {"apply": [str(rows["seed"])]},
-        page=run_url,
-    )
+    applied = reviewer.submit(apply_url, seed_only, page=run_url)
     assert applied.status_code == 302 and "undo=" in applied.headers["Location"]
-    after = reviewer.get(applied.headers["Location"]).get_data(as_text=True)
-    assert "Applied 1 row(s)." in after and "Undo this apply" in after
+    after = soup(reviewer.get(applied.headers["Location"]))
+    assert "Applied 1 row(s)." in after.get_text()
+    assert by_id(after, "undo-form").button.get_text() == "Undo this apply"
+    # The applied row is decided; the other can still be picked, and its value edited.
+    seed, tray = (by_id(after, f"proposal-{row_ids[name]}") for name in ("seed", "tray"))
+    assert seed.find("input", attrs={"name": "apply"}).has_attr("disabled")
+    assert seed.find_all("td")[6].get_text(strip=True) == "applied"
+    assert not tray.find("input", attrs={"name": "apply"}).has_attr("disabled")
+    assert tray.find("input", attrs={"name": f"value-{row_ids['tray']}"})["value"] == "6"
     total = orders.column_named("Total").key
     db.session.expire_all()
-    assert db.session.get(TableRow, rows["seed"]).cells[total] == 10
-    assert total not in db.session.get(TableRow, rows["tray"]).cells  # not chosen, not applied
+    assert db.session.get(TableRow, row_ids["seed"]).cells[total] == 10
+    assert total not in db.session.get(TableRow, row_ids["tray"]).cells  # not chosen, not applied
     group = applied.headers["Location"].split("undo=")[1]
     undone = reviewer.submit(f"/tables/{orders.id}/undo/{group}", {"back": run_url}, page=run_url)
     assert undone.status_code == 302
     db.session.expire_all()
-    assert total not in db.session.get(TableRow, rows["seed"]).cells
+    assert total not in db.session.get(TableRow, row_ids["seed"]).cells
     viewer = client_as("viewer")
-    refused = viewer.submit(
-        f"/tables/{orders.id}/runs/{run_id}/apply", {"apply": [str(rows["seed"])]}, page=run_url
-    )
-    assert refused.status_code == 403
+    assert viewer.submit(apply_url, seed_only, page=run_url).status_code == 403
 
 
 def test_a_bad_request_shows_its_reason_and_starts_nothing(client_as, orders, idle_queue):

@@ -4,6 +4,7 @@ import re
 
 from sqlalchemy import func, insert, select
 
+from tests.support.html import by_id, rows
 from webapp.extensions import db
 from webapp.review.models import Change
 from webapp.tables import catalog
@@ -177,8 +178,13 @@ def test_a_cell_is_edited_in_place_and_every_change_is_audited(htmx_client_as):
     ]
     assert changes[-1].user_id == editor.user.id
 
-    history = editor.get(f"/tables/{table.id}/rows/{row.id}/history").get_data(as_text=True)
-    assert history.count("<td>Yield</td>") == 3 and "<td>8.25</td>" in history
+    history = by_id(editor.get(f"/tables/{table.id}/rows/{row.id}/history"), "history")
+    # Newest first: what a change made, and the Yield before and after.
+    assert [change[2:6] for change in rows(history) if change[2] == "Yield"] == [
+        ["Yield", "8.25", "—", "manual"],
+        ["Yield", "7.5", "8.25", "manual"],
+        ["Yield", "—", "7.5", "manual"],
+    ]
     cancel = editor.get(base).get_data(as_text=True)
     assert cancel.lstrip().startswith(f'<td id="cell-{row.id}-{yield_.id}"')
 

@@ -109,7 +109,10 @@ def apply(table_id: int, run_id: int):
     if not chosen:
         flash("Choose the rows to apply.", "warning")
         return redirect(url_for("tables.enrichment_run", table_id=table.id, run_id=run.id))
-    result = apply_rows(run, chosen, current_user, {i: edits[i] for i in chosen if i in edits})
+    reconfirm = [int(i) for i in request.form.getlist("reconfirm") if i.isdigit()]
+    result = apply_rows(
+        run, chosen, current_user, {i: edits[i] for i in chosen if i in edits}, reconfirm
+    )
     db.session.commit()
     if result.applied:
         flash(f"Applied {len(result.applied)} row(s).", "success")

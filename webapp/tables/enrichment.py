@@ -509,10 +509,15 @@ class TableApply:
 
 
 def apply_rows(
-    run: Run, row_ids: Iterable[int], user: User, edits: Mapping[int, str] | None = None
+    run: Run,
+    row_ids: Iterable[int],
+    user: User,
+    edits: Mapping[int, str] | None = None,
+    reconfirm: Iterable[int] = (),
 ) -> TableApply:
     """The rows' suggestions through the review core, answered by row (the table pages' and
-    the first API's shape). An invalid row is refused until its value is edited."""
+    the first API's shape). An invalid row is refused until its value is edited; a stale one
+    (its cell changed since the run) until it is re-confirmed (reconfirm: suggestion ids)."""
     row_ids = [int(i) for i in row_ids]
     suggestions = {
         row_id: suggestion_id
@@ -531,7 +536,7 @@ def apply_rows(
             )  # fmt: skip
     chosen = [suggestions[i] for i in row_ids if i in suggestions]
     edited = {suggestions[i]: v for i, v in (edits or {}).items() if i in suggestions}
-    applied = review.apply(chosen, user, edits=edited)
+    applied = review.apply(chosen, user, reconfirm, edits=edited)
     result.applied = [a.target_id for a in applied.applied]
     result.refused += [{"row_id": r.target_id, **r.to_dict()} for r in applied.refused]
     result.group = applied.group
