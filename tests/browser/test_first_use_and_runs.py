@@ -65,7 +65,7 @@ def test_maintenance_run_progress_reaches_100_and_polling_stops(page: Page, run_
 
     run_worker()
     expect(status).to_have_attribute("data-status", "succeeded", timeout=30_000)
-    expect(page.locator("#run-progress")).to_have_attribute("value", "100")
+    expect(page.locator("#run-status progress")).to_have_attribute("value", "100")
     expect(page.get_by_text(re.compile(r"(\d+) / \1 items — 100 %"))).to_be_visible()
     expect(page.locator("#results")).to_contain_text("users")
     screenshot(page, "run-succeeded")

@@ -2,6 +2,7 @@ import redis
 from sqlalchemy import select
 
 from tests.support.app import HTMX
+from tests.support.html import by_id
 from tests.support.kinds import GatedItems
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
@@ -28,16 +29,17 @@ def test_a_live_run_page_polls_and_a_finished_one_does_not(client_as):
     live = make_run(client.user, RunStatus.running, done=1, done_items=["item-0"])
     finished = make_run(client.user, RunStatus.succeeded, done=2)
 
-    page = client.get(f"/runs/{live.id}").get_data(as_text=True)
-    assert 'hx-trigger="every 1s"' in page
-    assert 'value="50"' in page and "1 / 2 items — 50 %" in page
+    status = by_id(client.get(f"/runs/{live.id}"), "run-status")
+    assert status["hx-trigger"] == "every 1s" and status["hx-get"] == f"/runs/{live.id}"
+    assert status.progress["value"] == "50"
+    assert "1 / 2 items — 50 %" in status.select_one(".progress-label").get_text(" ", strip=True)
 
     fragment = client.get(f"/runs/{live.id}", headers=HTMX).get_data(as_text=True)
     assert fragment.lstrip().startswith('<section id="run-status"')
     assert "<html" not in fragment
 
-    done_page = client.get(f"/runs/{finished.id}").get_data(as_text=True)
-    assert "hx-trigger" not in done_page.split('id="run-status"')[1].split(">")[0]
+    done = by_id(client.get(f"/runs/{finished.id}"), "run-status")
+    assert not done.has_attr("hx-trigger") and done["data-status"] == "succeeded"
 
 
 def test_only_the_requester_or_an_admin_controls_a_run(client_as):
