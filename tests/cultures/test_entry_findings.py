@@ -4,6 +4,7 @@ anyway"), the CSV import preview (per row), and the API's create/update answers 
 import io
 import re
 
+from tests.support.html import by_id, soup
 from webapp.cultures.catalog import entry_findings
 from webapp.cultures.models import Culture
 from webapp.extensions import db
@@ -78,10 +79,13 @@ def test_the_import_preview_lists_findings_per_row_and_needs_a_confirmation(clie
     preview = upload(editor, text)
     page = preview.get_data(as_text=True)
     assert preview.status_code == 200
-    rows = page.split('id="import-rows"')[1].split("</table>")[0]
-    beet_row, zucchini_row = rows.split("<tr>")[2:4]
-    assert "yield_above_crop_cap" in beet_row and "yield_above_crop_cap" not in zucchini_row
-    assert 'name="save_anyway"' in page
+    beet_row, zucchini_row = by_id(page, "import-rows").tbody.find_all("tr")
+    codes = {i.code.get_text(): i for i in beet_row.select(".issue")}
+    finding = codes["yield_above_crop_cap"]
+    assert finding.select_one(".severity").get_text() in ("error", "warning")
+    assert "Expected yield:" in finding.get_text()
+    assert not zucchini_row.select(".issue")
+    assert soup(page).find("input", attrs={"name": "save_anyway"})
     csv_text = re.search(r'name="csv_text" type="hidden" value="([^"]*)"', page).group(1)
     csv_text = csv_text.replace("&#10;", "\n")
     form = {"csrf_token": editor.csrf_token("/cultures/import"), "csv_text": csv_text}

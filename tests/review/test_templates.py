@@ -63,6 +63,15 @@ def test_issues_say_their_severity_in_a_word_and_an_icon_not_colour_alone(render
         "✖ error Impossible yield. yield_impossible"
     )
     assert render("issues", "issues([])").get_text(strip=True) == ""
+    named = render(
+        "issues",
+        "issues(items, label_of=labels.get)",
+        items=[items[0] | {"field": "expected_yield"}],
+        labels={"expected_yield": "Expected yield"},
+    )
+    assert named.li.get_text(" ", strip=True) == (
+        "✖ error Expected yield : Impossible yield. yield_impossible"
+    )
 
 
 def test_evidence_links_only_safe_addresses_and_says_where_and_what(render):
