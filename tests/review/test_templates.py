@@ -76,7 +76,8 @@ def test_issues_say_their_severity_in_a_word_and_an_icon_not_colour_alone(render
 
 def test_evidence_links_only_safe_addresses_and_says_where_and_what(render):
     items = [
-        EVIDENCE | {"derived": True, "locator": {"document": "Guide.pdf", "page": 12}},
+        EVIDENCE
+        | {"derived": True, "locator": {"document": "Guide.pdf", "page": 12, "passage": 3}},
         {"source_url": "javascript:alert(1)", "title": "Click me", "claim_summary": "Trust me."},
         {"url": "/library/3", "title": "Farm history", "snippet": "Founded in 1952."},
     ]
@@ -86,7 +87,7 @@ def test_evidence_links_only_safe_addresses_and_says_where_and_what(render):
     assert "javascript" not in str(page.find_all("a"))
     assert "Click me" in page.get_text()  # shown as text, not as a link
     first = page.select(".evidence")[0]
-    assert first.select_one(".locator").get_text() == "(Guide.pdf, page 12)"
+    assert first.select_one(".locator").get_text() == "(Guide.pdf, page 12, passage 3)"
     assert first.select_one(".badge.derived").get_text() == "derived"
     said = [d.p.get_text() for d in page.find_all("details")]
     assert said == [EVIDENCE["claim_summary"], "Trust me.", "Founded in 1952."]
