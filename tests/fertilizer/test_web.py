@@ -182,7 +182,10 @@ def test_a_culture_gets_a_plan_and_keeps_its_plan_history(client_as, worker):
         f"#{plan_ids[0]}</a>"
     )
     changes = (
-        db.session.query(Change).filter_by(target_id=culture.id, field="fertilizer_plan").all()
+        db.session.query(Change)
+        .filter_by(target_id=culture.id, field="fertilizer_plan")
+        .order_by(Change.id)
+        .all()
     )
     assert [c.new_value.split(":")[0] for c in changes] == [f"plan #{i}" for i in plan_ids]
     assert changes[1].old_value.startswith(f"plan #{plan_ids[0]}")

@@ -23,9 +23,9 @@ from webapp.jobs.models import Run
 from webapp.jobs.queue import enqueue_run
 from webapp.jobs.runner import add_usage
 from webapp.review import service as review
-from webapp.review.models import Suggestion, SuggestionStatus
+from webapp.review.models import Suggestion
 from webapp.review.targets import Changed, register_target
-from webapp.review.vocabulary import Confidence
+from webapp.review.vocabulary import Confidence, Issue, Severity, SuggestedValue
 
 CHANGE_FIELD = "fertilizer_plan"
 # The review target: a culture's current plan, by culture id.
@@ -143,29 +143,30 @@ def propose_to(record: PlanRecord, culture: Culture) -> int:
     """The suggestion that this plan become the culture's current plan: the open one the run
     made, or a new one (a plan made for no culture, or saved to another). Returns its id."""
     value = shown(record)
-    existing = db.session.scalar(
-        select(Suggestion.id).where(
+    # JSON values are compared here: PostgreSQL has no equality on json.
+    candidates = db.session.execute(
+        select(Suggestion.id, Suggestion.suggested_value).where(
             Suggestion.target_type == TARGET,
             Suggestion.target_id == culture.id,
             Suggestion.run_id == record.run_id,
-            Suggestion.suggested_value == value,
             Suggestion.status.in_(review.OPEN_STATUSES),
         )
-    ) if record.run_id else None  # fmt: skip
+    ) if record.run_id else []  # fmt: skip
+    existing = next((i for i, suggested in candidates if suggested == value), None)
     if existing:
         return existing
-    suggestion = Suggestion(
-        run_id=record.run_id,
-        target_type=TARGET,
-        target_id=culture.id,
-        field=CHANGE_FIELD,
-        current_value=shown(current_plan(culture)),
-        suggested_value=value,
-        confidence=Confidence.from_score(record.plan.get("confidence", 0)).value,
-        evidence=[],
-        issues=record.issues,
-        status=SuggestionStatus.pending,
+    confidence = Confidence.from_score(record.plan.get("confidence", 0))
+    row = review.suggestion_row(
+        record.run_id,
+        TARGET,
+        culture.id,
+        CHANGE_FIELD,
+        shown(current_plan(culture)),
+        SuggestedValue(value, None, confidence),
+        [],
+        [Issue(**{**i, "severity": Severity(i["severity"])}) for i in record.issues],
     )
+    suggestion = Suggestion(**row)
     db.session.add(suggestion)
     db.session.flush()
     return suggestion.id

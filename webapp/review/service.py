@@ -4,7 +4,7 @@ statements, never an ORM object per row. Services flush; the view that called th
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,7 +12,7 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Row
 
 from webapp.auth.models import User
-from webapp.database import utcnow
+from webapp.database import among, bulk_insert, utcnow
 from webapp.extensions import db
 from webapp.jobs.models import Run
 from webapp.review.audit import new_group
@@ -22,9 +22,7 @@ from webapp.review.vocabulary import Evidence, Issue, Proposal, Severity, Sugges
 
 OPEN_STATUSES = (SuggestionStatus.pending, SuggestionStatus.stale)
 REJECTABLE = (*OPEN_STATUSES, SuggestionStatus.blocked)
-# Ids per IN (…): well under SQLite's and PostgreSQL's parameter limits, and quick to compile.
-CHUNK = 500
-# Change rows go straight to the table: one executemany, no ORM bookkeeping per row.
+# Change rows go straight to the table (bulk_insert): no ORM bookkeeping per row.
 CHANGES = Change.__table__
 
 _COLUMNS = (
@@ -74,11 +72,6 @@ class ApplyResult:
     @property
     def applied_fields(self) -> list[str]:
         return [a.field for a in self.applied]
-
-
-def chunks(ids: Sequence[int], size: int = CHUNK) -> Iterator[list[int]]:
-    for start in range(0, len(ids), size):
-        yield list(ids[start : start + size])
 
 
 def store_proposal(
@@ -134,14 +127,28 @@ def suggestion_row(
         "confidence": suggested.confidence.value if suggested.confidence else None,
         "evidence": [e.to_dict() for e in evidence],
         "issues": [i.to_dict() for i in issues],
-        "status": SuggestionStatus.blocked if invalid else SuggestionStatus.pending,
+        "status": (SuggestionStatus.blocked if invalid else SuggestionStatus.pending).value,
     }
 
 
+SUGGESTIONS = Suggestion.__table__
+# What a suggestion row may leave out.
+SUGGESTION_DEFAULTS = {
+    "unit": None,
+    "confidence": None,
+    "evidence": [],
+    "issues": [],
+    "status": SuggestionStatus.pending.value,
+    "decided_by_id": None,
+    "decided_at": None,
+}
+
+
 def store_suggestions(rows: Sequence[Mapping[str, Any]]) -> None:
-    """Suggestions as plain rows (Suggestion's columns), in one INSERT per chunk."""
-    for start in range(0, len(rows), CHUNK):
-        db.session.execute(insert(Suggestion), list(rows[start : start + CHUNK]))
+    """Suggestions as plain rows (Suggestion's columns), in one bulk insert."""
+    now = utcnow()
+    full = [{**SUGGESTION_DEFAULTS, **row, "created_at": now} for row in rows]
+    bulk_insert(db.session, SUGGESTIONS, full)
 
 
 def store_findings(
@@ -167,16 +174,17 @@ def store_findings(
 
 def _load(ids: Sequence[int]) -> dict[int, Row]:
     found: dict[int, Row] = {}
-    for chunk in chunks(sorted(set(ids))):
-        for row in db.session.execute(select(*_COLUMNS).where(Suggestion.id.in_(chunk))):
-            found[row.id] = row
+    # Through the connection: plain rows, without the ORM's result handling per row.
+    connection = db.session.connection()
+    for picked in among(db.session, Suggestion.id, ids):
+        found.update((row.id, row) for row in connection.execute(select(*_COLUMNS).where(picked)))
     return found
 
 
 def _evidence(ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
     found: dict[int, list[dict[str, Any]]] = {}
-    for chunk in chunks(sorted(set(ids))):
-        query = select(Suggestion.id, Suggestion.evidence).where(Suggestion.id.in_(chunk))
+    for picked in among(db.session, Suggestion.id, ids):
+        query = select(Suggestion.id, Suggestion.evidence).where(picked)
         found.update((i, evidence or []) for i, evidence in db.session.execute(query))
     return found
 
@@ -184,10 +192,10 @@ def _evidence(ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
 def _set_status(ids: Collection[int], status: SuggestionStatus, user: User | None) -> None:
     decided = {"decided_by_id": user.id if user else None, "decided_at": utcnow()}
     values = decided if status != SuggestionStatus.stale else {}
-    for chunk in chunks(list(ids)):
+    for picked in among(db.session, Suggestion.id, ids):
         db.session.execute(
             update(Suggestion)
-            .where(Suggestion.id.in_(chunk))
+            .where(picked)
             .values(status=status, **values)
             .execution_options(synchronize_session=False)
         )
@@ -347,9 +355,10 @@ def _apply_kind(
         by_target.setdefault(item.target_id, []).append(item)
     for target_id, mine in by_target.items():
         more = target.after_apply(target_id, mine, user)
-        changes += change_rows(kind, target_id, more, user, "apply", group, run_id=mine[0].run_id)
-    for start in range(0, len(changes), CHUNK):
-        db.session.execute(CHANGES.insert(), changes[start : start + CHUNK])
+        if more:
+            run_id = mine[0].run_id
+            changes += change_rows(kind, target_id, more, user, "apply", group, run_id=run_id)
+    bulk_insert(db.session, CHANGES, changes)
     _set_status([a.id for a in applied], SuggestionStatus.applied, user)
     result.applied += applied
 
@@ -362,11 +371,12 @@ def _change_rows(
     group: str,
 ) -> list[dict[str, Any]]:
     rows = []
+    user_id = user.id if user else None  # once: current_user is a proxy
     for item in applied:
         change = written.get(item.target_id, {}).get(item.field)
         if change is None:
             continue  # the record already held this value
-        row = _change(item.target_id, item.field, change, user, "apply", group, item.run_id)
+        row = _change(item.target_id, item.field, change, user_id, "apply", group, item.run_id)
         rows.append(row | {"target_type": kind, "suggestion_id": item.id})
     return rows
 
@@ -375,7 +385,7 @@ def _change(
     target_id: int,
     name: str,
     change: tuple[Any, Any],
-    user: User | None,
+    user_id: int | None,
     source: str,
     group: str,
     run_id: int | None,
@@ -390,7 +400,7 @@ def _change(
         "source": source,
         "apply_group": group,
         "run_id": run_id,
-        "user_id": user.id if user else None,
+        "user_id": user_id,
         "at": utcnow(),
         "comment": comment,
         "suggestion_id": None,
@@ -408,8 +418,10 @@ def change_rows(
     comment: str | None = None,
 ) -> list[dict[str, Any]]:
     """Change rows (for one INSERT) of one record's changed fields."""
+    user_id = user.id if user else None
     return [
-        _change(target_id, name, pair, user, source, group, run_id, comment) | {"target_type": kind}
+        _change(target_id, name, pair, user_id, source, group, run_id, comment)
+        | {"target_type": kind}
         for name, pair in changed.items()
     ]
 
@@ -418,10 +430,10 @@ def reject(suggestion_ids: Iterable[int], user: User | None) -> list[int]:
     """Reject the open (or invalid) ones among these; returns the ids rejected."""
     ids = list(dict.fromkeys(int(i) for i in suggestion_ids))
     rejected: list[int] = []
-    for chunk in chunks(ids):
+    for picked in among(db.session, Suggestion.id, ids):
         rejected += db.session.scalars(
             select(Suggestion.id).where(
-                Suggestion.id.in_(chunk), Suggestion.status.in_([s.value for s in REJECTABLE])
+                picked, Suggestion.status.in_([s.value for s in REJECTABLE])
             )
         )
     _set_status(rejected, SuggestionStatus.rejected, user)
@@ -445,7 +457,8 @@ def decide(
         raise ValueError(f"{target.label} values are applied, not decided.")
     old = target.current([target_id]).get(target_id, {}).get(name)
     group = new_group()
-    row = _change(target_id, name, (old, verdict), user, "decide", group, run_id, comment)
+    user_id = user.id if user else None
+    row = _change(target_id, name, (old, verdict), user_id, "decide", group, run_id, comment)
     db.session.execute(
         insert(Change), [row | {"target_type": target.kind, "suggestion_id": suggestion_id}]
     )
@@ -534,8 +547,7 @@ def undo(group: str, user: User | None) -> UndoResult:
             }
         for target_id, changed in written.items():
             changes += change_rows(kind, target_id, changed, user, "undo", undo_group, run_id)
-    for start in range(0, len(changes), CHUNK):
-        db.session.execute(CHANGES.insert(), changes[start : start + CHUNK])
+    bulk_insert(db.session, CHANGES, changes)
     reopened = select(Change.suggestion_id).where(
         Change.apply_group == group, Change.suggestion_id.is_not(None)
     )

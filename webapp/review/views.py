@@ -12,6 +12,7 @@ from sqlalchemy import select
 from webapp.api import BodyInvalid, api_error, json_body
 from webapp.auth.access import require_role
 from webapp.auth.roles import Role
+from webapp.database import among
 from webapp.extensions import db
 from webapp.jobs.kinds import RUN_KINDS, RunKind
 from webapp.jobs.models import Run
@@ -109,12 +110,9 @@ def chosen_of_run(run: Run, body: dict) -> tuple[list[int], list[int]]:
     if not wanted:
         raise BodyInvalid('Send {"suggestions": [ids]} or {"all_valid": true}.', loc="suggestions")
     mine = set()
-    for chunk in service.chunks(sorted(set(wanted))):
-        mine |= set(
-            db.session.scalars(
-                select(Suggestion.id).where(Suggestion.run_id == run.id, Suggestion.id.in_(chunk))
-            )
-        )
+    for picked in among(db.session, Suggestion.id, wanted):
+        query = select(Suggestion.id).where(Suggestion.run_id == run.id, picked)
+        mine |= set(db.session.scalars(query))
     return [i for i in wanted if i in mine], [i for i in wanted if i not in mine]
 
 
@@ -129,9 +127,9 @@ def by_record(run: Run, ids: list[int]) -> tuple[dict[int, int], list[int]]:
     """The run's open or invalid suggestion for each of these records, and the records it
     proposed nothing for."""
     found: dict[int, int] = {}
-    for chunk in service.chunks(sorted(set(ids))):
+    for picked in among(db.session, Suggestion.target_id, ids):
         query = select(Suggestion.target_id, Suggestion.id).where(
-            Suggestion.run_id == run.id, Suggestion.target_id.in_(chunk)
+            Suggestion.run_id == run.id, picked
         )
         found.update(db.session.execute(query).all())
     return found, [i for i in ids if i not in found]

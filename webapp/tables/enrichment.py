@@ -16,7 +16,7 @@ from sqlalchemy import bindparam, insert, select, update
 from webapp.ai import Usage
 from webapp.ai.client import StructuredClient
 from webapp.auth.models import User
-from webapp.database import utcnow
+from webapp.database import among, utcnow
 from webapp.extensions import db
 from webapp.jobs.kinds import RunKind, register_kind
 from webapp.jobs.models import Run
@@ -26,7 +26,7 @@ from webapp.library.search import sync_reference_passages
 from webapp.problems import Invalid
 from webapp.review import service as review
 from webapp.review.models import Suggestion, SuggestionStatus, jsonable
-from webapp.review.service import CHUNK, chunks, store_suggestions, suggestion_row
+from webapp.review.service import store_suggestions, suggestion_row
 from webapp.review.targets import Changed, ReviewTarget, WriteRefused, register_target
 from webapp.review.vocabulary import Confidence, Evidence, Issue, Severity, SuggestedValue
 from webapp.tables.cells import CellInvalid, parse_cell
@@ -422,8 +422,8 @@ class TableRowTarget(ReviewTarget):
 
     def _column(self, ids: Collection[int], column) -> dict[int, Any]:
         found: dict[int, Any] = {}
-        for chunk in chunks(sorted(ids)):
-            query = select(TableRow.id, column).where(TableRow.id.in_(chunk))
+        for picked in among(db.session, TableRow.id, ids):
+            query = select(TableRow.id, column).where(picked)
             found.update(db.session.execute(query).all())
         return found
 
@@ -468,15 +468,15 @@ class TableRowTarget(ReviewTarget):
             if diff:
                 changed[row_id] = diff
                 updates.append({"row_id": row_id, "new_cells": with_values(cells, accepted)})
-        # One executemany per chunk straight to the table (no ORM bookkeeping per row).
+        # One executemany straight to the table (no ORM bookkeeping per row).
         rows_table = TableRow.__table__
         statement = (
             rows_table.update()
             .where(rows_table.c.id == bindparam("row_id"))
             .values(cells=bindparam("new_cells"), updated_at=utcnow())
         )
-        for start in range(0, len(updates), CHUNK):
-            db.session.execute(statement, updates[start : start + CHUNK])
+        if updates:
+            db.session.execute(statement, updates)
         review.forget(TableRow, values)
         _touch_tables(tables)
         return changed, refused
