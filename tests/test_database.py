@@ -1,0 +1,49 @@
+"""The bulk paths apply and undo rely on, on whichever database the suite runs against."""
+
+from sqlalchemy import select
+
+from webapp.database import IN_CHUNK, among, bulk_insert, utcnow
+from webapp.extensions import db
+from webapp.review.models import Change
+
+
+def change(n: int, old, new) -> dict:
+    return {
+        "target_type": "test",
+        "target_id": n,
+        "field": "steps[0].values.fuel",
+        "old_value": old,
+        "new_value": new,
+        "source": "apply",
+        "apply_group": "g1",
+        "run_id": None,
+        "user_id": None,
+        "at": utcnow(),
+        "comment": None,
+        "suggestion_id": None,
+    }
+
+
+def test_bulk_insert_keeps_json_values_as_they_were(app):
+    values = [None, 0, 2.5, "Kopfsalat – “Maikönig”", [1, {"a": None}], {"min": 50, "max": 80}]
+    bulk_insert(db.session, Change.__table__, [change(n, v, v) for n, v in enumerate(values)])
+    db.session.commit()
+    stored = db.session.execute(
+        select(Change.target_id, Change.old_value, Change.new_value).order_by(Change.target_id)
+    ).all()
+    assert [(old, new) for _n, old, new in stored] == [(v, v) for v in values]
+    bulk_insert(db.session, Change.__table__, [])  # nothing to insert is no statement
+
+
+def test_among_picks_every_id_however_many(app):
+    bulk_insert(db.session, Change.__table__, [change(n, None, n) for n in range(1, 1202)])
+    db.session.commit()
+    wanted = set(range(1, 1202, 2)) | {5000}
+    conditions = list(among(db.session, Change.target_id, wanted))
+    expected = 1 if db.engine.dialect.name == "postgresql" else -(-len(wanted) // IN_CHUNK)
+    assert len(conditions) == expected
+    found = set()
+    for picked in conditions:
+        found |= set(db.session.scalars(select(Change.target_id).where(picked)))
+    assert found == wanted - {5000}
+    assert list(among(db.session, Change.target_id, [])) == []
