@@ -202,12 +202,12 @@ def _set_status(ids: Collection[int], status: SuggestionStatus, user: User | Non
     forget(Suggestion, ids)
 
 
-def forget(model: type, ids: Collection[int]) -> None:
-    """Objects of these rows the session holds are re-read on next access: a set-based
-    statement changed them around the session."""
-    wanted = set(ids)
+def forget(model: type, ids: Collection[int] | None = None) -> None:
+    """Objects of these rows (of every row, without ids) the session holds are re-read on
+    next access: a set-based statement changed them around the session."""
+    wanted = None if ids is None else set(ids)
     for obj in list(db.session.identity_map.values()):
-        if isinstance(obj, model) and obj.id in wanted:
+        if isinstance(obj, model) and (wanted is None or obj.id in wanted):
             db.session.expire(obj)
 
 
@@ -259,6 +259,9 @@ def apply(
         _apply_kind(kind, mine, set(reconfirm), user, group, result)
     if result.applied:
         result.group = group
+    # Answered in the order asked, whatever order the rows came back in.
+    asked = {suggestion_id: n for n, suggestion_id in enumerate(wanted)}
+    result.applied.sort(key=lambda a: asked[a.id])
     return result
 
 
@@ -459,8 +462,8 @@ def decide(
     group = new_group()
     user_id = user.id if user else None
     row = _change(target_id, name, (old, verdict), user_id, "decide", group, run_id, comment)
-    db.session.execute(
-        insert(Change), [row | {"target_type": target.kind, "suggestion_id": suggestion_id}]
+    bulk_insert(
+        db.session, CHANGES, [row | {"target_type": target.kind, "suggestion_id": suggestion_id}]
     )
     if suggestion_id is not None:
         suggested = db.session.scalar(
@@ -557,16 +560,10 @@ def undo(group: str, user: User | None) -> UndoResult:
         .values(status=SuggestionStatus.pending, decided_by_id=None, decided_at=None)
         .execution_options(synchronize_session=False)
     )
-    _forget_all(Suggestion)
+    forget(Suggestion)
     result.restored = [name for _k, _i, name in first]
     result.group = undo_group
     return result
-
-
-def _forget_all(model: type) -> None:
-    for obj in list(db.session.identity_map.values()):
-        if isinstance(obj, model):
-            db.session.expire(obj)
 
 
 @dataclass
