@@ -213,7 +213,11 @@ def test_every_cell_change_is_recorded_and_an_unchanged_value_is_not(app, make_u
     variety, yield_ = table.columns[0], table.columns[1]
 
     def changes():
-        query = select(Change).where(Change.target_type == ROW_TARGET, Change.target_id == row_id)
+        query = (
+            select(Change)
+            .where(Change.target_type == ROW_TARGET, Change.target_id == row_id)
+            .order_by(Change.id)
+        )
         return [(c.field, c.old_value, c.new_value) for c in db.session.scalars(query)]
 
     added = [(yield_.key, None, 7)]  # the row came with its value
