@@ -89,16 +89,18 @@ def test_the_api_answers_an_unavailable_503_saying_what_to_set(app, services):
     }
 
 
-def test_an_unknown_provider_is_a_503_naming_the_choices(client_as):
+def test_an_unknown_provider_is_the_request_s_fault_naming_the_choices(client_as):
     editor = client_as("editor")
     answer = editor.post(
         "/api/v1/fertilizer/recommend",
         json={"crop_profile": {"crop": {"crop_id": "x", "name": "X"}}, "provider": "oracle"},
         headers={"X-CSRFToken": editor.csrf_token("/")},
     )
-    assert answer.status_code == 503
+    # A name that is no provider is a bad request (422), not a service that is down (503).
+    assert answer.status_code == 422
     error = answer.get_json()["error"]
-    assert error["code"] == "provider_unavailable" and "offline or openai" in error["message"]
+    assert error["code"] == "invalid_request" and error["details"]["errors"][0]["loc"] == "provider"
+    assert "'offline' or 'openai'" in error["details"]["errors"][0]["message"]
 
 
 class SheetForm(Form):

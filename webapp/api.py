@@ -10,9 +10,10 @@ from webapp.problems import Invalid
 
 
 class BodyInvalid(Invalid):
-    """A JSON body whose keys are not of the shape the endpoint takes."""
+    """A request whose body or query string is not of the shape the endpoint takes (the API
+    contract's models, or a view's own check of a key)."""
 
-    code = "bad_request_body"
+    code = "invalid_request"
 
 
 def api_error(

@@ -69,5 +69,5 @@ WORKSPACES = (
     Workspace("jobs", "Runs", "/runs"),
     Workspace("auth", "Users", "/admin/users", views=("views", "admin_views"), role=Role.admin),
     Workspace("review", "Review", "/api/v1/runs", role=None),
-    Workspace("main", "Home", "/", role=None),
+    Workspace("main", "Home", "/", views=("views", "api_docs"), role=None),
 )

@@ -120,4 +120,4 @@ def test_the_api_answers_findings_as_issues_and_refuses_errors_without_save_anyw
     wrong = editor.post(
         "/api/v1/cultures", json={"name": "x", "save_anyway": "yes"}, headers=headers
     )
-    assert wrong.status_code == 422 and wrong.get_json()["error"]["code"] == "bad_request_body"
+    assert wrong.status_code == 422 and wrong.get_json()["error"]["code"] == "invalid_request"

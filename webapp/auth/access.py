@@ -12,6 +12,7 @@ from flask_login import current_user
 
 from webapp.auth.models import ApiToken, User
 from webapp.auth.roles import Role
+from webapp.contract import ROLE_ATTR
 from webapp.database import utcnow
 from webapp.extensions import csrf, db, login_manager
 
@@ -34,6 +35,7 @@ def require_role(role: Role) -> Callable[[F], F]:
                 abort(403, description=f"This needs the {role.name} role or higher.")
             return view(*args, **kwargs)
 
+        setattr(wrapped, ROLE_ATTR, role)  # the API contract names it
         return wrapped  # type: ignore[return-value]
 
     return decorate

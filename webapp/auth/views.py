@@ -26,6 +26,7 @@ from webapp.auth.forms import (
 )
 from webapp.auth.models import ApiToken, User
 from webapp.auth.roles import Role
+from webapp.contract import accepts
 from webapp.database import utcnow
 from webapp.extensions import db
 from webapp.rendering import render_page
@@ -164,6 +165,7 @@ def revoke_token(token_id: int):
 
 
 @api.get("/me")
+@accepts(summary="Who the session or token is.")
 def me():
     return jsonify(
         id=current_user.id,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
 from flask import (
     Response,
@@ -16,12 +16,14 @@ from flask import (
     url_for,
 )
 from flask_login import current_user
+from pydantic import Field
 from sqlalchemy import select
 
 from webapp.api import BodyInvalid, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
+from webapp.contract import Id, Name, Names, Paging, RequestModel, accepts, spec_model
 from webapp.cultures import api, bp
 from webapp.cultures.catalog import (
     AUDIT_TARGET,
@@ -404,7 +406,35 @@ def delete(culture_id: int):
 # JSON API: the same rules as the pages.
 
 
+class CultureQuery(Paging):
+    q: Annotated[str, Field(max_length=500)] = ""
+    missing: Name = ""
+    sort: Name = ""
+    dir: Name = ""
+
+
+NewCulture = spec_model("NewCulture", FIELDS, required=("name",), save_anyway=(bool, False))
+CultureChange = spec_model("CultureChange", FIELDS, save_anyway=(bool, False))
+
+
+class EnrichBatch(RequestModel):
+    ids: Annotated[list[Id], Field(min_length=1, max_length=10_000)]
+    mode: Name = "complete"
+
+
+class EnrichOne(RequestModel):
+    mode: Name = "complete"
+    fields: Names = []
+
+
+class ApplyFields(RequestModel):
+    run_id: Id
+    fields: Names
+    reconfirm: Names = []
+
+
 @api.get("")
+@accepts(query=CultureQuery, summary="Cultures, filtered, sorted and paged.")
 def api_index():
     filters = CultureFilters.from_args(request.args)
     page = page_of(filters, page_number(request.args), per_page(request.args, PER_PAGE))
@@ -443,7 +473,9 @@ def api_entry(culture: Culture | None) -> tuple[dict[str, Any], list[Issue]]:
 
 @api.post("")
 @require_role(Role.editor)
+@accepts(NewCulture, answers={201: "Created, with its plausibility findings."})
 def api_create():
+    """A new culture."""
     values, findings = api_entry(None)
     culture = create_culture(values)
     db.session.commit()
@@ -452,6 +484,7 @@ def api_create():
 
 @api.post("/enrich-batch")
 @require_role(Role.editor)
+@accepts(EnrichBatch, answers={202: "Queued."}, summary="Research many cultures in one run.")
 def api_enrich_batch():
     body = json_body()
     ids = [i for i in body.get("ids") or [] if isinstance(i, int)]
@@ -465,6 +498,7 @@ def api_enrich_batch():
 
 
 @api.get("/check")
+@accepts(query=CultureQuery, summary="Plausibility findings over the catalog.")
 def api_check():
     cultures = db.session.scalars(CultureFilters.from_args(request.args).query()).all()
     findings = [
@@ -476,6 +510,7 @@ def api_check():
 
 @api.post("/<int:culture_id>/enrich")
 @require_role(Role.editor)
+@accepts(EnrichOne, answers={202: "Queued."}, body_required=False, summary="Research one culture.")
 def api_enrich(culture_id: int):
     culture = culture_or_404(culture_id)
     body = request.get_json(silent=True) or {}
@@ -487,6 +522,11 @@ def api_enrich(culture_id: int):
 
 @api.post("/<int:culture_id>/apply")
 @require_role(Role.reviewer)
+@accepts(
+    ApplyFields,
+    answers={200: "Applied.", 422: "Some were refused, with reasons."},
+    summary="Apply a run's suggestions by field (kept for the first API's clients).",
+)
 def api_apply(culture_id: int):
     """Kept for clients of the first API: POST /api/v1/runs/<id>/apply is the one apply.
     Takes {"run_id", "fields", "reconfirm": [fields]}."""
@@ -520,12 +560,14 @@ def api_apply(culture_id: int):
 
 
 @api.get("/<int:culture_id>")
+@accepts(summary="One culture.")
 def api_show(culture_id: int):
     return jsonify(to_dict(culture_or_404(culture_id)))
 
 
 @api.patch("/<int:culture_id>")
 @require_role(Role.editor)
+@accepts(CultureChange, summary="Change some of a culture's fields.")
 def api_update(culture_id: int):
     culture = culture_or_404(culture_id)
     values, findings = api_entry(culture)
@@ -536,6 +578,7 @@ def api_update(culture_id: int):
 
 @api.delete("/<int:culture_id>")
 @require_role(Role.reviewer)
+@accepts(answers={204: "Deleted."}, summary="Delete a culture.")
 def api_delete(culture_id: int):
     db.session.delete(culture_or_404(culture_id))
     db.session.commit()

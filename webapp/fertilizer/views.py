@@ -4,7 +4,7 @@ export it; and the JSON API."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 from flask import (
     Response,
@@ -24,6 +24,7 @@ from webapp.api import api_error, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
+from webapp.contract import RequestModel, accepts
 from webapp.cultures.catalog import values_of
 from webapp.cultures.models import Culture
 from webapp.cultures.profile import crop_profile
@@ -274,8 +275,24 @@ def undo_save(plan_id: int, group: str):
     return redirect(url_for("fertilizer.show_plan", plan_id=plan_id))
 
 
+class RecommendBody(RequestModel):
+    """Seed 001's request document; its values are read (and refused, naming the key) by
+    fertilizer.request, which knows what each one means."""
+
+    crop_profile: dict[str, Any]
+    target_yield: Any = None
+    soil_p: Any = None
+    soil_k: Any = None
+    region: Any = None
+    growth_period_days: Any = None
+    organic: Any = None
+    # A name that is no provider is the request's fault (422), not a service down (503).
+    provider: Literal["offline", "openai"] | None = None
+
+
 @api.post("/recommend")
 @require_role(Role.editor)
+@accepts(RecommendBody, answers={200: "The plan, made now and stored."})
 def api_recommend():
     """The plan for a request document, made now: 200 with the plan, or 422 saying why not."""
     body = json_body()
@@ -301,6 +318,7 @@ def crop_name(body: dict) -> Any:
 
 
 @api.get("/plans/<int:plan_id>")
+@accepts(summary="A stored plan document.")
 def api_plan(plan_id: int):
     record = plan_or_404(plan_id)
     return jsonify(record.plan)

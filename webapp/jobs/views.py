@@ -12,6 +12,7 @@ from webapp.api import api_error
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
+from webapp.contract import Name, Paging, accepts
 from webapp.extensions import db
 from webapp.jobs import api, bp
 from webapp.jobs.kinds import RUN_KINDS
@@ -147,7 +148,14 @@ def start_integrity_check():
 # JSON API: the same permissions as the pages.
 
 
+class RunQuery(Paging):
+    status: Name = ""
+    kind: Name = ""
+    mine: Name = ""
+
+
 @api.get("/runs")
+@accepts(query=RunQuery, summary="Runs, newest first, filtered and paged.")
 def api_list_runs():
     filters = RunFilters.from_args(request.args, current_user.id)
     page = page_of_runs(filters, page_number(request.args), per_page(request.args, PER_PAGE))
@@ -155,6 +163,7 @@ def api_list_runs():
 
 
 @api.get("/runs/<int:run_id>")
+@accepts(summary="One run: status, progress, item errors, results, usage.")
 def api_show_run(run_id: int):
     return jsonify(run_or_404(run_id).to_dict())
 
@@ -169,16 +178,19 @@ def api_run_action(run_id: int, action) -> tuple[Response, int]:
 
 
 @api.post("/runs/<int:run_id>/cancel")
+@accepts(answers={202: "Cancel asked."}, summary="Cancel a run (its owner or an admin).")
 def api_cancel_run(run_id: int):
     return api_run_action(run_id, request_cancel)
 
 
 @api.post("/runs/<int:run_id>/resume")
+@accepts(answers={202: "Queued again."}, summary="Resume a run (its owner or an admin).")
 def api_resume_run(run_id: int):
     return api_run_action(run_id, resume_run)
 
 
 @api.get("/runs/<int:run_id>/proposal")
+@accepts(summary="A run's proposal as one document (table enrichment).")
 def api_run_proposal(run_id: int):
     """The run's proposal as one document, for the kinds that keep one (table enrichment)."""
     run = run_or_404(run_id)
@@ -191,6 +203,7 @@ def api_run_proposal(run_id: int):
 
 @api.post("/maintenance/integrity-check")
 @require_role(Role.admin)
+@accepts(answers={202: "Queued."}, summary="Check the data's integrity in a run.")
 def api_start_integrity_check():
     run = enqueue_run(IntegrityCheck, current_user)
     return jsonify(run_id=run.id, url=url_for("runs_api.api_show_run", run_id=run.id)), 202

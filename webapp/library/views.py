@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict
+from typing import Annotated
 
 from flask import flash, jsonify, redirect, request, url_for
 from flask_login import current_user
+from pydantic import Field
 
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
+from webapp.contract import Paging, QueryModel, accepts
 from webapp.extensions import db
 from webapp.library import api, bp
 from webapp.library.documents import (
@@ -123,7 +126,13 @@ def delete(document_id: int):
 # JSON API: the same rules as the pages.
 
 
+class SearchQuery(QueryModel):
+    q: Annotated[str, Field(max_length=500)] = ""
+    limit: str = "10"  # read below (bounded), so a limit that is no count is invalid_limit
+
+
 @api.get("/search")
+@accepts(query=SearchQuery, summary="Passages of the library that match the words.")
 def api_search():
     limit = count_of(request.args.get("limit", "10"))
     if limit is None or limit > API_MAX_LIMIT:
@@ -134,6 +143,7 @@ def api_search():
 
 
 @api.get("/documents")
+@accepts(query=Paging, summary="The library's documents, paged.")
 def api_documents():
     page = paginate(documents_query(), page_number(request.args), per_page(request.args, PER_PAGE))
     counts = passage_counts(page.items)
@@ -142,6 +152,7 @@ def api_documents():
 
 @api.post("/documents")
 @require_role(Role.editor)
+@accepts(answers={201: "Stored."}, summary="Upload a document (multipart: file, title).")
 def api_upload():
     try:
         document = add_document(

@@ -3,15 +3,17 @@ findings, apply, reject, and undo of a group."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from flask import abort, jsonify
 from flask_login import current_user
+from pydantic import Field
 from sqlalchemy import select
 
 from webapp.api import BodyInvalid, api_error, json_body
 from webapp.auth.access import require_role
 from webapp.auth.roles import Role
+from webapp.contract import Ids, Number, RequestModel, Text, Whole, accepts
 from webapp.database import among
 from webapp.extensions import db
 from webapp.jobs.kinds import RUN_KINDS, RunKind
@@ -33,7 +35,22 @@ def reviewed_run_or_404(run_id: int) -> tuple[Run, RunKind, ReviewTarget]:
     return run, kind(), target
 
 
+class Choose(RequestModel):
+    suggestions: Ids | None = None
+    all_valid: bool | None = None
+
+
+class ApplyBody(Choose):
+    reconfirm: Ids | None = None
+    edits: (
+        dict[Annotated[str, Field(pattern=r"^[0-9]{1,18}$")], Whole | Number | Text | None] | None
+    ) = None
+    # The first table API's body: rows, answered by row.
+    row_ids: Ids | None = None
+
+
 @api.get("/runs/<int:run_id>/suggestions")
+@accepts(summary="Every record of a run with its suggestions, issues and findings.")
 def run_suggestions(run_id: int):
     """Every record of the run — suggestions or not: a record that got none still says why in
     its validation — with each suggestion's id, status, evidence and issues."""
@@ -158,6 +175,11 @@ def apply_by_row(run: Run, body: dict):
 
 @api.post("/runs/<int:run_id>/apply")
 @require_role(Role.reviewer)
+@accepts(
+    ApplyBody,
+    answers={200: "Applied; `undo_group` undoes it.", 422: "Some were refused, with reasons."},
+    summary="Apply chosen suggestions (or all valid ones) as one undoable group.",
+)
 def apply(run_id: int):
     """{"suggestions": [ids]} or {"all_valid": true}, with "reconfirm": [ids] and
     "edits": {id: value}; answers what was applied, what was refused and why, and the group
@@ -185,6 +207,7 @@ def apply(run_id: int):
 
 @api.post("/runs/<int:run_id>/reject")
 @require_role(Role.reviewer)
+@accepts(Choose, summary="Reject chosen suggestions (or all valid ones).")
 def reject(run_id: int):
     run, _kind, _target = reviewed_run_or_404(run_id)
     chosen, foreign = chosen_of_run(run, json_body())
@@ -195,6 +218,10 @@ def reject(run_id: int):
 
 @api.post("/undo/<group>")
 @require_role(Role.reviewer)
+@accepts(
+    answers={200: "Undone.", 409: "Nothing undone: a value changed since."},
+    summary="Undo one apply (or decision) across every record it changed.",
+)
 def undo(group: str):
     """Undo one apply (or decision) across every record it changed, unless one changed since."""
     if not group.isalnum() or not service.group_targets(group):

@@ -3,13 +3,17 @@ row by row, apply, undo; and the API for the same."""
 
 from __future__ import annotations
 
+from typing import Annotated, Any
+
 from flask import Response, abort, flash, jsonify, redirect, request, url_for
 from flask_login import current_user
+from pydantic import Field
 
 from webapp.api import BodyInvalid, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
+from webapp.contract import Ids, Name, RequestModel, accepts
 from webapp.extensions import db, htmx
 from webapp.jobs.models import Run
 from webapp.problems import Unavailable
@@ -154,8 +158,17 @@ def is_id_list(value) -> bool:
     )
 
 
+class EnrichRows(RequestModel):
+    target_column: Name
+    strategy: Name
+    # Each strategy reads its own parameters and says what it needs.
+    params: Annotated[dict[Name, Any], Field(max_length=20)] = {}
+    row_ids: Ids | None = None
+
+
 @api.post("/<int:table_id>/enrich")
 @require_role(Role.editor)
+@accepts(EnrichRows, answers={202: "Queued."}, summary="Fill a column for up to 20 rows.")
 def api_enrich(table_id: int):
     table = table_or_404(table_id)
     body = json_body()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Annotated, Any
 
 from flask import (
     Response,
@@ -17,6 +18,7 @@ from flask import (
     url_for,
 )
 from flask_login import current_user
+from pydantic import Field
 from sqlalchemy.orm import selectinload
 from werkzeug.utils import secure_filename
 
@@ -24,6 +26,7 @@ from webapp.api import json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
+from webapp.contract import Name, Names, Paging, RequestModel, accepts
 from webapp.extensions import db
 from webapp.pagination import Page, page_number, paginate, per_page
 from webapp.problems import Invalid, show_on_form
@@ -426,7 +429,25 @@ def delete(table_id: int):
 # JSON API: the same rules as the pages.
 
 
+class ColumnBody(RequestModel):
+    name: Name
+    type: Name = "text"
+    options: Names = []
+    unit: Name | None = None
+
+
+class NewTable(RequestModel):
+    name: Name
+    columns: Annotated[list[ColumnBody], Field(max_length=200)] = []
+
+
+class NewRows(RequestModel):
+    # Each row's shape and values are the table's to judge: it names row and column.
+    rows: Annotated[list[Any], Field(max_length=10_000)] = []
+
+
 @api.get("")
+@accepts(query=Paging, summary="Research tables, paged.")
 def api_index():
     page, counts = tables_page(page_number(request.args), per_page(request.args, TABLES_PER_PAGE))
     return jsonify(page.as_json("tables", [catalog.to_dict(t, counts[t.id]) for t in page.items]))
@@ -434,6 +455,7 @@ def api_index():
 
 @api.post("")
 @require_role(Role.editor)
+@accepts(NewTable, answers={201: "Created."}, summary="A new table with its columns.")
 def api_create():
     body = json_body()
     table = catalog.create_table(body.get("name"), body.get("columns"), current_user)
@@ -442,12 +464,14 @@ def api_create():
 
 
 @api.get("/<int:table_id>")
+@accepts(summary="One table with its columns and row count.")
 def api_show(table_id: int):
     table = table_or_404(table_id)
     return jsonify(catalog.to_dict(table, catalog.row_counts([table.id])[table.id]))
 
 
 @api.get("/<int:table_id>/rows")
+@accepts(query=Paging, summary="A table's rows, paged.")
 def api_rows(table_id: int):
     table = table_or_404(table_id)
     page = catalog.rows_page(
@@ -464,6 +488,7 @@ def api_rows(table_id: int):
 
 @api.post("/<int:table_id>/rows")
 @require_role(Role.editor)
+@accepts(NewRows, answers={201: "Added."}, summary="Add rows: {column name: value}.")
 def api_add_rows(table_id: int):
     table = table_or_404(table_id)
     row_ids = catalog.add_rows(table, json_body().get("rows"), current_user)
