@@ -42,6 +42,9 @@ def fail(message: str, code: int = 1):
 @with_appcontext
 def serve(host: str, port: int, workers: int | None) -> None:
     """Start Redis (embedded unless REDIS_URL), migrate, then web server and workers."""
+    from sqlalchemy.exc import OperationalError
+
+    from webapp.database import failure_line
     from webapp.serve import Supervisor
 
     settings = current_app.config["FURROW"]
@@ -50,6 +53,8 @@ def serve(host: str, port: int, workers: int | None) -> None:
         code = Supervisor(current_app._get_current_object(), host, port, count).run()
     except ConfigError as exc:
         fail(str(exc), 2)
+    except OperationalError as exc:
+        fail(f"the database is not reachable: {failure_line(exc)}")
     sys.exit(code)
 
 

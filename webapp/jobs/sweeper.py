@@ -17,7 +17,7 @@ from sqlalchemy.exc import OperationalError
 
 from webapp.auth.models import LoginAttempt
 from webapp.config import Settings
-from webapp.database import utcnow
+from webapp.database import failure_line, utcnow
 from webapp.extensions import db
 from webapp.jobs.models import LIVE_STATUSES, Run, RunStatus
 from webapp.jobs.queue import job_queue
@@ -123,7 +123,7 @@ def sweep(now: datetime | None = None) -> SweepReport:
         raise SweepSkipped(f"the job queue is not reachable: {exc}") from exc
     except OperationalError as exc:
         db.session.rollback()
-        raise SweepSkipped(f"the database is not reachable: {exc.orig}") from exc
+        raise SweepSkipped(f"the database is not reachable: {failure_line(exc)}") from exc
 
 
 def _sweep(now: datetime | None) -> SweepReport:
