@@ -185,7 +185,10 @@ class Supervisor:
         died_at = time.monotonic()
         if died_at - self.embedded.started_at > REDIS_STABLE_SECONDS:
             self.redis_tries = 0
-        reason = f"it exited {REDIS_TRIES} times within {REDIS_STABLE_SECONDS:.0f} s of starting"
+        reason = (
+            f"it was restarted {REDIS_TRIES} times in a row and died within "
+            f"{REDIS_STABLE_SECONDS:.0f} s each time"
+        )
         while self.redis_tries < REDIS_TRIES and not self.stopping:
             self.redis_tries += 1
             try:
