@@ -27,7 +27,7 @@ def test_workspace_pages_say_coming_soon(client_as):
 def test_health_check_needs_no_login_and_reports_both_services(client):
     response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.get_json() == {"status": "ok", "database": "ok", "redis": "ok"}
+    assert response.get_json() == {"status": "ok", "down": [], "database": "ok", "redis": "ok"}
 
 
 def test_unknown_pages_are_404_pages_and_json_under_api(client_as):

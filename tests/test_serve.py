@@ -1,6 +1,9 @@
 """`furrow serve` as a person starts it: embedded Redis, migrations, web server and workers."""
 
+import contextlib
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -9,9 +12,14 @@ import psutil
 import pytest
 
 from tests.support.app import wait_for
+from tests.support.kinds import GatedItems, open_gates
 from tests.support.server import embedded_env, start_server
 from tests.support.services import free_port
-from webapp import ROOT
+from webapp import ROOT, create_app
+from webapp.config import load_settings
+from webapp.extensions import db
+from webapp.jobs.models import Run, RunStatus
+from webapp.jobs.queue import enqueue_run, resume_run
 
 pytestmark = pytest.mark.worker
 
@@ -97,3 +105,113 @@ def test_a_second_serve_on_the_same_instance_is_refused_with_one_line(server):
         .startswith("furrow: a Redis server already answers on")
     )
     assert server.get("/healthz")[0] == 200
+
+
+@contextlib.contextmanager
+def app_on(server):
+    """This test's own app on the server's database and embedded Redis, to start and read runs."""
+    env = {**embedded_env(), "FURROW_INSTANCE_PATH": str(server.instance_path)}
+    app = create_app(load_settings(env))
+    with app.app_context():
+        yield app
+        db.session.remove()
+        db.engine.dispose()
+
+
+def reload(run_id: int) -> Run:
+    db.session.expire_all()
+    run = db.session.get(Run, run_id)
+    db.session.commit()
+    return run
+
+
+def gated(gate_dir, count=1, **params) -> Run:
+    return enqueue_run(GatedItems, None, {"count": count, "gate_dir": str(gate_dir), **params})
+
+
+def kill_redis(server) -> int:
+    (redis_server,) = [p for p in server.descendants() if "redis-server" in " ".join(command(p))]
+    redis_server.kill()
+    return redis_server.pid
+
+
+def test_a_killed_redis_is_restarted_and_the_next_run_succeeds(tmp_path):
+    server = start_server(embedded_env(), tmp_path / "instance", workers=1)
+    try:
+        killed = kill_redis(server)
+        line = wait_for(
+            lambda: re.search(r"the embedded Redis exited \(code -9\); restarted .*", server.log())
+        )
+        assert "queue_lost (resumable)" in line.group(0)
+        assert not psutil.pid_exists(killed)  # reaped, not left <defunct>
+        wait_for(lambda: server.get("/healthz")[0] == 200)
+
+        with app_on(server):
+            open_gates(tmp_path, "item-0")
+            run = gated(tmp_path)
+            # The worker reconnected by itself and takes the new job.
+            wait_for(lambda: reload(run.id).status == RunStatus.succeeded, timeout=60)
+        assert server.stop(signal.SIGINT) == 0
+        assert "Traceback" not in server.log()
+    finally:
+        server.stop(signal.SIGKILL)
+
+
+def test_a_run_queued_when_redis_died_is_queue_lost_and_resumes_to_success(tmp_path):
+    server = start_server(embedded_env(), tmp_path / "instance", workers=1)
+    try:
+        with app_on(server):
+            (tmp_path / "busy").mkdir()
+            (tmp_path / "waiting").mkdir()
+            busy = gated(tmp_path / "busy", wait_seconds=120)  # holds the only worker
+            wait_for(lambda: reload(busy.id).status == RunStatus.running)
+            waiting = gated(tmp_path / "waiting", count=2)
+
+            kill_redis(server)
+            lost = wait_for(
+                lambda: reload(waiting.id).status == RunStatus.failed and reload(waiting.id)
+            )
+            assert lost.error_code == "queue_lost" and lost.can_resume
+            assert lost.error_message.startswith("Its job was lost from the job queue")
+            assert (
+                f"run #{waiting.id} lost its queued job; marked failed (queue_lost" in server.log()
+            )
+
+            # The run that was running when Redis died carries on to its end.
+            open_gates(tmp_path / "busy", "item-0")
+            wait_for(lambda: reload(busy.id).status == RunStatus.succeeded, timeout=60)
+
+            resume_run(lost)
+            open_gates(tmp_path / "waiting", "item-0", "item-1")
+            resumed = wait_for(
+                lambda: reload(waiting.id).status == RunStatus.succeeded and reload(waiting.id),
+                timeout=60,
+            )
+            assert resumed.done == 2 and resumed.attempt == 2
+    finally:
+        server.stop(signal.SIGKILL)
+
+
+def test_serve_stops_with_one_clear_line_when_redis_cannot_come_back(tmp_path):
+    instance = tmp_path / "instance"
+    env = {
+        **embedded_env(),
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'furrow.db'}",
+        "SECRET_KEY": "x" * 32,
+    }
+    server = start_server(env, instance, workers=1)
+    try:
+        with open(server.log_path, errors="replace") as log:
+            # Without its folder the embedded Redis has nowhere to put its socket and log.
+            shutil.rmtree(instance)
+            kill_redis(server)
+            assert server.process.wait(60) == 1
+            output = log.read()
+        assert re.search(
+            r"furrow: the embedded Redis exited \(code -9\) and could not be restarted "
+            r"\(.+\); stopping\.",
+            output,
+        )
+        assert "Traceback" not in output
+    finally:
+        server.stop(signal.SIGKILL)

@@ -42,6 +42,9 @@ def fail(message: str, code: int = 1):
 @with_appcontext
 def serve(host: str, port: int, workers: int | None) -> None:
     """Start Redis (embedded unless REDIS_URL), migrate, then web server and workers."""
+    from sqlalchemy.exc import OperationalError
+
+    from webapp.database import failure_line
     from webapp.serve import Supervisor
 
     settings = current_app.config["FURROW"]
@@ -50,6 +53,8 @@ def serve(host: str, port: int, workers: int | None) -> None:
         code = Supervisor(current_app._get_current_object(), host, port, count).run()
     except ConfigError as exc:
         fail(str(exc), 2)
+    except OperationalError as exc:
+        fail(f"the database is not reachable: {failure_line(exc)}")
     sys.exit(code)
 
 
@@ -64,15 +69,20 @@ def worker(burst: bool) -> None:
     settings = current_app.config["FURROW"]
     # No socket timeout here: the worker blocks on the queue for long stretches.
     connection = redis.Redis.from_url(settings.effective_redis_url, socket_connect_timeout=5)
+    where = settings.redis_url or f"the embedded Redis at {settings.embedded_redis_socket}"
     try:
         connection.ping()
     except redis.RedisError as exc:
-        where = settings.redis_url or f"the embedded Redis at {settings.embedded_redis_socket}"
         fail(f"cannot reach {where}: {exc} (set REDIS_URL, or start `furrow serve`)")
     name = f"furrow-{socket.gethostname()}-{os.getpid()}"
-    Worker([settings.queue_name], connection=connection, name=name).work(
-        burst=burst, logging_level="INFO", with_scheduler=False
-    )
+    try:
+        Worker([settings.queue_name], connection=connection, name=name).work(
+            burst=burst, logging_level="INFO", with_scheduler=False
+        )
+    except redis.RedisError as exc:
+        # RQ retries a lost connection while it waits for jobs; what can still fail here is its
+        # sign-off when stopped while Redis is gone.
+        fail(f"stopped without reaching {where}: {exc}")
 
 
 @click.command("sweep")
@@ -84,20 +94,21 @@ def sweep_command(every: float | None, once: bool) -> None:
 
     `furrow serve` does this itself; run it as its own service when web and workers are separate.
     """
-    import redis
-
-    from webapp.jobs.sweeper import sweep
+    from webapp.jobs.sweeper import SweepSkipped, sweep
 
     interval = every or current_app.config["FURROW"].sweep_seconds
     while True:
         try:
             report = sweep()
-            if report.lost or report.hard_cancelled:
-                click.echo(f"lost: {report.lost} hard-cancelled: {report.hard_cancelled}")
-        except redis.RedisError as exc:
+            if report.lost or report.queue_lost or report.hard_cancelled:
+                click.echo(
+                    f"lost: {report.lost} queue_lost: {report.queue_lost} "
+                    f"hard-cancelled: {report.hard_cancelled}"
+                )
+        except SweepSkipped as exc:
             if once:
-                fail(f"the job queue is not reachable: {exc}")
-            click.echo(f"furrow: sweep skipped, the job queue is not reachable: {exc}", err=True)
+                fail(str(exc))
+            click.echo(f"furrow: sweep skipped, {exc}", err=True)
         if once:
             return
         time.sleep(interval)

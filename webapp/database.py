@@ -10,12 +10,20 @@ from typing import Any
 
 from sqlalchemy import JSON, ColumnElement, DateTime, Engine, Integer, Table, any_, bindparam, event
 from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 from sqlalchemy.types import TypeDecorator
 
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def failure_line(exc: DBAPIError) -> str:
+    """The driver's first line about a failure, for a log or a message (psycopg adds hints and
+    SQLAlchemy a link on the lines after it)."""
+    text = str(exc.orig if exc.orig is not None else exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 class UTCDateTime(TypeDecorator[datetime]):

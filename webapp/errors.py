@@ -1,19 +1,25 @@
 """Error pages people can act on, and JSON errors for the API; never a traceback.
 
 An Invalid answers 422 and an Unavailable 503 wherever it is raised, so API views only parse,
-call and answer; pages that can show the problems on their form catch them first."""
+call and answer; pages that can show the problems on their form catch them first. A database
+that cannot be reached answers 503 too: the pool pings each connection before use, so requests
+work again as soon as it is back."""
 
 from __future__ import annotations
 
+import contextlib
 from urllib.parse import urlsplit
 
-from flask import Flask, current_app, redirect, render_template, request, url_for
+from flask import Flask, current_app, g, redirect, render_template, request, url_for
+from flask_login import current_user
 from flask_wtf.csrf import CSRFError
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException
 
 from webapp.api import api_error
 from webapp.auth.access import is_api_request
 from webapp.auth.accounts import has_users
+from webapp.database import failure_line
 from webapp.extensions import db
 from webapp.problems import Invalid, Unavailable
 
@@ -44,6 +50,13 @@ HINTS = {
 }
 
 
+DATABASE_DOWN = (
+    "The database cannot be used right now (it is not reachable or busy). Try again in a moment."
+)
+# What SQLAlchemy raises for a database it cannot connect to or lost the connection to.
+DATABASE_DOWN_ERRORS = (OperationalError, InterfaceError)
+
+
 def _respond(status: int, message: str, code: str | None = None, details: dict | None = None):
     code = code or CODES.get(status, "error")
     if is_api_request() or (
@@ -51,9 +64,21 @@ def _respond(status: int, message: str, code: str | None = None, details: dict |
         and not request.headers.get("HX-Request")
     ):
         return api_error(status, code, message, details)
+    _load_user_or_sign_out()
     return render_template(
         "errors/error.html", status=status, message=message, hint=HINTS.get(status, "")
     ), status
+
+
+def _load_user_or_sign_out() -> None:
+    """Every page loads the signed-in user for its header; when the database cannot say who
+    that is, the error page is shown as to someone signed out rather than failing itself."""
+    try:
+        current_user.is_authenticated  # noqa: B018 - loads the user into flask-login's g slot
+    except DATABASE_DOWN_ERRORS:
+        with contextlib.suppress(DBAPIError):
+            db.session.rollback()
+        g._login_user = current_app.login_manager.anonymous_user()
 
 
 def _local_path(url: str) -> str:
@@ -64,7 +89,11 @@ def _local_path(url: str) -> str:
 def handle_http_error(exc: HTTPException):
     status = exc.code or 500
     if status == 401 and not is_api_request():
-        if not has_users():
+        try:
+            first_run = not has_users()
+        except DATABASE_DOWN_ERRORS as db_error:
+            return handle_database_error(db_error)
+        if first_run:
             target = url_for("auth.first_admin")
         else:
             came_from = request.headers.get("HX-Current-URL") or request.full_path
@@ -100,6 +129,15 @@ def handle_unavailable(exc: Unavailable):
     return _respond(503, str(exc), exc.code)
 
 
+def handle_database_error(exc: DBAPIError):
+    current_app.logger.warning(
+        "database not usable on %s %s: %s", request.method, request.path, failure_line(exc)
+    )
+    with contextlib.suppress(DBAPIError):
+        db.session.rollback()
+    return _respond(503, DATABASE_DOWN, "database_unavailable")
+
+
 def handle_unexpected(exc: Exception):
     current_app.logger.exception("unhandled error on %s %s", request.method, request.path)
     db.session.rollback()
@@ -111,4 +149,6 @@ def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(HTTPException, handle_http_error)
     app.register_error_handler(Invalid, handle_invalid)
     app.register_error_handler(Unavailable, handle_unavailable)
+    for error in DATABASE_DOWN_ERRORS:
+        app.register_error_handler(error, handle_database_error)
     app.register_error_handler(Exception, handle_unexpected)

@@ -10,14 +10,13 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-import redis
 from flask import Flask
 from flask_migrate import upgrade
 
-from webapp.config import Settings
+from webapp.config import ConfigError, Settings
 from webapp.jobs.embedded_redis import EmbeddedRedis
 from webapp.jobs.processes import die_with_parent
-from webapp.jobs.sweeper import sweep
+from webapp.jobs.sweeper import SweepSkipped, sweep
 
 log = logging.getLogger("furrow.serve")
 
@@ -26,6 +25,11 @@ QUICK_DEATH_SECONDS = 5.0
 RESTART_PAUSE_SECONDS = 5.0
 WARM_STOP_SECONDS = 10.0
 COLD_STOP_SECONDS = 5.0
+# The embedded Redis gets this many starts in a row to come back; one that stayed up for
+# REDIS_STABLE_SECONDS since its last start has the full count again.
+REDIS_TRIES = 3
+REDIS_RETRY_PAUSE_SECONDS = 1.0
+REDIS_STABLE_SECONDS = 60.0
 
 
 @dataclass
@@ -72,6 +76,7 @@ class Supervisor:
         self.host, self.port = host, port
         self.stopping = False
         self.embedded: EmbeddedRedis | None = None
+        self.redis_tries = 0
         python = sys.executable
         self.web = Child(
             "web",
@@ -145,6 +150,8 @@ class Supervisor:
                 code = self.web.process.returncode if self.web.process else -1
                 print(f"furrow: the web server exited (code {code}); stopping.", flush=True)
                 return 1
+            if self.embedded is not None and not self._keep_redis():
+                return 1
             self._restart_dead_workers(env)
             if time.monotonic() >= next_sweep:
                 self._sweep()
@@ -166,15 +173,62 @@ class Supervisor:
                 child.restarts += 1
                 child.start(env)
 
+    def _keep_redis(self) -> bool:
+        """Restart the embedded Redis if it died (reaping it); False when it cannot come back.
+
+        Its jobs died with it: the sweep right after the restart marks the runs that were
+        queued as queue_lost, and workers reconnect by themselves (RQ retries its connection).
+        """
+        code = self.embedded.exit_code()
+        if code is None:
+            return True
+        died_at = time.monotonic()
+        if died_at - self.embedded.started_at > REDIS_STABLE_SECONDS:
+            self.redis_tries = 0
+        reason = (
+            f"it was restarted {REDIS_TRIES} times in a row and died within "
+            f"{REDIS_STABLE_SECONDS:.0f} s each time"
+        )
+        while self.redis_tries < REDIS_TRIES and not self.stopping:
+            self.redis_tries += 1
+            try:
+                self.embedded.start()
+            except ConfigError as exc:
+                reason = str(exc)
+                time.sleep(REDIS_RETRY_PAUSE_SECONDS)
+                continue
+            print(
+                f"furrow: the embedded Redis exited (code {code}); restarted it in "
+                f"{time.monotonic() - died_at:.2f} s. Its queued jobs are gone: their runs are "
+                "marked queue_lost (resumable).",
+                flush=True,
+            )
+            self._sweep()
+            return True
+        if self.stopping:
+            return True
+        print(
+            f"furrow: the embedded Redis exited (code {code}) and could not be restarted "
+            f"({reason}); stopping.",
+            flush=True,
+        )
+        return False
+
     def _sweep(self) -> None:
         with self.app.app_context():
             try:
                 report = sweep()
-            except redis.RedisError as exc:
-                log.warning("sweep skipped, the job queue is not reachable: %s", exc)
+            except SweepSkipped as exc:
+                log.warning("sweep skipped, %s", exc)
                 return
         for run_id in report.lost:
             print(f"furrow: run #{run_id} lost its worker; marked failed (resumable).", flush=True)
+        for run_id in report.queue_lost:
+            print(
+                f"furrow: run #{run_id} lost its queued job; marked failed "
+                "(queue_lost, resumable).",
+                flush=True,
+            )
 
     def shutdown(self) -> None:
         """Web and workers first (workers finish or abandon their item), then Redis."""

@@ -138,6 +138,7 @@ def test_redis_down_at_enqueue_is_a_clear_error_and_a_failed_run(app, client_as)
         assert api.get_json()["error"]["code"] == "queue_unavailable"
         health = client.get("/healthz")
         assert health.status_code == 503 and health.get_json()["redis"].startswith("error")
+        assert health.get_json()["down"] == ["redis"]
     finally:
         app.extensions["furrow.jobs"] = saved
     runs = db.session.scalars(select(Run)).all()

@@ -26,9 +26,9 @@ def test_cli_sweep_once_reports_a_lost_run_and_fails_clearly_without_redis(
     run = queued_run()
     swept = furrow(services, "sweep", "--once")
     assert swept.returncode == 0, swept.stderr
-    assert swept.stdout.strip() == f"lost: [{run.id}] hard-cancelled: []"
+    assert swept.stdout.strip() == f"lost: [] queue_lost: [{run.id}] hard-cancelled: []"
     db.session.expire_all()
-    assert db.session.get(Run, run.id).error_code == "worker_lost"
+    assert db.session.get(Run, run.id).error_code == "queue_lost"
 
     queued_run()  # a live run makes the sweeper ask Redis about its job
     down = furrow(services, "sweep", "--once", REDIS_URL="unix:///nonexistent/redis.sock")

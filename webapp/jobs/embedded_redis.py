@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from webapp.config import ConfigError
 from webapp.jobs.processes import die_with_parent
@@ -39,16 +41,24 @@ class EmbeddedRedis:
         self.socket_path = socket_path
         self.log_path = socket_path.with_suffix(".log")
         self.process: subprocess.Popen[bytes] | None = None
+        self.started_at = 0.0
 
     @property
     def url(self) -> str:
         return f"unix://{self.socket_path}"
 
+    def exit_code(self) -> int | None:
+        """The server's exit code once it has died (reaping it), None while it runs."""
+        return self.process.poll() if self.process is not None else None
+
     def is_answering(self) -> bool:
         if not self.socket_path.exists():
             return False
+        # One attempt: redis-py's default retries would take seconds to say "no".
+        client = redis.Redis(
+            unix_socket_path=str(self.socket_path), socket_timeout=1, retry=Retry(NoBackoff(), 0)
+        )
         try:
-            client = redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=1)
             return bool(client.ping())
         except redis.RedisError:
             return False
@@ -99,6 +109,7 @@ class EmbeddedRedis:
                     f"see {self.log_path}"
                 )
             if self.is_answering():
+                self.started_at = time.monotonic()
                 return
             time.sleep(0.05)
         self.stop()

@@ -13,10 +13,11 @@ from rq.command import send_stop_job_command
 from rq.exceptions import InvalidJobOperation, NoSuchJobError
 from rq.job import Job, JobStatus
 from sqlalchemy import delete, select, update
+from sqlalchemy.exc import OperationalError
 
 from webapp.auth.models import LoginAttempt
 from webapp.config import Settings
-from webapp.database import utcnow
+from webapp.database import failure_line, utcnow
 from webapp.extensions import db
 from webapp.jobs.models import LIVE_STATUSES, Run, RunStatus
 from webapp.jobs.queue import job_queue
@@ -29,27 +30,64 @@ LOGIN_ATTEMPTS_KEPT = timedelta(days=1)
 DEAD_JOB_STATUSES = {JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED}
 
 
+class SweepSkipped(RuntimeError):
+    """The job queue or the database could not be asked; the message says which."""
+
+
 @dataclass
 class SweepReport:
     lost: list[int] = field(default_factory=list)
+    queue_lost: list[int] = field(default_factory=list)
     hard_cancelled: list[int] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Lost:
+    """Why a live run can no longer finish: its error code and the words the run page shows."""
+
+    code: str
+    reason: str
+
+
+QUEUE_LOST = Lost(
+    "queue_lost",
+    "Its job was lost from the job queue (Redis restarted) before a worker took it. "
+    "Resume it to queue it again.",
+)
+
+
 def lost_reason(
-    run: Run, job_status: JobStatus | None, now: datetime, settings: Settings
-) -> str | None:
-    """Why a live run can no longer finish, or None while it still can."""
+    run: Run,
+    job_status: JobStatus | None,
+    now: datetime,
+    settings: Settings,
+    queue_started_at: datetime | None = None,
+) -> Lost | None:
+    """Why a live run can no longer finish, or None while it still can.
+
+    A queued run without its job is lost once the enqueue grace has passed, or at once when it
+    was queued before the Redis server started: a restarted Redis holds no job older than itself.
+    """
     if run.status == RunStatus.queued:
-        if job_status is None and now - run.queued_at > ENQUEUE_GRACE:
-            return "Its job is no longer on the queue (was Redis restarted?)."
+        before_restart = queue_started_at is not None and run.queued_at < queue_started_at
+        if job_status is None and (before_restart or now - run.queued_at > ENQUEUE_GRACE):
+            return QUEUE_LOST
         return None
     if job_status in DEAD_JOB_STATUSES:
-        return f"Its job ended as {job_status.value} without finishing the run."
+        reason = f"Its job ended as {job_status.value} without finishing the run."
+        return Lost("worker_lost", reason)
     last_sign = run.heartbeat_at or run.started_at or run.queued_at
     stale_for = (now - last_sign).total_seconds()
     if stale_for > settings.lost_after_seconds:
-        return f"Its worker stopped answering {stale_for:.0f} s ago (killed or crashed)."
+        reason = f"Its worker stopped answering {stale_for:.0f} s ago (killed or crashed)."
+        return Lost("worker_lost", reason)
     return None
+
+
+def queue_started_at(connection: redis.Redis) -> datetime:
+    """When the Redis server started (to the second), by its own uptime."""
+    uptime = connection.info("server")["uptime_in_seconds"]
+    return utcnow() - timedelta(seconds=uptime)
 
 
 def _job_status(connection: redis.Redis, job_id: str | None) -> JobStatus | None:
@@ -78,13 +116,24 @@ def _hard_stop(connection: redis.Redis, run: Run) -> None:
 
 
 def sweep(now: datetime | None = None) -> SweepReport:
-    """One pass over live runs. Raises redis.RedisError when the queue cannot be asked."""
+    """One pass over live runs. Raises SweepSkipped when Redis or the database is unreachable."""
+    try:
+        return _sweep(now)
+    except redis.RedisError as exc:
+        raise SweepSkipped(f"the job queue is not reachable: {exc}") from exc
+    except OperationalError as exc:
+        db.session.rollback()
+        raise SweepSkipped(f"the database is not reachable: {failure_line(exc)}") from exc
+
+
+def _sweep(now: datetime | None) -> SweepReport:
     settings: Settings = current_app.config["FURROW"]
     now = now or utcnow()
     connection = job_queue().redis
     report = SweepReport()
     live = db.session.scalars(select(Run).where(Run.status.in_(LIVE_STATUSES))).all()
     db.session.commit()
+    restarted_at = queue_started_at(connection) if live else None
     for run in live:
         overdue_cancel = (
             run.status == RunStatus.running
@@ -96,14 +145,14 @@ def sweep(now: datetime | None = None) -> SweepReport:
             if _mark(run.id, RunStatus.cancelled, {"message": "Cancelled (stopped mid-item)."}):
                 report.hard_cancelled.append(run.id)
             continue
-        reason = lost_reason(run, _job_status(connection, run.rq_job_id), now, settings)
-        if reason and _mark(
+        lost = lost_reason(run, _job_status(connection, run.rq_job_id), now, settings, restarted_at)
+        if lost and _mark(
             run.id,
             RunStatus.failed,
-            {"error_code": "worker_lost", "error_message": reason, "message": reason},
+            {"error_code": lost.code, "error_message": lost.reason, "message": lost.reason},
         ):
-            log.warning("run %s marked lost: %s", run.id, reason)
-            report.lost.append(run.id)
+            log.warning("run %s marked %s: %s", run.id, lost.code, lost.reason)
+            (report.queue_lost if lost is QUEUE_LOST else report.lost).append(run.id)
     db.session.execute(delete(LoginAttempt).where(LoginAttempt.at < now - LOGIN_ATTEMPTS_KEPT))
     db.session.commit()
     return report

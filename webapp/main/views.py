@@ -50,5 +50,5 @@ def healthz():
         checks["redis"] = "ok"
     except redis.RedisError as exc:
         checks["redis"] = f"error: {type(exc).__name__}"
-    healthy = all(value == "ok" for value in checks.values())
-    return jsonify(status="ok" if healthy else "degraded", **checks), 200 if healthy else 503
+    down = [name for name, value in checks.items() if value != "ok"]
+    return jsonify(status="degraded" if down else "ok", down=down, **checks), 503 if down else 200
