@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import abort, flash, jsonify, redirect, render_template, request, url_for
+from flask import abort, current_app, flash, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user, login_user, logout_user
 
 from webapp.auth import api, bp
@@ -102,8 +102,11 @@ def login():
 
 @bp.route("/logout", methods=["POST"])
 def logout():
+    """Sign out everywhere: a copied session or remember cookie must not outlive it."""
+    current_user.end_sessions()
+    db.session.commit()
     logout_user()
-    flash("You are signed out.", "info")
+    flash("You are signed out, in this browser and everywhere else.", "info")
     return redirect(url_for("auth.login"))
 
 
@@ -131,8 +134,10 @@ def change_password():
     form = ChangePasswordForm()
     if form.validate_on_submit():
         if current_user.check_password(form.current.data):
-            current_user.set_password(form.password.data)
+            remembered = current_app.config["REMEMBER_COOKIE_NAME"] in request.cookies
+            current_user.set_password(form.password.data)  # ends every session…
             db.session.commit()
+            login_user(current_user, remember=remembered)  # …but this one goes on
             flash("Your password is changed.", "success")
             return redirect(url_for("auth.account"))
         form.current.errors.append("That is not your current password.")
