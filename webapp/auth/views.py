@@ -12,10 +12,9 @@ from webapp.auth import api, bp
 from webapp.auth.access import public
 from webapp.auth.accounts import (
     AccountError,
+    claim_login_attempt,
     create_user,
     has_users,
-    login_wait_seconds,
-    record_login_attempt,
 )
 from webapp.auth.forms import (
     ChangePasswordForm,
@@ -75,9 +74,8 @@ def login():
     form = LoginForm()
     status = 200
     if form.validate_on_submit():
-        remote = request.remote_addr or "unknown"
-        wait = login_wait_seconds(form.email.data, remote)
-        if wait:
+        attempt, wait = claim_login_attempt(form.email.data, request.remote_addr or "unknown")
+        if attempt is None:
             minutes = max(1, round(wait / 60))
             form.form_errors.append(
                 f"Too many failed sign-ins. Try again in about {minutes} minute(s)."
@@ -85,14 +83,12 @@ def login():
             status = 429
         else:
             user = User.by_email(form.email.data)
-            ok = user is not None and user.active and user.check_password(form.password.data)
-            record_login_attempt(form.email.data, remote, ok)
-            if ok:
+            if user is not None and user.active and user.check_password(form.password.data):
+                attempt.succeeded = True
                 user.last_login_at = utcnow()
                 db.session.commit()
                 login_user(user, remember=form.remember.data)
                 return redirect(safe_next(request.args.get("next")))
-            db.session.commit()
             form.form_errors.append("Email or password is wrong, or the account is disabled.")
             status = 422
     elif form.errors:
