@@ -5,8 +5,8 @@ from __future__ import annotations
 from email_validator import EmailNotValidError, validate_email
 from sqlalchemy import func, select, text
 
-from webapp.auth.forms import MIN_PASSWORD
 from webapp.auth.models import LoginAttempt, User
+from webapp.auth.passwords import password_problem
 from webapp.auth.roles import Role
 from webapp.auth.throttle import PER_ACCOUNT, PER_ADDRESS, seconds_to_wait
 from webapp.database import utcnow
@@ -32,8 +32,9 @@ def create_user(email: str, password: str, role: Role, name: str = "") -> User:
         email = validate_email(email.strip(), check_deliverability=False).normalized.lower()
     except EmailNotValidError as exc:
         raise AccountError(f"{email!r} is not an email address: {exc}") from None
-    if len(password) < MIN_PASSWORD:
-        raise AccountError(f"The password needs at least {MIN_PASSWORD} characters.")
+    problem = password_problem(password)
+    if problem:
+        raise AccountError(f"Password: {problem}")
     if User.by_email(email) is not None:
         raise AccountError(f"There is already an account for {email}.")
     user = User(email=email, name=name.strip(), role_name=role.name)
