@@ -12,6 +12,7 @@ from webapp.auth.throttle import PER_ACCOUNT, PER_ADDRESS, seconds_to_wait
 from webapp.database import utcnow
 from webapp.extensions import db
 from webapp.problems import Invalid
+from webapp.text import control_character_problem
 
 # The first key of PostgreSQL advisory locks on login keys, apart from any other use.
 LOGIN_LOCK_SPACE = 4711
@@ -32,8 +33,9 @@ def create_user(email: str, password: str, role: Role, name: str = "") -> User:
         email = validate_email(email.strip(), check_deliverability=False).normalized.lower()
     except EmailNotValidError as exc:
         raise AccountError(f"{email!r} is not an email address: {exc}") from None
-    problem = password_problem(password)
-    if problem:
+    if problem := control_character_problem(name):
+        raise AccountError(f"Name: {problem}")
+    if problem := password_problem(password):
         raise AccountError(f"Password: {problem}")
     if User.by_email(email) is not None:
         raise AccountError(f"There is already an account for {email}.")
