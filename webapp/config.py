@@ -60,6 +60,7 @@ class Settings:
             "WTF_CSRF_TIME_LIMIT": None,
             "SESSION_COOKIE_HTTPONLY": True,
             "SESSION_COOKIE_SECURE": self.secure_cookies,
+            "REMEMBER_COOKIE_NAME": "remember_token",
             "REMEMBER_COOKIE_SECURE": self.secure_cookies,
             "SESSION_COOKIE_SAMESITE": "Lax",
             "REMEMBER_COOKIE_SAMESITE": "Lax",

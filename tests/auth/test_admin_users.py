@@ -51,7 +51,7 @@ def test_a_too_short_reset_password_is_refused_with_a_message(admin_client, make
     response = admin_client.submit(
         f"/admin/users/{person.id}/password", {"password": "short"}, follow_redirects=True
     )
-    assert f"Password for {person.email}: Use at least 10 characters." in response.get_data(
+    assert f"Password for {person.email}: Use at least 12 characters." in response.get_data(
         as_text=True
     )
 

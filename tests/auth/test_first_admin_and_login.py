@@ -37,7 +37,7 @@ def test_setup_errors_rerender_with_messages_and_keep_input(client):
     )
     page = response.get_data(as_text=True)
     assert response.status_code == 422
-    assert "at least 10 characters" in page
+    assert "at least 12 characters" in page
     assert "The passwords differ." in page
     assert 'value="ada@example.org"' in page
     assert db.session.query(User).count() == 0

@@ -21,7 +21,7 @@ def test_first_administrator_then_sign_out_and_in(page: Page):
     page.get_by_label("Password", exact=True).fill("short")
     page.get_by_label("Repeat password").fill("short")
     page.get_by_role("button", name="Create administrator").click()
-    expect(page.get_by_text("Use at least 10 characters.")).to_be_visible()
+    expect(page.get_by_text("Use at least 12 characters.")).to_be_visible()
     screenshot(page, "setup-error")
 
     page.get_by_label("Password", exact=True).fill(PASSWORD)

@@ -49,18 +49,13 @@ def bearer_token() -> str | None:
     return None
 
 
-@login_manager.user_loader
-def load_user(user_id: str):
-    user = db.session.get(User, int(user_id)) if user_id.isdigit() else None
-    return user if user is not None and user.active else None
+def uses_bearer_token() -> bool:
+    return is_api_request() and bearer_token() is not None
 
 
-@login_manager.request_loader
-def load_user_from_token(_request):
-    secret = bearer_token()
-    if secret is None or not is_api_request():
-        return None
-    token = ApiToken.find_active(secret)
+def token_user() -> User | None:
+    """The user of this request's bearer token, if the token is active."""
+    token = ApiToken.find_active(bearer_token() or "")
     if token is None:
         return None
     now = utcnow()
@@ -69,6 +64,24 @@ def load_user_from_token(_request):
         token.last_used_at = now
         db.session.commit()
     return token.user
+
+
+@login_manager.user_loader
+def load_user(user_id: str):
+    """The session's (or remember cookie's) user while its session generation is current."""
+    if uses_bearer_token():
+        # A request that carries a bearer token is that token's alone, whatever its cookies.
+        return token_user()
+    key, _, generation = user_id.partition("-")
+    user = db.session.get(User, int(key)) if key.isdigit() else None
+    if user is None or not user.active or str(user.session_generation) != generation:
+        return None
+    return user
+
+
+@login_manager.request_loader
+def load_user_from_token(_request):
+    return token_user() if uses_bearer_token() else None
 
 
 def is_api_request() -> bool:
@@ -85,11 +98,12 @@ def enforce_login_and_csrf() -> None:
             csrf.protect()
         return
     if not current_user.is_authenticated:
+        if uses_bearer_token():
+            abort(401, description="The bearer token is unknown, revoked, or its account disabled.")
         if is_api_request():
             abort(401, description="Sign in or send Authorization: Bearer <token>.")
         abort(401)
-    # A bearer token is not sent by browsers on their own, so cross-site forgery cannot use it.
-    if request.method not in ("GET", "HEAD", "OPTIONS") and not (
-        is_api_request() and bearer_token()
-    ):
+    # A bearer token is not sent by browsers on their own, so cross-site forgery cannot use it;
+    # an authenticated request that carries one was authenticated by it alone (load_user).
+    if request.method not in ("GET", "HEAD", "OPTIONS") and not uses_bearer_token():
         csrf.protect()

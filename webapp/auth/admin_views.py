@@ -87,7 +87,9 @@ def set_role(user_id: int):
     def change():
         if new_role != Role.admin:
             ensure_not_last_admin(user)
-        user.role = new_role
+        if user.role != new_role:
+            user.role = new_role
+            user.end_sessions()
 
     return change_and_report(change, f"{user.email} is now {new_role.name}.")
 
@@ -102,6 +104,7 @@ def toggle_active(user_id: int):
         if user.active:
             ensure_not_last_admin(user)
         user.active = not user.active
+        user.end_sessions()
 
     state = "enabled" if not user.active else "disabled"
     return change_and_report(change, f"{user.email} is {state}.")

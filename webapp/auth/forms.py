@@ -3,22 +3,23 @@
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, EmailField, PasswordField, SelectField, StringField
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import Email, EqualTo, InputRequired, Length, Optional
+from wtforms.validators import Email, EqualTo, InputRequired, Length, Optional, ValidationError
 
+from webapp.auth.passwords import MIN_PASSWORD, password_problem
 from webapp.auth.roles import ROLE_NAMES
 
-MIN_PASSWORD = 10
+
+def usable_password(_form, field) -> None:
+    problem = password_problem(field.data or "")
+    if problem:
+        raise ValidationError(problem)
 
 
 def new_password_field(label: str = "Password") -> PasswordField:
     return PasswordField(
         label,
-        validators=[
-            InputRequired(),
-            Length(min=MIN_PASSWORD, message=f"Use at least {MIN_PASSWORD} characters."),
-            Length(max=200),
-        ],
-        description=f"At least {MIN_PASSWORD} characters.",
+        validators=[InputRequired(), Length(max=200), usable_password],
+        description=f"At least {MIN_PASSWORD} characters, and not a common password.",
     )
 
 

@@ -29,6 +29,8 @@ class User(UserMixin, db.Model):
     active: Mapped[bool] = mapped_column(default=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     last_login_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # Part of every session's and remember cookie's user id: raising it ends them all.
+    session_generation: Mapped[int] = mapped_column(default=0, server_default="0")
 
     tokens: Mapped[list[ApiToken]] = relationship(
         back_populates="user", cascade="all, delete-orphan", order_by="ApiToken.created_at.desc()"
@@ -50,8 +52,17 @@ class User(UserMixin, db.Model):
     def display_name(self) -> str:
         return self.name or self.email
 
+    def get_id(self) -> str:
+        """What Flask-Login keeps in the session and the remember cookie."""
+        return f"{self.id}-{self.session_generation}"
+
+    def end_sessions(self) -> None:
+        """Every session and remember cookie issued so far stops working."""
+        self.session_generation = (self.session_generation or 0) + 1
+
     def set_password(self, password: str) -> None:
         self.password_hash = generate_password_hash(password)
+        self.end_sessions()
 
     def check_password(self, password: str) -> bool:
         return check_password_hash(self.password_hash, password)

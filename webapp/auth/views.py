@@ -5,17 +5,16 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import abort, flash, jsonify, redirect, render_template, request, url_for
+from flask import abort, current_app, flash, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user, login_user, logout_user
 
 from webapp.auth import api, bp
 from webapp.auth.access import public
 from webapp.auth.accounts import (
     AccountError,
+    claim_login_attempt,
     create_user,
     has_users,
-    login_wait_seconds,
-    record_login_attempt,
 )
 from webapp.auth.forms import (
     ChangePasswordForm,
@@ -76,9 +75,8 @@ def login():
     form = LoginForm()
     status = 200
     if form.validate_on_submit():
-        remote = request.remote_addr or "unknown"
-        wait = login_wait_seconds(form.email.data, remote)
-        if wait:
+        attempt, wait = claim_login_attempt(form.email.data, request.remote_addr or "unknown")
+        if attempt is None:
             minutes = max(1, round(wait / 60))
             form.form_errors.append(
                 f"Too many failed sign-ins. Try again in about {minutes} minute(s)."
@@ -86,14 +84,12 @@ def login():
             status = 429
         else:
             user = User.by_email(form.email.data)
-            ok = user is not None and user.active and user.check_password(form.password.data)
-            record_login_attempt(form.email.data, remote, ok)
-            if ok:
+            if user is not None and user.active and user.check_password(form.password.data):
+                attempt.succeeded = True
                 user.last_login_at = utcnow()
                 db.session.commit()
                 login_user(user, remember=form.remember.data)
                 return redirect(safe_next(request.args.get("next")))
-            db.session.commit()
             form.form_errors.append("Email or password is wrong, or the account is disabled.")
             status = 422
     elif form.errors:
@@ -103,8 +99,11 @@ def login():
 
 @bp.route("/logout", methods=["POST"])
 def logout():
+    """Sign out everywhere: a copied session or remember cookie must not outlive it."""
+    current_user.end_sessions()
+    db.session.commit()
     logout_user()
-    flash("You are signed out.", "info")
+    flash("You are signed out, in this browser and everywhere else.", "info")
     return redirect(url_for("auth.login"))
 
 
@@ -132,8 +131,10 @@ def change_password():
     form = ChangePasswordForm()
     if form.validate_on_submit():
         if current_user.check_password(form.current.data):
-            current_user.set_password(form.password.data)
+            remembered = current_app.config["REMEMBER_COOKIE_NAME"] in request.cookies
+            current_user.set_password(form.password.data)  # ends every session…
             db.session.commit()
+            login_user(current_user, remember=remembered)  # …but this one goes on
             flash("Your password is changed.", "success")
             return redirect(url_for("auth.account"))
         form.current.errors.append("That is not your current password.")

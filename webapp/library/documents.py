@@ -12,6 +12,7 @@ from webapp.auth.models import User
 from webapp.extensions import db
 from webapp.library.extract import extract, split_passages
 from webapp.library.models import Document, PassageRecord
+from webapp.text import control_character_problem
 from webapp.uploads import UploadRefused, read_bytes
 
 PER_PAGE = 25
@@ -37,6 +38,8 @@ def add_document(filename: str, data: bytes, title: str | None, user: User | Non
     title = (title or "").strip()
     if len(title) > TITLE_MAX:
         raise UploadRefused("title_too_long", f"Use a title of at most {TITLE_MAX} characters.")
+    if problem := control_character_problem(title):
+        raise UploadRefused("title_malformed", f"Title: {problem}")
     title = title or extracted.filename[:TITLE_MAX]
     document = Document(
         title=title,

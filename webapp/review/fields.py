@@ -24,6 +24,7 @@ from typing import Any
 from webapp.numbers import NumberInvalid, parse_number
 from webapp.problems import Invalid
 from webapp.review.vocabulary import Issue, Severity, shown_value
+from webapp.text import control_character_problem
 from webapp.units import UnitMismatch, find_quantity
 
 
@@ -165,6 +166,9 @@ class FieldSpec:
             raise FieldProblem("value_missing", self.required)
         if self.max_length is not None and len(text) > self.max_length:
             raise FieldProblem("value_too_long", f"At most {self.max_length} characters.")
+        problem = control_character_problem(text, multiline=self.kind is Kind.long_text)
+        if problem:
+            raise FieldProblem("value_malformed", problem)
         return text or self.empty
 
     def _read_number(self, raw: Any) -> Any:

@@ -24,6 +24,7 @@ from webapp.review.audit import record_changes
 from webapp.tables.cells import COLUMN_TYPES, CellInvalid, display, infer_type
 from webapp.tables.coerce import typed_value
 from webapp.tables.models import ROW_TARGET, DataTable, TableColumn, TableRow
+from webapp.text import control_character_problem
 from webapp.uploads import read_csv
 
 NAME_LIMIT = 120
@@ -99,7 +100,7 @@ def _name_problem(name: str, what: str) -> str | None:
         return f"Give the {what} a name."
     if len(name) > NAME_LIMIT:
         return f"A {what} name is limited to {NAME_LIMIT} characters."
-    return None
+    return control_character_problem(name)
 
 
 def _table_name(raw: Any, problems: list[Problem]) -> str:
@@ -156,6 +157,8 @@ def _column(
             problem("options", "A select column needs at least one option.")
         elif any(len(o) > OPTION_LIMIT for o in options):
             problem("options", f"An option is limited to {OPTION_LIMIT} characters.")
+        elif found := next(filter(None, map(control_character_problem, options)), None):
+            problem("options", f"Option: {found}")
     else:
         # The import preview keeps inferred options in the box when a person picks another type.
         options = []

@@ -12,6 +12,7 @@ from urllib.parse import urlparse
 
 from webapp.numbers import NumberInvalid, parse_number
 from webapp.problems import Invalid
+from webapp.text import control_character_problem
 
 COLUMN_TYPES = ("text", "number", "boolean", "select", "url")
 TEXT_LIMIT = 2000
@@ -33,6 +34,10 @@ def parse_cell(column_type: str, raw: Any, options: Sequence[str] = ()) -> Any:
         raw = raw.strip()
         if raw == "":
             return None
+        # A text cell may hold paragraphs (a quoted CSV cell can); other cells are one line.
+        problem = control_character_problem(raw, multiline=column_type == "text")
+        if problem:
+            raise CellInvalid(problem)
     if column_type == "text":
         text = str(raw)
         if len(text) > TEXT_LIMIT:

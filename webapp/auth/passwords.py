@@ -1,0 +1,30 @@
+"""What a new password must be: long, more than one character repeated, and not common."""
+
+from __future__ import annotations
+
+import string
+from functools import cache
+from pathlib import Path
+
+MIN_PASSWORD = 12
+COMMON_PASSWORDS = Path(__file__).with_name("common-passwords.txt")
+# "Password2024!" is as guessable as "password": these around a common one do not help.
+PADDING = string.digits + string.punctuation + string.whitespace
+
+
+@cache
+def common_passwords() -> frozenset[str]:
+    lines = COMMON_PASSWORDS.read_text(encoding="utf-8").splitlines()
+    return frozenset(line for line in lines if line and not line.startswith("#"))
+
+
+def password_problem(password: str) -> str | None:
+    """Why this password may not be used, or None when it may."""
+    if len(password) < MIN_PASSWORD:
+        return f"Use at least {MIN_PASSWORD} characters."
+    if len(set(password)) == 1 or password.isspace():
+        return "Use more than one character repeated, and more than spaces."
+    lowered = password.lower()
+    if {lowered, "".join(lowered.split()), lowered.strip(PADDING)} & common_passwords():
+        return "This is one of the most common passwords; choose another."
+    return None
