@@ -330,3 +330,33 @@ def _schema(model: type[BaseModel], schemas: dict[str, Any]) -> dict[str, Any]:
     schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
     schemas.update(schema.pop("$defs", {}))
     return schema
+
+
+def describe(schema: Mapping[str, Any]) -> str:
+    """A JSON Schema in words, for the docs page: "a list of whole numbers (1–2147483647)"."""
+    if "anyOf" in schema:
+        return " or ".join(dict.fromkeys(describe(part) for part in schema["anyOf"]))
+    if "$ref" in schema:
+        return "an object (" + schema["$ref"].rsplit("/", 1)[-1] + ")"
+    if "enum" in schema or "const" in schema:
+        values = schema.get("enum") or [schema["const"]]
+        return "one of " + ", ".join(json.dumps(v) for v in values)
+    kind = schema.get("type")
+    low, high = schema.get("minimum"), schema.get("maximum")
+    bounds = f" ({_number(low)} to {_number(high)})" if None not in (low, high) else ""
+    if kind == "array":
+        most = schema.get("maxItems")
+        items = describe(schema["items"]) if schema.get("items") else "any value"
+        return f"a list (each {items})" + (f" of at most {most:,}" if most else "")
+    if kind == "object":
+        values = schema.get("additionalProperties")
+        return f"an object of {describe(values)}" if isinstance(values, dict) else "an object"
+    if kind == "string":
+        most = schema.get("maxLength")
+        return "text" + (f" (at most {most:,} characters)" if most else "")
+    words = {"integer": "a whole number", "number": "a number", "boolean": "true or false"}
+    return words.get(kind, "nothing" if kind == "null" else "any value") + bounds
+
+
+def _number(value: float) -> str:
+    return f"{value:,}" if float(value).is_integer() and abs(value) < 1e15 else f"{value:g}"

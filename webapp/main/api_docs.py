@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import current_app, jsonify
 
-from webapp.contract import openapi_document
+from webapp.contract import describe, openapi_document
 from webapp.main import bp
 from webapp.rendering import render_page
 
@@ -18,4 +18,4 @@ def openapi():
 @bp.get("/api/docs")
 def api_docs():
     document = openapi_document(current_app)
-    return render_page("main/api_docs.html", document=document)
+    return render_page("main/api_docs.html", document=document, describe=describe)
