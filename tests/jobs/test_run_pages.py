@@ -1,3 +1,6 @@
+import csv
+import io
+
 import redis
 from sqlalchemy import select
 
@@ -11,13 +14,15 @@ from webapp.jobs.queue import JobQueue, enqueue_run
 
 def make_run(user, status=RunStatus.succeeded, **values):
     run = Run(
-        kind="test_gated",
-        title="Gated test items",
-        requested_by=user,
-        status=status,
-        items=["item-0", "item-1"],
-        total=2,
-        **values,
+        **{
+            "kind": "test_gated",
+            "title": "Gated test items",
+            "requested_by": user,
+            "status": status,
+            "items": ["item-0", "item-1"],
+            "total": 2,
+            **values,
+        }
     )
     db.session.add(run)
     db.session.commit()
@@ -86,6 +91,15 @@ def test_the_run_list_filters_pages_and_exports(client_as):
     api = client.get("/api/v1/runs?status=failed&per_page=2").get_json()
     assert api["total"] == 3 and api["pages"] == 2 and len(api["runs"]) == 2
     assert api["runs"][0]["status"] == "failed"
+
+
+def test_the_run_export_cannot_run_formulas(client_as):
+    client = client_as("viewer")
+    make_run(client.user, RunStatus.failed, title="=cmd|' /C calc'!A0", error_message="@SUM(1)")
+    exported = client.get("/runs/export.csv").get_data(as_text=True)
+    row = next(csv.DictReader(io.StringIO(exported)))
+    assert (row["title"], row["error_message"]) == ("'=cmd|' /C calc'!A0", "'@SUM(1)")
+    assert row["done"] == "0"
 
 
 def test_the_api_shows_one_run_with_progress(client_as):

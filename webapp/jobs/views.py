@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
-
 from flask import Response, abort, flash, jsonify, redirect, request, url_for
 from flask_login import current_user
 
@@ -13,6 +10,7 @@ from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.contract import Name, Paging, accepts
+from webapp.exports import csv_text
 from webapp.extensions import db
 from webapp.jobs import api, bp
 from webapp.jobs.kinds import RUN_KINDS
@@ -60,8 +58,6 @@ def list_runs():
 @bp.route("/runs/export.csv")
 def export_runs():
     filters = RunFilters.from_args(request.args, current_user.id)
-    out = io.StringIO()
-    writer = csv.writer(out)
     columns = [
         "id",
         "kind",
@@ -76,30 +72,31 @@ def export_runs():
         "error_code",
         "error_message",
     ]
-    writer.writerow(columns)
-    for run in db.session.scalars(filters.query()):
-        data = run.to_dict()
-        writer.writerow(
-            [
-                run.id,
-                run.kind,
-                run.title,
-                run.status,
-                run.done,
-                run.total,
-                data["requested_by"],
-                data["created_at"],
-                data["started_at"],
-                data["finished_at"],
-                run.error_code or "",
-                run.error_message or "",
-            ]
-        )
+    # Titles name cultures and tables, and error messages quote what providers said.
+    body = csv_text(columns, (_export_row(run) for run in db.session.scalars(filters.query())))
     return Response(
-        out.getvalue(),
+        body,
         mimetype="text/csv",
         headers={"Content-Disposition": "attachment; filename=furrow-runs.csv"},
     )
+
+
+def _export_row(run: Run) -> list:
+    data = run.to_dict()
+    return [
+        run.id,
+        run.kind,
+        run.title,
+        run.status,
+        run.done,
+        run.total,
+        data["requested_by"],
+        data["created_at"],
+        data["started_at"],
+        data["finished_at"],
+        run.error_code,
+        run.error_message,
+    ]
 
 
 @bp.route("/runs/<int:run_id>")

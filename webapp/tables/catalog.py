@@ -16,6 +16,7 @@ from sqlalchemy import func, insert, select
 
 from webapp.auth.models import User
 from webapp.database import utcnow
+from webapp.exports import csv_text
 from webapp.extensions import db
 from webapp.pagination import Page, paginate
 from webapp.problems import Invalid
@@ -433,13 +434,17 @@ def _all_cells(table: DataTable) -> list[dict[str, Any]]:
 
 
 def export_csv(table: DataTable) -> str:
-    """A header of column names and one line per row, values as the edit box shows them."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow([c.name for c in table.columns])
-    for cells in _all_cells(table):
-        writer.writerow([display(cells.get(c.key)) for c in table.columns])
-    return out.getvalue()
+    """A header of column names and one line per row, values as the edit box shows them (a
+    number column's numbers as numbers, so only text is guarded against formulas)."""
+    columns = table.columns
+    return csv_text(
+        [c.name for c in columns],
+        ([_export_cell(cells.get(c.key), c.type) for c in columns] for cells in _all_cells(table)),
+    )
+
+
+def _export_cell(value: Any, column_type: str) -> Any:
+    return value if column_type == "number" and value is not None else display(value)
 
 
 def export_json(table: DataTable) -> dict[str, Any]:
