@@ -77,6 +77,7 @@ def configure_templates(app: Flask) -> None:
     """The filters and names every template may use; the navigation reads WORKSPACES."""
     from webapp.auth.roles import Role
     from webapp.jobs.models import RunStatus
+    from webapp.links import is_safe_link
     from webapp.markdown import render_markdown
     from webapp.numbers import format_number
     from webapp.review.vocabulary import Confidence
@@ -85,6 +86,7 @@ def configure_templates(app: Flask) -> None:
     app.jinja_env.filters["markdown"] = render_markdown
     app.jinja_env.filters["num"] = format_number
     app.jinja_env.filters["confidence_level"] = lambda score: Confidence.from_score(score).value
+    app.jinja_env.tests["safe_link"] = is_safe_link
     app.jinja_env.globals.update(workspaces=WORKSPACES, RunStatus=RunStatus, Role=Role)
 
 

@@ -63,3 +63,17 @@ def test_undo_takes_back_notes_and_sources_or_nothing_when_they_changed(make_use
     assert sorted(undone.restored) == ["growth_duration_days", "notes", "structured_sources"]
     assert lettuce.notes == "Sow every two weeks."
     assert lettuce.structured_sources == [] and lettuce.growth_duration_days is None
+
+
+def test_an_apply_drops_a_source_stored_before_that_is_no_web_page(make_user):
+    old = {"title": "Old", "url": "javascript:alert(1)", "claim_summary": "", "retrieved_at": ""}
+    lettuce = Culture(name="Lettuce", reference_crop="lettuce", structured_sources=[old])
+    db.session.add(lettuce)
+    db.session.commit()
+    suggestions = suggested_for(lettuce, ["growth_duration_days"])
+    result = service.apply([s.id for s in suggestions], make_user("reviewer"))
+    db.session.commit()
+    assert result.applied_fields == ["growth_duration_days"]
+    assert lettuce.structured_sources and all(
+        s["url"].startswith("https://") for s in lettuce.structured_sources
+    )

@@ -136,6 +136,30 @@ def test_the_csv_export_cannot_run_formulas_and_the_json_export_stays_exact(clie
     assert (data["variety"], data["notes"]) == ("+cmd|' /C calc'!A0", "@SUM(1+1)")
 
 
+def test_the_api_stores_only_web_pages_as_sources(client_as):
+    """Issue 11 §6: a javascript: source was stored and rendered as a link."""
+    editor = client_as("editor")
+    headers = {"X-CSRFToken": editor.csrf_token("/")}
+    source = {"title": "Click me", "url": "javascript:alert(document.cookie)"}
+    body = {"name": "Kohl", "structured_sources": [source]}
+    refused = editor.post("/api/v1/cultures", json=body, headers=headers)
+    assert refused.status_code == 422
+    assert refused.get_json()["error"]["details"]["fields"] == {
+        "structured_sources": "Source 1: Give a web address that starts with http:// or https://."
+    }
+    source["url"] = "https://example.org/kohl"
+    created = editor.post("/api/v1/cultures", json=body, headers=headers)
+    assert created.status_code == 201
+    page = editor.get(f"/cultures/{created.get_json()['id']}").get_data(as_text=True)
+    assert 'href="https://example.org/kohl"' in page
+
+
+def test_a_source_stored_before_as_javascript_is_shown_as_text(client_as):
+    culture = add(structured_sources=[{"title": "Click me", "url": "javascript:alert(1)"}])
+    page = client_as("viewer").get(f"/cultures/{culture.id}").get_data(as_text=True)
+    assert "Click me" in page and "javascript:" not in page
+
+
 def test_the_api_creates_reads_updates_and_deletes(client_as):
     editor = client_as("editor")
     token = editor.csrf_token("/")

@@ -123,3 +123,11 @@ def test_german_and_french_choices_import():
     assert preview.can_import, preview.error_rows
     assert [row.values["nutrient_demand"] for row in preview.rows] == ["high", "medium"]
     assert preview.rows[0].values["harvest_method"] == "per_sqm"
+
+
+def test_a_source_that_is_no_web_page_is_refused():
+    sources = '"[{""title"": ""Click"", ""url"": ""javascript:alert(1)""}]"'
+    preview = preview_csv(f"name,structured_sources\nKohl,{sources}\n")
+    assert preview.rows[0].errors == {
+        "structured_sources": "Source 1: Give a web address that starts with http:// or https://."
+    }

@@ -94,6 +94,24 @@ def test_evidence_links_only_safe_addresses_and_says_where_and_what(render):
     assert render("evidence", "evidence([])").get_text(strip=True) == "no source"
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:alert(1)",
+        "JAVASCRIPT:alert(1)",
+        " javascript:alert(1)",
+        "data:text/html,x",
+        "//evil.example/",
+        "/\\evil.example/",
+    ],
+)
+def test_source_link_renders_anything_but_a_web_page_as_plain_text(session_app, url):
+    source = '{% from "_macros.html" import source_link %}{{ source_link(url, "Click me") }}'
+    with session_app.test_request_context():
+        page = soup(session_app.jinja_env.from_string(source).render(url=url))
+    assert page.find("a") is None and page.get_text() == "Click me"
+
+
 def test_a_suggestion_row_shows_now_proposed_confidence_evidence_and_status(render):
     page = render("suggestion_row", "suggestion_row(s, 'Growth duration')", s=suggestion())
     row = page.tr

@@ -23,6 +23,7 @@ from webapp.jobs.kinds import ItemError, RunKind, register_kind
 from webapp.jobs.models import Run
 from webapp.jobs.queue import enqueue_run
 from webapp.jobs.runner import add_usage
+from webapp.links import is_safe_link
 from webapp.review.models import Suggestion
 from webapp.review.service import RunTarget, run_targets, store_findings, store_proposal
 from webapp.review.targets import Applied, Changed, ReviewTarget, register_target
@@ -92,9 +93,11 @@ class CultureTarget(CultureRecords):
         sources = unique_sources(evidence)
         if not sources:
             return {}
-        known = {(s["url"], s["claim_summary"]) for s in culture.structured_sources}
+        # A source stored before only web addresses were taken is dropped, not re-refused.
+        kept = [s for s in culture.structured_sources if not s["url"] or is_safe_link(s["url"])]
+        known = {(s["url"], s["claim_summary"]) for s in kept}
         listed = [
-            *culture.structured_sources,
+            *kept,
             *(
                 {
                     "title": e.title,

@@ -267,9 +267,11 @@ FIELDS: tuple[FieldSpec, ...] = (
         "Sources",
         Kind.records,
         item_label="source",
-        items=tuple(
-            FieldSpec(key, key, Kind.long_text)
-            for key in ("title", "url", "claim_summary", "retrieved_at")
+        items=(
+            FieldSpec("title", "title", Kind.long_text),
+            FieldSpec("url", "url", Kind.url),
+            FieldSpec("claim_summary", "claim_summary", Kind.long_text),
+            FieldSpec("retrieved_at", "retrieved_at", Kind.long_text),
         ),
     ),
 )

@@ -607,10 +607,13 @@ def check_value_in_evidence(proposal: Proposal) -> None:
 
 
 def unique_sources(evidence: Mapping[str, Iterable[Evidence]]) -> list[Evidence]:
-    """Each source once: keyed by (url, claim summary), or (url, title) without a summary."""
+    """Each source once: keyed by (url, claim summary), or (url, title) without a summary.
+    Evidence without an address (one a provider gave that was no web page) is no source."""
     seen: dict[tuple[str, str], Evidence] = {}
     for field_name in sorted(evidence):
         for item in evidence[field_name]:
+            if not item.source_url:
+                continue
             key = (item.source_url.strip(), item.claim_summary.strip() or item.title.strip())
             seen.setdefault(key, item)
     return list(seen.values())

@@ -21,6 +21,7 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
+from webapp.links import is_safe_link
 from webapp.numbers import NumberInvalid, parse_number
 from webapp.problems import Invalid
 from webapp.review.vocabulary import Issue, Severity, shown_value
@@ -36,6 +37,7 @@ class Kind(StrEnum):
     text = "text"  # one line, up to max_length characters
     long_text = "long_text"  # paragraphs (notes)
     records = "records"  # a list of objects, each key read by one of items
+    url = "url"  # a web address (http or https) or a page of this site, one line
 
 
 NUMERIC_KINDS = frozenset({Kind.number, Kind.integer})
@@ -124,7 +126,7 @@ class FieldSpec:
         """What the field holds when nothing is given."""
         if self.is_list:
             return []
-        if self.kind in (Kind.text, Kind.long_text):
+        if self.kind in (Kind.text, Kind.long_text, Kind.url):
             return None if self.optional_text else ""
         return None
 
@@ -169,6 +171,10 @@ class FieldSpec:
         problem = control_character_problem(text, multiline=self.kind is Kind.long_text)
         if problem:
             raise FieldProblem("value_malformed", problem)
+        if self.kind is Kind.url and text and not is_safe_link(text):
+            raise FieldProblem(
+                "value_malformed", "Give a web address that starts with http:// or https://."
+            )
         return text or self.empty
 
     def _read_number(self, raw: Any) -> Any:

@@ -30,6 +30,8 @@ def form_field(spec: FieldSpec, description: str | None = None) -> Field:
         return StringField(spec.label, description=description, render_kw={"inputmode": "decimal"})
     if spec.kind is Kind.text:
         return StringField(spec.label, description=description)
+    if spec.kind is Kind.url:
+        return StringField(spec.label, description=description, render_kw={"inputmode": "url"})
     raise ValueError(f"{spec.name}: a {spec.kind} field has no form input")
 
 

@@ -8,6 +8,8 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from webapp.links import is_safe_link
+
 
 class Severity(StrEnum):
     error = "error"
@@ -25,6 +27,7 @@ class SourceKind(StrEnum):
 class Evidence:
     """Where a suggested value comes from: a source and what it says.
 
+    source_url: an http(s) address or a path on this site; anything else is dropped ("").
     locator: where in a document the claim stands — {"document", "page", "section",
     "passage"}, any of them (a web page has none). fields: the structured values the source
     states ({"project_id": "C02-001"}), kept as the evidence step read them, so nothing
@@ -38,6 +41,12 @@ class Evidence:
     derived: bool = False
     locator: dict[str, Any] | None = None
     fields: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Providers and stored runs are untrusted: a source that is no web page (or page of
+        # this site) keeps its claim but is never stored or shown as a link.
+        if not is_safe_link(self.source_url):
+            object.__setattr__(self, "source_url", "")
 
     @property
     def is_citable(self) -> bool:

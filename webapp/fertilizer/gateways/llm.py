@@ -164,7 +164,7 @@ def plan_of(
                 )
             )
         sources = [s for s in sources if s in allowed]
-    sources = list(dict.fromkeys([*sources, *(c.source_url for c in citations)]))
+    sources = list(dict.fromkeys([*sources, *(c.source_url for c in citations if c.source_url)]))
     if not sources:
         problems.append("sources must cite at least one source you used")
     conversions = [f"Conversion: {c}" for c in answer.conversions if c.strip()]
