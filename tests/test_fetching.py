@@ -56,6 +56,7 @@ class PageServer:
     def __init__(self) -> None:
         self.stop = threading.Event()
         self.hosts: list[str] = []
+        self.trickled = 0
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
         # A client that gives up mid-answer is expected here, not an error to print.
@@ -151,6 +152,23 @@ class PageServer:
                             break
                         self.wfile.write(b"x")
                         self.wfile.flush()
+                elif path in ("/trickle-headers", "/trickle-body"):
+                    # The issue's drill: a line a tenth of a second, for four seconds.
+                    headers = path == "/trickle-headers"
+                    self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n")
+                    if not headers:
+                        self.wfile.write(b"Content-Length: 40\r\n\r\n")
+                    for _ in range(40):
+                        if server.stop.wait(0.1):
+                            return
+                        try:
+                            self.wfile.write(b"X-Line: x\r\n" if headers else b"x")
+                            self.wfile.flush()
+                        except OSError:  # the client gave up
+                            return
+                        server.trickled += 1
+                    if headers:
+                        self.wfile.write(b"Content-Length: 0\r\n\r\n")
                 elif path == "/host":
                     self.send(200, "text/plain", self.headers.get("Host", "").encode())
                 else:
@@ -338,6 +356,15 @@ def test_a_slow_answer_times_out(pages):
 def test_a_trickling_answer_times_out_as_a_whole(pages):
     with pytest.raises(FetchRefused, match=r"within 0\.5 seconds"):
         fetch(pages, "/trickle", timeout=0.5)
+
+
+@pytest.mark.parametrize("path", ["/trickle-headers", "/trickle-body"])
+def test_the_time_limit_bounds_the_whole_request_however_slowly_it_trickles(pages, path):
+    """Issue 11 §6: a server sending a header line a second held a fetch for 40 s, as each
+    read came within the read timeout."""
+    with pytest.raises(FetchRefused, match=r"did not answer within 0\.5 seconds"):
+        fetch(pages, path, timeout=0.5)
+    assert pages.trickled < 40  # it gave up before the server was done
 
 
 def test_the_request_goes_to_the_checked_address(pages, monkeypatch):

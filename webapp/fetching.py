@@ -11,9 +11,11 @@ their loopback server.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import io
 import ipaddress
 import socket
+import threading
 import time
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
@@ -68,15 +70,23 @@ def fetch_page(
     larger than max_bytes, takes longer than timeout seconds in all, answers with an error
     status or is not HTML, PDF or plain text."""
     allowed = frozenset(host.strip().lower() for host in allow_hosts)
-    deadline = time.monotonic() + timeout
-    try:
-        return _fetch(url, deadline, timeout, max_bytes, max_chars, allowed)
-    except httpx.TimeoutException:
-        raise FetchRefused(f"The page did not answer within {timeout:g} seconds.") from None
-    except httpx.InvalidURL:
-        raise FetchRefused(f"{url!r} is not a valid web address.") from None
-    except httpx.HTTPError as error:
-        raise FetchRefused(f"The page could not be fetched: {error}") from None
+    with _Deadline(timeout) as deadline:
+        try:
+            page = _fetch(url, deadline, max_bytes, max_chars, allowed)
+        except httpx.TimeoutException:
+            raise deadline.refusal() from None
+        except httpx.InvalidURL:
+            raise FetchRefused(f"{url!r} is not a valid web address.") from None
+        except httpx.HTTPError as error:
+            # The deadline ends the connection under a read, which then fails in any way.
+            if deadline.passed:
+                raise deadline.refusal() from None
+            raise FetchRefused(f"The page could not be fetched: {error}") from None
+        except FetchRefused:
+            if deadline.passed:
+                raise deadline.refusal() from None
+            raise
+    return page
 
 
 def extract_text(body: bytes, content_type: str) -> tuple[str, str]:
@@ -84,10 +94,63 @@ def extract_text(body: bytes, content_type: str) -> tuple[str, str]:
     return _extract(body, content_type, None)
 
 
+class _Deadline:
+    """The whole fetch's time limit. httpx's timeouts bound each network read, so a server that
+    trickles a header line a second holds a request for as long as it likes; when the time is
+    up this shuts the connection's socket down (seen through httpcore's trace extension),
+    which ends whatever read is waiting."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.ends = time.monotonic() + timeout
+        self._passed = threading.Event()
+        self._lock = threading.Lock()
+        self._socket: socket.socket | None = None
+        self._timer = threading.Timer(timeout, self._end)
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+
+    @property
+    def passed(self) -> bool:
+        return self._passed.is_set() or time.monotonic() >= self.ends
+
+    def remaining(self) -> float:
+        return self.ends - time.monotonic()
+
+    def refusal(self) -> FetchRefused:
+        return FetchRefused(f"The page did not answer within {self.timeout:g} seconds.")
+
+    def trace(self, event: str, info: dict) -> None:
+        """httpcore's trace callback: note the socket of each connection (and its TLS one)."""
+        if event not in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            return
+        with self._lock:
+            self._socket = info["return_value"].get_extra_info("socket")
+            if self._passed.is_set():
+                self._shut()
+
+    def _end(self) -> None:
+        with self._lock:
+            self._passed.set()
+            self._shut()
+
+    def _shut(self) -> None:
+        # The plain socket's shutdown, also under TLS: SSLSocket's own would unwrap the TLS
+        # object under the reading thread.
+        if self._socket is not None:
+            with contextlib.suppress(OSError):  # already closed
+                socket.socket.shutdown(self._socket, socket.SHUT_RDWR)
+
+
 def _fetch(
     url: str,
-    deadline: float,
-    timeout: float,
+    deadline: _Deadline,
     max_bytes: int,
     max_chars: int,
     allowed: frozenset[str],
@@ -101,7 +164,7 @@ def _fetch(
     # trust_env=False: a proxy from the environment would connect to the host by name.
     with httpx.Client(headers=headers, trust_env=False, follow_redirects=False) as client:
         for _hop in range(MAX_REDIRECTS + 1):
-            with _open(client, current, deadline, timeout, allowed) as response:
+            with _open(client, current, deadline, allowed) as response:
                 if response.has_redirect_location:
                     current = current.join(response.headers["location"])
                     continue
@@ -111,7 +174,7 @@ def _fetch(
                 media_type = _media_type(content_type)[0]
                 if media_type not in _HTML | _PDF | _TEXT | _UNLABELLED:
                     raise FetchRefused(_unsupported(media_type))
-                body = _read(response, max_bytes, deadline, timeout)
+                body = _read(response, max_bytes, deadline)
                 status = response.status_code
             if media_type in _UNLABELLED:
                 if not body.startswith(b"%PDF-"):
@@ -126,8 +189,7 @@ def _fetch(
 def _open(
     client: httpx.Client,
     url: httpx.URL,
-    deadline: float,
-    timeout: float,
+    deadline: _Deadline,
     allowed: frozenset[str],
 ) -> Iterator[httpx.Response]:
     """The streamed response for url, from one of the public addresses its host resolves to."""
@@ -141,15 +203,15 @@ def _open(
     if not _is_allowed(url, allowed):
         addresses = [*_public_addresses(url)]
     for attempt, address in enumerate(addresses, start=1):
-        remaining = deadline - time.monotonic()
+        remaining = deadline.remaining()
         if remaining <= 0:
-            raise FetchRefused(f"The page did not answer within {timeout:g} seconds.")
+            raise deadline.refusal()
         request = client.build_request(
             "GET",
             url if address is None else url.copy_with(host=address),
             headers={"Host": url.netloc.decode("ascii")},
             timeout=httpx.Timeout(remaining),
-            extensions={"sni_hostname": url.raw_host.decode("ascii")},
+            extensions={"sni_hostname": url.raw_host.decode("ascii"), "trace": deadline.trace},
         )
         try:
             response = client.send(request, stream=True)
@@ -208,7 +270,7 @@ def _refusal(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | No
     return next((reason for refused, reason in checks if refused), None)
 
 
-def _read(response: httpx.Response, max_bytes: int, deadline: float, timeout: float) -> bytes:
+def _read(response: httpx.Response, max_bytes: int, deadline: _Deadline) -> bytes:
     too_large = f"The page is larger than {max_bytes:,} bytes."
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > max_bytes:
@@ -219,10 +281,10 @@ def _read(response: httpx.Response, max_bytes: int, deadline: float, timeout: fl
         size += len(chunk)
         if size > max_bytes:
             raise FetchRefused(too_large)
-        # The per-read timeout alone lets a server trickle bytes forever.
-        if time.monotonic() > deadline:
-            raise FetchRefused(f"The page did not answer within {timeout:g} seconds.")
         chunks.append(chunk)
+    # A body without a length ends when the connection does, as the deadline ends it too.
+    if deadline.passed:
+        raise deadline.refusal()
     return b"".join(chunks)
 
 
