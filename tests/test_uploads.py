@@ -2,7 +2,7 @@ import io
 
 import pytest
 
-from webapp.uploads import UploadRefused, read_csv, read_text, size_text
+from webapp.uploads import UploadRefused, check_csv_text, read_csv, read_text, size_text
 
 KB = 1024
 
@@ -60,3 +60,9 @@ def test_csv_uploads_say_how_to_fix_them():
 )
 def test_limits_read_as_people_say_them(limit, text):
     assert size_text(limit) == text
+
+
+def test_csv_text_sent_back_by_a_form_is_held_to_the_upload_limit_in_bytes():
+    check_csv_text("a\n" * 512, KB)
+    with pytest.raises(UploadRefused, match="larger than 1 KB; split it into parts"):
+        check_csv_text("ö" * 513, KB)  # 513 characters, 1,026 bytes

@@ -9,6 +9,8 @@ from typing import BinaryIO
 from webapp.problems import Invalid
 
 NOT_UTF8 = "The file is not UTF-8 text."
+CSV_MAX_BYTES = 5 * 1024 * 1024  # a CSV import, of the catalog or a table
+CSV_TOO_LARGE = "The file is larger than {limit}; split it into parts."
 
 
 class UploadRefused(Invalid):
@@ -70,11 +72,12 @@ def read_text(
     return decode_text(data, advice)
 
 
-def read_csv(source: bytes | BinaryIO, max_bytes: int) -> str:
+def read_csv(source: bytes | BinaryIO, max_bytes: int = CSV_MAX_BYTES) -> str:
     """An uploaded CSV file's text (a catalog or a table import)."""
-    return read_text(
-        source,
-        max_bytes,
-        too_large="The file is larger than {limit}; split it into parts.",
-        advice="Save it as CSV (UTF-8).",
-    )
+    return read_text(source, max_bytes, too_large=CSV_TOO_LARGE, advice="Save it as CSV (UTF-8).")
+
+
+def check_csv_text(text: str, max_bytes: int = CSV_MAX_BYTES) -> None:
+    """The CSV text a preview's confirm form sends back, held to the upload's limit again: a
+    form field carries whatever a client puts in it."""
+    check_size(text.encode("utf-8", "surrogatepass"), max_bytes, CSV_TOO_LARGE)

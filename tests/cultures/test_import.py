@@ -75,6 +75,16 @@ def test_a_file_with_row_errors_imports_nothing_and_lists_them(client_as):
     assert db.session.query(Culture).count() == 0
 
 
+def test_the_5_mb_cap_holds_again_at_confirm(client_as):
+    text = "name,notes\nKohl," + "ö" * 5 * 2**19  # over 5 MB as UTF-8, not in characters
+    assert len(text.encode()) > 5 * 2**20 > len(text)
+    editor = client_as("editor")
+    confirm = editor.submit("/cultures/import/confirm", {"csv_text": text}, page="/cultures/import")
+    assert confirm.status_code == 422
+    assert "The file is larger than 5 MB; split it into parts." in confirm.get_data(as_text=True)
+    assert db.session.query(Culture).count() == 0
+
+
 def test_only_csv_files_and_only_editors(client_as):
     editor = client_as("editor")
     wrong = upload(editor, GOOD, name="cultures.xlsx")
@@ -112,7 +122,7 @@ def test_a_binary_or_too_large_file_is_refused_with_the_reason(client_as, monkey
     binary = upload(editor, "name\nKohl\n".encode("utf-16-le").decode())  # a NUL after each letter
     assert binary.status_code == 422
     assert "It looks like a binary file" in binary.get_data(as_text=True)
-    monkeypatch.setattr("webapp.cultures.views.MAX_UPLOAD_BYTES", 1024)
+    monkeypatch.setattr("webapp.cultures.views.CSV_MAX_BYTES", 1024)
     large = upload(editor, "name\n" + "Kohl\n" * 300)
     assert large.status_code == 422
     assert "The file is larger than 1 KB; split it into parts." in large.get_data(as_text=True)

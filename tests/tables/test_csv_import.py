@@ -273,6 +273,18 @@ def test_unreadable_files_are_refused_with_the_reason(client_as):
     assert db.session.scalar(select(func.count()).select_from(DataTable)) == 0
 
 
+def test_the_5_mb_cap_holds_again_at_confirm(client_as):
+    """Issue 11 §6: a 14.8 MB csv_text went through the confirm form."""
+    editor = client_as("editor")
+    line = "Aron,7.5,yes,sand\n"
+    text = "Variety,Yield,Organic,Soil\n" + line * (14_800_000 // len(line))
+    form = {"csv_text": text, "name": "Huge", "columns-0-type": "text"}
+    response = editor.submit("/tables/import/confirm", form, page="/tables/import")
+    assert response.status_code == 422
+    assert "The file is larger than 5 MB; split it into parts." in response.get_data(as_text=True)
+    assert db.session.scalar(select(func.count()).select_from(DataTable)) == 0
+
+
 def test_only_editors_import(client_as):
     viewer = client_as("viewer")
     assert viewer.get("/tables/import").status_code == 403

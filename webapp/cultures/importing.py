@@ -15,7 +15,6 @@ from webapp.review.fields import Kind
 from webapp.review.vocabulary import Issue
 
 MAX_ROWS = 10_000
-MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 IGNORED_COLUMNS = frozenset({"id", "updated_at"})
 
 

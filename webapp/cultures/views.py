@@ -50,7 +50,7 @@ from webapp.cultures.enrichment import (
 )
 from webapp.cultures.fields import CHOICE_LABELS, ENRICHABLE_FIELDS, FIELDS, LABELS, shown, unit_of
 from webapp.cultures.forms import ConfirmImportForm, CultureForm, ImportForm
-from webapp.cultures.importing import MAX_UPLOAD_BYTES, preview_csv
+from webapp.cultures.importing import preview_csv
 from webapp.cultures.models import Culture
 from webapp.cultures.providers import culture_provider
 from webapp.extensions import db
@@ -65,7 +65,7 @@ from webapp.review.audit import history
 from webapp.review.models import Suggestion
 from webapp.review.service import findings_for
 from webapp.review.vocabulary import Issue
-from webapp.uploads import read_csv
+from webapp.uploads import CSV_MAX_BYTES, UploadRefused, check_csv_text, read_csv
 
 
 def culture_or_404(culture_id: int) -> Culture:
@@ -115,7 +115,7 @@ def import_csv():
     if not form.validate_on_submit():
         return render_import(form, status=422 if form.errors else 200)
     try:
-        text = read_csv(form.file.data, MAX_UPLOAD_BYTES)
+        text = read_csv(form.file.data, CSV_MAX_BYTES)
     except Invalid as exc:
         show_on_form(form, exc.problems)
         return render_import(form, status=422)
@@ -130,6 +130,12 @@ def confirm_import():
     confirm = ConfirmImportForm()
     if not confirm.validate_on_submit():
         abort(400, description="The preview to confirm is missing; upload the file again.")
+    try:
+        check_csv_text(confirm.csv_text.data, CSV_MAX_BYTES)
+    except UploadRefused as exc:  # a client put more into the form than an upload may hold
+        form = ImportForm(formdata=None)
+        show_on_form(form, exc.problems)
+        return render_import(form, status=422)
     preview = preview_csv(confirm.csv_text.data)
     if not preview.can_import:
         return render_import(ImportForm(formdata=None), preview, None, 422)

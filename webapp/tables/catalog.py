@@ -33,7 +33,6 @@ UNIT_LIMIT = 32
 OPTION_LIMIT = 120
 MAX_COLUMNS = 100
 MAX_ROWS = 10_000
-MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 PER_PAGE = 50
 # Enough to correct a file by; the rest are counted in one closing line.
 MAX_LISTED_PROBLEMS = 100
@@ -496,7 +495,7 @@ class CsvPreview:
 
 def read_upload(data: bytes | BinaryIO) -> str:
     """The text of an uploaded table CSV; UploadRefused (a ValueError) says why not."""
-    return read_csv(data, MAX_UPLOAD_BYTES)
+    return read_csv(data)
 
 
 def sniff_delimiter(text: str) -> str:

@@ -46,6 +46,7 @@ from webapp.tables.forms import (
     values_form,
 )
 from webapp.tables.models import ROW_TARGET, DataTable, TableColumn, TableRow
+from webapp.uploads import UploadRefused, check_csv_text
 
 bp.add_app_template_filter(display, "cell")
 
@@ -147,6 +148,12 @@ def confirm_import():
     text = confirm.csv_text.data
     if not text:
         abort(400, description="The preview to confirm is missing; upload the file again.")
+    try:
+        check_csv_text(text)
+    except UploadRefused as exc:  # a client put more into the form than an upload may hold
+        form = ImportForm(formdata=None)
+        show_on_form(form, exc.problems)
+        return render_import(form, status=422)
     try:
         table = catalog.import_csv(
             confirm.name.data or "", text, confirm.column_types(), current_user
