@@ -9,6 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from tests.support.pdfs import pdf_of
 from webapp import fetching
 from webapp.fetching import FetchedPage, FetchRefused, extract_text, fetch_page
 
@@ -34,17 +35,7 @@ def make_pdf(text: str, title: str) -> bytes:
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         f"<< /Title ({title}) >>".encode(),
     ]
-    pdf = b"%PDF-1.4\n"
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(pdf))
-        pdf += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(pdf)
-    pdf += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    pdf += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    pdf += b"trailer\n<< /Size %d /Root 1 0 R /Info 6 0 R >>\n" % (len(objects) + 1)
-    pdf += b"startxref\n%d\n%%%%EOF\n" % xref
-    return pdf
+    return pdf_of(objects, b"/Root 1 0 R /Info 6 0 R")
 
 
 PDF = make_pdf("Nitrogen demand is 180 kg/ha.", "Fertilizer guide")

@@ -1,11 +1,18 @@
-"""Small real files to upload: PDFs written with pypdf, text long enough for several passages."""
+"""Small real files to upload: PDFs written with pypdf (and one written by hand to inflate),
+text long enough for several passages; and waiting for the worker to read an uploaded PDF."""
 
 from __future__ import annotations
 
 import io
+import zlib
 
 from pypdf import PdfWriter
 from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
+from tests.support.app import wait_for
+from tests.support.pdfs import pdf_of
+from webapp.extensions import db
+from webapp.library.models import Document
 
 
 def pdf_with_text(*pages: list[str]) -> bytes:
@@ -61,3 +68,30 @@ def long_markdown(paragraphs: int = 12) -> str:
     return "# Cover crops\n\n" + "\n\n".join(
         f"Paragraph {n}. {body}" for n in range(1, paragraphs + 1)
     )
+
+
+def inflating_pdf(inflated_bytes: int = 10_000_000) -> bytes:
+    """The issue's drill: a one-page PDF of a few dozen KB whose Flate content stream inflates
+    to inflated_bytes of text operators."""
+    line = b"BT /F1 12 Tf 72 720 Td (Nitrogen demand is 180 kg per hectare.) Tj ET\n"
+    packed = zlib.compress(line * (inflated_bytes // len(line)), 9)
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
+        b" /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(packed), packed),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    return pdf_of(objects)
+
+
+def read_by_the_worker(document_id: int) -> Document:
+    """The document once the worker's extraction run has read it (or given up)."""
+
+    def settled() -> Document | None:
+        db.session.rollback()  # see what the worker committed
+        document = db.session.get(Document, document_id)
+        return document if document.status != "extracting" else None
+
+    return wait_for(settled, timeout=60)

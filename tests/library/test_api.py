@@ -2,7 +2,7 @@ import io
 
 from sqlalchemy import func, select
 
-from tests.library.files import SOIL_PDF_LINES, long_markdown, pdf_with_text
+from tests.library.files import SOIL_PDF_LINES, long_markdown, pdf_with_text, read_by_the_worker
 from webapp.auth.models import ApiToken
 from webapp.extensions import db
 from webapp.library.models import Document, PassageRecord
@@ -25,26 +25,31 @@ def post_file(client, headers, filename: str, data: bytes, title: str | None = N
     return client.post(DOCUMENTS, data=form, headers=headers, content_type="multipart/form-data")
 
 
-def test_an_editor_uploads_with_a_token_and_lists_documents(client, client_as):
+def test_an_editor_uploads_with_a_token_and_lists_documents(client, client_as, worker):
     headers = bearer(client_as, "editor")
     response = post_file(client, headers, "guide.pdf", pdf_with_text(SOIL_PDF_LINES), "Guide")
     assert response.status_code == 201
     body = response.get_json()
-    assert body["title"] == "Guide" and body["kind"] == "pdf" and body["passages"] == 1
+    assert body["title"] == "Guide" and body["kind"] == "pdf" and body["passages"] == 0
+    assert body["status"] == "extracting"  # a worker reads the PDF
     assert body["created_by"].startswith("editor-") and body["created_at"].endswith("Z")
-    post_file(client, headers, "cover.md", long_markdown(12).encode())
+    read_by_the_worker(body["id"])
+    cover = post_file(client, headers, "cover.md", long_markdown(12).encode()).get_json()
+    assert cover["status"] == "ready" and cover["passages"] > 1  # text is read at once
     listing = client.get(f"{DOCUMENTS}?per_page=1", headers=headers).get_json()
     assert listing["total"] == 2 and listing["pages"] == 2
     assert [d["title"] for d in listing["documents"]] == ["cover.md"]
     assert listing["documents"][0]["passages"] > 1
     assert "text" not in listing["documents"][0]
+    guide = client.get(f"{DOCUMENTS}?page=2&per_page=1", headers=headers).get_json()
+    assert guide["documents"][0]["passages"] == 1 and guide["documents"][0]["status"] == "ready"
 
 
 def test_refused_uploads_are_422_with_a_code_and_store_nothing(client, client_as):
     headers = bearer(client_as, "editor")
     whole = pdf_with_text(SOIL_PDF_LINES)
     cases = [
-        (("broken.pdf", whole[:300]), "unreadable_pdf"),
+        (("fake.pdf", whole[20:300]), "not_a_pdf"),
         (("image.png", b"\x89PNG"), "unsupported_type"),
         (("latin.txt", "Möhre".encode("latin-1")), "not_utf8"),
         (("blank.pdf", b""), "empty_file"),
@@ -111,3 +116,15 @@ def test_search_answers_hostile_queries_and_checks_the_limit(client, client_as):
         response = client.get(f"/api/v1/library/search?q=tomato&limit={limit}", headers=headers)
         assert response.status_code == 422, limit
         assert response.get_json()["error"]["code"] == "invalid_limit"
+
+
+def test_a_pdf_that_cannot_be_read_is_stored_and_ends_with_the_reason(client, client_as, worker):
+    headers = bearer(client_as, "editor")
+    broken = pdf_with_text(SOIL_PDF_LINES)[:300]
+    response = post_file(client, headers, "broken.pdf", broken)
+    assert response.status_code == 201
+    document = read_by_the_worker(response.get_json()["id"])
+    assert document.status == "failed" and document.passages == []
+    assert document.error.startswith("The PDF is damaged or cannot be read")
+    listing = client.get(DOCUMENTS, headers=headers).get_json()["documents"]
+    assert listing[0]["status"] == "failed" and listing[0]["error"] == document.error

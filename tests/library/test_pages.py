@@ -5,8 +5,17 @@ from sqlalchemy import func, select
 from werkzeug.datastructures import FileStorage
 from werkzeug.test import encode_multipart
 
-from tests.library.files import SOIL_PDF_LINES, long_markdown, pdf_with_text
+from tests.library.files import (
+    SOIL_PDF_LINES,
+    inflating_pdf,
+    long_markdown,
+    pdf_with_text,
+    read_by_the_worker,
+)
+from tests.support.app import HTMX
+from tests.support.html import by_id
 from webapp.extensions import db
+from webapp.jobs.models import Run
 from webapp.library.models import Document, PassageRecord
 
 UPLOAD = "/library/upload"
@@ -25,12 +34,13 @@ def counts() -> tuple[int, int]:
     )
 
 
-def test_an_editor_uploads_a_pdf_and_reads_its_text(client_as):
+def test_an_editor_uploads_a_pdf_and_reads_its_text(client_as, worker):
     editor = client_as("editor")
     assert editor.get(UPLOAD).status_code == 200
     response = upload(editor, "soil guide.pdf", pdf_with_text(SOIL_PDF_LINES), "Soil <guide>")
     assert response.status_code == 302
-    document = db.session.scalars(select(Document)).one()
+    document = read_by_the_worker(db.session.scalars(select(Document)).one().id)
+    assert document.status == "ready" and document.pending_file is None
     assert (document.title, document.filename, document.kind) == (
         "Soil <guide>",
         "soil guide.pdf",
@@ -41,7 +51,7 @@ def test_an_editor_uploads_a_pdf_and_reads_its_text(client_as):
     page = editor.get(response.headers["Location"]).get_data(as_text=True)
     assert "Soil &lt;guide&gt;" in page and "Soil <guide>" not in page
     assert "Take twenty cores per field at 0-30 cm depth in a zigzag.<br>" in page
-    assert "is in the library" in page
+    assert "its text is being read" in page
 
 
 def test_the_title_defaults_to_the_file_name_and_text_is_escaped(client_as):
@@ -58,17 +68,22 @@ def test_the_title_defaults_to_the_file_name_and_text_is_escaped(client_as):
     assert f"<dd>{len(body.encode())} bytes</dd>" in page
 
 
-def test_a_broken_pdf_is_refused_and_nothing_is_stored(client_as):
+def test_a_broken_pdf_ends_with_the_reason_on_its_page_and_no_passages(client_as, worker):
     editor = client_as("editor")
     upload(editor, "ok.md", long_markdown(8).encode())
     before = counts()
     whole = pdf_with_text(SOIL_PDF_LINES)
     response = upload(editor, "broken.pdf", whole[: len(whole) // 2], "Keep this title")
-    page = response.get_data(as_text=True)
-    assert response.status_code == 422
-    assert "The PDF is damaged or cannot be read" in page and "Nothing was stored." in page
-    assert 'value="Keep this title"' in page
-    assert counts() == before
+    assert response.status_code == 302
+    document = read_by_the_worker(
+        db.session.scalars(select(Document).filter_by(kind="pdf")).one().id
+    )
+    page = editor.get(response.headers["Location"]).get_data(as_text=True)
+    assert "The text could not be extracted: The PDF is damaged or cannot be read" in page
+    assert document.pending_file is None  # nothing to read again
+    assert counts() == (before[0] + 1, before[1])
+    listing = editor.get("/library").get_data(as_text=True)
+    assert "not readable" in listing
 
 
 def test_wrong_types_and_too_large_files_are_refused(app, client_as, monkeypatch):
@@ -177,3 +192,42 @@ def test_the_document_list_is_paged_and_in_the_navigation(client_as):
     assert 'href="/library" aria-current="page">Library</a>' in first
     second = editor.get("/library?page=2").get_data(as_text=True)
     assert "note-00.txt" in second and "note-26.txt" not in second
+
+
+def test_the_inflating_pdf_is_stored_at_once_and_read_by_a_bounded_worker_run(
+    client_as, worker, monkeypatch
+):
+    """Issue 11 §6: a 31 KB PDF whose stream inflates to 10 MB of text operators took 6.7 s
+    in the web worker and grew it to 592 MB. Now the upload only stores it; the web process
+    never parses a PDF, and the worker's run ends the document with the reason."""
+
+    def no_parsing_here(*args, **kwargs):
+        raise AssertionError("the web process parsed a PDF")
+
+    monkeypatch.setattr("webapp.library.extract.PdfReader", no_parsing_here)
+    editor = client_as("editor")
+    data = inflating_pdf()
+    assert len(data) < 64 * 1024
+    response = upload(editor, "drill.pdf", data)
+    assert response.status_code == 302
+    document = db.session.scalars(select(Document)).one()
+    status = editor.get(response.headers["Location"], headers=HTMX).get_data(as_text=True)
+    assert status.lstrip().startswith('<section id="document-body"')
+    document = read_by_the_worker(document.id)
+    assert document.status == "failed" and document.text == ""
+    assert document.error == (
+        "A part of the PDF inflates to more than 4 MB; the library does not read it."
+    )
+    ended = editor.get(response.headers["Location"], headers=HTMX).get_data(as_text=True)
+    assert "hx-trigger" not in ended and "inflates to more than 4 MB" in ended
+    run = db.session.scalars(select(Run).filter_by(kind="pdf_extraction")).one()
+    assert run.status == "failed"
+
+
+def test_while_the_text_is_read_the_page_polls_the_run(client_as, idle_queue):
+    editor = client_as("editor")
+    response = upload(editor, "guide.pdf", pdf_with_text(SOIL_PDF_LINES))
+    section = by_id(editor.get(response.headers["Location"]), "document-body")
+    assert section["hx-trigger"] == "every 1s"
+    assert "Extracting the text…" in section.get_text()
+    assert section.select_one("progress") is not None

@@ -10,13 +10,18 @@ from werkzeug.datastructures import FileStorage
 
 from webapp.auth.models import User
 from webapp.extensions import db
-from webapp.library.extract import extract, split_passages
-from webapp.library.models import Document, PassageRecord
+from webapp.jobs.kinds import RunKind, register_kind
+from webapp.jobs.models import Run
+from webapp.jobs.queue import enqueue_run
+from webapp.library.extract import check_pdf, check_upload, extract, split_passages, storable
+from webapp.library.models import EXTRACTING, FAILED, READY, Document, PassageRecord
+from webapp.library.sandbox import bounded_pdf_text
 from webapp.text import control_character_problem
 from webapp.uploads import UploadRefused, read_bytes
 
 PER_PAGE = 25
 TITLE_MAX = 200
+TARGET = "library_document"  # what an extraction run names as its target
 
 
 def max_upload_bytes() -> int:
@@ -31,31 +36,89 @@ def read_upload(upload: FileStorage | None) -> tuple[str, bytes]:
 
 
 def add_document(filename: str, data: bytes, title: str | None, user: User | None) -> Document:
-    """Extract, split and add a document with its passages to the session (flushed, not
-    committed). Everything is checked before anything is added, so a refused file leaves the
-    session as it was; the caller commits, or rolls back on any error."""
-    extracted = extract(filename, data, max_upload_bytes())
+    """Check and add a document to the session (flushed, not committed). Text, Markdown and
+    HTML are read now, with their passages; a PDF is stored as it is, `extracting`, for an
+    extraction run (start_extraction) — the web process never parses PDFs. Everything is
+    checked before anything is added, so a refused file leaves the session as it was."""
+    name, kind = check_upload(filename, data, max_upload_bytes())
     title = (title or "").strip()
     if len(title) > TITLE_MAX:
         raise UploadRefused("title_too_long", f"Use a title of at most {TITLE_MAX} characters.")
     if problem := control_character_problem(title):
         raise UploadRefused("title_malformed", f"Title: {problem}")
-    title = title or extracted.filename[:TITLE_MAX]
-    document = Document(
-        title=title,
-        filename=extracted.filename,
-        kind=extracted.kind,
-        size_bytes=len(data),
-        text=extracted.text,
-        created_by=user,
-    )
-    document.passages = [
-        PassageRecord(source_kind="document", title=title, url=None, text=text, position=i)
-        for i, text in enumerate(split_passages(extracted.text))
-    ]
+    title = title or name[:TITLE_MAX]
+    document = Document(title=title, filename=name, kind=kind, size_bytes=len(data), text="")
+    if kind == "pdf":
+        check_pdf(data)
+        document.status, document.pending_file = EXTRACTING, data
+    else:
+        set_text(document, extract(name, data, max_upload_bytes()).text)
+    document.created_by = user
     db.session.add(document)
     db.session.flush()
     return document
+
+
+def set_text(document: Document, text: str) -> None:
+    """The document's text and its passages; it is ready."""
+    document.text = text
+    document.passages = [
+        PassageRecord(source_kind="document", title=document.title, url=None, text=t, position=i)
+        for i, t in enumerate(split_passages(text))
+    ]
+    document.status, document.error, document.pending_file = READY, None, None
+
+
+def start_extraction(document: Document, user: User | None) -> Run:
+    """Queue the run that reads a stored PDF (commits; QueueUnavailable if Redis is away, the
+    run then failed and resumable)."""
+    return enqueue_run(
+        PdfExtraction, user, {"document_id": document.id}, target=(TARGET, document.id)
+    )
+
+
+def extraction_run(document: Document) -> Run | None:
+    """The latest run that read (or is reading) the document, if it is a PDF."""
+    return db.session.scalar(
+        select(Run)
+        .where(Run.target_type == TARGET, Run.target_id == document.id)
+        .order_by(Run.id.desc())
+        .limit(1)
+    )
+
+
+@register_kind
+class PdfExtraction(RunKind):
+    """One uploaded PDF read in a child process held to PdfLimits (webapp.library.sandbox).
+    A PDF that cannot be read or breaks a limit ends `failed` with the reason, and the run with
+    it; the file is then dropped."""
+
+    name = "pdf_extraction"
+    title = "PDF text extraction"
+
+    def plan_items(self, params: dict[str, Any]) -> list[str]:
+        return [str(params["document_id"])]
+
+    def stage_for(self, key: str) -> str:
+        return "extracting"
+
+    def process_item(self, key: str, params: dict[str, Any], run_id: int) -> Any:
+        document = db.session.get(Document, int(key))
+        if document is None:
+            return {"error": "The document was deleted before its text was read."}
+        if document.status != EXTRACTING:  # a resumed run whose item was done
+            return {"status": document.status}
+        try:
+            text = storable(bounded_pdf_text(document.pending_file))
+        except UploadRefused as refused:
+            document.status, document.error, document.pending_file = FAILED, str(refused), None
+            return {"error": document.error, "code": refused.code}
+        set_text(document, text)
+        return {"passages": len(document.passages)}
+
+    def failed_items(self, run: Any) -> int:
+        failed = [r for r in run.results.values() if isinstance(r, dict) and "error" in r]
+        return len(run.item_errors) + len(failed)
 
 
 def documents_query() -> Select:
@@ -83,6 +146,8 @@ def to_dict(document: Document, passages: int) -> dict[str, Any]:
         "kind": document.kind,
         "size_bytes": document.size_bytes,
         "passages": passages,
+        "status": document.status,
+        "error": document.error,
         "created_by": document.created_by.email if document.created_by else None,
         "created_at": document.created_at.isoformat().replace("+00:00", "Z"),
     }

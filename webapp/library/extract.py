@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from bs4 import BeautifulSoup
-from pypdf import PdfReader
+from pypdf import PdfReader, apply_configuration
+from pypdf.errors import LimitReachedError
 
-from webapp.uploads import UploadRefused, check_size, decode_text
+from webapp.uploads import UploadRefused, check_size, decode_text, size_text
 
 # File name extension -> document kind.
 EXTENSIONS = {
@@ -38,6 +39,34 @@ _HTML_BLOCKS = (
 
 
 @dataclass(frozen=True)
+class PdfLimits:
+    """What reading one PDF may take. A small file can hold a stream that inflates to
+    megabytes of text operators, which pypdf then takes minutes and hundreds of MB to read;
+    extraction runs in a child process of a worker (webapp.library.sandbox), held to these."""
+
+    pages: int = 2000
+    inflated_bytes: int = 4 * 1024 * 1024  # what any one stream may inflate to
+    seconds: int = 60
+    memory_mb: int = 512  # the child's address space
+
+    def configuration(self) -> dict[str, int]:
+        """pypdf's own limits, set to ours."""
+        inflated = self.inflated_bytes
+        return {
+            "zlib_maximum_output_length": inflated,
+            "lzw_maximum_output_length": inflated,
+            "run_length_maximum_output_length": inflated,
+            "brotli_maximum_output_length": inflated,
+            "jbig2_maximum_output_length": inflated,
+            "array_based_stream_maximum_output_length": inflated,
+            "stream_decoding_work_maximum_length": 4 * inflated,
+        }
+
+
+PDF_LIMITS = PdfLimits()
+
+
+@dataclass(frozen=True)
 class Extracted:
     filename: str
     kind: str
@@ -61,34 +90,64 @@ def kind_of(filename: str) -> str:
 
 def extract(filename: str, data: bytes, max_bytes: int) -> Extracted:
     """Check the file and read its text; UploadRefused says what is wrong with it."""
-    name = clean_filename(filename)
-    kind = kind_of(name)
-    check_size(data, max_bytes, "The file is larger than the {limit} the library takes.")
-    if not data:
-        raise UploadRefused("empty_file", "The file is empty.")
+    name, kind = check_upload(filename, data, max_bytes)
     if kind == "pdf":
         text = pdf_text(data)
     elif kind == "html":
         text = html_text(decode_text(data))
     else:
         text = decode_text(data)
-    # PostgreSQL text cannot hold NUL characters, and they carry nothing worth searching.
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "").strip()
+    text = storable(text)
     if not text:
         raise UploadRefused("no_text", "The file contains no text to store.")
     return Extracted(name, kind, text)
 
 
-def pdf_text(data: bytes) -> str:
+def check_upload(filename: str, data: bytes, max_bytes: int) -> tuple[str, str]:
+    """The file's clean name and kind, after what can be checked without reading it."""
+    name = clean_filename(filename)
+    kind = kind_of(name)
+    check_size(data, max_bytes, "The file is larger than the {limit} the library takes.")
+    if not data:
+        raise UploadRefused("empty_file", "The file is empty.")
+    return name, kind
+
+
+def storable(text: str) -> str:
+    """Text as the library keeps it: one kind of line break, no NUL (PostgreSQL text cannot
+    hold it, and it carries nothing worth searching), no surrounding space."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "").strip()
+
+
+def check_pdf(data: bytes) -> None:
+    """What can be told of a PDF without parsing it."""
     if not data.startswith(b"%PDF"):
         raise UploadRefused("not_a_pdf", "The file is named .pdf but is not a PDF.")
+
+
+def pdf_text(data: bytes, limits: PdfLimits = PDF_LIMITS) -> str:
+    """The PDF's text, page by page; never in the web process (see PdfLimits)."""
+    check_pdf(data)
     try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise UploadRefused("unreadable_pdf", "The PDF is password-protected.")
-        pages = [page.extract_text() or "" for page in reader.pages]
-    except UploadRefused:
+        with apply_configuration(**limits.configuration()):
+            reader = PdfReader(io.BytesIO(data))
+            if reader.is_encrypted and not reader.decrypt(""):
+                raise UploadRefused("unreadable_pdf", "The PDF is password-protected.")
+            if len(reader.pages) > limits.pages:
+                raise UploadRefused(
+                    "pdf_too_large",
+                    f"The PDF has {len(reader.pages):,} pages; the library reads at most "
+                    f"{limits.pages:,}.",
+                )
+            pages = [page.extract_text() or "" for page in reader.pages]
+    except (UploadRefused, MemoryError):
         raise
+    except LimitReachedError:
+        raise UploadRefused(
+            "pdf_too_large",
+            f"A part of the PDF inflates to more than {size_text(limits.inflated_bytes)}; "
+            "the library does not read it.",
+        ) from None
     except Exception as exc:  # a damaged file can fail anywhere inside pypdf
         raise UploadRefused(
             "unreadable_pdf", f"The PDF is damaged or cannot be read ({exc})."

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Integer, String, Text
-from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy import ForeignKey, Integer, LargeBinary, String, Text
+from sqlalchemy.orm import Mapped, deferred, mapped_column, relationship
 
 from webapp.auth.models import User
 from webapp.database import UTCDateTime, utcnow
 from webapp.extensions import db
+
+READY, EXTRACTING, FAILED = "ready", "extracting", "failed"
 
 
 class Document(db.Model):
@@ -26,6 +28,11 @@ class Document(db.Model):
     kind: Mapped[str] = mapped_column(String(16))  # pdf | markdown | text | html
     size_bytes: Mapped[int] = mapped_column(Integer)
     text: Mapped[str] = mapped_column(Text)
+    # ready | extracting (a PDF waiting for its extraction run) | failed (error says why)
+    status: Mapped[str] = mapped_column(String(16), default=READY, server_default=READY)
+    error: Mapped[str | None] = mapped_column(Text)
+    # A PDF's bytes until its extraction run has read them; never loaded with the document.
+    pending_file: Mapped[bytes | None] = deferred(mapped_column(LargeBinary))
     created_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 

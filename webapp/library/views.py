@@ -15,17 +15,20 @@ from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.contract import Paging, QueryModel, accepts
 from webapp.extensions import db
+from webapp.jobs.queue import QueueUnavailable
 from webapp.library import api, bp
 from webapp.library.documents import (
     PER_PAGE,
     add_document,
     documents_query,
+    extraction_run,
     passage_counts,
     read_upload,
+    start_extraction,
     to_dict,
 )
 from webapp.library.forms import UploadForm
-from webapp.library.models import Document, is_search_index
+from webapp.library.models import EXTRACTING, Document, is_search_index
 from webapp.library.search import Passage, highlight, query_terms, search_passages
 from webapp.pagination import count_of, page_number, paginate, per_page
 from webapp.problems import Invalid
@@ -97,16 +100,28 @@ def upload():
         form.file.errors.append(f"{exc} Nothing was stored.")
         return render_upload(form, 422)
     db.session.commit()
-    flash(f"{document.title} is in the library.", "success")
+    if document.status == EXTRACTING:
+        try:
+            start_extraction(document, current_user)
+        except QueueUnavailable as exc:
+            flash(f"{document.title} is stored, but its text cannot be read yet: {exc}", "error")
+            return redirect(url_for("library.document", document_id=document.id))
+        flash(f"{document.title} is stored; its text is being read.", "success")
+    else:
+        flash(f"{document.title} is in the library.", "success")
     return redirect(url_for("library.document", document_id=document.id))
 
 
 @bp.get("/documents/<int:document_id>")
 def document(document_id: int):
+    """The document; while its PDF is read, the page polls the extraction run (htmx renders
+    the "body" block alone) until the text is there or the reason it is not."""
     found = document_or_404(document_id)
     return render_page(
         "library/document.html",
+        "body",
         document=found,
+        run=extraction_run(found) if found.kind == "pdf" else None,
         passages=passage_counts([found]).get(found.id, 0),
         paragraphs=[p.strip() for p in _PARAGRAPH_BREAK.split(found.text) if p.strip()],
         form=EmptyForm(),
@@ -164,4 +179,6 @@ def api_upload():
         # Answered as any Invalid, saying that nothing was kept.
         raise UploadRefused(exc.code, f"{exc} Nothing was stored.") from exc
     db.session.commit()
+    if document.status == EXTRACTING:
+        start_extraction(document, current_user)  # 503 when the queue is away
     return jsonify(to_dict(document, len(document.passages))), 201

@@ -1,0 +1,51 @@
+"""A PDF is read in a child process held to limits on pages, inflated bytes, time and memory;
+whichever it breaks, the caller gets the reason and goes on."""
+
+import pytest
+
+from tests.library.files import SOIL_PDF_LINES, inflating_pdf, pdf_with_text
+from webapp.library.extract import PdfLimits
+from webapp.library.sandbox import bounded_pdf_text
+from webapp.uploads import UploadRefused
+
+
+def refusal(data: bytes, limits: PdfLimits) -> UploadRefused:
+    with pytest.raises(UploadRefused) as caught:
+        bounded_pdf_text(data, limits)
+    return caught.value
+
+
+def test_a_pdf_within_the_limits_is_read():
+    text = bounded_pdf_text(pdf_with_text(SOIL_PDF_LINES, ["Page two."]))
+    assert "Take twenty cores per field" in text and text.endswith("Page two.")
+
+
+def test_a_stream_that_inflates_beyond_the_limit_is_not_read():
+    refused = refusal(inflating_pdf(), PdfLimits())
+    assert refused.code == "pdf_too_large"
+    assert (
+        str(refused)
+        == "A part of the PDF inflates to more than 4 MB; the library does not read it."
+    )
+
+
+def test_too_many_pages_are_refused():
+    refused = refusal(pdf_with_text(["one"], ["two"]), PdfLimits(pages=1))
+    assert str(refused) == "The PDF has 2 pages; the library reads at most 1."
+
+
+def test_the_time_limit_stops_a_slow_read():
+    refused = refusal(inflating_pdf(2_000_000), PdfLimits(seconds=1))
+    assert refused.code == "pdf_too_slow" and "longer than 1 s" in str(refused)
+
+
+def test_the_memory_cap_stops_a_read_that_grows_and_the_caller_lives_on():
+    limits = PdfLimits(inflated_bytes=16 * 1024 * 1024, memory_mb=100)
+    refused = refusal(inflating_pdf(), limits)
+    assert refused.code == "pdf_too_large"
+    assert "needed more than 100 MB of memory" in str(refused)
+    assert bounded_pdf_text(pdf_with_text(SOIL_PDF_LINES))  # the caller is fine
+
+
+def test_a_damaged_pdf_says_so():
+    assert refusal(b"%PDF-1.7\n1 0 obj << /Type", PdfLimits()).code == "unreadable_pdf"

@@ -1,0 +1,78 @@
+"""Reading a PDF in a child process held to PdfLimits, so a hostile file costs a worker nothing.
+
+The worker's job starts `python -m webapp.library.sandbox LIMITS` with the PDF on stdin. The
+child caps its own address space and CPU time before it reads anything, dies with its parent,
+and answers one JSON object on stdout: {"text"} or {"code", "message"}. The parent adds a wall
+clock limit; whatever ends the child (a limit, a crash) becomes an UploadRefused saying why.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import signal
+import subprocess
+import sys
+from dataclasses import asdict
+
+from webapp.jobs.processes import die_with_parent
+from webapp.library.extract import PDF_LIMITS, PdfLimits, pdf_text
+from webapp.uploads import UploadRefused
+
+
+def bounded_pdf_text(data: bytes, limits: PdfLimits = PDF_LIMITS) -> str:
+    """The PDF's text, read by a child process; UploadRefused when it cannot be read or
+    breaks a limit."""
+    too_slow = UploadRefused(
+        "pdf_too_slow",
+        f"Reading the PDF took longer than {limits.seconds} s; the library does not "
+        "keep it. Split it, or save it again from another program.",
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", __name__, json.dumps(asdict(limits))],
+            input=data,
+            capture_output=True,
+            timeout=limits.seconds + 5,  # CPU time is the child's own limit; this is waiting
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise too_slow from None
+    if done.returncode == -signal.SIGXCPU:
+        raise too_slow
+    try:
+        answer = json.loads(done.stdout)
+    except ValueError:
+        raise _too_much_memory(limits) from None  # killed before it could answer
+    if "text" not in answer:
+        raise UploadRefused(answer["code"], answer["message"])
+    return answer["text"]
+
+
+def _too_much_memory(limits: PdfLimits) -> UploadRefused:
+    return UploadRefused(
+        "pdf_too_large",
+        f"Reading the PDF needed more than {limits.memory_mb} MB of memory; the library does "
+        "not keep it.",
+    )
+
+
+def main() -> None:
+    limits = PdfLimits(**json.loads(sys.argv[1]))
+    die_with_parent()
+    memory = limits.memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.seconds, limits.seconds + 1))
+    data = sys.stdin.buffer.read()
+    try:
+        answer = {"text": pdf_text(data, limits)}
+    except UploadRefused as refused:
+        answer = {"code": refused.code, "message": str(refused)}
+    except MemoryError:
+        refused = _too_much_memory(limits)
+        answer = {"code": refused.code, "message": str(refused)}
+    sys.stdout.write(json.dumps(answer))
+
+
+if __name__ == "__main__":
+    main()
