@@ -21,7 +21,7 @@ from webapp.cultures.rules import notes_with_sources, postprocess, unique_source
 from webapp.extensions import db
 from webapp.jobs.kinds import ItemError, RunKind, register_kind
 from webapp.jobs.models import Run
-from webapp.jobs.queue import enqueue_run
+from webapp.jobs.queue import RunInProgress, enqueue_run, live_runs
 from webapp.jobs.runner import add_usage
 from webapp.links import is_safe_link
 from webapp.review.models import Suggestion
@@ -124,6 +124,26 @@ class CultureEnrichment(RunKind):
     name = "culture_enrichment"
     title = "Culture enrichment"
     target_kind = TARGET
+    result_labels = {
+        "suggested": "Suggested",
+        "errors": "Errors",
+        "warnings": "Warnings",
+        "citations": "Sources",
+    }
+
+    def item_names(self, run: Run) -> dict[str, str]:
+        """Cultures by name; one deleted since by the name the run recorded."""
+        ids = [int(key) for key in run.items]
+        named = {
+            str(c.id): c.label
+            for c in db.session.scalars(select(Culture).where(Culture.id.in_(ids)))
+        }
+        recorded = {
+            k: r["culture"]
+            for k, r in run.results.items()
+            if isinstance(r, dict) and "culture" in r
+        }
+        return recorded | named
 
     def plan_items(self, params: dict[str, Any]) -> list[str]:
         return [str(culture_id) for culture_id in params["culture_ids"]]
@@ -181,7 +201,8 @@ def start_enrichment(
     culture_ids: Sequence[int], user: User, mode: str = "complete", fields: Sequence[str] = ()
 ) -> Run:
     """Queue one run over the cultures. Raises BodyInvalid for a bad mode or field list,
-    ProviderUnavailable and QueueUnavailable as they say."""
+    RunInProgress when a live enrichment already covers one of them, ProviderUnavailable and
+    QueueUnavailable as they say."""
     if mode not in MODES:
         raise BodyInvalid(f"mode must be one of {', '.join(MODES)}", loc="mode")
     unknown = [f for f in fields if f not in ENRICHABLE_FIELDS]
@@ -189,6 +210,10 @@ def start_enrichment(
         raise BodyInvalid(f"cannot research {', '.join(unknown)}", loc="fields")
     if mode == "reresearch" and not fields:
         raise BodyInvalid("re-research needs the fields to research", loc="fields")
+    busy = set(culture_ids)
+    for live in live_runs(CultureEnrichment):
+        if overlap := busy.intersection(live.params.get("culture_ids") or []):
+            raise RunInProgress(live, db.session.get(Culture, min(overlap)).label)
     settings = current_app.config["FURROW"]
     provider = culture_provider(settings.provider)
     params = {"culture_ids": list(culture_ids), "mode": mode, "fields": list(fields)}
@@ -201,7 +226,16 @@ def start_enrichment(
         mode=mode,
         provider=provider.name,
         model=provider.model,
+        title=enrichment_title(culture_ids),
     )
+
+
+def enrichment_title(culture_ids: Sequence[int]) -> str:
+    """ "Enrich Tomato ‘Moneymaker’", or "Enrich 12 cultures" for a batch."""
+    if len(culture_ids) != 1:
+        return f"Enrich {len(culture_ids)} cultures"
+    culture = db.session.get(Culture, culture_ids[0])
+    return f"Enrich {culture.label}" if culture else CultureEnrichment.title
 
 
 def latest_run(culture: Culture) -> Run | None:

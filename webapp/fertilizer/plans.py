@@ -64,6 +64,7 @@ class PlanRun(RunKind):
     name = "fertilizer_plan"
     title = "Fertilizer plan"
     target_kind = TARGET
+    result_labels = {"crop": "Crop", "totals": "Totals"}
 
     def plan_items(self, params: dict[str, Any]) -> list[str]:
         return ["plan"]

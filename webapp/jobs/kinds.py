@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from importlib import import_module
 from typing import Any, ClassVar
 
 
 class ItemError(Exception):
     """A failure of one item that the run records and moves past; the message is for people."""
+
+
+@dataclass(frozen=True)
+class ItemOutcome:
+    """One finished item as the run page shows it: its name, what it counted, its problem."""
+
+    name: str
+    counts: tuple[tuple[str, Any], ...]
+    issue: str | None
+
+
+def words(key: str) -> str:
+    """A result key as a label: "size_bytes" → "Size bytes"."""
+    return key.replace("_", " ").capitalize()
 
 
 class RunKind(ABC):
@@ -24,6 +39,8 @@ class RunKind(ABC):
     timeout_seconds: ClassVar[int] = 24 * 3600
     # The review target (webapp.review.targets) the run proposes values for, if any.
     target_kind: ClassVar[str | None] = None
+    # The result keys the run page shows and their labels; None shows every plain value.
+    result_labels: ClassVar[dict[str, str] | None] = None
 
     @abstractmethod
     def plan_items(self, params: dict[str, Any]) -> list[str]:
@@ -64,6 +81,33 @@ class RunKind(ABC):
         """What else a review of one record (a webapp.review.service.RunTarget) shows from
         the run's results."""
         return {}
+
+    def item_names(self, run: Any) -> dict[str, str]:
+        """What people call the run's items (a culture's name, a row's label), by key; an item
+        not named here is shown by its key."""
+        return {}
+
+    def outcomes(self, run: Any) -> list[ItemOutcome]:
+        """The finished items in order, for the run page: counts from their results (a list
+        counts its entries), and their error."""
+        names = self.item_names(run)
+        shown = []
+        for key in run.items:
+            result, error = run.results.get(key), run.item_errors.get(key)
+            if result is None and error is None:
+                continue
+            result = result if isinstance(result, dict) else {}
+            labels = self.result_labels or {k: words(k) for k in result}
+            counts = tuple(
+                (label, len(value) if isinstance(value, list) else value)
+                for k, label in labels.items()
+                if isinstance(value := result.get(k), (int, float, str, list))
+                and not isinstance(value, bool)
+                and k != "error"
+            )
+            issue = error or (result["error"] if isinstance(result.get("error"), str) else None)
+            shown.append(ItemOutcome(names.get(key, key), counts, issue))
+        return shown
 
     def proposal(self, run: Any) -> dict[str, Any] | None:
         """The run's proposal as one document (GET /api/v1/runs/<id>/proposal), for the kinds

@@ -91,6 +91,18 @@ class Run(db.Model):
         return [key for key in self.items if key not in finished]
 
     @property
+    def duration(self) -> str | None:
+        """How long the run took, or has taken so far: "2 min 5 s"."""
+        if self.started_at is None:
+            return None
+        seconds = round(((self.finished_at or utcnow()) - self.started_at).total_seconds())
+        hours, rest = divmod(max(seconds, 0), 3600)
+        minutes, seconds = divmod(rest, 60)
+        parts = [(hours, "h"), (minutes, "min"), (seconds, "s")]
+        shown = [f"{n} {unit}" for n, unit in parts if n] or ["0 s"]
+        return " ".join(shown[:2])
+
+    @property
     def percent(self) -> int:
         if self.total <= 0:
             return 100 if self.status == RunStatus.succeeded else 0

@@ -7,18 +7,19 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis
-from flask import current_app
+from flask import current_app, url_for
+from markupsafe import Markup
 from rq import Queue
 from rq.exceptions import InvalidJobOperation, NoSuchJobError
 from rq.job import Job
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from webapp.auth.models import User
 from webapp.config import Settings
 from webapp.database import utcnow
 from webapp.extensions import db
 from webapp.jobs.kinds import RUN_KINDS, RunKind
-from webapp.jobs.models import RESUMABLE_STATUSES, Run, RunStatus
+from webapp.jobs.models import LIVE_STATUSES, RESUMABLE_STATUSES, Run, RunStatus
 from webapp.problems import Unavailable
 
 EXECUTE_RUN = "webapp.jobs.runner.execute_run"
@@ -32,6 +33,29 @@ class QueueUnavailable(Unavailable):
 
 class RunStateError(RuntimeError):
     """The run is not in a state that allows this action."""
+
+
+class RunInProgress(Exception):
+    """A run is already queued or running for the same record: people are sent to it rather
+    than starting a second one (the API answers 409 with its id)."""
+
+    code = "run_in_progress"
+
+    def __init__(self, run: Run, what: str) -> None:
+        self.run = run
+        super().__init__(f"{what} is already being worked on in run #{run.id} ({run.status}).")
+
+    def link(self) -> Markup:
+        """The message with a link to the run, for a flash."""
+        return Markup('{} <a href="{}">Open run #{}</a>').format(
+            str(self), url_for("runs.show_run", run_id=self.run.id), self.run.id
+        )
+
+
+def live_runs(kind: type[RunKind]) -> list[Run]:
+    """The runs of a kind that are queued or running, oldest first."""
+    query = select(Run).where(Run.kind == kind.name, Run.status.in_(LIVE_STATUSES))
+    return list(db.session.scalars(query.order_by(Run.id)))
 
 
 @dataclass
@@ -102,8 +126,10 @@ def enqueue_run(
     mode: str | None = None,
     provider: str | None = None,
     model: str | None = None,
+    title: str | None = None,
 ) -> Run:
-    """Create the Run row and its RQ job together.
+    """Create the Run row and its RQ job together; title names what it works on (the kind's
+    title by default).
 
     If Redis cannot take the job, the run is kept as failed with the reason and
     QueueUnavailable is raised, so callers show the error and nothing is left half-made.
@@ -114,7 +140,7 @@ def enqueue_run(
     items = kind().plan_items(params)
     run = Run(
         kind=kind.name,
-        title=kind.title,
+        title=(title or kind.title)[:200],
         params=params,
         requested_by=requested_by,
         target_type=target[0] if target else None,

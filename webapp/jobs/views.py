@@ -28,6 +28,12 @@ from webapp.pagination import page_number, per_page
 from webapp.rendering import render_page
 
 
+def kind_title(name: str) -> str:
+    """A run kind in words ("Culture enrichment"); a kind no longer registered by its name."""
+    kind = RUN_KINDS.get(name)
+    return kind.title if kind else name
+
+
 def run_or_404(run_id: int) -> Run:
     return db.get_or_404(Run, run_id, description=f"There is no run #{run_id}.")
 
@@ -51,7 +57,11 @@ def list_runs():
     filters = RunFilters.from_args(request.args, current_user.id)
     page = page_of_runs(filters, page_number(request.args))
     return render_page(
-        "runs/list.html", "run_table", page=page, filters=filters, kinds=kinds_in_use()
+        "runs/list.html",
+        "run_table",
+        page=page,
+        filters=filters,
+        kinds=[(name, kind_title(name)) for name in kinds_in_use()],
     )
 
 
@@ -102,8 +112,15 @@ def _export_row(run: Run) -> list:
 @bp.route("/runs/<int:run_id>")
 def show_run(run_id: int):
     run = run_or_404(run_id)
+    kind = RUN_KINDS.get(run.kind)
     return render_page(
-        "runs/detail.html", "run_status", run=run, may_control=may_control(run), form=EmptyForm()
+        "runs/detail.html",
+        "run_status",
+        run=run,
+        kind_title=kind_title(run.kind),
+        outcomes=kind().outcomes(run) if kind else [],
+        may_control=may_control(run),
+        form=EmptyForm(),
     )
 
 

@@ -95,6 +95,7 @@ class PdfExtraction(RunKind):
 
     name = "pdf_extraction"
     title = "PDF text extraction"
+    result_labels = {"passages": "Passages", "status": "Status"}
 
     def plan_items(self, params: dict[str, Any]) -> list[str]:
         return [str(params["document_id"])]

@@ -20,7 +20,7 @@ from webapp.database import among, utcnow
 from webapp.extensions import db
 from webapp.jobs.kinds import RunKind, register_kind
 from webapp.jobs.models import Run
-from webapp.jobs.queue import enqueue_run
+from webapp.jobs.queue import RunInProgress, enqueue_run, live_runs
 from webapp.jobs.runner import add_usage, report_stage
 from webapp.library.search import sync_reference_passages
 from webapp.problems import Invalid
@@ -321,11 +321,14 @@ def start_enrichment(
     user: User,
     limit: int | None = None,
 ) -> Run:
-    """Check the request and queue one run. EnrichInvalid, ProviderUnavailable and
-    QueueUnavailable say why not."""
+    """Check the request and queue one run. EnrichInvalid, RunInProgress (the column is
+    being filled already), ProviderUnavailable and QueueUnavailable say why not."""
     column = table.column_named(column_name or "")
     if column is None:
         raise EnrichInvalid(f"There is no column called {column_name!r}.")
+    for live in live_runs(TableEnrichment):
+        if live.params.get("column_id") == column.id:
+            raise RunInProgress(live, f"The column ‘{column.name}’ of {table.name}")
     try:
         strategy = get_strategy(strategy_name)
         strategy.validate_params(params)
@@ -353,7 +356,8 @@ def start_enrichment(
         "provider": provider,
         "reasoning": strategy.describe(params),
     }
-    run = enqueue_run(
+    rows = f"{len(ids):,} row" + ("" if len(ids) == 1 else "s")
+    return enqueue_run(
         TableEnrichment,
         user,
         run_params,
@@ -361,10 +365,8 @@ def start_enrichment(
         mode=strategy.name,
         provider=provider,
         model=current_app.config["FURROW"].openai_model if provider == "openai" else None,
+        title=f"Fill ‘{column.name}’ in {table.name} ({rows}) · {strategy.display_name}",
     )
-    run.title = f"{strategy.display_name}: {table.name} → {column.name}"[:200]
-    db.session.commit()
-    return run
 
 
 def research_log(run: Run) -> list[dict[str, Any]]:
