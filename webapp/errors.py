@@ -21,6 +21,7 @@ from webapp.auth.access import is_api_request
 from webapp.auth.accounts import has_users
 from webapp.database import failure_line
 from webapp.extensions import db
+from webapp.jobs.queue import RunInProgress
 from webapp.problems import Invalid, Unavailable
 
 CODES = {
@@ -129,6 +130,11 @@ def handle_unavailable(exc: Unavailable):
     return _respond(503, str(exc), exc.code)
 
 
+def handle_run_in_progress(exc: RunInProgress):
+    db.session.rollback()
+    return _respond(409, str(exc), exc.code, {"run_id": exc.run.id})
+
+
 def handle_database_error(exc: DBAPIError):
     current_app.logger.warning(
         "database not usable on %s %s: %s", request.method, request.path, failure_line(exc)
@@ -149,6 +155,7 @@ def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(HTTPException, handle_http_error)
     app.register_error_handler(Invalid, handle_invalid)
     app.register_error_handler(Unavailable, handle_unavailable)
+    app.register_error_handler(RunInProgress, handle_run_in_progress)
     for error in DATABASE_DOWN_ERRORS:
         app.register_error_handler(error, handle_database_error)
     app.register_error_handler(Exception, handle_unexpected)

@@ -17,7 +17,7 @@ from flask import (
 )
 from flask_login import current_user
 from pydantic import Field
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from webapp.api import BodyInvalid, json_body
 from webapp.auth.access import require_role
@@ -54,15 +54,17 @@ from webapp.cultures.importing import preview_csv
 from webapp.cultures.models import Culture
 from webapp.cultures.providers import culture_provider
 from webapp.extensions import db
+from webapp.fertilizer.models import PlanRecord
 from webapp.fertilizer.plans import TARGET as PLAN_TARGET
 from webapp.fertilizer.plans import plan_history
 from webapp.jobs.models import Run
+from webapp.jobs.queue import RunInProgress
 from webapp.pagination import Page, page_number, paginate, per_page
 from webapp.problems import Invalid, Problem, Unavailable, show_on_form
 from webapp.rendering import render_page
 from webapp.review import service as review
 from webapp.review.audit import history
-from webapp.review.models import Suggestion
+from webapp.review.models import Change, Suggestion, SuggestionStatus
 from webapp.review.service import findings_for
 from webapp.review.vocabulary import Issue
 from webapp.uploads import CSV_MAX_BYTES, UploadRefused, check_csv_text, read_csv
@@ -192,6 +194,9 @@ def enrich_batch():
     except (Invalid, Unavailable) as exc:
         flash(str(exc), "error")
         return redirect(url_for("cultures.index"))
+    except RunInProgress as exc:
+        flash(exc.link(), "warning")
+        return redirect(url_for("cultures.index"))
     return redirect(url_for("cultures.review_batch", run_id=run.id))
 
 
@@ -261,6 +266,8 @@ def enrich(culture_id: int):
         start_enrichment([culture.id], current_user, mode, fields)
     except (Invalid, Unavailable) as exc:
         flash(str(exc), "error")
+    except RunInProgress as exc:
+        flash(exc.link(), "warning")
     return redirect(url_for("cultures.show", culture_id=culture.id, _anchor="enrichment"))
 
 
@@ -399,14 +406,51 @@ def edit(culture_id: int):
     return redirect(url_for("cultures.show", culture_id=culture.id))
 
 
-@bp.post("/<int:culture_id>/delete")
+@bp.route("/<int:culture_id>/delete", methods=["GET", "POST"])
 @require_role(Role.reviewer)
 def delete(culture_id: int):
+    """First a confirmation that says what goes with the culture; confirmed, it is deleted."""
     culture = culture_or_404(culture_id)
+    if request.method == "GET":
+        return render_page(
+            "tables/confirm.html",
+            form=EmptyForm(),
+            title=f"Delete {culture.label}",
+            question=f"Delete “{culture.label}”? {what_goes_with(culture)} This cannot be undone.",
+            action=url_for("cultures.delete", culture_id=culture.id),
+            hidden=[],
+            button="Delete the culture",
+            back=url_for("cultures.show", culture_id=culture.id),
+        )
     db.session.delete(culture)
     db.session.commit()
     flash(f"{culture.label} was deleted.", "success")
     return redirect(url_for("cultures.index"))
+
+
+def what_goes_with(culture: Culture) -> str:
+    """What deleting the culture takes with it, in counts: its open suggestions can no longer
+    be reviewed, its saved plans leave it, its history is no longer shown."""
+
+    def count(query) -> int:
+        return db.session.scalar(select(func.count()).select_from(query.subquery())) or 0
+
+    pending = count(
+        select(Suggestion.id).where(
+            Suggestion.target_type.in_((TARGET, PLAN_TARGET)),
+            Suggestion.target_id == culture.id,
+            Suggestion.status == SuggestionStatus.pending,
+        )
+    )
+    plans = count(select(PlanRecord.id).where(PlanRecord.culture_id == culture.id))
+    changes = count(
+        select(Change.id).where(Change.target_type == AUDIT_TARGET, Change.target_id == culture.id)
+    )
+    return (
+        f"Its {pending} open suggestion(s) can no longer be reviewed, its {plans} saved "
+        f"fertilizer plan(s) are kept without it, and its history of {changes} change(s) is "
+        "no longer shown."
+    )
 
 
 # JSON API: the same rules as the pages.
@@ -490,7 +534,11 @@ def api_create():
 
 @api.post("/enrich-batch")
 @require_role(Role.editor)
-@accepts(EnrichBatch, answers={202: "Queued."}, summary="Research many cultures in one run.")
+@accepts(
+    EnrichBatch,
+    answers={202: "Queued.", 409: "Already being enriched: details.run_id is that run."},
+    summary="Research many cultures in one run.",
+)
 def api_enrich_batch():
     body = json_body()
     ids = [i for i in body.get("ids") or [] if isinstance(i, int)]
@@ -516,7 +564,12 @@ def api_check():
 
 @api.post("/<int:culture_id>/enrich")
 @require_role(Role.editor)
-@accepts(EnrichOne, answers={202: "Queued."}, body_required=False, summary="Research one culture.")
+@accepts(
+    EnrichOne,
+    answers={202: "Queued.", 409: "Already being enriched: details.run_id is that run."},
+    body_required=False,
+    summary="Research one culture.",
+)
 def api_enrich(culture_id: int):
     culture = culture_or_404(culture_id)
     body = request.get_json(silent=True) or {}

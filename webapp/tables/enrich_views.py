@@ -16,6 +16,7 @@ from webapp.auth.roles import Role
 from webapp.contract import Ids, Name, RequestModel, accepts
 from webapp.extensions import db, htmx
 from webapp.jobs.models import Run
+from webapp.jobs.queue import RunInProgress
 from webapp.problems import Unavailable
 from webapp.rendering import render_page
 from webapp.tables import api, bp
@@ -71,6 +72,11 @@ def enrich(table_id: int):
         if htmx:
             return render_page("tables/_enrich_error.html", message=str(exc)), 422
         flash(str(exc), "error")
+        return redirect(url_for("tables.show", table_id=table.id))
+    except RunInProgress as exc:
+        if htmx:
+            return render_page("tables/_enrich_error.html", message=exc.link()), 422
+        flash(exc.link(), "warning")
         return redirect(url_for("tables.show", table_id=table.id))
     target = url_for("tables.enrichment_run", table_id=table.id, run_id=run.id)
     if htmx:
@@ -168,7 +174,11 @@ class EnrichRows(RequestModel):
 
 @api.post("/<int:table_id>/enrich")
 @require_role(Role.editor)
-@accepts(EnrichRows, answers={202: "Queued."}, summary="Fill a column for up to 20 rows.")
+@accepts(
+    EnrichRows,
+    answers={202: "Queued.", 409: "Already being enriched: details.run_id is that run."},
+    summary="Fill a column for up to 20 rows.",
+)
 def api_enrich(table_id: int):
     table = table_or_404(table_id)
     body = json_body()
