@@ -8,6 +8,7 @@ import pytest
 
 from tests.fertilizer.profiles import TOMATO_FILE
 from tests.support.app import wait_for
+from tests.support.html import soup
 from webapp.cultures.catalog import create_culture
 from webapp.extensions import db
 from webapp.fertilizer.models import PlanRecord
@@ -132,9 +133,37 @@ def test_bad_conditions_are_marked_on_their_fields(client_as, idle_queue):
     assert "Give a number, not &#39;lots&#39;." in page
     assert "育苗期" in page  # the uploaded profile is kept in the text box
     response = upload(editor, TOMATO_FILE.read_bytes(), growth_period_days="2000")
-    assert "growth_period_days: must be a whole number of days" in response.get_data(as_text=True)
+    assert "Growth period: must be a whole number of days" in response.get_data(as_text=True)
     nothing = editor.submit("/fertilizer", {"provider": "offline"}, page="/fertilizer")
     assert "Upload a crop profile, paste one, or pick a culture." in nothing.get_data(as_text=True)
+    assert db.session.query(Run).count() == 0
+
+
+def test_every_problem_of_the_form_shows_at_once_by_label(client_as, idle_queue):
+    editor = client_as("editor")
+    response = upload(
+        editor,
+        TOMATO_FILE.read_bytes(),
+        target_yield="lots",
+        growth_period_days="many",
+        organic_n="-2",
+    )
+    assert response.status_code == 422
+    numbers = {error["id"]: error.get_text() for error in soup(response).select("p.error")}
+    assert numbers == {
+        "target_yield-error": "Give a number, not 'lots'.",
+        "growth_period_days-error": "Give a number, not 'many'.",
+    }
+    request = upload(
+        editor, TOMATO_FILE.read_bytes(), growth_period_days="2000", organic_n="-2", soil_p="low"
+    )
+    errors = {error["id"]: error.get_text() for error in soup(request).select("p.error")}
+    assert errors == {
+        "growth_period_days-error": "Growth period: must be a whole number of days, 1–730, "
+        "got 2000",
+        "organic_n-error": "Organic N must not be negative, got -2",
+    }
+    assert "organic.N" not in request.get_data(as_text=True)
     assert db.session.query(Run).count() == 0
 
 

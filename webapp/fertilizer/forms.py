@@ -14,7 +14,7 @@ from wtforms.fields.choices import SelectChoice
 
 from webapp.fertilizer.request import SOIL_STATUSES, typed_number
 from webapp.numbers import NumberInvalid
-from webapp.problems import Invalid
+from webapp.problems import Invalid, Problem
 from webapp.uploads import UploadRefused, read_text
 
 MAX_PROFILE_BYTES = 512 * 1024
@@ -79,8 +79,16 @@ def _number(value: str, field: str) -> float | int | None:
 
 
 def form_document(values: Mapping[str, str], profile: Any) -> dict[str, Any]:
-    """The request document from the form's text values and the chosen profile."""
-    numbers = {field: _number(values.get(field, ""), field) for field in NUMBER_FIELDS}
+    """The request document from the form's text values and the chosen profile; an Invalid
+    names every input that is not a number."""
+    numbers, problems = {}, []
+    for field in NUMBER_FIELDS:
+        try:
+            numbers[field] = _number(values.get(field, ""), field)
+        except Invalid as exc:
+            problems += exc.problems
+    if problems:
+        raise Invalid(problems)
     organic = [numbers[f"organic_{e}"] for e in "npk"]
     document: dict[str, Any] = {
         "crop_profile": profile,
@@ -93,6 +101,25 @@ def form_document(values: Mapping[str, str], profile: Any) -> dict[str, Any]:
     if any(v is not None for v in organic):
         document["organic"] = dict(zip("NPK", (v or 0.0 for v in organic), strict=True))
     return {key: value for key, value in document.items() if value is not None}
+
+
+def labelled(form: PlanForm, details: Mapping[str, str]) -> list[Problem]:
+    """A request's problems as the form shows them: under the input each came from, named
+    by its label ("Organic N must not be negative"), never by a request key. Problems inside
+    the crop profile keep their JSON path: that is where to look in the JSON."""
+    problems = []
+    for key, text in details.items():
+        if key == "organic":
+            for part in text.split("; "):
+                where, _, rest = part.partition(" ")
+                field = f"organic_{where.rpartition('.')[2].lower()}"
+                field = field if field in NUMBER_FIELDS else "organic_n"
+                problems.append(Problem(f"{form[field].label.text} {rest}", field))
+            continue
+        field = form_field_of(key)
+        name = key if field == "profile_json" else form[field].label.text
+        problems.append(Problem(f"{name}: {text}", field))
+    return problems
 
 
 def form_field_of(key: str) -> str:

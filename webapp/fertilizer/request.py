@@ -190,8 +190,6 @@ def parse_request(raw: Any) -> RecommendRequest:
     soil_k (low|medium|high), region, growth_period_days, organic {N, P, K} g/m²}."""
     if not isinstance(raw, Mapping):
         raise _fail("request", "must be a JSON object")
-    if "crop_profile" not in raw:
-        raise _fail("crop_profile", "missing key")
     allowed = {
         "crop_profile",
         "target_yield",
@@ -202,25 +200,42 @@ def parse_request(raw: Any) -> RecommendRequest:
         "organic",
         "provider",
     }
-    unknown = sorted(set(raw) - allowed)
-    if unknown:
-        raise _fail(unknown[0], f"unknown key (allowed: {', '.join(sorted(allowed))})")
+    # Every problem at once: each part is checked even when another is wrong.
+    problems: dict[str, str] = {}
+
+    def checked(parse: Any, *args: Any) -> Any:
+        try:
+            return parse(*args)
+        except RequestInvalid as exc:
+            problems.update(exc.details)
+            return None
+
+    if "crop_profile" not in raw:
+        problems["crop_profile"] = "missing key"
+    for key in sorted(set(raw) - allowed):
+        problems[key] = f"unknown key (allowed: {', '.join(sorted(allowed))})"
     region = raw.get("region")
     if region is not None and not isinstance(region, str):
-        raise _fail("region", "must be text")
+        problems["region"] = "must be text"
     days = raw.get("growth_period_days")
     if days is not None:
         if isinstance(days, float) and days.is_integer():
             days = int(days)
         if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= 730:
-            problem = f"must be a whole number of days, 1–730, got {days!r}"
-            raise _fail("growth_period_days", problem)
-    organic = parse_organic(raw.get("organic"))
+            problems["growth_period_days"] = f"must be a whole number of days, 1–730, got {days!r}"
+    organic = checked(parse_organic, raw.get("organic"))
+    profile = checked(parse_profile, raw.get("crop_profile"))
+    target_yield = checked(_positive, raw.get("target_yield"), "target_yield", 1000)
+    soil_p = checked(_soil, raw.get("soil_p"), "soil_p")
+    soil_k = checked(_soil, raw.get("soil_k"), "soil_k")
+    if problems:
+        message = "; ".join(f"{key}: {problem}" for key, problem in problems.items())
+        raise RequestInvalid(message, problems)
     return RecommendRequest(
-        profile=parse_profile(raw["crop_profile"]),
-        target_yield_kg_m2=_positive(raw.get("target_yield"), "target_yield", maximum=1000),
-        soil_p=_soil(raw.get("soil_p"), "soil_p"),
-        soil_k=_soil(raw.get("soil_k"), "soil_k"),
+        profile=profile,
+        target_yield_kg_m2=target_yield,
+        soil_p=soil_p,
+        soil_k=soil_k,
         region=(region or "").strip() or None,
         growth_period_days=days,
         organic=organic,

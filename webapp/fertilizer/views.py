@@ -34,7 +34,7 @@ from webapp.fertilizer.chart import season_chart
 from webapp.fertilizer.forms import (
     PlanForm,
     form_document,
-    form_field_of,
+    labelled,
     parse_profile_text,
     read_upload,
 )
@@ -51,10 +51,10 @@ from webapp.fertilizer.plans import (
     start_plan_run,
     store,
 )
-from webapp.fertilizer.request import parse_request
+from webapp.fertilizer.request import RequestInvalid, parse_request
 from webapp.jobs.models import Run
 from webapp.pagination import page_number, paginate
-from webapp.problems import Invalid, Unavailable, show_on_form
+from webapp.problems import Invalid, Problem, Unavailable, show_on_form
 from webapp.rendering import render_page
 from webapp.review import service as review
 
@@ -149,26 +149,31 @@ def create():
     form = prepared_form()
     if not form.validate_on_submit():
         return render_index(form, 422)
+    # Every problem at once: the profile, the numbers, then the request they make.
+    problems: list[Problem] = []
     try:
         profile, culture = chosen_profile(form)
-        values = culture_defaults(
-            {
-                name: field.data
-                for name, field in form._fields.items()
-                if isinstance(field.data, str)
-            },
-            culture,
-        )
-        document = form_document(values, profile)
-        run = start_plan_run(document, current_user, form.provider.data, culture)
     except Invalid as exc:
-        # A request key's problem shows under the input it came from.
-        places = {p.loc: form[form_field_of(p.loc)] for p in exc.problems}
-        show_on_form(form, exc.problems, places)
-        return render_index(form, 422)
+        problems, profile, culture = exc.problems, None, None
+    values = culture_defaults(
+        {name: field.data for name, field in form._fields.items() if isinstance(field.data, str)},
+        culture,
+    )
+    try:
+        document = form_document(values, profile)
+        if not problems:
+            run = start_plan_run(document, current_user, form.provider.data, culture)
+    except RequestInvalid as exc:
+        problems = [*problems, *labelled(form, exc.details)]
+    except Invalid as exc:
+        problems = [*problems, *exc.problems]
     except Unavailable as exc:
         flash(str(exc), "error")
         return render_index(form, 503)
+    if problems:
+        # A problem shows under the input it came from.
+        show_on_form(form, problems, {p.loc: form[p.loc] for p in problems if p.loc in form})
+        return render_index(form, 422)
     return redirect(url_for("fertilizer.show_run", run_id=run.id))
 
 
