@@ -326,9 +326,6 @@ def start_enrichment(
     column = table.column_named(column_name or "")
     if column is None:
         raise EnrichInvalid(f"There is no column called {column_name!r}.")
-    for live in live_runs(TableEnrichment):
-        if live.params.get("column_id") == column.id:
-            raise RunInProgress(live, f"The column ‘{column.name}’ of {table.name}")
     try:
         strategy = get_strategy(strategy_name)
         strategy.validate_params(params)
@@ -346,6 +343,10 @@ def start_enrichment(
         raise EnrichInvalid("Choose at least one row of this table.")
     if limit is not None and len(ids) > limit:
         raise EnrichInvalid(f"At most {limit} rows per call; split the rows over several calls.")
+    # Checked last: a request that cannot run is refused for what is wrong with it.
+    for live in live_runs(TableEnrichment):
+        if live.params.get("column_id") == column.id:
+            raise RunInProgress(live, f"The column ‘{column.name}’ of {table.name}")
     provider = current_app.config["FURROW"].provider
     run_params = {
         "table_id": table.id,
