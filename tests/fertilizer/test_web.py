@@ -219,6 +219,8 @@ def test_a_culture_gets_a_plan_and_keeps_its_plan_history(client_as, worker):
     assert [c.new_value.split(":")[0] for c in changes] == [f"plan #{i}" for i in plan_ids]
     assert changes[1].old_value.startswith(f"plan #{plan_ids[0]}")
     assert "Fertilizer plan" in page  # the history names the field
+    listed = soup(reviewer.get("/fertilizer")).find("a", string=culture.label)
+    assert listed["href"] == f"/cultures/{culture.id}"  # the plan list names the culture
 
     editor = client_as("editor")
     refused = editor.submit(

@@ -10,6 +10,7 @@ from sqlalchemy import JSON, ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.auth.models import User
+from webapp.cultures.models import Culture
 from webapp.database import UTCDateTime, utcnow
 from webapp.extensions import db
 from webapp.fertilizer.plan import FertilizerPlan, plan_from_dict
@@ -41,6 +42,7 @@ class PlanRecord(db.Model):
 
     created_by: Mapped[User | None] = relationship(foreign_keys=[created_by_id])
     saved_by: Mapped[User | None] = relationship(foreign_keys=[saved_by_id])
+    culture: Mapped[Culture | None] = relationship()
 
     @property
     def entity(self) -> FertilizerPlan:

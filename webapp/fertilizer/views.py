@@ -18,6 +18,7 @@ from flask import (
 )
 from flask_login import current_user
 from sqlalchemy import select
+from sqlalchemy.orm import selectinload
 from wtforms.fields.choices import SelectChoice
 
 from webapp.api import api_error, json_body
@@ -90,7 +91,9 @@ def prepared_form() -> PlanForm:
 
 
 def render_index(form: PlanForm, status: int = 200):
-    query = select(PlanRecord).order_by(PlanRecord.id.desc())
+    # The list names the culture each plan was saved to.
+    query = select(PlanRecord).options(selectinload(PlanRecord.culture))
+    query = query.order_by(PlanRecord.id.desc())
     page = paginate(query, page_number(request.args), PER_PAGE)
     return render_page("fertilizer/index.html", "plans", form=form, page=page), status
 
