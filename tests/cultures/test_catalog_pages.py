@@ -3,6 +3,7 @@ import io
 
 from tests.support.app import furrow
 from tests.support.html import by_id, rows
+from tests.support.html import soup as page_soup
 from webapp.cultures.models import Culture
 from webapp.extensions import db
 from webapp.reference.library import library
@@ -252,3 +253,24 @@ def test_every_edit_is_audited_and_shown_as_history(client_as):
     assert {c.user_id for c in changes} == {editor.user.id}
     history = by_id(editor.get(f"/cultures/{culture.id}"), "history")
     assert [row[3:5] for row in rows(history) if row[2] == "Row spacing"] == [["30 cm", "25 cm"]]
+
+
+def test_column_headers_sort_the_list_with_the_sort_in_the_url(client_as):
+    add(name="Bean", growth_duration_days=90)
+    add(name="Apple", growth_duration_days=None)
+    add(name="Cress", growth_duration_days=10)
+    viewer = client_as("viewer")
+    page = viewer.get("/cultures?q=e")
+    header = next(
+        th for th in page_soup(page).find_all("th") if th.get_text(strip=True).endswith("Growth")
+    )
+    assert not header.has_attr("aria-sort")
+    growth = viewer.get(header.a["href"])
+    assert [r[0] for r in rows(page_soup(growth).find("table"))] == ["Cress", "Bean", "Apple"]
+    sorted_header = page_soup(growth).find("th", attrs={"aria-sort": "ascending"})
+    assert sorted_header.get_text(strip=True) == "▲Growth"
+    assert "q=e" in sorted_header.a["href"] and "dir=desc" in sorted_header.a["href"]
+    down = viewer.get(sorted_header.a["href"])
+    # empty last whichever way
+    assert [r[0] for r in rows(page_soup(down).find("table"))] == ["Bean", "Cress", "Apple"]
+    assert page_soup(down).find("th", attrs={"aria-sort": "descending"})

@@ -5,7 +5,7 @@ import redis
 from sqlalchemy import select
 
 from tests.support.app import HTMX
-from tests.support.html import by_id
+from tests.support.html import by_id, rows
 from tests.support.kinds import GatedItems
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
@@ -172,3 +172,23 @@ def test_enqueue_refuses_an_unregistered_kind(app, make_user):
     else:
         raise AssertionError("an unregistered kind was enqueued")
     assert db.session.scalars(select(Run)).all() == []
+
+
+def test_run_list_headers_sort_by_title_and_keep_the_filters(client_as):
+    client = client_as("editor")
+    for title in ("Beta", "alpha", "Gamma"):
+        make_run(client.user, title=title)
+    make_run(client.user, RunStatus.failed, title="Delta")
+    newest_first = client.get("/runs?status=succeeded")
+    assert [r[1] for r in rows(by_id(newest_first, "run-table").table)] == [
+        "Gamma",
+        "alpha",
+        "Beta",
+    ]
+    header = by_id(newest_first, "run-table").find("th", attrs={"aria-sort": "descending"})
+    assert header.get_text(strip=True) == "▼#"
+    what = next(th for th in by_id(newest_first, "run-table").find_all("th") if "What" in th.text)
+    assert "status=succeeded" in what.a["href"] and "sort=title" in what.a["href"]
+    by_title = client.get(what.a["href"])
+    assert [r[1] for r in rows(by_id(by_title, "run-table").table)] == ["Beta", "Gamma", "alpha"]
+    assert by_id(by_title, "run-table").find("th", attrs={"aria-sort": "ascending"})

@@ -20,7 +20,25 @@ from webapp.review.audit import record_changes
 from webapp.review.vocabulary import Issue
 
 AUDIT_TARGET = "culture"
-SORTS = {"name": Culture.name, "updated": Culture.updated_at, "id": Culture.id}
+SORTS = {
+    "name": Culture.name,
+    "variety": Culture.variety,
+    "crop": Culture.reference_crop,
+    "growth": Culture.growth_duration_days,
+    "yield": Culture.expected_yield,
+    "updated": Culture.updated_at,
+    "id": Culture.id,
+}
+# The sort choices the list's form offers, as words.
+SORT_LABELS = {
+    "name": "name",
+    "variety": "variety",
+    "crop": "reference crop",
+    "growth": "growth",
+    "yield": "expected yield",
+    "updated": "last change",
+    "id": "created",
+}
 PER_PAGE = 25
 
 
@@ -128,7 +146,10 @@ class CultureFilters:
         elif self.missing:
             query = query.where(_missing(self.missing))
         column = SORTS[self.sort]
-        return query.order_by(column.desc() if self.descending else column, Culture.id)
+        # Empty last whichever way, on SQLite as on PostgreSQL.
+        return query.order_by(
+            column.is_(None), column.desc() if self.descending else column, Culture.id
+        )
 
 
 def export_csv(cultures) -> str:

@@ -28,6 +28,7 @@ from webapp.cultures import api, bp
 from webapp.cultures.catalog import (
     AUDIT_TARGET,
     PER_PAGE,
+    SORT_LABELS,
     CultureFilters,
     blocking,
     check_catalog,
@@ -87,6 +88,7 @@ def index():
         page=page_of(filters, page_number(request.args)),
         filters=filters,
         missing_choices=[(f, LABELS.get(f, f)) for f in ENRICHABLE_FIELDS],
+        sort_choices=SORT_LABELS.items(),
     )
 
 

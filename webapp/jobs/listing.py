@@ -12,6 +12,14 @@ from webapp.jobs.models import Run, RunStatus
 from webapp.pagination import Page, paginate
 
 PER_PAGE = 25
+# ?sort= keys; with none given the newest run comes first.
+SORTS = {
+    "id": Run.id,
+    "title": Run.title,
+    "status": Run.status,
+    "queued": Run.queued_at,
+    "finished": Run.finished_at,
+}
 
 
 @dataclass(frozen=True)
@@ -19,16 +27,21 @@ class RunFilters:
     status: str | None = None
     kind: str | None = None
     mine_user_id: int | None = None
+    sort: str = "id"
+    descending: bool = True
 
     @classmethod
     def from_args(cls, args, user_id: int) -> RunFilters:
         status = args.get("status") or None
         if status not in {s.value for s in RunStatus}:
             status = None
+        sort = args.get("sort", "")
         return cls(
             status=status,
             kind=(args.get("kind") or None),
             mine_user_id=user_id if args.get("mine") in ("1", "true", "on") else None,
+            sort=sort if sort in SORTS else "id",
+            descending=args.get("dir") == "desc" if sort in SORTS else True,
         )
 
     def as_args(self) -> dict[str, str]:
@@ -37,10 +50,17 @@ class RunFilters:
             "kind": self.kind,
             "mine": "1" if self.mine_user_id else None,
         }
+        if (self.sort, self.descending) != ("id", True):
+            args.update(sort=self.sort, dir="desc" if self.descending else None)
         return {name: value for name, value in args.items() if value}
 
     def query(self) -> Select[tuple[Run]]:
-        query = select(Run).options(selectinload(Run.requested_by)).order_by(Run.id.desc())
+        column = SORTS[self.sort]
+        query = select(Run).options(selectinload(Run.requested_by))
+        # Empty last whichever way (a run not finished yet has no finish time), then newest.
+        query = query.order_by(
+            column.is_(None), column.desc() if self.descending else column, Run.id.desc()
+        )
         if self.status:
             query = query.where(Run.status == self.status)
         if self.kind:
