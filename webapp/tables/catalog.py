@@ -22,6 +22,7 @@ from webapp.pagination import Page, paginate
 from webapp.problems import Invalid
 from webapp.problems import Problem as CoreProblem
 from webapp.review.audit import record_changes
+from webapp.tables.browsing import EVERY_ROW, RowView
 from webapp.tables.cells import COLUMN_TYPES, CellInvalid, display, infer_type
 from webapp.tables.coerce import typed_value
 from webapp.tables.models import ROW_TARGET, DataTable, TableColumn, TableRow
@@ -383,17 +384,10 @@ def set_cell(row: TableRow, column: TableColumn, raw: Any, user: User | None) ->
     return CellSaved(True, note)
 
 
-def rows_query(table: DataTable):
-    # (table_id, position) is indexed; id only breaks ties.
-    return (
-        select(TableRow)
-        .where(TableRow.table_id == table.id)
-        .order_by(TableRow.position, TableRow.id)
-    )
-
-
-def rows_page(table: DataTable, page: int, per_page: int = PER_PAGE) -> Page:
-    return paginate(rows_query(table), page, per_page)
+def rows_page(
+    table: DataTable, page: int, per_page: int = PER_PAGE, view: RowView = EVERY_ROW
+) -> Page:
+    return paginate(view.query(table), page, per_page)
 
 
 def row_counts(table_ids: Sequence[int]) -> dict[int, int]:
@@ -427,18 +421,21 @@ def to_dict(table: DataTable, row_count: int) -> dict[str, Any]:
 # Export
 
 
-def _all_cells(table: DataTable) -> list[dict[str, Any]]:
-    query = rows_query(table).with_only_columns(TableRow.cells)
+def _all_cells(table: DataTable, view: RowView) -> list[dict[str, Any]]:
+    query = view.query(table).with_only_columns(TableRow.cells)
     return [cells or {} for cells in db.session.scalars(query)]
 
 
-def export_csv(table: DataTable) -> str:
+def export_csv(table: DataTable, view: RowView = EVERY_ROW) -> str:
     """A header of column names and one line per row, values as the edit box shows them (a
     number column's numbers as numbers, so only text is guarded against formulas)."""
     columns = table.columns
     return csv_text(
         [c.name for c in columns],
-        ([_export_cell(cells.get(c.key), c.type) for c in columns] for cells in _all_cells(table)),
+        (
+            [_export_cell(cells.get(c.key), c.type) for c in columns]
+            for cells in _all_cells(table, view)
+        ),
     )
 
 
@@ -446,12 +443,14 @@ def _export_cell(value: Any, column_type: str) -> Any:
     return value if column_type == "number" and value is not None else display(value)
 
 
-def export_json(table: DataTable) -> dict[str, Any]:
+def export_json(table: DataTable, view: RowView = EVERY_ROW) -> dict[str, Any]:
     return {
         "id": table.id,
         "name": table.name,
         "columns": [c.to_dict() for c in table.columns],
-        "rows": [{c.name: cells.get(c.key) for c in table.columns} for cells in _all_cells(table)],
+        "rows": [
+            {c.name: cells.get(c.key) for c in table.columns} for cells in _all_cells(table, view)
+        ],
     }
 
 

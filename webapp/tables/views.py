@@ -33,6 +33,7 @@ from webapp.problems import Invalid, show_on_form
 from webapp.rendering import render_page
 from webapp.review.audit import history
 from webapp.tables import api, bp, catalog
+from webapp.tables.browsing import OPERATORS, RowView
 from webapp.tables.catalog import TableInvalid
 from webapp.tables.cells import CellInvalid, display
 from webapp.tables.forms import (
@@ -172,11 +173,15 @@ def confirm_import():
 
 
 def render_table(table: DataTable, number: int, add_form=None, status: int = 200):
+    view = RowView.from_args(table, request.args)
     return render_page(
         "tables/table.html",
         "rows",
         table=table,
-        page=catalog.rows_page(table, number),
+        view=view,
+        operators=OPERATORS,
+        facets=view.facets(table),
+        page=catalog.rows_page(table, number, view=view),
         add_form=add_form or values_form(table.columns, prefix="add"),
     ), status
 
@@ -188,11 +193,13 @@ def show(table_id: int):
 
 @bp.get("/<int:table_id>/export.<fmt>")
 def export(table_id: int, fmt: str):
+    """The rows the table page shows with the same ?sort= and filter, all of them."""
     table = table_or_404(table_id)
+    view = RowView.from_args(table, request.args)
     if fmt == "csv":
-        body, mimetype = catalog.export_csv(table), "text/csv"
+        body, mimetype = catalog.export_csv(table, view), "text/csv"
     elif fmt == "json":
-        body = json.dumps(catalog.export_json(table), ensure_ascii=False, indent=2)
+        body = json.dumps(catalog.export_json(table, view), ensure_ascii=False, indent=2)
         mimetype = "application/json"
     else:
         abort(404)

@@ -1,0 +1,62 @@
+"""Browsing a research table in a real browser: sort by a header, filter, facets."""
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import sign_in
+from webapp.extensions import db
+from webapp.tables import catalog
+
+pytestmark = pytest.mark.browser
+
+COLUMNS = [
+    {"name": "Variety", "type": "text"},
+    {"name": "Yield", "type": "number", "unit": "t/ha"},
+    {"name": "Soil", "type": "select", "options": ["sand", "loam"]},
+    {"name": "Notes", "type": "text"},
+]
+NOTE = "Sown late after a wet spring; lodging on the headlands, otherwise even stands"
+ROWS = [
+    {"Variety": "Bussard", "Yield": 9, "Soil": "loam", "Notes": NOTE},
+    {"Variety": "Aron", "Yield": 10.5, "Soil": "sand", "Notes": NOTE},
+    {"Variety": "Capo", "Yield": 100, "Soil": "loam", "Notes": NOTE},
+]
+
+
+@pytest.fixture
+def trial(session_app, admin, request) -> int:
+    with session_app.app_context():
+        table = catalog.create_table(request.node.name[:100], COLUMNS, None)
+        catalog.add_rows(table, ROWS, None)
+        db.session.commit()
+        return table.id
+
+
+def varieties(page: Page) -> list[str]:
+    return page.locator("#table-rows tbody tr td:nth-child(3)").all_inner_texts()
+
+
+def test_sort_filter_and_facets(page: Page, trial):
+    sign_in(page)
+    page.goto(f"/tables/{trial}")
+    header = page.locator("#table-rows thead th", has_text="Yield")
+    header.get_by_role("link").click()
+    expect(header).to_have_attribute("aria-sort", "ascending")
+    assert varieties(page) == ["Bussard", "Aron", "Capo"]
+    header.get_by_role("link").click()
+    expect(header).to_have_attribute("aria-sort", "descending")
+    assert "dir=desc" in page.url
+    assert varieties(page) == ["Capo", "Aron", "Bussard"]
+
+    page.get_by_label("Filter rows where").select_option(label="Yield")
+    page.get_by_label("is", exact=True).select_option(label=">")
+    page.get_by_label("Value").fill("9.5")
+    page.get_by_role("button", name="Filter").click()
+    expect(page.locator("#filter-status")).to_have_text("2 row(s) where Yield > “9.5”.")
+    assert varieties(page) == ["Capo", "Aron"]  # the sort stays
+
+    page.get_by_role("link", name="Clear the filter").click()
+    page.locator(".facets").get_by_role("link", name="loam").click()
+    expect(page.locator("#filter-status")).to_have_text("2 row(s) where Soil = “loam”.")
+    assert varieties(page) == ["Capo", "Bussard"]
+

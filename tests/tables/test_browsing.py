@@ -1,0 +1,139 @@
+"""Browsing a research table: sort by a column's value, filter by one, facets, and the same
+view in its exports."""
+
+import csv
+import io
+import json
+
+from tests.support.html import by_id, rows, soup
+from webapp.extensions import db
+from webapp.tables import catalog
+
+COLUMNS = [
+    {"name": "Variety", "type": "text"},
+    {"name": "Yield", "type": "number", "unit": "t/ha"},
+    {"name": "Organic", "type": "boolean"},
+    {"name": "Soil", "type": "select", "options": ["sand", "loam", "clay"]},
+]
+ROWS = [
+    {"Variety": "Bussard", "Yield": 9, "Organic": "yes", "Soil": "loam"},
+    {"Variety": "aron", "Yield": 10.5, "Organic": "no", "Soil": "sand"},
+    {"Variety": "Capo", "Yield": 100, "Soil": "loam"},
+    {"Variety": "Dekan", "Organic": "yes", "Soil": "clay"},
+    {"Variety": "Elixer_%", "Yield": 2, "Soil": "loam"},
+]
+
+
+def make_table():
+    table = catalog.create_table("Wheat trial", COLUMNS, None)
+    catalog.add_rows(table, ROWS, None)
+    db.session.commit()
+    return table
+
+
+def key(table, name):
+    return table.column_named(name).key
+
+
+def varieties(response):
+    return [cells[1] for cells in rows(by_id(response, "table-rows"))]
+
+
+def test_a_number_column_sorts_as_numbers_with_empty_cells_last(client_as):
+    table = make_table()
+    client = client_as("viewer")
+    up = client.get(f"/tables/{table.id}?sort={key(table, 'Yield')}")
+    assert varieties(up) == ["Elixer_%", "Bussard", "aron", "Capo", "Dekan"]
+    down = client.get(f"/tables/{table.id}?sort={key(table, 'Yield')}&dir=desc")
+    assert varieties(down) == ["Capo", "aron", "Bussard", "Elixer_%", "Dekan"]
+
+
+def test_a_text_column_sorts_ignoring_case(client_as):
+    table = make_table()
+    page = client_as("viewer").get(f"/tables/{table.id}?sort={key(table, 'Variety')}")
+    assert varieties(page) == ["aron", "Bussard", "Capo", "Dekan", "Elixer_%"]
+
+
+def test_the_sorted_header_says_so_and_links_the_other_direction(client_as):
+    table = make_table()
+    yield_key = key(table, "Yield")
+    page = soup(client_as("viewer").get(f"/tables/{table.id}?sort={yield_key}"))
+    header = page.find(id=f"column-{yield_key}")
+    assert header["aria-sort"] == "ascending"
+    assert header.find(class_="sort-arrow").get_text() == "▲"
+    assert f"sort={yield_key}" in header.a["href"] and "dir=desc" in header.a["href"]
+    other = page.find(id=f"column-{key(table, 'Variety')}")
+    assert not other.has_attr("aria-sort") and "dir=" not in other.a["href"]
+
+
+def test_an_unknown_sort_or_filter_column_is_ignored(client_as):
+    table = make_table()
+    page = client_as("viewer").get(f"/tables/{table.id}?sort=999&col=999&op=eq&q=x")
+    assert page.status_code == 200
+    assert varieties(page) == [r["Variety"] for r in ROWS]
+
+
+def test_filters_by_each_operator(client_as):
+    table = make_table()
+    client = client_as("viewer")
+    y, v, o = key(table, "Yield"), key(table, "Variety"), key(table, "Organic")
+
+    def shown(query):
+        return varieties(client.get(f"/tables/{table.id}?{query}"))
+
+    assert shown(f"col={v}&op=contains&q=AR") == ["Bussard", "aron"]
+    # LIKE's wildcards are the text typed, not patterns
+    assert shown(f"col={v}&op=contains&q=_%25") == ["Elixer_%"]
+    assert shown(f"col={y}&op=gt&q=9.5") == ["aron", "Capo"]
+    assert shown(f"col={y}&op=lt&q=10") == ["Bussard", "Elixer_%"]
+    assert shown(f"col={y}&op=eq&q=100") == ["Capo"]
+    assert shown(f"col={y}&op=gt&q=lots") == []
+    assert shown(f"col={y}&op=empty") == ["Dekan"]
+    assert shown(f"col={o}&op=eq&q=yes") == ["Bussard", "Dekan"]
+    assert shown(f"col={o}&op=empty") == ["Capo", "Elixer_%"]
+
+
+def test_the_filter_shows_its_count_and_keeps_the_sort_in_pages_and_exports(client_as):
+    table = make_table()
+    y, s = key(table, "Yield"), key(table, "Soil")
+    query = f"sort={y}&dir=desc&col={s}&op=eq&q=loam"
+    page = client_as("viewer").get(f"/tables/{table.id}?{query}")
+    assert varieties(page) == ["Capo", "Bussard", "Elixer_%"]
+    assert by_id(page, "filter-status").get_text(strip=True) == "3 row(s) where Soil = “loam”."
+    document = soup(page)
+    assert document.find(id="filter-col").find("option", selected=True)["value"] == s
+    export = document.find("a", string="Export CSV")["href"]
+    assert f"col={s}" in export and f"sort={y}" in export
+    csv_rows = list(csv.reader(io.StringIO(client_as("viewer").get(export).get_data(as_text=True))))
+    assert [r[0] for r in csv_rows[1:]] == ["Capo", "Bussard", "Elixer_%"]
+    data = json.loads(client_as("viewer").get(f"/tables/{table.id}/export.json?{query}").data)
+    assert [r["Variety"] for r in data["rows"]] == ["Capo", "Bussard", "Elixer_%"]
+
+
+def test_facets_count_a_select_columns_values_and_link_a_filter(client_as):
+    table = make_table()
+    s = key(table, "Soil")
+    page = client_as("viewer").get(f"/tables/{table.id}")
+    facets = soup(page).find("aside", class_="facets")
+    assert facets.h2.get_text() == "Soil"
+    items = [li.get_text(" ", strip=True) for li in facets.find_all("li")]
+    assert items == ["loam 3", "clay 1", "sand 1"]
+    link = facets.find("a", string="loam")["href"]
+    filtered = client_as("viewer").get(link)
+    assert varieties(filtered) == ["Bussard", "Capo", "Elixer_%"]
+    assert soup(filtered).find("aside", class_="facets").find("a", string="loam")["aria-current"]
+    # facets count the filtered rows
+    narrowed = client_as("viewer").get(f"/tables/{table.id}?col={key(table, 'Yield')}&op=gt&q=9")
+    items = [li.get_text(" ", strip=True) for li in soup(narrowed).find_all("li")]
+    assert "loam 1" in items and "sand 1" in items and not any(i.startswith("clay") for i in items)
+    assert by_id(narrowed, f"column-{s}")
+
+
+def test_the_filter_value_is_escaped(client_as):
+    table = make_table()
+    page = client_as("viewer").get(
+        f"/tables/{table.id}?col={key(table, 'Variety')}&op=contains&q=<script>x</script>"
+    )
+    text = page.get_data(as_text=True)
+    assert "<script>x</script>" not in text and "&lt;script&gt;x&lt;/script&gt;" in text
+
