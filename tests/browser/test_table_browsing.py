@@ -1,4 +1,5 @@
-"""Browsing a research table in a real browser: sort by a header, filter, facets."""
+"""Browsing a research table in a real browser: sort by a header, filter, facets, and editing
+one cell at a time without the table moving."""
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -60,3 +61,29 @@ def test_sort_filter_and_facets(page: Page, trial):
     expect(page.locator("#filter-status")).to_have_text("2 row(s) where Soil = “loam”.")
     assert varieties(page) == ["Capo", "Bussard"]
 
+
+def test_one_cell_editor_at_a_time_escape_cancels_and_the_table_keeps_its_shape(page: Page, trial):
+    sign_in(page)
+    page.goto(f"/tables/{trial}")
+    first = page.get_by_role("button", name="Edit Variety of row", exact=False).first
+    cell = page.locator("#table-rows td.cell").first
+    cell_id = cell.get_attribute("id")
+    notes = page.locator("#table-rows tbody tr").first.locator("td.cell").last
+    width, notes_width = cell.bounding_box()["width"], notes.bounding_box()["width"]
+
+    first.click()
+    editing = page.locator(f"#{cell_id}.editing")
+    expect(editing.locator("input")).to_be_focused()
+    assert abs(editing.bounding_box()["width"] - width) < 2
+    assert abs(notes.bounding_box()["width"] - notes_width) < 2
+
+    second = page.locator("#table-rows tbody tr").nth(1).locator("td.cell").nth(1)
+    second_id = second.get_attribute("id")
+    second.get_by_role("button").click()
+    expect(page.locator(f"#{second_id}.editing input")).to_be_focused()
+    expect(page.locator(f"#{cell_id}.editing")).to_have_count(0)
+    expect(page.locator("td.cell.editing")).to_have_count(1)
+
+    page.keyboard.press("Escape")
+    expect(page.locator("td.cell.editing")).to_have_count(0)
+    expect(page.locator(f"#{second_id}")).to_have_text("10.5")

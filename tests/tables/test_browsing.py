@@ -137,3 +137,18 @@ def test_the_filter_value_is_escaped(client_as):
     text = page.get_data(as_text=True)
     assert "<script>x</script>" not in text and "&lt;script&gt;x&lt;/script&gt;" in text
 
+
+def test_the_cell_editor_comes_with_its_script_and_a_cancel_it_can_press(client_as):
+    table = make_table()
+    client = client_as("editor")
+    page = soup(client.get(f"/tables/{table.id}"))
+    script = page.find("script", src="/static/js/cells.js")
+    assert script is not None and not script.string
+    served = client.get(script["src"])
+    assert served.status_code == 200
+    served.close()
+    row = catalog.rows_page(table, 1).items[0]
+    column = table.column_named("Variety")
+    editor = soup(client.get(f"/tables/{table.id}/rows/{row.id}/cells/{column.id}/edit"))
+    cancel = editor.find("button", class_="cell-cancel")
+    assert cancel["hx-get"] == f"/tables/{table.id}/rows/{row.id}/cells/{column.id}"
