@@ -138,6 +138,12 @@ def test_the_filter_value_is_escaped(client_as):
     assert "<script>x</script>" not in text and "&lt;script&gt;x&lt;/script&gt;" in text
 
 
+def test_the_column_to_fill_defaults_to_the_second_column(client_as):
+    table = make_table()
+    select = by_id(client_as("editor").get(f"/tables/{table.id}"), "enrich-column")
+    assert select.find("option", selected=True)["value"] == "Yield"
+
+
 def test_the_cell_editor_comes_with_its_script_and_a_cancel_it_can_press(client_as):
     table = make_table()
     client = client_as("editor")
