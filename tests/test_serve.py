@@ -168,8 +168,11 @@ def test_a_run_queued_when_redis_died_is_queue_lost_and_resumes_to_success(tmp_p
             waiting = gated(tmp_path / "waiting", count=2)
 
             kill_redis(server)
+            # Marked by the sweep right after the restart, or (if that sweep was skipped, say
+            # on a busy database) by the next periodic one.
             lost = wait_for(
-                lambda: reload(waiting.id).status == RunStatus.failed and reload(waiting.id)
+                lambda: reload(waiting.id).status == RunStatus.failed and reload(waiting.id),
+                timeout=60,
             )
             assert lost.error_code == "queue_lost" and lost.can_resume
             assert lost.error_message.startswith("Its job was lost from the job queue")
