@@ -9,7 +9,7 @@ from flask import Response, abort, flash, jsonify, redirect, request, url_for
 from flask_login import current_user
 from pydantic import Field
 
-from webapp.api import BodyInvalid, json_body
+from webapp.api import json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
@@ -158,12 +158,6 @@ def undo(table_id: int, group: str):
     )
 
 
-def is_id_list(value) -> bool:
-    return isinstance(value, list) and all(
-        isinstance(i, int) and not isinstance(i, bool) for i in value
-    )
-
-
 class EnrichRows(RequestModel):
     target_column: Name
     strategy: Name
@@ -181,21 +175,13 @@ class EnrichRows(RequestModel):
 )
 def api_enrich(table_id: int):
     table = table_or_404(table_id)
-    body = json_body()
-    row_ids = body.get("row_ids")
-    if row_ids is not None and not is_id_list(row_ids):
-        raise BodyInvalid("row_ids must be a list of row ids.", loc="row_ids")
-    params = body.get("params") or {}
-    if not isinstance(params, dict):
-        raise BodyInvalid("params must be an object.", loc="params")
-    if not all(isinstance(body.get(key, ""), str) for key in ("target_column", "strategy")):
-        raise BodyInvalid("target_column and strategy are names (text).")
+    body = json_body()  # its shape checked by EnrichRows before this runs
     run = start_enrichment(
         table,
-        body.get("target_column") or "",
-        body.get("strategy") or "",
-        params,
-        row_ids,
+        body["target_column"],
+        body["strategy"],
+        body.get("params") or {},
+        body.get("row_ids"),
         current_user,
         limit=API_ROW_LIMIT,
     )
