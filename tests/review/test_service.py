@@ -13,6 +13,7 @@ from webapp.extensions import db
 from webapp.jobs.kinds import RunKind, register_kind
 from webapp.jobs.models import Run, RunStatus
 from webapp.review import service
+from webapp.review.audit import undoable_groups
 from webapp.review.models import Change, Finding, Suggestion, SuggestionStatus
 from webapp.review.targets import ReviewTarget, register_target
 from webapp.review.vocabulary import Evidence, Proposal, Severity, SourceKind, SuggestedValue
@@ -251,3 +252,29 @@ def test_evidence_keeps_where_it_stands_and_the_values_it_states(sheet, client_a
     [evidence] = listed["targets"][0]["suggestions"][0]["evidence"]
     assert evidence["locator"] == {"document": "plan.pdf", "page": 4, "section": "1.2"}
     assert evidence["fields"] == {"project_id": "C02-001"}
+
+
+def test_a_page_sees_a_stale_suggestion_before_anyone_applies_it(sheet):
+    mine = propose(sheet, 2, depth=6.0)
+    SHEET.records[2]["depth"] = 7.0
+    [suggestion] = db.session.query(Suggestion).filter_by(id=mine["depth"]).all()
+    assert not suggestion.looked_up
+    service.look_up_now([suggestion])
+    assert (suggestion.looked_up, suggestion.now, suggestion.changed_since) == (True, 7.0, True)
+    assert suggestion.current_value == 5.0 and suggestion.status == SuggestionStatus.pending
+    SHEET.records[2]["depth"] = 5.0
+    service.look_up_now([suggestion])
+    assert (suggestion.now, suggestion.changed_since) == (5.0, False)
+
+
+def test_history_offers_undo_for_apply_groups_nothing_changed_since(sheet):
+    first = propose(sheet, 1, depth=3.0)
+    applied = service.apply([first["depth"]], None).group
+    second = propose(sheet, 2, depth=8.0)
+    later = service.apply([second["depth"]], None).group
+    changes = db.session.query(Change).order_by(Change.id.desc()).all()
+    assert undoable_groups(changes) == [later, applied]
+    undone = service.undo(later, None).group
+    changes = db.session.query(Change).order_by(Change.id.desc()).all()
+    # The undone group changed since (its undo did); an undo is not itself offered.
+    assert undoable_groups(changes) == [applied] and undone not in undoable_groups(changes)

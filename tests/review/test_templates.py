@@ -130,7 +130,7 @@ def test_a_stale_suggestion_offers_re_confirm_and_an_invalid_one_cannot_be_picke
         "suggestion_row", "suggestion_row(s, 'Growth duration')", s=suggestion(status="stale")
     )
     reconfirm = stale.find("input", attrs={"name": "reconfirm"})
-    assert reconfirm["value"] == "7" and "re-confirm" in reconfirm.parent.get_text()
+    assert reconfirm["value"] == "7" and "Re-confirm" in reconfirm.parent.get_text()
     assert not stale.find("input", attrs={"name": "suggestion"}).has_attr("disabled")
 
     error = {"severity": "error", "message": "Too long.", "code": "too_long"}
@@ -208,3 +208,56 @@ def test_change_history_names_fields_escapes_values_and_shows_comments(render):
     ]
     empty = render("change_history", "change_history([], labels.get)", labels=labels)
     assert empty.get_text(strip=True) == "No changes yet."
+
+
+def test_a_suggestion_whose_field_changed_says_so_before_apply_with_both_values(render):
+    s = suggestion(current_value=50, suggested_value=65)
+    s.looked_up, s.now, s.changed_since = True, 60, True
+    page = render("suggestion_row", "suggestion_row(s, 'Growth duration')", s=s)
+    now = page.find("td", attrs={"data-label": "Now"}).get_text(" ", strip=True)
+    assert now == "60 ⟳ changed since the run was 50 when researched, now 60"
+    assert "changed" in page.tr["class"]
+    label = page.find("input", attrs={"name": "reconfirm"}).parent
+    assert label.name == "label" and label.get_text(strip=True) == "Re-confirm"
+
+    same = suggestion(current_value=50)
+    same.looked_up, same.now, same.changed_since = True, 50, False
+    page = render("suggestion_row", "suggestion_row(s, 'Growth duration')", s=same)
+    assert not page.find("input", attrs={"name": "reconfirm"}) and "changed" not in page.tr["class"]
+
+
+def test_each_row_shows_its_worst_level_and_the_counts_name_every_level(render):
+    issues = [
+        {"severity": "info", "message": "Rounded."},
+        {"severity": "warning", "message": "No spacing, so yield is not cross-checked."},
+    ]
+    page = render("suggestion_row", "suggestion_row(s, 'Yield')", s=suggestion(issues=issues))
+    assert page.tr["data-level"] == "warning"
+    assert page.select_one(".checks-cell > .level").get_text(" ", strip=True) == "⚠ warning"
+    clean = render("suggestion_row", "suggestion_row(s, 'Yield')", s=suggestion())
+    assert clean.select_one(".checks-cell > .level").get_text(" ", strip=True) == "✓ OK"
+
+    counts = {"error": 2, "warning": 1, "info": 0, "none": 5}
+    page = render("level_counts", "level_counts(counts)", counts=counts)
+    words = [span.get_text(" ", strip=True) for span in page.select(".level")]
+    assert words == ["✖ 2 with errors", "⚠ 1 with warnings", "ℹ 0 with notes", "✓ 5 without issues"]
+
+
+def test_history_has_one_undo_button_per_undoable_group_and_the_newest_answers_u(render):
+    at = datetime(2025, 3, 1, 9, 30, tzinfo=UTC)
+    changes = [
+        Change(id=3, field="a", new_value=1, source="apply", apply_group="g2", at=at),
+        Change(id=2, field="b", new_value=2, source="apply", apply_group="g2", at=at),
+        Change(id=1, field="c", new_value=3, source="apply", apply_group="g1", at=at),
+    ]
+    page = render(
+        "change_history",
+        "change_history(changes, labels.get, undoable=['g2', 'g1'], undo_url=url)",
+        changes=changes,
+        labels={"a": "A", "b": "B", "c": "C"},
+        url=lambda group: f"/undo/{group}",
+    )
+    forms = page.select("#history form")
+    assert [f["action"] for f in forms] == ["/undo/g2", "/undo/g1"]
+    assert forms[0].button.get("data-key") == "u" and not forms[1].button.get("data-key")
+    assert all(f.find("input", attrs={"name": "csrf_token"}) for f in forms)

@@ -64,10 +64,10 @@ from webapp.pagination import Page, page_number, paginate, per_page
 from webapp.problems import Invalid, Problem, Unavailable, show_on_form
 from webapp.rendering import render_page
 from webapp.review import service as review
-from webapp.review.audit import history
+from webapp.review.audit import history, undoable_groups
 from webapp.review.models import Change, Suggestion, SuggestionStatus
 from webapp.review.service import findings_for
-from webapp.review.vocabulary import Issue
+from webapp.review.vocabulary import Issue, level_counts
 from webapp.uploads import CSV_MAX_BYTES, UploadRefused, check_csv_text, read_csv
 
 
@@ -222,6 +222,9 @@ def check():
 
 def render_culture(culture: Culture, fragment: str | None = None, status: int = 200, **extra):
     run = latest_run(culture)
+    suggestions = suggestions_of(culture, run) if run and not run.is_live else []
+    review.look_up_now(suggestions)
+    changes = history((AUDIT_TARGET, PLAN_TARGET), culture.id) if fragment is None else []
     return render_page(
         "cultures/detail.html",
         fragment,
@@ -233,10 +236,13 @@ def render_culture(culture: Culture, fragment: str | None = None, status: int = 
         shown_field=shown,
         form=EmptyForm(),
         # The enrichment block polls every second while a run is live and shows no history.
-        history=history((AUDIT_TARGET, PLAN_TARGET), culture.id) if fragment is None else [],
+        history=changes,
+        undoable=undoable_groups(changes),
+        undo_url=lambda group: url_for("cultures.undo", culture_id=culture.id, group=group),
         plans=plan_history(culture) if fragment is None else [],
         run=run,
-        suggestions=suggestions_of(culture, run) if run and not run.is_live else [],
+        suggestions=suggestions,
+        counts=level_counts(s.issues for s in suggestions),
         run_findings=findings_for(run, TARGET, culture.id) if run and not run.is_live else [],
         enrich_fields=ENRICHABLE_FIELDS,
         **extra,

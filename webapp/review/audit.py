@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import select
@@ -60,3 +60,21 @@ def history(target_types: tuple[str, ...], target_id: int, limit: int = 100) -> 
         .limit(limit)
     )
     return list(db.session.scalars(query))
+
+
+def undoable_groups(changes: Sequence[Change], sources: tuple[str, ...] = ("apply",)) -> list[str]:
+    """The groups among one record's changes that undo can still reverse, newest first: made
+    by one of sources, and every field they set still holds their value (no newer change)."""
+    newest: dict[tuple[str, int, str], tuple[int, str]] = {}
+    for change in changes:
+        key = (change.target_type, change.target_id, change.field)
+        if key not in newest or change.id > newest[key][0]:
+            newest[key] = (change.id, change.apply_group)
+    refused = {
+        change.apply_group
+        for change in changes
+        if change.source not in sources
+        or newest[(change.target_type, change.target_id, change.field)][1] != change.apply_group
+    }
+    ordered = sorted(changes, key=lambda c: c.id, reverse=True)
+    return list(dict.fromkeys(c.apply_group for c in ordered if c.apply_group not in refused))

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from webapp.auth.models import User
 from webapp.database import UTCDateTime, utcnow
 from webapp.extensions import db
+from webapp.review.vocabulary import worst_level
 
 FIELD_LENGTH = 255
 
@@ -100,6 +101,16 @@ class Suggestion(db.Model):
     @property
     def is_valid(self) -> bool:
         return not self.errors
+
+    @property
+    def worst(self) -> str | None:
+        return worst_level(self.issues or ())
+
+    # What a review page looked up (service.look_up_now): the field's value now, and whether
+    # it differs from the value the suggestion was made against.
+    looked_up = False
+    now = None
+    changed_since = False
 
 
 class FindingStatus(StrEnum):

@@ -576,6 +576,28 @@ class RunTarget:
     findings: list[Finding]
 
 
+def look_up_now(suggestions: Iterable[Suggestion]) -> None:
+    """Each open suggestion learns its field's value now and whether that differs from the
+    value it was made against: a page shows a stale suggestion before anyone applies it."""
+    by_kind: dict[str, list[Suggestion]] = {}
+    for suggestion in suggestions:
+        if suggestion.status in OPEN_STATUSES:
+            by_kind.setdefault(suggestion.target_type, []).append(suggestion)
+    for kind, mine in by_kind.items():
+        target = target_for(kind)
+        if target is None:
+            continue
+        current = target.current({s.target_id for s in mine})
+        for suggestion in mine:
+            present = current.get(suggestion.target_id)
+            if present is None:
+                continue
+            suggestion.looked_up = True
+            suggestion.now = present.get(suggestion.field)
+            # Compared as apply compares, so the page and apply agree on what is stale.
+            suggestion.changed_since = jsonable(suggestion.now) != suggestion.current_value
+
+
 def run_targets(run: Run, target: ReviewTarget, ids: Sequence[int]) -> list[RunTarget]:
     """Every record of a run (ids, in order) — those it suggested nothing for too — in three
     queries whatever the run's size."""

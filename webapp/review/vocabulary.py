@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -15,6 +16,24 @@ class Severity(StrEnum):
     error = "error"
     warning = "warning"
     info = "info"
+
+
+# Worst first: a row shows the worst level of its issues.
+LEVELS = (Severity.error, Severity.warning, Severity.info)
+
+
+def worst_level(issues: Iterable[Mapping[str, Any]]) -> str | None:
+    """The worst severity among issues (an unknown one counts as a note), None without any."""
+    found = {i.get("severity") if i.get("severity") in LEVELS else Severity.info for i in issues}
+    return next((str(level) for level in LEVELS if level in found), None)
+
+
+def level_counts(issue_lists: Iterable[Iterable[Mapping[str, Any]]]) -> dict[str, int]:
+    """How many items have each worst level; "none" counts those without issues."""
+    counts = dict.fromkeys([*map(str, LEVELS), "none"], 0)
+    for issues in issue_lists:
+        counts[worst_level(issues or ()) or "none"] += 1
+    return counts
 
 
 class SourceKind(StrEnum):
