@@ -52,6 +52,7 @@ def test_a_run_page_names_its_items_and_never_shows_a_repr(client_as):
         ["Dry bean ‘Borlotto’", "Suggested 4 · Errors 1 · Warnings 2 · Sources 2", "—"],
         ["999", "—", "Culture #999 no longer exists."],
     ]
+    assert by_id(page, "review-link")["href"] == f"/cultures/runs/{run.id}/review"
     runs = soup(client.get("/runs"))
     assert [o.get_text() for o in runs.select("#kind option") if o["value"]] == [
         "Culture enrichment"

@@ -131,6 +131,9 @@ class CultureEnrichment(RunKind):
         "citations": "Sources",
     }
 
+    def review_url(self, run: Run) -> str:
+        return url_for("cultures.review_batch", run_id=run.id)
+
     def item_names(self, run: Run) -> dict[str, str]:
         """Cultures by name; one deleted since by the name the run recorded."""
         ids = [int(key) for key in run.items]

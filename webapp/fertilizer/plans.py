@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from flask import current_app
+from flask import current_app, url_for
 from sqlalchemy import select
 
 from webapp.auth.models import User
@@ -78,6 +78,9 @@ class PlanRun(RunKind):
 
     def item_key(self, run: Run, target_id: int) -> str:
         return "plan"
+
+    def review_url(self, run: Run) -> str:
+        return url_for("fertilizer.show_run", run_id=run.id)
 
     def process_item(self, key: str, params: dict[str, Any], run_id: int) -> Any:
         document = params["request"]

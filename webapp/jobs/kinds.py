@@ -109,6 +109,10 @@ class RunKind(ABC):
             shown.append(ItemOutcome(names.get(key, key), counts, issue))
         return shown
 
+    def review_url(self, run: Any) -> str | None:
+        """Where people review what the run proposed, for the kinds that propose."""
+        return None
+
     def proposal(self, run: Any) -> dict[str, Any] | None:
         """The run's proposal as one document (GET /api/v1/runs/<id>/proposal), for the kinds
         that keep one."""

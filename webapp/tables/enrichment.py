@@ -214,6 +214,9 @@ class TableEnrichment(RunKind):
             "position": snapshot.positions.get(row_id, 0),
         }
 
+    def review_url(self, run: Run) -> str:
+        return url_for("tables.enrichment_run", table_id=run.params["table_id"], run_id=run.id)
+
     def proposal(self, run: Run) -> dict[str, Any]:
         return proposal(run)
 
