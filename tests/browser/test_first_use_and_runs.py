@@ -68,6 +68,9 @@ def test_maintenance_run_progress_reaches_100_and_polling_stops(page: Page, run_
     expect(page.locator("#run-status progress")).to_have_attribute("value", "100")
     expect(page.get_by_text(re.compile(r"(\d+) / \1 items — 100 %"))).to_be_visible()
     expect(page.locator("#results")).to_contain_text("users")
+    # The verdict comes first, before the run's details.
+    expect(page.locator("#run-status > :first-child")).to_have_id("verdict")
+    expect(page.locator("#verdict")).to_contain_text("OK: no problems found")
     screenshot(page, "run-succeeded")
 
     # The finished fragment carries no trigger, so the browser stops asking.

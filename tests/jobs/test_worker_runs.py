@@ -48,6 +48,13 @@ def test_integrity_check_counts_every_table_and_checks_the_database(app, make_us
         assert done.results["database"]["journal_mode"] == "wal"
     assert done.started_at <= done.finished_at
     assert done.message == f"{done.total} of {done.total} item(s) done."
+    tables = done.total - 1
+    assert IntegrityCheck().verdict(done) == (
+        "info",
+        f"OK: no problems found (the database and {tables} tables checked).",
+    )
+    done.item_errors = {"plans": "plans: 3 row(s); 1 row(s) with culture_id → cultures missing"}
+    assert IntegrityCheck().verdict(done) == ("error", "1 problem(s) found: see the items below.")
 
 
 def test_progress_is_written_to_the_run_row_item_by_item(app, make_user, worker, tmp_path):

@@ -109,6 +109,11 @@ class RunKind(ABC):
             shown.append(ItemOutcome(names.get(key, key), counts, issue))
         return shown
 
+    def verdict(self, run: Any) -> tuple[str, str] | None:
+        """What an ended run found, in a sentence shown first on its page, with its level
+        (info | warning | error), for the kinds whose answer is a verdict."""
+        return None
+
     def review_url(self, run: Any) -> str | None:
         """Where people review what the run proposed, for the kinds that propose."""
         return None

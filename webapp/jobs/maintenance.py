@@ -55,12 +55,30 @@ def check_table(table: Table) -> dict[str, Any]:
 class IntegrityCheck(RunKind):
     name = "integrity_check"
     title = "Database integrity check"
+    result_labels = {
+        "engine": "Engine",
+        "server_version": "Version",
+        "size_bytes": "Size (bytes)",
+        "journal_mode": "Journal mode",
+        "rows": "Rows",
+    }
 
     def plan_items(self, params: dict[str, Any]) -> list[str]:
         return [DATABASE_ITEM, *sorted(_tables())]
 
     def stage_for(self, key: str) -> str:
         return "checking database" if key == DATABASE_ITEM else "counting rows"
+
+    def verdict(self, run: Any) -> tuple[str, str] | None:
+        if run.is_live or run.status == "cancelled":
+            return None
+        problems = len(run.item_errors)
+        if run.error_code:
+            return "error", f"The check could not finish: {run.error_message}"
+        if problems:
+            return "error", f"{problems} problem(s) found: see the items below."
+        tables = len(run.items) - 1
+        return "info", f"OK: no problems found (the database and {tables} tables checked)."
 
     def process_item(self, key: str, params: dict[str, Any], run_id: int) -> Any:
         if key == DATABASE_ITEM:
