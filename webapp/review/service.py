@@ -480,6 +480,9 @@ class UndoResult:
     restored: list[str] = field(default_factory=list)
     changed_since: list[str] = field(default_factory=list)
     group: str | None = None
+    # The same per record, (kind, id, field): an undo that spans records names them.
+    restored_in: list[tuple[str, int, str]] = field(default_factory=list)
+    changed_since_in: list[tuple[str, int, str]] = field(default_factory=list)
 
 
 def group_targets(group: str) -> set[tuple[str, int]]:
@@ -521,7 +524,7 @@ def undo(group: str, user: User | None) -> UndoResult:
     for kind in {k for k, _i, _f in last}:
         target = target_for(kind)
         if target is None:
-            result.changed_since += [f for k, _i, f in last if k == kind]
+            result.changed_since_in += [key for key in last if key[0] == kind]
             continue
         targets[kind] = target
         ids = {i for k, i, _f in last if k == kind}
@@ -529,8 +532,9 @@ def undo(group: str, user: User | None) -> UndoResult:
     for (kind, target_id, name), new in last.items():
         present = current.get((kind, target_id))
         if kind in targets and (present is None or jsonable(present.get(name)) != new):
-            result.changed_since.append(name)
-    if result.changed_since:
+            result.changed_since_in.append((kind, target_id, name))
+    if result.changed_since_in:
+        result.changed_since = [name for _k, _i, name in result.changed_since_in]
         return result
     undo_group = new_group()
     changes: list[dict[str, Any]] = []
@@ -542,7 +546,7 @@ def undo(group: str, user: User | None) -> UndoResult:
         if target.writes:
             present = {i: current[(kind, i)] for i in values}
             written, refused = target.write_many(values, user, present)
-            result.changed_since += [p.field for p in refused]
+            result.changed_since_in += [(kind, p.target_id, p.field) for p in refused]
         else:
             written = {
                 i: {f: (current[(kind, i)].get(f), v) for f, v in mine.items()}
@@ -561,6 +565,8 @@ def undo(group: str, user: User | None) -> UndoResult:
         .execution_options(synchronize_session=False)
     )
     forget(Suggestion)
+    result.changed_since = [name for _k, _i, name in result.changed_since_in]
+    result.restored_in = list(first)
     result.restored = [name for _k, _i, name in first]
     result.group = undo_group
     return result
@@ -596,6 +602,40 @@ def look_up_now(suggestions: Iterable[Suggestion]) -> None:
             suggestion.now = present.get(suggestion.field)
             # Compared as apply compares, so the page and apply agree on what is stale.
             suggestion.changed_since = jsonable(suggestion.now) != suggestion.current_value
+
+
+@dataclass
+class ApplyPlan:
+    """What "apply all valid" over some suggestions would do, said before it is done: the
+    ones it applies, and those it leaves out — invalid, changed since the run, or already
+    decided."""
+
+    ready: list[Suggestion] = field(default_factory=list)
+    invalid: list[Suggestion] = field(default_factory=list)
+    stale: list[Suggestion] = field(default_factory=list)
+    decided: list[Suggestion] = field(default_factory=list)
+
+    @property
+    def skipped(self) -> int:
+        return len(self.invalid) + len(self.stale) + len(self.decided)
+
+
+def plan_apply(suggestions: Iterable[Suggestion]) -> ApplyPlan:
+    """Sort suggestions as apply(..., skip_invalid=True) of the ready ones would treat them;
+    a suggestion whose field changed since is left for a person to re-confirm."""
+    suggestions = list(suggestions)
+    look_up_now(suggestions)
+    plan = ApplyPlan()
+    for s in suggestions:
+        if s.status not in (*OPEN_STATUSES, SuggestionStatus.blocked):
+            plan.decided.append(s)
+        elif not s.is_valid or s.status == SuggestionStatus.blocked:
+            plan.invalid.append(s)
+        elif s.changed_since if s.looked_up else s.status == SuggestionStatus.stale:
+            plan.stale.append(s)
+        else:
+            plan.ready.append(s)
+    return plan
 
 
 def run_targets(run: Run, target: ReviewTarget, ids: Sequence[int]) -> list[RunTarget]:

@@ -30,9 +30,14 @@ def worst_level(issues: Iterable[Mapping[str, Any]]) -> str | None:
 
 def level_counts(issue_lists: Iterable[Iterable[Mapping[str, Any]]]) -> dict[str, int]:
     """How many items have each worst level; "none" counts those without issues."""
+    return count_levels(worst_level(issues or ()) for issues in issue_lists)
+
+
+def count_levels(worst: Iterable[str | None]) -> dict[str, int]:
+    """level_counts of items whose worst levels are known already."""
     counts = dict.fromkeys([*map(str, LEVELS), "none"], 0)
-    for issues in issue_lists:
-        counts[worst_level(issues or ()) or "none"] += 1
+    for level in worst:
+        counts[level or "none"] += 1
     return counts
 
 
