@@ -62,7 +62,7 @@ def test_choices_and_unknown_fields_are_refused():
     errors = errors_of(
         {"harvest_method": "per_acre", "colour": "red", "cultivation_types": ["hydroponic"]}
     )
-    assert errors["harvest_method"] == "Choose one of per_plant, per_sqm."
+    assert errors["harvest_method"] == "Choose one of per plant, per m²."
     assert errors["colour"] == "Not a culture field."
     assert errors["cultivation_types"].startswith("Unknown: hydroponic")
 

@@ -104,7 +104,7 @@ class FieldSpec:
         lookup = {
             alias_key(alias): choice.value
             for choice in self.choices
-            for alias in (choice.value, choice.value.replace("_", " "), *choice.aliases)
+            for alias in (choice.value, choice.shown, *choice.aliases)
         }
         object.__setattr__(self, "_aliases", lookup)
 
@@ -137,6 +137,11 @@ class FieldSpec:
         """The allowed value raw stands for ("hoch", "pro m²", "Direktsaat"), or None."""
         return self._aliases.get(alias_key(raw)) if isinstance(raw, str) else None
 
+    @property
+    def _shown_choices(self) -> str:
+        """The choices as people read them (each is accepted back as input)."""
+        return ", ".join(choice.shown for choice in self.choices)
+
     def shown_choice(self, value: str) -> str:
         return next((c.shown for c in self.choices if c.value == value), value)
 
@@ -157,7 +162,7 @@ class FieldSpec:
         if self.kind is Kind.choice:
             value = self.choice_of(raw)
             if value is None:
-                raise FieldProblem("value_malformed", f"Choose one of {', '.join(self.values)}.")
+                raise FieldProblem("value_malformed", f"Choose one of {self._shown_choices}.")
             return value
         if self.kind is Kind.choices:
             return self._read_choices(raw)
@@ -212,7 +217,7 @@ class FieldSpec:
         if unknown:
             raise FieldProblem(
                 "value_malformed",
-                f"Unknown: {', '.join(map(shown_value, unknown))}; use {', '.join(self.values)}.",
+                f"Unknown: {', '.join(map(shown_value, unknown))}; use {self._shown_choices}.",
             )
         return list(dict.fromkeys(self.choice_of(item) for item in items))
 
