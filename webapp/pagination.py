@@ -62,3 +62,9 @@ def per_page(args, default: int, most: int = 200) -> int:
     """The ?per_page= of an API request, within 1..most."""
     count = count_of(args.get("per_page", ""))
     return min(most, count) if count else default
+
+
+def paginate_list(items: list[Any], number: int, per_page: int) -> Page:
+    """One page of a list already in memory, as paginate answers a select."""
+    start = (number - 1) * per_page
+    return Page(items[start : start + per_page], number, per_page, len(items))

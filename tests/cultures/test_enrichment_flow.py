@@ -65,8 +65,13 @@ def test_enrich_review_apply_refuse_and_undo(client_as, crowded_tomato, worker):
         {"action": "apply", "suggestion": [str(bad.id), str(good.id)]},
         page=f"/cultures/{culture_id}",
     )
-    assert forged.status_code == 422
-    text = forged.get_data(as_text=True)
+    # Refused fields come back as words on the culture's page (POST/redirect/GET), in an
+    # address that keeps the run and the apply to undo; the valid field is applied.
+    assert forged.status_code == 302
+    back = forged.headers["Location"]
+    assert back.startswith(f"/cultures/{culture_id}?run={run.id}&undo=")
+    assert back.endswith("#enrichment")
+    text = reviewer.get(back).get_data(as_text=True)
     assert "Not applied — Expected yield: Invalid, so it cannot be applied" in text
     culture = db.session.get(Culture, culture_id)
     # Days to first harvest from transplanting, 50–80 (not FAO-56's whole season, 135–180).

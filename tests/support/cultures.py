@@ -1,7 +1,12 @@
-"""Cultures that tests share."""
+"""Cultures and enrichment runs that tests (and the benchmarks) share."""
 
+from collections.abc import Sequence
+from typing import Any
+
+from webapp.cultures.enrichment import CultureEnrichment
 from webapp.cultures.models import Culture
 from webapp.extensions import db
+from webapp.jobs.models import Run, RunStatus
 
 
 def add_crowded_tomato() -> Culture:
@@ -18,3 +23,63 @@ def add_crowded_tomato() -> Culture:
     db.session.add(culture)
     db.session.commit()
     return culture
+
+
+def finished_enrichment(culture_ids: list[int], user=None, item_errors=None) -> Run:
+    """An enrichment run over these cultures as a worker leaves it once every item is done;
+    its suggestions are added with suggestion() and store_suggestions."""
+    keys = [str(i) for i in culture_ids]
+    failed = item_errors or {}
+    run = Run(
+        kind=CultureEnrichment.name,
+        title=f"Enrich {len(keys)} cultures",
+        params={"culture_ids": list(culture_ids), "mode": "complete", "fields": []},
+        requested_by=user,
+        items=keys,
+        done_items=[k for k in keys if k not in failed],
+        item_errors=failed,
+        total=len(keys),
+        done=len(keys),
+        status=RunStatus.completed_with_errors if failed else RunStatus.succeeded,
+        provider="offline",
+    )
+    db.session.add(run)
+    db.session.commit()
+    return run
+
+
+def suggestion(
+    run: Run,
+    culture_id: int,
+    field: str,
+    value: Any,
+    current: Any = None,
+    issues: Sequence[dict[str, Any]] = (),
+    status: str = "pending",
+) -> dict[str, Any]:
+    """One suggestion of a run as a row for review.service.store_suggestions, with a source."""
+    return {
+        "run_id": run.id,
+        "target_type": "culture",
+        "target_id": culture_id,
+        "field": field,
+        "current_value": current,
+        "suggested_value": value,
+        "confidence": "medium",
+        "evidence": [
+            {
+                "source_url": "https://example.org/guide",
+                "title": "Growing guide",
+                "claim_summary": f"{field}: {value}",
+                "source_kind": "web",
+                "retrieved_at": None,
+                "derived": False,
+            }
+        ],
+        "issues": list(issues),
+        "status": "blocked" if any(i["severity"] == "error" for i in issues) else status,
+    }
+
+
+def issue(severity: str, field: str, message: str, code: str = "checked") -> dict[str, Any]:
+    return {"code": code, "severity": severity, "field": field, "message": message, "details": {}}

@@ -3,31 +3,34 @@ suggestions and findings; and cultures as a review target (applied with their so
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from flask import current_app, url_for
-from sqlalchemy import func, select
+from sqlalchemy import Text, case, cast, func, select
+from sqlalchemy.orm import defer
 
 from webapp.ai import ProviderError
 from webapp.api import BodyInvalid
 from webapp.auth.models import User
 from webapp.cultures.catalog import ENRICHABLE_FIELDS, crop_limits, update_culture, values_of
 from webapp.cultures.forms import LABELS
-from webapp.cultures.models import Culture
+from webapp.cultures.models import Culture, culture_label
 from webapp.cultures.providers import culture_provider
 from webapp.cultures.rules import notes_with_sources, postprocess, unique_sources
+from webapp.database import among
 from webapp.extensions import db
 from webapp.jobs.kinds import ItemError, RunKind, register_kind
 from webapp.jobs.models import Run
 from webapp.jobs.queue import RunInProgress, enqueue_run, live_runs
 from webapp.jobs.runner import add_usage
 from webapp.links import is_safe_link
-from webapp.review.models import Suggestion
-from webapp.review.service import RunTarget, run_targets, store_findings, store_proposal
+from webapp.review.models import Finding, Suggestion
+from webapp.review.service import RunTarget, store_findings, store_proposal
 from webapp.review.targets import Applied, Changed, ReviewTarget, register_target
-from webapp.review.vocabulary import Evidence, Proposal
+from webapp.review.vocabulary import Evidence, Proposal, count_levels, worst_level
 
 MODES = ("complete", "reresearch")
 TARGET = "culture"
@@ -252,7 +255,14 @@ def latest_run(culture: Culture) -> Run | None:
         Suggestion.target_type == TARGET, Suggestion.target_id == culture.id
     )
     ids = [i for i in (db.session.scalar(own), db.session.scalar(in_batch)) if i is not None]
-    return db.session.get(Run, max(ids)) if ids else None
+    return db.session.get(Run, max(ids), options=[defer(Run.results)]) if ids else None
+
+
+def run_summary(run: Run, culture_id: int) -> dict[str, Any]:
+    """What the run recorded for one culture (the provider's notes, its citations), read
+    alone: a batch's results hold every culture's."""
+    found = db.session.scalar(select(Run.results[str(culture_id)]).where(Run.id == run.id))
+    return found if isinstance(found, dict) else {}
 
 
 def suggestions_of(culture: Culture, run: Run) -> list[Suggestion]:
@@ -269,10 +279,25 @@ def suggestions_of(culture: Culture, run: Run) -> list[Suggestion]:
     )
 
 
+# The queue's filters (?show=): which cultures of a run a reviewer goes through.
+SHOW = {
+    "": "all",
+    "errors": "with errors",
+    "warnings": "with warnings",
+    "notes": "with notes",
+    "clean": "without issues",
+    "pending": "left to decide",
+}
+# A level count (review.vocabulary.level_counts) links to the filter of its level.
+SHOW_OF_LEVEL = {"error": "errors", "warning": "warnings", "info": "notes", "none": "clean"}
+LEVELS_SHOWN = {show: level for level, show in SHOW_OF_LEVEL.items()}
+
+
 @dataclass(frozen=True)
 class ReviewItem:
-    """One culture of a batch run, with what is left to decide and, when it suggested
-    nothing usable, why."""
+    """One culture of a run, with what is left to decide and, when it got nothing usable,
+    why. levels: the worst level of each of its suggestions ("none" for one without issues)
+    and the levels of its findings."""
 
     culture_id: int
     label: str
@@ -282,46 +307,141 @@ class ReviewItem:
     warnings: int
     item_error: str | None
     findings: tuple[dict[str, Any], ...] = ()  # issues not tied to a suggestion
+    levels: frozenset[str] = frozenset()
+    first_error: str | None = None  # of an invalid suggestion: "Expected yield: …"
+
+    @property
+    def worst(self) -> str | None:
+        return next((level for level in ("error", "warning", "info") if level in self.levels), None)
 
     @property
     def problem(self) -> str | None:
+        """Why, in words: the item's failure, else its worst finding, else why a suggestion
+        cannot be applied, else that nothing new was found."""
         if self.item_error:
             return self.item_error
         worst = sorted(
             self.findings, key=lambda i: ("error", "warning", "info").index(i["severity"])
         )
-        return worst[0]["message"] if worst else None
+        if worst:
+            return worst[0]["message"]
+        if self.first_error:
+            return self.first_error
+        return None if self.suggested else "Nothing new was found for it."
+
+    def shows(self, show: str) -> bool:
+        if show == "pending":
+            return self.pending > 0
+        return show not in LEVELS_SHOWN or LEVELS_SHOWN[show] in self.levels
 
 
-def run_cultures(run: Run) -> list[RunTarget]:
-    return run_targets(run, CULTURES, CultureEnrichment().target_ids(run))
+@dataclass(frozen=True)
+class Queue:
+    """A run's cultures as the review queue lists them (those the run has done or failed),
+    filtered, and how many suggestions of the whole run have each worst level."""
+
+    items: list[ReviewItem]
+    counts: dict[str, int]
 
 
-def review_queue(run: Run, show: str = "") -> list[ReviewItem]:
-    """The cultures of a run with their counts; show = errors | warnings | pending filters."""
+@dataclass
+class _Tally:
+    """What the queue counts of one culture's suggestions."""
+
+    suggested: int = 0
+    pending: int = 0
+    invalid: int = 0
+    warnings: int = 0
+    levels: set[str] = field(default_factory=set)
+    first_error: str | None = None
+
+
+def _tallies(run: Run) -> tuple[dict[int, _Tally], list[str | None]]:
+    """Each culture's tally, and the worst level of each of the run's suggestions, in two
+    queries: counts per culture from the database, and the issues of only those suggestions
+    that have any (most of a large run have none; reading JSON and holding a row object per
+    suggestion is what made a 1,000-culture queue slow)."""
+    issues_text = cast(Suggestion.issues, Text)
+    clean = issues_text.in_(("[]", "null"))
+    mine = (Suggestion.run_id == run.id, Suggestion.target_type == TARGET)
+    connection = db.session.connection()
+    counted = select(
+        Suggestion.target_id,
+        func.count(),
+        func.sum(case((Suggestion.status.in_(("pending", "stale")), 1), else_=0)),
+        func.sum(case((clean, 1), else_=0)),
+    )
+    tallies: dict[int, _Tally] = {}
+    worst: list[str | None] = []
+    for culture_id, suggested, pending, without in connection.execute(
+        counted.where(*mine).group_by(Suggestion.target_id)
+    ).all():
+        tallies[culture_id] = _Tally(suggested, pending, levels={"none"} if without else set())
+        worst += [None] * without
+    with_issues = select(Suggestion.target_id, Suggestion.field, issues_text)
+    for culture_id, name, raw in connection.execute(
+        with_issues.where(*mine, ~clean).order_by(Suggestion.id)
+    ).all():
+        issues = json.loads(raw) or []
+        level = worst_level(issues)
+        worst.append(level)
+        tally = tallies[culture_id]
+        tally.levels.add(level or "none")
+        tally.warnings += sum(i.get("severity") == "warning" for i in issues)
+        if level == "error":
+            tally.invalid += 1
+            error = next(i for i in issues if i.get("severity") == "error")
+            tally.first_error = tally.first_error or (
+                f"{LABELS.get(name, name)} cannot be applied: {error.get('message', '')}"
+            )
+    return tallies, worst
+
+
+def review_queue(run: Run, show: str = "") -> Queue:
+    """The queue in a few queries whatever the run's size, and the labels of the cultures."""
+    tallies, worst = _tallies(run)
+    findings: dict[int, list[dict[str, Any]]] = {}
+    for finding in db.session.scalars(
+        select(Finding).where(Finding.run_id == run.id).order_by(Finding.id)
+    ):
+        for culture_id in finding.target_ids:
+            findings.setdefault(culture_id, []).append(finding.to_dict())
+    ids = CultureEnrichment().target_ids(run)
+    labels = culture_labels(ids)
+    done = set(run.done_items)
+    nothing = _Tally()
     items = []
-    for entry in run_cultures(run):
-        culture_id, name, mine = entry.id, entry.name, entry.suggestions
+    for culture_id in ids:
         key = str(culture_id)
-        others = tuple(f.to_dict() for f in entry.findings)
         item_error = run.item_errors.get(key)
+        if key not in done and not item_error:
+            continue
+        tally = tallies.get(culture_id, nothing)
+        others = tuple(findings.get(culture_id, ()))
+        levels = tally.levels | {i["severity"] for i in others}
         item = ReviewItem(
             culture_id,
-            name or f"#{culture_id} (deleted)",
-            len(mine),
-            sum(s.status in ("pending", "stale") for s in mine),
-            sum(1 for s in mine if not s.is_valid)
-            + sum(i["severity"] == "error" for i in others)
-            + bool(item_error),
-            sum(len(s.warnings) for s in mine) + sum(i["severity"] == "warning" for i in others),
+            labels.get(culture_id, f"#{culture_id} (deleted)"),
+            tally.suggested,
+            tally.pending,
+            tally.invalid + sum(i["severity"] == "error" for i in others) + bool(item_error),
+            tally.warnings + sum(i["severity"] == "warning" for i in others),
             item_error,
             others,
+            frozenset(levels | ({"error"} if item_error else set())),
+            tally.first_error,
         )
-        keep = {
-            "errors": item.errors > 0,
-            "warnings": item.warnings > 0,
-            "pending": item.pending > 0,
-        }.get(show, True)
-        if keep and (key in run.done_items or item.item_error):
+        if item.shows(show):
             items.append(item)
-    return items
+    return Queue(items, count_levels(worst))
+
+
+def culture_labels(ids: Collection[int]) -> dict[int, str]:
+    """Cultures as people tell them apart: name and variety."""
+    labels = {}
+    for picked in among(db.session, Culture.id, ids):
+        query = select(Culture.id, Culture.name, Culture.variety).where(picked)
+        labels.update(
+            (i, culture_label(name, variety)) for i, name, variety in db.session.execute(query)
+        )
+    return labels

@@ -6,9 +6,11 @@ and a migration."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from webapp.numbers import format_number
+from webapp.reference.library import library
 from webapp.review.fields import Choice, FieldSpec, Kind, by_name
 
 DAYS = {"kind": Kind.integer, "unit": "days", "minimum": 0, "maximum": 3650, "enrichable": True}
@@ -119,7 +121,7 @@ FIELDS: tuple[FieldSpec, ...] = (
         choices=(
             Choice(
                 "per_plant",
-                "kg per plant",
+                "per plant",
                 (
                     *("per plant", "plant", "kg/plant", "kg per plant"),
                     *("pro pflanze", "je pflanze", "per pflanze", "kg/pflanze"),
@@ -128,7 +130,7 @@ FIELDS: tuple[FieldSpec, ...] = (
             ),
             Choice(
                 "per_sqm",
-                "kg per m²",
+                "per m²",
                 (
                     *("per sqm", "per m2", "per m²", "per square meter", "per square metre"),
                     *("area", "per area", "kg/m2", "kg/m²"),
@@ -318,6 +320,8 @@ def unit_of(field: str, culture: Any = None) -> str:
         context = "harvest_method" if field == "expected_yield" else "seed_rate_unit"
         chosen = _get(culture, context)
         if chosen:
+            if field == "expected_yield":
+                return YIELD_UNITS.get(chosen, SPECS[context].shown_choice(chosen))
             return SPECS[context].shown_choice(chosen)
         return "kg (no harvest method: context unknown)" if spec.unit else ""
     return spec.unit
@@ -326,18 +330,58 @@ def unit_of(field: str, culture: Any = None) -> str:
 def shown(field: str, culture: Any) -> str:
     """A culture's value as the pages show it: choices by their labels, numbers with their
     unit, seed packages with theirs; "—" when empty."""
-    spec, value = SPECS[field], _get(culture, field)
-    if spec.is_empty(value):
+    return shown_value(field, _get(culture, field), culture)
+
+
+SHORT = 160  # the history shows long text and source lists cut to this
+
+
+def shown_value(field: str, value: Any, culture: Any = None) -> str:
+    """A value of a culture's field as people read it (the history's old and new values too):
+    choices by their labels ("per m²"), numbers without trailing zeros and with their unit
+    ("7 kg/m²", in the culture's context), sources counted and named."""
+    spec = SPECS.get(field)
+    if value is None or value == "" or value == []:
         return "—"
+    if spec is None:
+        return str(value)
+    if field == "reference_crop":
+        return crop_name(value)
     if spec.kind is Kind.choice:
         return spec.shown_choice(value)
     if spec.kind is Kind.choices:
         return ", ".join(spec.shown_choice(item) for item in value)
     if field == "seed_packages":
-        return ", ".join(f"{format_number(p['size_value'])} {p['size_unit']}" for p in value)
+        return ", ".join(f"{_number(p['size_value'])} {p['size_unit']}" for p in value)
+    if field == "structured_sources":
+        titles = "; ".join(s.get("title") or s.get("url") or "" for s in value)
+        return _cut(f"{len(value)} source(s): {titles}")
     if spec.is_numeric:
-        return f"{format_number(value)} {unit_of(field, culture)}".rstrip()
-    return str(value)
+        return f"{_number(value)} {unit_of(field, culture)}".rstrip()
+    return _cut(str(value))
+
+
+def _number(value: Any) -> Any:
+    """30.0 as 30 and a stored Decimal ("7.00", as the audit trail keeps it) as 7."""
+    if isinstance(value, str):
+        try:
+            value = Decimal(value)
+        except InvalidOperation:
+            return value
+    if isinstance(value, Decimal):
+        return f"{value.normalize():f}"
+    return format_number(value)
+
+
+def crop_name(crop_id: str | None) -> str:
+    """A reference crop by its name ("Dry bean"), not its key; a key the library does not
+    know as it is."""
+    crop = library().get(crop_id) if crop_id else None
+    return crop.name() if crop else crop_id or "—"
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= SHORT else text[: SHORT - 1] + "…"
 
 
 def hint(field: str) -> str:

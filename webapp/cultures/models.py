@@ -43,4 +43,9 @@ class Culture(db.Model):
 
     @property
     def label(self) -> str:
-        return f"{self.name} ‘{self.variety}’" if self.variety else self.name
+        return culture_label(self.name, self.variety)
+
+
+def culture_label(name: str, variety: str | None) -> str:
+    """A culture as people tell it apart: “Tomato ‘Harzfeuer’”."""
+    return f"{name} ‘{variety}’" if variety else name

@@ -17,7 +17,8 @@ from flask import (
 )
 from flask_login import current_user
 from pydantic import Field
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
+from sqlalchemy.orm import defer
 
 from webapp.api import BodyInvalid, json_body
 from webapp.auth.access import require_role
@@ -42,25 +43,37 @@ from webapp.cultures.catalog import (
 from webapp.cultures.domain import CultureInvalid
 from webapp.cultures.enrichment import (
     CULTURES,
+    SHOW,
+    SHOW_OF_LEVEL,
     TARGET,
     CultureEnrichment,
+    culture_labels,
     latest_run,
     review_queue,
+    run_summary,
     start_enrichment,
     suggestions_of,
 )
-from webapp.cultures.fields import CHOICE_LABELS, ENRICHABLE_FIELDS, FIELDS, LABELS, shown, unit_of
+from webapp.cultures.fields import (
+    CHOICE_LABELS,
+    ENRICHABLE_FIELDS,
+    FIELDS,
+    LABELS,
+    shown,
+    shown_value,
+)
 from webapp.cultures.forms import ConfirmImportForm, CultureForm, ImportForm
 from webapp.cultures.importing import preview_csv
 from webapp.cultures.models import Culture
 from webapp.cultures.providers import culture_provider
+from webapp.database import among
 from webapp.extensions import db
 from webapp.fertilizer.models import PlanRecord
 from webapp.fertilizer.plans import TARGET as PLAN_TARGET
 from webapp.fertilizer.plans import plan_history
 from webapp.jobs.models import Run
 from webapp.jobs.queue import RunInProgress
-from webapp.pagination import Page, page_number, paginate, per_page
+from webapp.pagination import Page, count_of, page_number, paginate, paginate_list, per_page
 from webapp.problems import Invalid, Problem, Unavailable, show_on_form
 from webapp.rendering import render_page
 from webapp.review import service as review
@@ -89,6 +102,7 @@ def index():
         filters=filters,
         missing_choices=[(f, LABELS.get(f, f)) for f in ENRICHABLE_FIELDS],
         sort_choices=SORT_LABELS.items(),
+        shown_field=shown,
     )
 
 
@@ -202,51 +216,279 @@ def enrich_batch():
     return redirect(url_for("cultures.review_batch", run_id=run.id))
 
 
+QUEUE_PER_PAGE = 100
+
+
+def enrichment_run_or_404(run_id: int | None, *options) -> Run:
+    run = db.session.get(Run, run_id, options=options) if run_id else None
+    if run is None or run.kind != CultureEnrichment.name:
+        abort(404, description=f"There is no enrichment run #{run_id or ''}.")
+    return run
+
+
+def queue_filter(values) -> str:
+    """The queue's ?show= filter; anything unknown shows all."""
+    show = values.get("show", "")
+    return show if show in SHOW else ""
+
+
+def queue_url(run: Run, show: str = "", **more) -> str:
+    return url_for("cultures.review_batch", run_id=run.id, show=show or None, **more)
+
+
 @bp.get("/runs/<int:run_id>/review")
 def review_batch(run_id: int):
-    run = db.session.get(Run, run_id)
-    if run is None or run.kind != CultureEnrichment.name:
-        abort(404, description=f"There is no enrichment run #{run_id}.")
-    show = request.args.get("show", "")
-    items = [] if run.is_live else review_queue(run, show)
-    return render_page("cultures/review_queue.html", "queue", run=run, items=items, show=show)
+    # Every culture's notes from the provider (the run's results) are not needed here.
+    run = enrichment_run_or_404(run_id, defer(Run.results))
+    show = queue_filter(request.args)
+    queue = None if run.is_live else review_queue(run, show)
+    page = paginate_list(queue.items if queue else [], page_number(request.args), QUEUE_PER_PAGE)
+    undo_group = request.args.get("undo", "")
+    return render_page(
+        "cultures/review_queue.html",
+        "queue",
+        run=run,
+        queue=queue,
+        page=page,
+        show=show,
+        show_choices=SHOW,
+        show_of_level=SHOW_OF_LEVEL,
+        form=EmptyForm(),
+        undo_group=undo_group.isalnum() and undo_group,
+    )
+
+
+def batch_cultures(run: Run, show: str) -> list[int]:
+    """The cultures a queue form chose: every one its filter matches (all pages), or those
+    ticked — of this run only."""
+    if request.form.get("all_matching"):
+        return [item.culture_id for item in review_queue(run, show).items]
+    ticked = {int(i) for i in request.form.getlist("culture") if i.isdigit()}
+    return [i for i in CultureEnrichment().target_ids(run) if i in ticked]
+
+
+def run_suggestions(run: Run, culture_ids: list[int]) -> list[Suggestion]:
+    """The run's suggestions for these cultures, without their evidence (not needed to decide
+    them, and the largest part of a row)."""
+    found: list[Suggestion] = []
+    for picked in among(db.session, Suggestion.target_id, culture_ids):
+        found += db.session.scalars(
+            select(Suggestion)
+            .options(defer(Suggestion.evidence))
+            .where(Suggestion.run_id == run.id, Suggestion.target_type == TARGET, picked)
+            .order_by(Suggestion.id)
+        )
+    return sorted(found, key=lambda s: s.id)
+
+
+@bp.post("/runs/<int:run_id>/review")
+@require_role(Role.reviewer)
+def decide_batch(run_id: int):
+    """Reject the open suggestions of the chosen cultures; or apply all their valid ones: first
+    a page that counts what will change and what is left out, then, confirmed, one apply."""
+    run = enrichment_run_or_404(run_id)
+    show = queue_filter(request.form)
+    ids = batch_cultures(run, show)
+    if not ids:
+        flash("Select at least one culture.", "warning")
+        return redirect(queue_url(run, show))
+    suggestions = run_suggestions(run, ids)
+    if request.form.get("action") == "reject":
+        rejected = review.reject([s.id for s in suggestions], current_user)
+        db.session.commit()
+        flash(f"Rejected {len(rejected)} suggestion(s) of {len(ids)} culture(s).", "info")
+        return redirect(queue_url(run, show))
+    plan = review.plan_apply(suggestions)
+    if not request.form.get("confirmed"):
+        return render_page(
+            "cultures/apply_confirm.html",
+            run=run,
+            plan=plan,
+            ids=ids,
+            all_matching=bool(request.form.get("all_matching")),
+            show=show,
+            cultures=len({s.target_id for s in plan.ready}),
+            labels=culture_labels({s.target_id for s in plan.stale}),
+            field_label=CULTURES.field_label,
+            form=EmptyForm(),
+        )
+    result = review.apply([s.id for s in plan.ready], current_user, skip_invalid=True)
+    db.session.commit()
+    if result.applied:
+        cultures = len({a.target_id for a in result.applied})
+        flash(f"Applied {len(result.applied)} field(s) across {cultures} culture(s).", "success")
+    else:
+        flash("Nothing was applied: no valid suggestion is left to apply.", "warning")
+    flash_refusals(result.refused, culture_labels({r.target_id for r in result.refused}))
+    if skipped := skipped_words(plan):
+        flash(skipped, "info")
+    return redirect(queue_url(run, show, undo=result.group))
+
+
+@bp.post("/runs/<int:run_id>/undo/<group>")
+@require_role(Role.reviewer)
+def undo_batch(run_id: int, group: str):
+    """Undo one apply across every culture it changed, unless one changed since."""
+    run = enrichment_run_or_404(run_id)
+    show = queue_filter(request.args)
+    targets = review.group_targets(group) if group.isalnum() else set()
+    if not targets or {kind for kind, _id in targets} != {TARGET}:
+        flash("There was nothing to undo.", "warning")
+        return redirect(queue_url(run, show))
+    result = review.undo(group, current_user)
+    db.session.commit()
+    if result.changed_since_in:
+        flash(
+            "Nothing was undone: these changed since — "
+            f"{fields_of_cultures(result.changed_since_in)}.",
+            "error",
+        )
+    elif result.restored_in:
+        cultures = len({i for _k, i, _f in result.restored_in})
+        flash(
+            f"Undone: {len(result.restored_in)} field(s) of {cultures} culture(s) restored — "
+            f"{fields_of_cultures(result.restored_in)}.",
+            "success",
+        )
+    else:
+        flash("There was nothing to undo.", "warning")
+    return redirect(queue_url(run, show))
+
+
+NAMED_AT_MOST = 8
+
+
+def fields_of_cultures(changed: list[tuple[str, int, str]]) -> str:
+    """“Growth duration, Sources of Carrot; Row spacing of Lettuce”, the first few cultures."""
+    fields: dict[int, list[str]] = {}
+    for _kind, culture_id, name in changed:
+        fields.setdefault(culture_id, []).append(name)
+    labels = culture_labels(fields)
+    shown = [
+        f"{named(names)} of {labels.get(i, f'culture #{i}')}"
+        for i, names in list(fields.items())[:NAMED_AT_MOST]
+    ]
+    more = len(fields) - len(shown)
+    return "; ".join(shown) + (f"; and {more} more culture(s)" if more > 0 else "")
+
+
+def flash_refusals(refused: list[review.Refusal], labels: dict[int, str] | None = None) -> None:
+    """Each refused field by its label (and its culture's name, for a batch), with the reason."""
+    for refusal in refused[:NAMED_AT_MOST]:
+        where = f" of {labels.get(refusal.target_id, '')}" if labels else ""
+        flash(f"Not applied — {named([refusal.field])}{where}: {refusal.message}", "error")
+    if len(refused) > NAMED_AT_MOST:
+        flash(f"… and {len(refused) - NAMED_AT_MOST} more not applied.", "error")
+
+
+def skipped_words(plan: review.ApplyPlan) -> str | None:
+    """What "apply all valid" left out, and why, in words."""
+    parts = [
+        f"{len(plan.invalid)} invalid" if plan.invalid else "",
+        f"{len(plan.stale)} changed since the run (re-confirm them on the culture's page)"
+        if plan.stale
+        else "",
+        f"{len(plan.decided)} already decided" if plan.decided else "",
+    ]
+    said = ", ".join(p for p in parts if p)
+    return f"Left out: {said}." if said else None
 
 
 @bp.get("/check")
 def check():
     cultures = db.session.scalars(CultureFilters.from_args(request.args).query()).all()
     return render_page(
-        "cultures/check.html", findings=check_catalog(cultures), checked=len(cultures)
+        "cultures/check.html",
+        findings=check_catalog(cultures),
+        checked=len(cultures),
+        field_label=CULTURES.field_label,
     )
 
 
-def render_culture(culture: Culture, fragment: str | None = None, status: int = 200, **extra):
-    run = latest_run(culture)
+def reviewed_run(culture: Culture) -> tuple[Run | None, bool]:
+    """The run whose suggestions the culture's page shows: the one ?run= (or a form's run)
+    names — any of its runs, not only the newest — else its newest; and whether one was
+    named, so the page keeps it in its addresses."""
+    raw = request.values.get("run", "")
+    if raw:
+        return enrichment_run_or_404(count_of(raw), defer(Run.results)), True
+    return latest_run(culture), False
+
+
+def review_args(run: Run | None, named: bool, show: str) -> dict[str, Any]:
+    """What a culture page reviewing a run keeps in its addresses: the run and the queue's
+    filter."""
+    return {"run": run.id, "show": show or None} if run and named else {}
+
+
+def queue_around(run: Run, culture: Culture, show: str) -> dict[str, Any]:
+    """The cultures before and after this one in the run's queue (its filter applied), and the
+    queue page it stands on: a culture that left the filter (all decided) still has both."""
+    queue = review_queue(run, show)
+    order = {i: n for n, i in enumerate(CultureEnrichment().target_ids(run))}
+    here = order.get(culture.id, -1)
+    before = [item for item in queue.items if order[item.culture_id] < here]
+    after = [item for item in queue.items if order[item.culture_id] > here]
+    return {
+        "previous": before[-1] if before else None,
+        "next": after[0] if after else None,
+        "queue_page": len(before) // QUEUE_PER_PAGE + 1,
+        "queue_size": len(queue.items),
+    }
+
+
+def undoable_here(changes: list[Change], culture: Culture) -> list[str]:
+    """The culture's undoable groups that changed it alone: an apply across a batch is undone
+    from its run's queue, not one culture's page."""
+    groups = undoable_groups(changes)
+    if not groups:
+        return []
+    beyond = db.session.scalars(
+        select(Change.apply_group)
+        .where(
+            Change.apply_group.in_(groups),
+            or_(Change.target_type != TARGET, Change.target_id != culture.id),
+        )
+        .distinct()
+    )
+    return [g for g in groups if g not in set(beyond)]
+
+
+def render_culture(culture: Culture, fragment: str | None = None, **extra):
+    run, named = reviewed_run(culture)
+    show = queue_filter(request.values)
+    args = review_args(run, named, show)
     suggestions = suggestions_of(culture, run) if run and not run.is_live else []
     review.look_up_now(suggestions)
     changes = history((AUDIT_TARGET, PLAN_TARGET), culture.id) if fragment is None else []
+    around = queue_around(run, culture, show) if named and not run.is_live else {}
     return render_page(
         "cultures/detail.html",
         fragment,
         culture=culture,
         field_label=CULTURES.field_label,
         choice_labels=CHOICE_LABELS,
-        unit_of=unit_of,
         fields=[f for f in FIELDS if f.name not in ("name", "notes", "structured_sources")],
         shown_field=shown,
+        history_value=lambda value, field: shown_value(field, value, culture),
         form=EmptyForm(),
         # The enrichment block polls every second while a run is live and shows no history.
         history=changes,
-        undoable=undoable_groups(changes),
-        undo_url=lambda group: url_for("cultures.undo", culture_id=culture.id, group=group),
+        undoable=undoable_here(changes, culture),
+        undo_url=lambda group: url_for("cultures.undo", culture_id=culture.id, group=group, **args),
         plans=plan_history(culture) if fragment is None else [],
         run=run,
+        summary=run_summary(run, culture.id) if run and not run.is_live else {},
+        review_args=args,
+        show=show,
+        show_label=SHOW[show],
+        around=around,
         suggestions=suggestions,
         counts=level_counts(s.issues for s in suggestions),
         run_findings=findings_for(run, TARGET, culture.id) if run and not run.is_live else [],
         enrich_fields=ENRICHABLE_FIELDS,
         **extra,
-    ), status
+    )
 
 
 @bp.get("/<int:culture_id>")
@@ -302,44 +544,62 @@ def chosen_suggestions(culture: Culture, ids: list[str]) -> list[Suggestion]:
 @bp.post("/<int:culture_id>/suggestions")
 @require_role(Role.reviewer)
 def decide_suggestions(culture_id: int):
+    """Apply or reject the chosen suggestions, or apply all valid ones; then back to the
+    culture's page (POST/redirect/GET: refusals are flashed, a reload sends nothing again)."""
     culture = culture_or_404(culture_id)
+    run, _named = reviewed_run(culture)
     action = request.form.get("action", "apply")
-    run = latest_run(culture)
-    if action == "apply_valid" and run is not None:
-        chosen = [s for s in suggestions_of(culture, run) if s.is_valid and s.status == "pending"]
+
+    def back(**more):
+        # The address keeps the run reviewed, so it can be bookmarked and reloaded.
+        args = review_args(run, True, queue_filter(request.form))
+        return redirect(
+            url_for("cultures.show", culture_id=culture.id, **args, **more, _anchor="enrichment")
+        )
+
+    skipped = None
+    if action == "apply_valid":
+        plan = review.plan_apply(suggestions_of(culture, run) if run else [])
+        chosen, skipped = plan.ready, skipped_words(plan)
     else:
         chosen = chosen_suggestions(culture, request.form.getlist("suggestion"))
     if not chosen:
-        flash("Select at least one suggestion.", "warning")
-        return redirect(url_for("cultures.show", culture_id=culture.id, _anchor="enrichment"))
+        flash(skipped or "Select at least one suggestion.", "warning")
+        return back()
     if action == "reject":
         rejected = review.reject([s.id for s in chosen], current_user)
         db.session.commit()
         flash(f"Rejected {len(rejected)} suggestion(s).", "info")
-        return redirect(url_for("cultures.show", culture_id=culture.id, _anchor="enrichment"))
+        return back()
     reconfirmed = [s.id for s in chosen_suggestions(culture, request.form.getlist("reconfirm"))]
-    result = review.apply([s.id for s in chosen], current_user, reconfirmed)
+    result = review.apply(
+        [s.id for s in chosen], current_user, reconfirmed, skip_invalid=action == "apply_valid"
+    )
     db.session.commit()
     if result.applied:
         applied = result.applied_fields
         flash(f"Applied {len(applied)} field(s): {named(applied)}.", "success")
-    for refusal in result.refused:
-        flash(f"Not applied — {named([refusal.field])}: {refusal.message}", "error")
-    if result.refused:
-        # Refused fields (an invalid one from a forged form, a stale one) answer 422; the valid
-        # ones of the same request are applied all the same.
-        return render_culture(culture, status=422, undo_group=result.group)
-    return redirect(url_for("cultures.show", culture_id=culture.id, undo=result.group))
+    # The valid ones of the same request are applied all the same.
+    flash_refusals(result.refused)
+    if skipped:
+        flash(skipped, "info")
+    return back(undo=result.group)
 
 
 @bp.post("/<int:culture_id>/undo/<group>")
 @require_role(Role.reviewer)
 def undo(culture_id: int, group: str):
     culture = culture_or_404(culture_id)
-    if review.group_targets(group) - {(TARGET, culture.id)}:
+    run, named_run = reviewed_run(culture)
+    back = url_for(
+        "cultures.show",
+        culture_id=culture.id,
+        **review_args(run, named_run, queue_filter(request.args)),
+    )
+    if not group.isalnum() or review.group_targets(group) - {(TARGET, culture.id)}:
         # An apply that changed other records too is not this culture's to undo.
         flash("There was nothing to undo.", "warning")
-        return redirect(url_for("cultures.show", culture_id=culture.id))
+        return redirect(back)
     result = review.undo(group, current_user)
     db.session.commit()
     if result.changed_since:
@@ -351,7 +611,7 @@ def undo(culture_id: int, group: str):
         flash(f"Undone: {named(result.restored)} restored.", "success")
     else:
         flash("There was nothing to undo.", "warning")
-    return redirect(url_for("cultures.show", culture_id=culture.id))
+    return redirect(back)
 
 
 def render_form(form: CultureForm, culture: Culture | None, status: int = 200, findings=()):
