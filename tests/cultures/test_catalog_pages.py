@@ -1,5 +1,6 @@
 import csv
 import io
+import re
 
 from tests.support.app import furrow
 from tests.support.html import by_id, rows
@@ -36,7 +37,7 @@ def test_an_editor_creates_a_culture_and_its_reference_crop_is_found(client_as):
     culture = db.session.query(Culture).one()
     assert culture.reference_crop == "tomato"
     page = editor.get(response.headers["Location"]).get_data(as_text=True)
-    assert "3.50 kg per plant" in page
+    assert "3.5 kg/plant" in page
     assert "50 cm" in page
     assert "<script>alert(1)</script>" not in page and "Stake early." in page
 
@@ -206,8 +207,13 @@ def test_check_catalog_lists_implausible_stored_values_with_their_record(client_
     )
     add(name="Carrot", distance_within_row_cm=3, row_spacing_cm=25)
     viewer = client_as("viewer")
-    page = viewer.get("/cultures/check").get_data(as_text=True)
-    assert "3 culture(s) checked" in page
+    response = viewer.get("/cultures/check")
+    page = response.get_data(as_text=True)
+    # The verdict comes first, then the findings by culture, with fields by their labels.
+    verdict = by_id(response, "verdict").get_text(" ", strip=True)
+    assert re.fullmatch(r"\d+ problem\(s\) in 3 culture\(s\) of 3 checked\.", verdict)
+    assert page.index('id="verdict"') < page.index('id="findings"')
+    assert "Expected yield" in by_id(response, "findings").get_text()
     assert f'href="/cultures/{zucchini.id}"' in page
     assert "yield_above_crop_cap" in page
     findings = viewer.get("/api/v1/cultures/check").get_json()["findings"]

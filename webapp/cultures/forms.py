@@ -40,8 +40,8 @@ class ImportForm(FlaskForm):
     file = FileField(
         "CSV file",
         validators=[FileRequired("Choose a CSV file."), FileAllowed(["csv"], "Only .csv files.")],
-        description="The export's columns; name is required. Nothing is stored before you "
-        "confirm the preview.",
+        description="The columns of the catalog's CSV export; the name column is required. "
+        "Nothing is stored before you confirm the preview.",
     )
 
 

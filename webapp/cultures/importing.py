@@ -29,6 +29,7 @@ class ImportRow:
 @dataclass
 class ImportPreview:
     rows: list[ImportRow] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)  # the culture fields the file has
     unknown_columns: list[str] = field(default_factory=list)
     problem: str | None = None
 
@@ -90,7 +91,7 @@ def preview_csv(text: str) -> ImportPreview:
         preview.problem = "The first line must name the columns, including “name”."
         return preview
     reader.fieldnames = header
-    columns = [name for name in header if name in CULTURE_FIELDS]
+    columns = preview.columns = [name for name in header if name in CULTURE_FIELDS]
     preview.unknown_columns = [
         n for n in header if n not in CULTURE_FIELDS and n not in IGNORED_COLUMNS and n
     ]

@@ -56,6 +56,7 @@ from webapp.fertilizer.request import RequestInvalid, parse_request
 from webapp.jobs.models import Run
 from webapp.pagination import page_number, paginate
 from webapp.problems import Invalid, Problem, Unavailable, show_on_form
+from webapp.reference.library import library
 from webapp.rendering import render_page
 from webapp.review import service as review
 
@@ -225,6 +226,8 @@ def show_plan(plan_id: int):
         cultures=culture_choices()[1:],
         suggested_culture=str(suggested_culture or record.culture_id or ""),
         saved_to=saved_to,
+        # The crop by the library's name, never its key ("dry_bean").
+        reference_crop=known.name() if (known := library().get(plan.crop_id)) else None,
         undo_group=request.args.get("undo", "") if request.args.get("undo", "").isalnum() else "",
         factors={"P": P_PER_P2O5, "K": K_PER_K2O},
     )
