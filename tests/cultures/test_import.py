@@ -1,6 +1,7 @@
 import html
 import io
 
+from tests.support.html import by_id
 from webapp.cultures.importing import preview_csv
 from webapp.cultures.models import Culture
 from webapp.extensions import db
@@ -48,6 +49,11 @@ def test_import_previews_then_stores_all_rows_only_on_confirm(client_as):
     page = preview.get_data(as_text=True)
     assert preview.status_code == 200
     assert "Import 2 culture(s)" in page and "colour" in page
+    # The file's columns are named as the form names the fields, not by their keys.
+    assert by_id(preview, "import-columns").get_text(" ", strip=True) == (
+        "Columns read: Name, Variety, Harvest method (the yield's context), Expected yield, "
+        "Cultivation types."
+    )
     assert db.session.query(Culture).count() == 0
 
     text = page.split('name="csv_text" type="hidden" value="')[1].split('"')[0]

@@ -187,7 +187,7 @@ class ReferenceGateway:
                 " but holds no cited N-P-K figure for it",
             )
         issues = list(need.issues)
-        notes = [f"Reference crop: {crop.name()} ({crop.id}).", *need.notes]
+        notes = [f"Reference crop: {crop.name()}.", *need.notes]
         confidence = 0.8 - (0.1 if need.midpoints else 0) - (0 if need.pk_cited else 0.3)
         nutrients = need.nutrients
 
