@@ -77,7 +77,8 @@
   });
 
   document.addEventListener("click", function (event) {
-    var trigger = event.target.closest && event.target.closest("[data-select], [data-open-keys]");
+    var trigger =
+      event.target.closest && event.target.closest("[data-select], [data-open-keys], [data-close-keys]");
     if (!trigger) {
       var row = event.target.closest && event.target.closest("tr.review-item");
       if (row) {
@@ -88,6 +89,10 @@
     }
     if (trigger.hasAttribute("data-open-keys")) {
       showKeys();
+      return;
+    }
+    if (trigger.hasAttribute("data-close-keys")) {
+      trigger.closest("dialog").close();
       return;
     }
     var form = trigger.closest("form") || document;
