@@ -78,7 +78,7 @@ def test_the_queue_is_a_review_of_the_run_with_links_levels_and_keys(client_as, 
     run, ids = batch
     page = client_as("reviewer").get(f"/cultures/runs/{run.id}/review")
     table = by_id(page, "review-queue")
-    assert table["class"] == ["data", "review"]
+    assert table["class"] == ["data", "review", "queue"]
     links = [a["href"] for a in table.select("td[data-label=Culture] a")]
     assert links == [
         f"/cultures/{ids[name]}?run={run.id}#enrichment"
@@ -182,7 +182,7 @@ def test_previous_and_next_follow_the_queue_and_its_filter(client_as, batch):
         "nav.review-nav"
     )
     assert f'href="/cultures/runs/{run.id}/review?show=notes"' in str(nav)
-    assert "2 culture(s) with notes" in nav.get_text()
+    assert "Queue of run #" in nav.get_text() and "2 culture(s) with notes" in nav.get_text()
     # Without ?run= the page is no review of a batch: no queue to walk.
     assert soup(reviewer.get(f"/cultures/{ids['Lettuce']}")).select_one("nav.review-nav") is None
 
