@@ -4,6 +4,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from webapp.cultures.enrichment import CultureEnrichment
+from webapp.cultures.fields import unit_of
 from webapp.cultures.models import Culture
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
@@ -65,6 +66,7 @@ def suggestion(
         "field": field,
         "current_value": current,
         "suggested_value": value,
+        "unit": unit_of(field) or None,
         "confidence": "medium",
         "evidence": [
             {
