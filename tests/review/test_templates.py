@@ -215,7 +215,7 @@ def test_a_suggestion_whose_field_changed_says_so_before_apply_with_both_values(
     s.looked_up, s.now, s.changed_since = True, 60, True
     page = render("suggestion_row", "suggestion_row(s, 'Growth duration')", s=s)
     now = page.find("td", attrs={"data-label": "Now"}).get_text(" ", strip=True)
-    assert now == "60 ⟳ changed since the run was 50 when researched, now 60"
+    assert now == "60 days ⟳ changed since the run was 50 days when researched, now 60 days"
     assert "changed" in page.tr["class"]
     label = page.find("input", attrs={"name": "reconfirm"}).parent
     assert label.name == "label" and label.get_text(strip=True) == "Re-confirm"
