@@ -102,7 +102,7 @@ class Supervisor:
                 "-",
                 # The supervisor manages gunicorn; its shared control socket in $HOME is not needed.
                 "--no-control-socket",
-                "webapp:create_app()",
+                "webapp.wsgi:app",
             ],
         )
         self.workers = [
