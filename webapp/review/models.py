@@ -56,6 +56,11 @@ class Change(db.Model):
     __table_args__ = (db.Index("ix_changes_target", "target_type", "target_id"),)
 
 
+def _level_of_issues(context) -> str | None:
+    """The level of a suggestion added as an object; store_suggestions sets it itself."""
+    return worst_level(context.get_current_parameters().get("issues") or ())
+
+
 class SuggestionStatus(StrEnum):
     pending = "pending"
     applied = "applied"
@@ -83,12 +88,18 @@ class Suggestion(db.Model):
     confidence: Mapped[str | None] = mapped_column(String(8))
     evidence: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     issues: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    # The worst level of its issues (None without any), kept beside them so a review counts
+    # and filters a run's suggestions by level without reading every issue list.
+    level: Mapped[str | None] = mapped_column(String(8), default=_level_of_issues)
     status: Mapped[str] = mapped_column(String(16), default=SuggestionStatus.pending)
     decided_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
-    __table_args__ = (db.Index("ix_suggestions_target", "target_type", "target_id"),)
+    __table_args__ = (
+        db.Index("ix_suggestions_target", "target_type", "target_id"),
+        db.Index("ix_suggestions_run_level", "run_id", "level"),
+    )
 
     @property
     def errors(self) -> list[dict[str, Any]]:

@@ -18,7 +18,14 @@ from webapp.jobs.models import Run
 from webapp.review.audit import new_group
 from webapp.review.models import Change, Finding, Suggestion, SuggestionStatus, jsonable
 from webapp.review.targets import Applied, Changed, ReviewTarget, target_for
-from webapp.review.vocabulary import Evidence, Issue, Proposal, Severity, SuggestedValue
+from webapp.review.vocabulary import (
+    Evidence,
+    Issue,
+    Proposal,
+    Severity,
+    SuggestedValue,
+    worst_level,
+)
 
 OPEN_STATUSES = (SuggestionStatus.pending, SuggestionStatus.stale)
 REJECTABLE = (*OPEN_STATUSES, SuggestionStatus.blocked)
@@ -147,7 +154,15 @@ SUGGESTION_DEFAULTS = {
 def store_suggestions(rows: Sequence[Mapping[str, Any]]) -> None:
     """Suggestions as plain rows (Suggestion's columns), in one bulk insert."""
     now = utcnow()
-    full = [{**SUGGESTION_DEFAULTS, **row, "created_at": now} for row in rows]
+    full = [
+        {
+            **SUGGESTION_DEFAULTS,
+            **row,
+            "level": worst_level(row.get("issues") or ()),
+            "created_at": now,
+        }
+        for row in rows
+    ]
     bulk_insert(db.session, SUGGESTIONS, full)
 
 
@@ -289,7 +304,12 @@ def _apply_edits(rows: dict[int, Row], edits: Mapping[int, str], refuse) -> dict
         db.session.execute(
             update(Suggestion)
             .where(Suggestion.id == suggestion_id)
-            .values(suggested_value=jsonable(value), issues=[], status=SuggestionStatus.pending)
+            .values(
+                suggested_value=jsonable(value),
+                issues=[],
+                level=None,
+                status=SuggestionStatus.pending,
+            )
             .execution_options(synchronize_session=False)
         )
         changed = True
