@@ -17,8 +17,10 @@ from webapp.contract import Ids, Name, RequestModel, accepts
 from webapp.extensions import db, htmx
 from webapp.jobs.models import Run
 from webapp.jobs.queue import RunInProgress
+from webapp.pagination import page_number
 from webapp.problems import Unavailable
 from webapp.rendering import render_page
+from webapp.review import service as review
 from webapp.tables import api, bp
 from webapp.tables.enrichment import (
     API_ROW_LIMIT,
@@ -26,12 +28,25 @@ from webapp.tables.enrichment import (
     TableEnrichment,
     apply_rows,
     reasoning,
-    research_log,
+    row_labels,
     row_suggestions,
     start_enrichment,
     undo_table_apply,
 )
 from webapp.tables.models import DataTable
+from webapp.tables.proposals import (
+    apply_all,
+    apply_all_plan,
+    latest_log,
+    level_filter,
+    listed,
+    log_page,
+    outcome_counts,
+    refusal_messages,
+    reject_rows,
+    run_level_counts,
+    valid_pending_count,
+)
 from webapp.tables.strategies import get_all_strategies
 from webapp.tables.views import table_or_404
 
@@ -84,23 +99,63 @@ def enrich(table_id: int):
     return redirect(target)
 
 
+def review_args(values) -> dict[str, Any]:
+    """Where in a review a request stands (its page and level filter), to come back to."""
+    number = page_number(values)
+    return {"page": number if number > 1 else None, "level": level_filter(values.get("level"))}
+
+
+def back_to_review(table: DataTable, run: Run, **extra):
+    return redirect(
+        url_for(
+            "tables.enrichment_run",
+            table_id=table.id,
+            run_id=run.id,
+            **review_args(request.form),
+            **extra,
+        )
+    )
+
+
 @bp.get("/<int:table_id>/runs/<int:run_id>")
 def enrichment_run(table_id: int, run_id: int):
+    """A live run's newest rows, polled; a finished one's proposal a page of rows at a time,
+    with counts over all of them."""
     table = table_or_404(table_id)
     run = enrichment_run_or_404(run_id, table)
-    log = research_log(run)
-    suggestions = row_suggestions(run) if not run.is_live else {}
+    outcomes = outcome_counts(run)
+    context: dict[str, Any] = {"outcomes": outcomes}
+    if run.is_live:
+        context.update(log=latest_log(run), reasoning=run.params["reasoning"])
+    else:
+        level = level_filter(request.args.get("level"))
+        page = log_page(run, page_number(request.args), level)
+        suggestions = row_suggestions(run, [e["row_id"] for e in page.items])
+        review.look_up_now(suggestions.values())
+        undo = request.args.get("undo", "")
+        context.update(
+            log=page.items,
+            page=page,
+            level=level,
+            suggestions=suggestions,
+            counts=run_level_counts(run),
+            valid_pending=valid_pending_count(run, level),
+            reasoning=reasoning(run, outcomes.get("found", 0)),
+            undo_group=undo if undo.isalnum() else "",
+        )
     return render_page(
-        "tables/enrichment.html",
-        "live",
-        table=table,
-        run=run,
-        log=log,
-        suggestions=suggestions,
-        reasoning=run.params["reasoning"] if run.is_live else reasoning(run, log),
-        undo_group=request.args.get("undo", "") if request.args.get("undo", "").isalnum() else "",
-        form=EmptyForm(),
+        "tables/enrichment.html", "live", table=table, run=run, form=EmptyForm(), **context
     )
+
+
+def chosen_rows() -> list[int]:
+    return [int(i) for i in request.form.getlist("apply") if i.isdigit()]
+
+
+def flash_refusals(run: Run, refused: list[dict[str, Any]]) -> None:
+    labels = row_labels(run, {r["row_id"] for r in refused})
+    for message in refusal_messages(refused, labels):
+        flash(message, "error")
 
 
 @bp.post("/<int:table_id>/runs/<int:run_id>/apply")
@@ -110,7 +165,7 @@ def apply(table_id: int, run_id: int):
     run = enrichment_run_or_404(run_id, table)
     if not EmptyForm().validate_on_submit():
         abort(400, description="The form expired; reload the page and apply again.")
-    chosen = [int(i) for i in request.form.getlist("apply") if i.isdigit()]
+    chosen = chosen_rows()
     edits = {
         int(key.removeprefix("value-")): value
         for key, value in request.form.items()
@@ -118,7 +173,7 @@ def apply(table_id: int, run_id: int):
     }
     if not chosen:
         flash("Choose the rows to apply.", "warning")
-        return redirect(url_for("tables.enrichment_run", table_id=table.id, run_id=run.id))
+        return back_to_review(table, run)
     reconfirm = [int(i) for i in request.form.getlist("reconfirm") if i.isdigit()]
     result = apply_rows(
         run, chosen, current_user, {i: edits[i] for i in chosen if i in edits}, reconfirm
@@ -126,16 +181,57 @@ def apply(table_id: int, run_id: int):
     db.session.commit()
     if result.applied:
         flash(f"Applied {len(result.applied)} row(s).", "success")
-    for refusal in result.refused:
-        flash(f"Row {refusal['row_id']} not applied: {refusal['message']}", "error")
-    return redirect(
-        url_for(
-            "tables.enrichment_run",
-            table_id=table.id,
-            run_id=run.id,
-            undo=result.group or None,
+    flash_refusals(run, result.refused)
+    return back_to_review(table, run, undo=result.group or None)
+
+
+@bp.post("/<int:table_id>/runs/<int:run_id>/reject")
+@require_role(Role.reviewer)
+def reject(table_id: int, run_id: int):
+    table = table_or_404(table_id)
+    run = enrichment_run_or_404(run_id, table)
+    if not EmptyForm().validate_on_submit():
+        abort(400, description="The form expired; reload the page and reject again.")
+    chosen = chosen_rows()
+    if not chosen:
+        flash("Choose the rows to reject.", "warning")
+        return back_to_review(table, run)
+    rejected = reject_rows(run, chosen, current_user)
+    db.session.commit()
+    if rejected:
+        names = row_labels(run, rejected)
+        flash(f"Rejected {len(rejected)} row(s): {listed([names[i] for i in rejected])}.", "info")
+    else:
+        flash("Nothing was rejected: those rows are decided already.", "warning")
+    return back_to_review(table, run)
+
+
+@bp.route("/<int:table_id>/runs/<int:run_id>/apply-all", methods=["GET", "POST"])
+@require_role(Role.reviewer)
+def apply_all_valid(table_id: int, run_id: int):
+    """First what applying every valid pending suggestion would change and skip, and why;
+    confirmed, one undoable apply of them all."""
+    table = table_or_404(table_id)
+    run = enrichment_run_or_404(run_id, table)
+    if run.is_live:
+        abort(409, description="The run is still working; review it once it has finished.")
+    if request.method == "GET":
+        level = level_filter(request.args.get("level"))
+        return render_page(
+            "tables/apply_all.html",
+            table=table,
+            run=run,
+            level=level,
+            plan=apply_all_plan(run, level),
+            form=EmptyForm(),
         )
-    )
+    if not EmptyForm().validate_on_submit():
+        abort(400, description="The form expired; reload the page and apply again.")
+    result = apply_all(run, current_user, level_filter(request.form.get("level")))
+    db.session.commit()
+    flash(f"Applied {len(result.applied):,} row(s).", "success" if result.applied else "warning")
+    flash_refusals(run, result.refused)
+    return back_to_review(table, run, undo=result.group or None)
 
 
 @bp.post("/<int:table_id>/undo/<group>")
@@ -152,7 +248,8 @@ def undo(table_id: int, group: str):
         flash(f"Not undone: {len(changed_since)} cell(s) changed since the apply.", "error")
     else:
         flash("Undone: the cells have their earlier values again.", "success")
-    back = request.form.get("back", "")
+    # The page to go back to: a form field, or the address (the row history's buttons).
+    back = request.values.get("back", "")
     return redirect(
         back if back.startswith("/tables/") else url_for("tables.show", table_id=table.id)
     )

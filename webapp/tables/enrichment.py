@@ -11,14 +11,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flask import current_app, url_for
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 
 from webapp.ai import Usage
 from webapp.ai.client import StructuredClient
 from webapp.auth.models import User
 from webapp.database import among, utcnow
 from webapp.extensions import db
-from webapp.jobs.kinds import RunKind, register_kind
+from webapp.jobs.kinds import ItemOutcome, RunKind, register_kind
 from webapp.jobs.models import Run
 from webapp.jobs.queue import RunInProgress, enqueue_run, live_runs
 from webapp.jobs.runner import add_usage, report_stage
@@ -43,6 +43,8 @@ from webapp.tables.tools import tools_for
 
 API_ROW_LIMIT = 20  # rows per enrich call through the API, as the seed says
 CONFIDENCE_ORDER = ("none", "low", "medium", "high")
+# The failed rows a run page lists; the review page pages through all of them.
+FAILED_ROWS_SHOWN = 100
 STEP_STAGES = {"search": "searching", "fetch": "fetching", "compute": "computing"}
 
 
@@ -83,12 +85,19 @@ class RowsSnapshot:
         return {name: cells.get(key) for key, name, _type in self.columns}
 
     def label(self, row_id: int) -> str:
-        cells = self.rows.get(row_id, {})
-        for key, _name, column_type in self.columns:
-            value = cells.get(key)
-            if column_type == "text" and value not in (None, "") and key != self.target.key:
-                return str(value)[:80]
-        return f"Row {row_id}"
+        return row_label(self.rows.get(row_id, {}), self.columns, self.target.key, row_id)
+
+
+def row_label(
+    cells: Mapping[str, Any], columns: Iterable[tuple[str, str, str]], target_key: str, row_id: int
+) -> str:
+    """What people call a row: its first filled text column (key, name, type) other than the
+    one being filled."""
+    for key, _name, column_type in columns:
+        value = cells.get(key)
+        if column_type == "text" and value not in (None, "") and key != target_key:
+            return str(value)[:80]
+    return f"Row {row_id}"
 
 
 def _weaker(confidence: str, cap: str) -> str:
@@ -216,6 +225,32 @@ class TableEnrichment(RunKind):
 
     def review_url(self, run: Run) -> str:
         return url_for("tables.enrichment_run", table_id=run.params["table_id"], run_id=run.id)
+
+    def item_names(self, run: Run) -> dict[str, str]:
+        """Rows by label. A table run keeps its rows' results in the research log, so the run
+        page lists only the rows with an item error among its items: those are named."""
+        labels = row_labels(run, [int(key) for key in run.item_errors])
+        return {str(row_id): label for row_id, label in labels.items()}
+
+    def outcomes(self, run: Run) -> list[ItemOutcome]:
+        """The rows with an item error, then those whose strategy failed (the first
+        FAILED_ROWS_SHOWN, in table order), by label; every row is on the review page."""
+        failed = (
+            select(ResearchLogEntry.row_id, ResearchLogEntry.entry["error"].as_string())
+            .where(ResearchLogEntry.run_id == run.id, ResearchLogEntry.status == "error")
+            .order_by(ResearchLogEntry.position, ResearchLogEntry.row_id)
+        )
+        rows = db.session.execute(failed.limit(FAILED_ROWS_SHOWN)).all()
+        labels = row_labels(run, [row_id for row_id, _error in rows])
+        shown = super().outcomes(run) + [
+            ItemOutcome(labels.get(row_id, f"Row {row_id}"), (), error) for row_id, error in rows
+        ]
+        if len(rows) == FAILED_ROWS_SHOWN:
+            total = db.session.scalar(select(func.count()).select_from(failed.subquery())) or 0
+            if total > len(rows):
+                more = total - len(rows)
+                shown.append(ItemOutcome(f"{more:,} more rows", (), "Failed too: see the review."))
+        return shown
 
     def proposal(self, run: Run) -> dict[str, Any]:
         return proposal(run)
@@ -382,17 +417,44 @@ def research_log(run: Run) -> list[dict[str, Any]]:
     return list(db.session.scalars(query))
 
 
-def row_suggestions(run: Run) -> dict[int, Suggestion]:
+def row_labels(run: Run, row_ids: Collection[int]) -> dict[int, str]:
+    """What people call these rows: the label the research log shows, or for a row the run did
+    not log, the label its cells give now."""
+    labels: dict[int, str] = {}
+    label = ResearchLogEntry.entry["label"].as_string()
+    for picked in among(db.session, ResearchLogEntry.row_id, row_ids):
+        query = select(ResearchLogEntry.row_id, label).where(
+            ResearchLogEntry.run_id == run.id, picked
+        )
+        labels.update(db.session.execute(query))
+    missing = [i for i in row_ids if i not in labels]
+    table = db.session.get(DataTable, run.params["table_id"]) if missing else None
+    if table is not None:
+        columns = [(c.key, c.name, c.type) for c in table.columns]
+        target = str(run.params["column_id"])
+        for picked in among(db.session, TableRow.id, missing):
+            query = select(TableRow.id, TableRow.cells).where(TableRow.table_id == table.id, picked)
+            for row_id, cells in db.session.execute(query):
+                labels[row_id] = row_label(cells or {}, columns, target, row_id)
+    return labels
+
+
+def row_suggestions(run: Run, row_ids: Collection[int] | None = None) -> dict[int, Suggestion]:
+    """The run's suggestion for each row it proposed something for (of these rows only)."""
     query = select(Suggestion).where(
         Suggestion.run_id == run.id, Suggestion.target_type == ROW_TARGET
     )
-    return {s.target_id: s for s in db.session.scalars(query)}
+    if row_ids is None:
+        return {s.target_id: s for s in db.session.scalars(query)}
+    found: dict[int, Suggestion] = {}
+    for picked in among(db.session, Suggestion.target_id, row_ids):
+        found.update((s.target_id, s) for s in db.session.scalars(query.where(picked)))
+    return found
 
 
-def reasoning(run: Run, log: list[dict[str, Any]]) -> str:
+def reasoning(run: Run, found: int) -> str:
     """ "Quick Lookup: What year was {Company} founded? — found 8 of 10 rows"."""
-    found = sum(1 for e in log if e["status"] == "found")
-    return f"{run.params['reasoning']} — found {found} of {len(run.items)} rows"
+    return f"{run.params['reasoning']} — found {found:,} of {len(run.items):,} rows"
 
 
 def proposal(run: Run) -> dict[str, Any]:
@@ -407,7 +469,7 @@ def proposal(run: Run) -> dict[str, Any]:
         if s.status in (SuggestionStatus.pending, SuggestionStatus.stale)
     ]
     return {
-        "reasoning": reasoning(run, log),
+        "reasoning": reasoning(run, sum(1 for e in log if e["status"] == "found")),
         "operations": operations,
         "research_log": log,
     }
@@ -520,10 +582,12 @@ def apply_rows(
     user: User,
     edits: Mapping[int, str] | None = None,
     reconfirm: Iterable[int] = (),
+    skip_invalid: bool = False,
 ) -> TableApply:
     """The rows' suggestions through the review core, answered by row (the table pages' and
-    the first API's shape). An invalid row is refused until its value is edited; a stale one
-    (its cell changed since the run) until it is re-confirmed (reconfirm: suggestion ids)."""
+    the first API's shape). An invalid row is refused until its value is edited (left out
+    without a refusal with skip_invalid); a stale one (its cell changed since the run) until it
+    is re-confirmed (reconfirm: suggestion ids)."""
     row_ids = [int(i) for i in row_ids]
     suggestions = {
         row_id: suggestion_id
@@ -542,7 +606,7 @@ def apply_rows(
             )  # fmt: skip
     chosen = [suggestions[i] for i in row_ids if i in suggestions]
     edited = {suggestions[i]: v for i, v in (edits or {}).items() if i in suggestions}
-    applied = review.apply(chosen, user, reconfirm, edits=edited)
+    applied = review.apply(chosen, user, reconfirm, edits=edited, skip_invalid=skip_invalid)
     result.applied = [a.target_id for a in applied.applied]
     result.refused += [{"row_id": r.target_id, **r.to_dict()} for r in applied.refused]
     result.group = applied.group

@@ -31,7 +31,7 @@ from webapp.extensions import db
 from webapp.pagination import Page, page_number, paginate, per_page
 from webapp.problems import Invalid, show_on_form
 from webapp.rendering import render_page
-from webapp.review.audit import history
+from webapp.review.audit import history, undoable_groups
 from webapp.tables import api, bp, catalog
 from webapp.tables.browsing import OPERATORS, RowView
 from webapp.tables.catalog import TableInvalid
@@ -263,12 +263,17 @@ def delete_rows(table_id: int):
 def row_history(table_id: int, row_id: int):
     table = table_or_404(table_id)
     row = row_or_404(table, row_id)
+    changes = history((ROW_TARGET,), row.id)
+    back = url_for("tables.row_history", table_id=table.id, row_id=row.id)
     return render_page(
         "tables/row_history.html",
         table=table,
         row=row,
-        changes=history((ROW_TARGET,), row.id),
+        changes=changes,
         names={c.key: c.name for c in table.columns},
+        # Each apply that can still be undone, undone from here (an apply may span many rows).
+        undoable=undoable_groups(changes) if current_user.can(Role.reviewer) else [],
+        undo_url=lambda group: url_for("tables.undo", table_id=table.id, group=group, back=back),
     )
 
 

@@ -1,0 +1,203 @@
+"""A table run's proposal as a review reads it: one page of rows at a time with their
+suggestions, counts over the whole run (by level, by outcome) from the database, the rows'
+labels, and "apply all valid" with what it would skip and why. A 10,000-row run is never
+loaded whole to show one page."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sqlalchemy import Select, and_, func, select
+from sqlalchemy.orm import load_only
+
+from webapp.auth.models import User
+from webapp.extensions import db
+from webapp.jobs.models import Run
+from webapp.pagination import Page, paginate
+from webapp.review import service as review
+from webapp.review.models import Suggestion, SuggestionStatus
+from webapp.review.vocabulary import level_counts
+from webapp.tables.enrichment import TableApply, apply_rows, row_suggestions
+from webapp.tables.models import ROW_TARGET, ResearchLogEntry
+
+REVIEW_PAGE_ROWS = 50
+LIVE_LOG_ROWS = 50  # the newest rows a running run's page shows, polled every second
+LEVELS = ("error", "warning", "info", "none")  # "none": suggestions without issues
+DECIDED = (SuggestionStatus.applied, SuggestionStatus.rejected)
+
+
+def level_filter(raw: str | None) -> str | None:
+    """The ?level= of a review, None for everything."""
+    return raw if raw in LEVELS else None
+
+
+def _at_level(query: Select, level: str | None) -> Select:
+    if level is None:
+        return query
+    return query.where(Suggestion.level.is_(None) if level == "none" else Suggestion.level == level)
+
+
+def log_page(run: Run, number: int, level: str | None = None) -> Page:
+    """One page of the run's research log (entries as stored) in table order; with a level,
+    only the rows whose suggestion has that worst level."""
+    query = select(ResearchLogEntry).where(ResearchLogEntry.run_id == run.id)
+    if level is not None:
+        query = _at_level(
+            query.join(
+                Suggestion,
+                and_(
+                    Suggestion.run_id == run.id,
+                    Suggestion.target_type == ROW_TARGET,
+                    Suggestion.target_id == ResearchLogEntry.row_id,
+                ),
+            ),
+            level,
+        )
+    query = query.order_by(ResearchLogEntry.position, ResearchLogEntry.row_id)
+    page = paginate(query, number, REVIEW_PAGE_ROWS)
+    return replace(page, items=[e.entry for e in page.items])
+
+
+def latest_log(run: Run, limit: int = LIVE_LOG_ROWS) -> list[dict[str, Any]]:
+    """The rows a live run finished last, newest first."""
+    query = (
+        select(ResearchLogEntry.entry)
+        .where(ResearchLogEntry.run_id == run.id)
+        .order_by(ResearchLogEntry.id.desc())
+        .limit(limit)
+    )
+    return list(db.session.scalars(query))
+
+
+def outcome_counts(run: Run) -> dict[str, int]:
+    """How many rows ended found, not found, skipped or failed."""
+    query = (
+        select(ResearchLogEntry.status, func.count())
+        .where(ResearchLogEntry.run_id == run.id)
+        .group_by(ResearchLogEntry.status)
+    )
+    return dict(db.session.execute(query).all())
+
+
+def run_level_counts(run: Run) -> dict[str, int]:
+    """level_counts over every suggestion of the run, counted from their stored level."""
+    query = (
+        select(Suggestion.level, func.count())
+        .where(Suggestion.run_id == run.id, Suggestion.target_type == ROW_TARGET)
+        .group_by(Suggestion.level)
+    )
+    counts = level_counts(())
+    for level, n in db.session.execute(query):
+        counts[level or "none"] += n
+    return counts
+
+
+def _valid_pending(run: Run, level: str | None) -> Select:
+    query = select(Suggestion).where(
+        Suggestion.run_id == run.id,
+        Suggestion.target_type == ROW_TARGET,
+        Suggestion.status == SuggestionStatus.pending,
+        Suggestion.level.is_distinct_from("error"),
+    )
+    return _at_level(query, level)
+
+
+def valid_pending_count(run: Run, level: str | None = None) -> int:
+    """How many suggestions "apply all valid" would choose."""
+    query = select(func.count()).select_from(_valid_pending(run, level).subquery())
+    return db.session.scalar(query) or 0
+
+
+@dataclass(frozen=True)
+class ApplyAllPlan:
+    """What "apply all valid" would do to a run's suggestions (at one level): apply some, and
+    skip the others, each for its reason."""
+
+    apply: int
+    invalid: int
+    decided: int  # applied or rejected already
+    stale: int  # the cell changed since the run: re-confirmed on its row only
+    deleted: int  # the row was deleted since
+
+    @property
+    def skipped(self) -> int:
+        return self.invalid + self.decided + self.stale + self.deleted
+
+
+def apply_all_plan(run: Run, level: str | None = None) -> ApplyAllPlan:
+    query = _at_level(
+        select(Suggestion.status, Suggestion.level, func.count())
+        .where(Suggestion.run_id == run.id, Suggestion.target_type == ROW_TARGET)
+        .group_by(Suggestion.status, Suggestion.level),
+        level,
+    )
+    invalid = decided = stale = 0
+    for status, worst, n in db.session.execute(query):
+        if status in DECIDED:
+            decided += n
+        elif worst == "error" or status == SuggestionStatus.blocked:
+            invalid += n
+        elif status == SuggestionStatus.stale:
+            stale += n
+    # The pending ones compared with their cells now, as the apply will compare them.
+    pending = list(
+        db.session.scalars(
+            _valid_pending(run, level).options(
+                load_only(
+                    Suggestion.target_type,
+                    Suggestion.target_id,
+                    Suggestion.field,
+                    Suggestion.current_value,
+                    Suggestion.status,
+                )
+            )
+        )
+    )
+    review.look_up_now(pending)
+    deleted = sum(1 for s in pending if not s.looked_up)
+    changed = sum(1 for s in pending if s.changed_since)
+    return ApplyAllPlan(
+        len(pending) - deleted - changed, invalid, decided, stale + changed, deleted
+    )
+
+
+def apply_all(run: Run, user: User, level: str | None = None) -> TableApply:
+    """Every valid pending suggestion of the run (at one level) in one undoable apply; stale
+    and deleted rows are refused with their reason."""
+    rows = db.session.scalars(_valid_pending(run, level).with_only_columns(Suggestion.target_id))
+    return apply_rows(run, list(rows), user, skip_invalid=True)
+
+
+def reject_rows(run: Run, row_ids: Iterable[int], user: User) -> list[int]:
+    """Reject the run's open (or invalid) suggestions for these rows; the rows rejected."""
+    suggestions = row_suggestions(run, set(row_ids))
+    rejected = set(review.reject([s.id for s in suggestions.values()], user))
+    return [row_id for row_id, s in suggestions.items() if s.id in rejected]
+
+
+def listed(names: list[str], most: int = 5) -> str:
+    """ "a, b and c"; past most names, how many more."""
+    shown = names[:most]
+    rest = len(names) - len(shown)
+    if rest:
+        return f"{', '.join(shown)} and {rest:,} more"
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+
+
+def refusal_messages(
+    refused: list[Mapping[str, Any]], labels: Mapping[int, str], most: int = 5
+) -> list[str]:
+    """What was not applied and why, one message per reason naming its rows; past most
+    reasons, the rest in one message (flashes travel in the session cookie)."""
+    by_reason: dict[str, list[str]] = {}
+    for refusal in refused:
+        name = labels.get(refusal["row_id"], "a deleted row")
+        by_reason.setdefault(refusal["message"], []).append(name)
+    reasons = list(by_reason.items())
+    messages = [f"Not applied — {listed(names)}: {reason}" for reason, names in reasons[:most]]
+    others = [name for _reason, names in reasons[most:] for name in names]
+    if others:
+        messages.append(f"Not applied either, for other reasons — {listed(others)}.")
+    return messages
