@@ -1,5 +1,6 @@
 """suggestions keep their worst level: the worst severity of their issues, so a review counts
-and filters a run's suggestions by level without reading every issue list
+and filters a run's suggestions by level without reading every issue list; the research log is
+indexed by row, for the rows of the suggestions at one level
 
 Revision ID: d601b65651f9
 Revises: 289c4ee5394e
@@ -36,6 +37,9 @@ def upgrade():
         batch_op.add_column(sa.Column('level', sa.String(length=8), nullable=True))
         batch_op.create_index('ix_suggestions_run_level', ['run_id', 'level'], unique=False)
 
+    with op.batch_alter_table('research_log', schema=None) as batch_op:
+        batch_op.create_index('ix_research_log_run_row', ['run_id', 'row_id'], unique=False)
+
     connection = op.get_bind()
     levels = [
         {'row_id': row_id, 'new_level': level}
@@ -52,6 +56,9 @@ def upgrade():
 
 
 def downgrade():
+    with op.batch_alter_table('research_log', schema=None) as batch_op:
+        batch_op.drop_index('ix_research_log_run_row')
+
     with op.batch_alter_table('suggestions', schema=None) as batch_op:
         batch_op.drop_index('ix_suggestions_run_level')
         batch_op.drop_column('level')

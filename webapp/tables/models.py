@@ -100,7 +100,11 @@ class ResearchLogEntry(db.Model):
     """One row's outcome in an enrichment run: status, value, confidence and its trace."""
 
     __tablename__ = "research_log"
-    __table_args__ = (db.Index("ix_research_log_run_position", "run_id", "position"),)
+    __table_args__ = (
+        db.Index("ix_research_log_run_position", "run_id", "position"),
+        # A review filtered by level finds the rows of the run's suggestions at that level.
+        db.Index("ix_research_log_run_row", "run_id", "row_id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
