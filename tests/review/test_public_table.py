@@ -3,7 +3,7 @@ see its README) as a table, a computation into t/ha, applied and undone through 
 
 from pathlib import Path
 
-from tests.tables.test_enrichment_runs import run_here
+from tests.support.tables import run_here
 from webapp.extensions import db
 from webapp.review.models import Suggestion
 from webapp.tables.catalog import add_column, import_csv

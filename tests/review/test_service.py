@@ -278,3 +278,26 @@ def test_history_offers_undo_for_apply_groups_nothing_changed_since(sheet):
     changes = db.session.query(Change).order_by(Change.id.desc()).all()
     # The undone group changed since (its undo did); an undo is not itself offered.
     assert undoable_groups(changes) == [applied] and undone not in undoable_groups(changes)
+
+
+def test_a_suggestion_keeps_its_worst_level_stored_and_an_edit_clears_it(sheet):
+    mine = propose(sheet, 1, depth=3.0, width=150)
+    db.session.add(
+        Suggestion(
+            run_id=sheet.id,
+            target_type=Sheet.kind,
+            target_id=2,
+            field="depth",
+            issues=[{"severity": "info", "message": "A note."}],
+        )
+    )
+    db.session.flush()
+    levels = {
+        (s.target_id, s.field): s.level
+        for s in db.session.query(Suggestion).filter_by(run_id=sheet.id)
+    }
+    # Stored by store_proposal (the warning is a finding of the record, not the field's).
+    assert levels == {(1, "depth"): None, (1, "width"): "error", (2, "depth"): "info"}
+    service.apply([mine["width"]], None, edits={mine["width"]: "80"})
+    db.session.expire_all()
+    assert db.session.get(Suggestion, mine["width"]).level is None

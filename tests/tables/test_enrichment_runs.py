@@ -9,14 +9,12 @@ from flask import current_app
 
 from tests.support.app import wait_for
 from tests.support.openai_server import responses_body
-from tests.support.tables import make_table
+from tests.support.tables import make_table, run_here
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
 from webapp.jobs.queue import request_cancel
-from webapp.jobs.runner import work_through
 from webapp.review.models import Change
 from webapp.tables.enrichment import (
-    TableEnrichment,
     apply_rows,
     proposal,
     research_log,
@@ -44,16 +42,6 @@ def openai_app(app, openai_server):
     )
     yield openai_server
     current_app.config["FURROW"] = saved
-
-
-def run_here(run: Run) -> Run:
-    """Work the run in this process, as a worker would (its job waits on an idle queue)."""
-    db.session.execute(db.update(Run).where(Run.id == run.id).values(status=RunStatus.running))
-    db.session.commit()
-    db.session.refresh(run)
-    work_through(run, TableEnrichment())
-    db.session.refresh(run)
-    return run
 
 
 def lookup_params():

@@ -200,7 +200,10 @@ def reject(table_id: int, run_id: int):
     db.session.commit()
     if rejected:
         names = row_labels(run, rejected)
-        flash(f"Rejected {len(rejected)} row(s): {listed([names[i] for i in rejected])}.", "info")
+        flash(
+            f"Rejected {len(rejected)} row(s): {listed(sorted(names[i] for i in rejected))}.",
+            "info",
+        )
     else:
         flash("Nothing was rejected: those rows are decided already.", "warning")
     return back_to_review(table, run)

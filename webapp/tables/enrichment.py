@@ -426,7 +426,7 @@ def row_labels(run: Run, row_ids: Collection[int]) -> dict[int, str]:
         query = select(ResearchLogEntry.row_id, label).where(
             ResearchLogEntry.run_id == run.id, picked
         )
-        labels.update(db.session.execute(query))
+        labels.update(db.session.execute(query).all())
     missing = [i for i in row_ids if i not in labels]
     table = db.session.get(DataTable, run.params["table_id"]) if missing else None
     if table is not None:

@@ -186,15 +186,18 @@ def listed(names: list[str], most: int = 5) -> str:
 def refusal_messages(
     refused: list[Mapping[str, Any]], labels: Mapping[int, str], most: int = 5
 ) -> list[str]:
-    """What was not applied and why, one message per reason naming its rows; past most
-    reasons, the rest in one message (flashes travel in the session cookie)."""
+    """What was not applied and why, one message per reason naming its rows (in order of
+    their names); past most reasons, the rest in one message (flashes travel in the session
+    cookie)."""
     by_reason: dict[str, list[str]] = {}
     for refusal in refused:
         name = labels.get(refusal["row_id"], "a deleted row")
         by_reason.setdefault(refusal["message"], []).append(name)
     reasons = list(by_reason.items())
-    messages = [f"Not applied — {listed(names)}: {reason}" for reason, names in reasons[:most]]
-    others = [name for _reason, names in reasons[most:] for name in names]
+    messages = [
+        f"Not applied — {listed(sorted(names))}: {reason}" for reason, names in reasons[:most]
+    ]
+    others = sorted(name for _reason, names in reasons[most:] for name in names)
     if others:
         messages.append(f"Not applied either, for other reasons — {listed(others)}.")
     return messages

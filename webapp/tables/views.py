@@ -36,6 +36,7 @@ from webapp.tables import api, bp, catalog
 from webapp.tables.browsing import OPERATORS, RowView
 from webapp.tables.catalog import TableInvalid
 from webapp.tables.cells import CellInvalid, display
+from webapp.tables.enrichment import row_label
 from webapp.tables.forms import (
     ConfirmImportForm,
     ImportForm,
@@ -269,6 +270,9 @@ def row_history(table_id: int, row_id: int):
         "tables/row_history.html",
         table=table,
         row=row,
+        label=row_label(
+            row.cells or {}, [(c.key, c.name, c.type) for c in table.columns], "", row.id
+        ),
         changes=changes,
         names={c.key: c.name for c in table.columns},
         # Each apply that can still be undone, undone from here (an apply may span many rows).
