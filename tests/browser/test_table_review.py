@@ -1,0 +1,150 @@
+"""Reviewing a table run's proposal in a real browser: with the keyboard (j, x, a, u), apply
+all valid through its confirm page, and as cards on a phone."""
+
+import pytest
+from playwright.sync_api import Page, expect
+from sqlalchemy import select, update
+
+from tests.browser.conftest import screenshot, sign_in
+from tests.browser.test_research_tables import enrich
+from tests.support.tables import make_table
+from webapp.extensions import db
+from webapp.review.models import Suggestion
+from webapp.tables.models import DataTable, TableRow
+
+pytestmark = pytest.mark.browser
+
+PLOTS = 60
+COLUMNS = [
+    ("Plot", "text"),
+    ("Area", "number"),
+    ("Yield", "number"),
+    ("Per ha", "number", [], "t/ha"),
+]
+
+
+@pytest.fixture
+def plots(session_app, admin) -> int:
+    rows = [
+        {"Plot": f"Plot {n:03d}", "Area": n % 7 + 1, "Yield": n % 30 + 5}
+        for n in range(1, PLOTS + 1)
+    ]
+    rows[6]["Area"] = 0  # a division by zero: the row fails
+    with session_app.app_context():
+        return make_table("Plots", COLUMNS, rows).id
+
+
+def finished_review(page: Page, table_id: int, run_worker) -> str:
+    """Fill Per ha by computation over every plot; the review's address once it ended."""
+    sign_in(page)
+    page.goto(f"/tables/{table_id}")
+    run_worker()
+    enrich(page, "Per ha", "Computation", Formula="round({Yield} / {Area}, 2)")
+    expect(page.locator("#proposal")).to_be_visible(timeout=30_000)
+    return page.url
+
+
+def keys_ready(page: Page) -> None:
+    """The review's script has run: it shows the Keys button it answers to."""
+    expect(page.locator("[data-open-keys]")).to_be_visible()
+
+
+def checked_and_changed(session_app, table_id: int) -> None:
+    """Plot 003 invalid, Plot 004 warned about, and Plot 005's cell changed since the run."""
+    with session_app.app_context():
+        table = db.session.get(DataTable, table_id)
+        plot, per_ha = table.column_named("Plot").key, table.column_named("Per ha").key
+        query = select(TableRow).where(TableRow.table_id == table_id)
+        rows = {r.cells[plot]: r for r in db.session.scalars(query)}
+        for name, level, message in [
+            ("Plot 003", "error", "More than any plot here has yielded."),
+            ("Plot 004", "warning", "Well above the usual yield."),
+        ]:
+            issue = {
+                "code": "yield_checked",
+                "severity": level,
+                "field": per_ha,
+                "message": message,
+            }
+            db.session.execute(
+                update(Suggestion)
+                .where(Suggestion.target_id == rows[name].id)
+                .values(
+                    issues=[issue],
+                    level=level,
+                    status="blocked" if level == "error" else "pending",
+                )
+            )
+        rows["Plot 005"].cells = {**rows["Plot 005"].cells, per_ha: 4.2}
+        db.session.commit()
+
+
+def test_review_with_the_keyboard_apply_and_undo(page: Page, plots, run_worker, session_app):
+    review = finished_review(page, plots, run_worker)
+    checked_and_changed(session_app, plots)
+    page.goto(review)
+    expect(page.locator("#level-counts")).to_contain_text("1 with errors")
+    expect(page.locator("#proposal tbody tr.review-item")).to_have_count(50)
+    expect(page.locator(".changed")).to_contain_text("changed since the run")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    screenshot(page, "table-review")
+
+    second = page.locator("#proposal tbody tr").nth(1)
+    keys_ready(page)
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    expect(second).to_have_class("suggestion review-item focused")
+    page.keyboard.press("x")
+    expect(second.locator("input.pick")).to_be_checked()
+    page.keyboard.press("a")
+    expect(page.get_by_text("Applied 1 row(s).")).to_be_visible()
+    keys_ready(page)
+    expect(page.locator("#proposal tbody tr").nth(1).locator("td[data-label=Status]")).to_have_text(
+        "applied"
+    )
+    page.keyboard.press("u")
+    expect(page.get_by_text("Undone: the cells have their earlier values again.")).to_be_visible()
+    keys_ready(page)
+    expect(page.locator("#proposal tbody tr").nth(1).locator("td[data-label=Status]")).to_have_text(
+        "pending"
+    )
+
+    page.keyboard.press("?")
+    expect(page.locator("#keys-help")).to_be_visible()
+    page.get_by_role("button", name="Close").click()
+    expect(page.locator("#keys-help")).to_be_hidden()
+    expect(page.locator("#undo-form")).to_have_count(0)  # closing the keys applied nothing
+
+
+def test_apply_all_valid_through_its_confirm_page(page: Page, plots, run_worker, session_app):
+    review = finished_review(page, plots, run_worker)
+    checked_and_changed(session_app, plots)
+    page.goto(review)
+    page.get_by_role("link", name="Apply all 58 valid…").click()
+    counts = page.locator("#apply-all-counts")
+    expect(counts.locator("#will-apply")).to_contain_text("57 row(s)")
+    expect(counts.locator("#skip-invalid")).to_contain_text("1")
+    expect(counts.locator("#skip-stale")).to_contain_text("1")
+    screenshot(page, "table-review-apply-all")
+    page.get_by_role("button", name="Apply 57 row(s)").click()
+    expect(page.get_by_text("Applied 57 row(s).")).to_be_visible()
+    expect(page.locator(".flash-error")).to_contain_text(
+        "Not applied — Plot 005: The field changed"
+    )
+    expect(page.get_by_role("link", name="Apply all", exact=False)).to_have_count(0)
+    page.goto(f"/tables/{plots}")
+    expect(page.locator("#table-rows")).to_contain_text("3.75")
+
+
+def test_on_a_phone_the_review_reads_as_cards(page: Page, plots, run_worker, session_app):
+    review = finished_review(page, plots, run_worker)
+    checked_and_changed(session_app, plots)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(review)
+    expect(page.locator("#proposal thead")).to_be_hidden()
+    first = page.locator("#proposal tbody tr").first
+    assert first.evaluate("row => getComputedStyle(row).display") == "block"
+    label = first.locator("td[data-label=Trace]")
+    assert label.evaluate("td => getComputedStyle(td, '::before').content") == '"Trace"'
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    screenshot(page, "table-review-phone")
