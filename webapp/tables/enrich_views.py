@@ -25,6 +25,7 @@ from webapp.tables import api, bp
 from webapp.tables.enrichment import (
     API_ROW_LIMIT,
     EnrichInvalid,
+    TableApply,
     TableEnrichment,
     apply_rows,
     reasoning,
@@ -158,13 +159,31 @@ def flash_refusals(run: Run, refused: list[dict[str, Any]]) -> None:
         flash(message, "error")
 
 
-@bp.post("/<int:table_id>/runs/<int:run_id>/apply")
-@require_role(Role.reviewer)
-def apply(table_id: int, run_id: int):
+def posted_to(table_id: int, run_id: int, act: str) -> tuple[DataTable, Run]:
+    """The table and run a review form posts to, once its CSRF token is checked."""
     table = table_or_404(table_id)
     run = enrichment_run_or_404(run_id, table)
     if not EmptyForm().validate_on_submit():
-        abort(400, description="The form expired; reload the page and apply again.")
+        abort(400, description=f"The form expired; reload the page and {act} again.")
+    return table, run
+
+
+def answer_apply(table: DataTable, run: Run, result: TableApply):
+    """Committed, said (refusals by row label, a few per reason), and back to the review
+    with the apply's undo (POST, redirect, GET)."""
+    db.session.commit()
+    if result.applied:
+        flash(f"Applied {len(result.applied):,} row(s).", "success")
+    elif not result.refused:
+        flash("Nothing was applied.", "warning")
+    flash_refusals(run, result.refused)
+    return back_to_review(table, run, undo=result.group or None)
+
+
+@bp.post("/<int:table_id>/runs/<int:run_id>/apply")
+@require_role(Role.reviewer)
+def apply(table_id: int, run_id: int):
+    table, run = posted_to(table_id, run_id, "apply")
     chosen = chosen_rows()
     edits = {
         int(key.removeprefix("value-")): value
@@ -178,20 +197,13 @@ def apply(table_id: int, run_id: int):
     result = apply_rows(
         run, chosen, current_user, {i: edits[i] for i in chosen if i in edits}, reconfirm
     )
-    db.session.commit()
-    if result.applied:
-        flash(f"Applied {len(result.applied)} row(s).", "success")
-    flash_refusals(run, result.refused)
-    return back_to_review(table, run, undo=result.group or None)
+    return answer_apply(table, run, result)
 
 
 @bp.post("/<int:table_id>/runs/<int:run_id>/reject")
 @require_role(Role.reviewer)
 def reject(table_id: int, run_id: int):
-    table = table_or_404(table_id)
-    run = enrichment_run_or_404(run_id, table)
-    if not EmptyForm().validate_on_submit():
-        abort(400, description="The form expired; reload the page and reject again.")
+    table, run = posted_to(table_id, run_id, "reject")
     chosen = chosen_rows()
     if not chosen:
         flash("Choose the rows to reject.", "warning")
@@ -209,32 +221,38 @@ def reject(table_id: int, run_id: int):
     return back_to_review(table, run)
 
 
-@bp.route("/<int:table_id>/runs/<int:run_id>/apply-all", methods=["GET", "POST"])
+@bp.get("/<int:table_id>/runs/<int:run_id>/apply-all")
+@require_role(Role.reviewer)
+def confirm_apply_all(table_id: int, run_id: int):
+    """What applying every valid pending suggestion (at the review's level) would change and
+    what it would skip, and why, before anything is applied."""
+    table = table_or_404(table_id)
+    run = finished_or_409(enrichment_run_or_404(run_id, table))
+    level = level_filter(request.args.get("level"))
+    return render_page(
+        "tables/apply_all.html",
+        table=table,
+        run=run,
+        level=level,
+        plan=apply_all_plan(run, level),
+        form=EmptyForm(),
+    )
+
+
+@bp.post("/<int:table_id>/runs/<int:run_id>/apply-all")
 @require_role(Role.reviewer)
 def apply_all_valid(table_id: int, run_id: int):
-    """First what applying every valid pending suggestion would change and skip, and why;
-    confirmed, one undoable apply of them all."""
-    table = table_or_404(table_id)
-    run = enrichment_run_or_404(run_id, table)
+    """Every valid pending suggestion (at the review's level) in one undoable apply."""
+    table, run = posted_to(table_id, run_id, "apply")
+    finished_or_409(run)
+    result = apply_all(run, current_user, level_filter(request.form.get("level")))
+    return answer_apply(table, run, result)
+
+
+def finished_or_409(run: Run) -> Run:
     if run.is_live:
         abort(409, description="The run is still working; review it once it has finished.")
-    if request.method == "GET":
-        level = level_filter(request.args.get("level"))
-        return render_page(
-            "tables/apply_all.html",
-            table=table,
-            run=run,
-            level=level,
-            plan=apply_all_plan(run, level),
-            form=EmptyForm(),
-        )
-    if not EmptyForm().validate_on_submit():
-        abort(400, description="The form expired; reload the page and apply again.")
-    result = apply_all(run, current_user, level_filter(request.form.get("level")))
-    db.session.commit()
-    flash(f"Applied {len(result.applied):,} row(s).", "success" if result.applied else "warning")
-    flash_refusals(run, result.refused)
-    return back_to_review(table, run, undo=result.group or None)
+    return run
 
 
 @bp.post("/<int:table_id>/undo/<group>")
