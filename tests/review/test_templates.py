@@ -261,3 +261,11 @@ def test_history_has_one_undo_button_per_undoable_group_and_the_newest_answers_u
     assert [f["action"] for f in forms] == ["/undo/g2", "/undo/g1"]
     assert forms[0].button.get("data-key") == "u" and not forms[1].button.get("data-key")
     assert all(f.find("input", attrs={"name": "csrf_token"}) for f in forms)
+
+
+def test_the_keys_dialog_has_no_form_of_its_own_so_it_may_stand_in_a_review_form(render):
+    page = render("keys_help", "keys_help()")
+    assert page.find("dialog", id="keys-help")
+    assert not page.find("form")  # a form in a form would end the review form early
+    close = page.find("button", attrs={"data-close-keys": True})
+    assert (close.get_text(), close["type"]) == ("Close", "button")
