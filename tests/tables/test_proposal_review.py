@@ -275,6 +275,11 @@ def test_apply_all_applies_exactly_the_valid_pending_rows_in_one_group_that_undo
     text = page.get_text(" ", strip=True)
     assert "Applied 112 row(s)." in text
     assert "Not applied — Plot 011 and Plot 012: The field changed after this suggestion" in text
+    # Those two wait for a person's re-confirm on their rows: nothing is left to apply all.
+    assert not page.find(id="apply-all")
+    confirm = soup(mixed.get(url))
+    assert counts_of(confirm)["Will be applied"] == "0"
+    assert counts_of(confirm)["Skipped: changed since the run"] == "2"
     undo = by_id(page, "undo-form")
     assert undo.button["data-key"] == "u"
     undone = mixed.submit(

@@ -6,7 +6,7 @@ loaded whole to show one page."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import Select, func, select
@@ -18,14 +18,13 @@ from webapp.jobs.models import Run
 from webapp.pagination import Page, paginate
 from webapp.review import service as review
 from webapp.review.models import Suggestion, SuggestionStatus
-from webapp.review.vocabulary import level_counts
+from webapp.review.vocabulary import count_levels
 from webapp.tables.enrichment import TableApply, apply_rows, row_suggestions
 from webapp.tables.models import ROW_TARGET, ResearchLogEntry
 
 REVIEW_PAGE_ROWS = 50
 LIVE_LOG_ROWS = 50  # the newest rows a running run's page shows, polled every second
 LEVELS = ("error", "warning", "info", "none")  # "none": suggestions without issues
-DECIDED = (SuggestionStatus.applied, SuggestionStatus.rejected)
 
 
 def level_filter(raw: str | None) -> str | None:
@@ -79,13 +78,14 @@ def outcome_counts(run: Run) -> dict[str, int]:
 
 
 def run_level_counts(run: Run) -> dict[str, int]:
-    """level_counts over every suggestion of the run, counted from their stored level."""
+    """count_levels over every suggestion of the run, counted by the database from their
+    stored level."""
     query = (
         select(Suggestion.level, func.count())
         .where(Suggestion.run_id == run.id, Suggestion.target_type == ROW_TARGET)
         .group_by(Suggestion.level)
     )
-    counts = level_counts(())
+    counts = count_levels(())
     for level, n in db.session.execute(query):
         counts[level or "none"] += n
     return counts
@@ -107,62 +107,35 @@ def valid_pending_count(run: Run, level: str | None = None) -> int:
     return db.session.scalar(query) or 0
 
 
-@dataclass(frozen=True)
-class ApplyAllPlan:
-    """What "apply all valid" would do to a run's suggestions (at one level): apply some, and
-    skip the others, each for its reason."""
-
-    apply: int
-    invalid: int
-    decided: int  # applied or rejected already
-    stale: int  # the cell changed since the run: re-confirmed on its row only
-    deleted: int  # the row was deleted since
-
-    @property
-    def skipped(self) -> int:
-        return self.invalid + self.decided + self.stale + self.deleted
-
-
-def apply_all_plan(run: Run, level: str | None = None) -> ApplyAllPlan:
+def apply_all_plan(run: Run, level: str | None = None) -> review.ApplyPlan:
+    """review.plan_apply over the run's suggestions (at one level), reading only the columns
+    it needs: what "apply all valid" would apply and what it would leave out, and why."""
     query = _at_level(
-        select(Suggestion.status, Suggestion.level, func.count())
+        select(Suggestion)
         .where(Suggestion.run_id == run.id, Suggestion.target_type == ROW_TARGET)
-        .group_by(Suggestion.status, Suggestion.level),
+        .options(
+            load_only(
+                Suggestion.target_type,
+                Suggestion.target_id,
+                Suggestion.field,
+                Suggestion.current_value,
+                Suggestion.status,
+                Suggestion.issues,
+            )
+        ),
         level,
     )
-    invalid = decided = stale = 0
-    for status, worst, n in db.session.execute(query):
-        if status in DECIDED:
-            decided += n
-        elif worst == "error" or status == SuggestionStatus.blocked:
-            invalid += n
-        elif status == SuggestionStatus.stale:
-            stale += n
-    # The pending ones compared with their cells now, as the apply will compare them.
-    pending = list(
-        db.session.scalars(
-            _valid_pending(run, level).options(
-                load_only(
-                    Suggestion.target_type,
-                    Suggestion.target_id,
-                    Suggestion.field,
-                    Suggestion.current_value,
-                    Suggestion.status,
-                )
-            )
-        )
-    )
-    review.look_up_now(pending)
-    deleted = sum(1 for s in pending if not s.looked_up)
-    changed = sum(1 for s in pending if s.changed_since)
-    return ApplyAllPlan(
-        len(pending) - deleted - changed, invalid, decided, stale + changed, deleted
-    )
+    plan = review.plan_apply(db.session.scalars(query))
+    # One refused as stale waits for its re-confirm, even where the cell holds its old value
+    # again: apply all takes pending ones only.
+    plan.stale += [s for s in plan.ready if s.status == SuggestionStatus.stale]
+    plan.ready = [s for s in plan.ready if s.status == SuggestionStatus.pending]
+    return plan
 
 
 def apply_all(run: Run, user: User, level: str | None = None) -> TableApply:
-    """Every valid pending suggestion of the run (at one level) in one undoable apply; stale
-    and deleted rows are refused with their reason."""
+    """Every valid pending suggestion of the run (at one level) in one undoable apply; those
+    whose cell changed since the run, and deleted rows, are refused with their reason."""
     rows = db.session.scalars(_valid_pending(run, level).with_only_columns(Suggestion.target_id))
     return apply_rows(run, list(rows), user, skip_invalid=True)
 
