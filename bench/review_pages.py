@@ -9,80 +9,23 @@ SQLite by default; PostgreSQL when DATABASE_URL is set: a database of its own is
 that server for the run and dropped after it, e.g.
 `DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test`.
 
-Run from the repository root: `.venv/bin/python bench/review_pages.py` (BENCH_REQUESTS: how
-many times each page is fetched, 50 by default).
+Run from the repository root: `.venv/bin/python bench/review_pages.py`. Pages are fetched
+and reported as bench/review_queue.py does for the culture review's (its helpers).
 """
 
 from __future__ import annotations
 
-import contextlib
-import math
-import os
-import statistics
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.review_queue import bench_database, report, timed_get  # noqa: E402
+
 TABLE_ROWS = 10_000
-REQUESTS = int(os.environ.get("BENCH_REQUESTS", "50"))
 FORMULA = "round({Yield t} / {Area ha}, 2)"
-
-
-@contextlib.contextmanager
-def bench_app() -> Iterator:
-    """The app on a fresh database (a temporary SQLite file, or a PostgreSQL database made
-    for the bench), migrated to the newest schema."""
-    from tests.support.services import fresh_postgres_database
-
-    with tempfile.TemporaryDirectory(prefix="furrow-bench-") as tmp:
-        server = os.environ.get("DATABASE_URL")
-        database = fresh_postgres_database(server) if server else contextlib.nullcontext(None)
-        with database as url:
-            env = {"FURROW_INSTANCE_PATH": str(Path(tmp) / "instance"), "FURROW_QUEUE": "bench"}
-            if url:
-                env["DATABASE_URL"] = url
-            os.environ.update(env)
-            from flask_migrate import upgrade
-
-            from webapp import create_app
-            from webapp.extensions import db
-
-            app = create_app()
-            with app.app_context():
-                upgrade()
-                print(f"database: {db.engine.dialect.name}")
-                yield app
-                db.session.remove()
-                db.engine.dispose()
-
-
-def signed_in(app, user):
-    client = app.test_client()
-    with client.session_transaction() as session:
-        session["_user_id"] = user.get_id()
-        session["_fresh"] = True
-    return client
-
-
-def timed_gets(client, url: str, what: str, requests: int = REQUESTS) -> None:
-    client.get(url)  # templates compiled, caches warm
-    times, size = [], 0
-    for _ in range(requests):
-        began = time.perf_counter()
-        response = client.get(url)
-        times.append((time.perf_counter() - began) * 1000)
-        assert response.status_code == 200, response.status_code
-        size = len(response.get_data())
-    times.sort()
-    print(
-        f"{what}: p50 {statistics.median(times):.1f} ms, "
-        f"p95 {times[math.ceil(0.95 * len(times)) - 1]:.1f} ms, {size / 1024:.0f} KB"
-    )
 
 
 def finished_computation(user, rows: int) -> tuple[int, int]:
@@ -205,36 +148,49 @@ def with_issues_and_changes(table_id: int, run_id: int) -> None:
     db.session.commit()
 
 
-def table_proposal_page(app, user) -> None:
+def table_proposal_page() -> None:
     """The proposal page of a finished 10,000-row run: pages of 50 rows."""
-    began = time.perf_counter()
-    table_id, run_id = finished_computation(user, TABLE_ROWS)
-    with_issues_and_changes(table_id, run_id)
-    print(f"a {TABLE_ROWS:,}-row computation run made in {time.perf_counter() - began:.1f} s")
-    client = signed_in(app, user)
-    url = f"/tables/{table_id}/runs/{run_id}"
-    last = -(-TABLE_ROWS // 50)
-    for query, what in [
-        ("", "first page"),
-        (f"?page={last // 2}", "a middle page"),
-        (f"?page={last}", "the last page"),
-        ("?level=warning", "rows with warnings, first page"),
-        (f"?level=none&page={last // 2}", "rows without issues, a middle page"),
-    ]:
-        timed_gets(client, url + query, f"table proposal of {TABLE_ROWS:,} rows, {what}")
-    # Compares every pending suggestion with its cell now: seldom asked, so fewer times.
-    timed_gets(client, f"{url}/apply-all", "its apply all valid confirm page", REQUESTS // 5 or 1)
+    from flask_migrate import upgrade
+
+    from tests.support.app import PASSWORD, Client
+    from webapp import create_app
+    from webapp.auth.accounts import create_user
+    from webapp.auth.roles import Role
+    from webapp.extensions import db
+
+    app = create_app()
+    app.test_client_class = Client
+    with app.app_context():
+        upgrade(directory=str(ROOT / "migrations"))
+        user = create_user("bench@example.org", PASSWORD, Role.reviewer)
+        db.session.commit()
+        began = time.perf_counter()
+        table_id, run_id = finished_computation(user, TABLE_ROWS)
+        with_issues_and_changes(table_id, run_id)
+        made = time.perf_counter() - began
+        db.session.remove()
+        client = app.test_client()
+        assert client.login("bench@example.org", PASSWORD).status_code == 302
+        print(f"database: {db.engine.dialect.name}; a {TABLE_ROWS:,}-row run made in {made:.1f} s")
+        url = f"/tables/{table_id}/runs/{run_id}"
+        last = -(-TABLE_ROWS // 50)
+        for what, query in [
+            ("proposal, first page", ""),
+            ("proposal, a middle page", f"?page={last // 2}"),
+            ("proposal, last page", f"?page={last}"),
+            ("proposal, with warnings", "?level=warning"),
+            ("proposal, without issues, middle", f"?level=none&page={last // 2}"),
+            # Compares every pending suggestion with its cell now: seldom asked.
+            ("apply all valid, confirm page", "/apply-all"),
+        ]:
+            report(what, *timed_get(client, url + query))
+        db.session.remove()
+        db.engine.dispose()
 
 
 def main() -> None:
-    with bench_app() as app:
-        from webapp.auth.accounts import create_user
-        from webapp.auth.roles import Role
-        from webapp.extensions import db
-
-        user = create_user("bench@example.org", "bench password", Role.reviewer)
-        db.session.commit()
-        table_proposal_page(app, user)
+    with bench_database():
+        table_proposal_page()
 
 
 if __name__ == "__main__":
