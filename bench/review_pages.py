@@ -22,7 +22,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.review_queue import bench_database, report, timed_get  # noqa: E402
+from bench.review_queue import (  # noqa: E402
+    bench_database,
+    migrated_app,
+    report,
+    signed_in,
+    timed_get,
+)
 
 TABLE_ROWS = 10_000
 FORMULA = "round({Yield t} / {Area ha}, 2)"
@@ -150,27 +156,14 @@ def with_issues_and_changes(table_id: int, run_id: int) -> None:
 
 def table_proposal_page() -> None:
     """The proposal page of a finished 10,000-row run: pages of 50 rows."""
-    from flask_migrate import upgrade
-
-    from tests.support.app import PASSWORD, Client
-    from webapp import create_app
-    from webapp.auth.accounts import create_user
-    from webapp.auth.roles import Role
     from webapp.extensions import db
 
-    app = create_app()
-    app.test_client_class = Client
-    with app.app_context():
-        upgrade(directory=str(ROOT / "migrations"))
-        user = create_user("bench@example.org", PASSWORD, Role.reviewer)
-        db.session.commit()
+    with migrated_app() as (app, user):
         began = time.perf_counter()
         table_id, run_id = finished_computation(user, TABLE_ROWS)
         with_issues_and_changes(table_id, run_id)
         made = time.perf_counter() - began
-        db.session.remove()
-        client = app.test_client()
-        assert client.login("bench@example.org", PASSWORD).status_code == 302
+        client = signed_in(app)
         print(f"database: {db.engine.dialect.name}; a {TABLE_ROWS:,}-row run made in {made:.1f} s")
         url = f"/tables/{table_id}/runs/{run_id}"
         last = -(-TABLE_ROWS // 50)
@@ -184,8 +177,6 @@ def table_proposal_page() -> None:
             ("apply all valid, confirm page", "/apply-all"),
         ]:
             report(what, *timed_get(client, url + query))
-        db.session.remove()
-        db.engine.dispose()
 
 
 def main() -> None:

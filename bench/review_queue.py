@@ -21,6 +21,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 CULTURES = 1_000
 REPEATS = 40
+REVIEWER = "bench@example.org"
 
 
 def batch_run(user) -> tuple[int, list[int]]:
@@ -96,7 +98,10 @@ def report(what: str, times: list[float], size: int) -> None:
     print(f"{what:<34} p50 {p50:6.1f} ms   p95 {p95:6.1f} ms   {size / 1024:6.1f} KB")
 
 
-def culture_batch_queue() -> None:
+@contextlib.contextmanager
+def migrated_app() -> Iterator:
+    """The app on the bench's database (bench_database), migrated, and a reviewer: (app,
+    user); review pages are fetched by signed_in(app) once the data is made."""
     from flask_migrate import upgrade
 
     from tests.support.app import PASSWORD, Client
@@ -109,12 +114,30 @@ def culture_batch_queue() -> None:
     app.test_client_class = Client
     with app.app_context():
         upgrade(directory=str(ROOT / "migrations"))
-        user = create_user("bench@example.org", PASSWORD, Role.reviewer)
+        user = create_user(REVIEWER, PASSWORD, Role.reviewer)
         db.session.commit()
-        run_id, ids = batch_run(user)
+        yield app, user
         db.session.remove()
-        client = app.test_client()
-        assert client.login("bench@example.org", PASSWORD).status_code == 302
+        db.engine.dispose()
+
+
+def signed_in(app):
+    """A test client signed in as the bench's reviewer (a fresh session of its own)."""
+    from tests.support.app import PASSWORD
+    from webapp.extensions import db
+
+    db.session.remove()
+    client = app.test_client()
+    assert client.login(REVIEWER, PASSWORD).status_code == 302
+    return client
+
+
+def culture_batch_queue() -> None:
+    from webapp.extensions import db
+
+    with migrated_app() as (app, user):
+        run_id, ids = batch_run(user)
+        client = signed_in(app)
         print(f"database: {db.engine.dialect.name}; {len(ids):,} cultures, one run")
         queue = f"/cultures/runs/{run_id}/review"
         for what, url in [
@@ -125,8 +148,6 @@ def culture_batch_queue() -> None:
             ("culture page, filtered queue", f"/cultures/{ids[700]}?run={run_id}&show=warnings"),
         ]:
             report(what, *timed_get(client, url))
-        db.session.remove()
-        db.engine.dispose()
 
 
 @contextlib.contextmanager
