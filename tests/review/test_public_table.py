@@ -26,6 +26,10 @@ def test_fao_yields_in_t_per_ha_are_applied_and_undone_through_the_api(
     run = run_here(run)
     assert db.session.query(Suggestion).filter_by(run_id=run.id).count() == 34
     reviewer = client_as("reviewer")
+    listed = reviewer.get(f"/api/v1/runs/{run.id}/suggestions").get_json()
+    # Rows go by what people call them (the first text column), never "Row 17".
+    assert {item["name"] for item in listed["targets"]} == {"Albania", "Algeria", "Angola"}
+
     headers = {"X-CSRFToken": reviewer.csrf_token("/")}
     applied = reviewer.post(
         f"/api/v1/runs/{run.id}/apply", json={"all_valid": True}, headers=headers

@@ -91,11 +91,11 @@ class RowsSnapshot:
 def row_label(
     cells: Mapping[str, Any], columns: Iterable[tuple[str, str, str]], target_key: str, row_id: int
 ) -> str:
-    """What people call a row: its first filled text column (key, name, type) other than the
-    one being filled."""
+    """What people call a row: its first filled text or select column (key, name, type) other
+    than the one being filled ("Albania", in a table whose countries are a select column)."""
     for key, _name, column_type in columns:
         value = cells.get(key)
-        if column_type == "text" and value not in (None, "") and key != target_key:
+        if column_type in ("text", "select") and value not in (None, "") and key != target_key:
             return str(value)[:80]
     return f"Row {row_id}"
 
@@ -550,7 +550,20 @@ class TableRowTarget(ReviewTarget):
         return changed, refused
 
     def names(self, ids: Collection[int]) -> dict[int, str]:
-        return {row_id: f"Row {row_id}" for row_id in self._column(ids, TableRow.table_id)}
+        """Each row by its first filled text column, as its table's pages name it."""
+        rows: dict[int, tuple[int, dict[str, Any]]] = {}
+        for picked in among(db.session, TableRow.id, ids):
+            query = select(TableRow.id, TableRow.table_id, TableRow.cells).where(picked)
+            rows.update(
+                {i: (table_id, cells or {}) for i, table_id, cells in db.session.execute(query)}
+            )
+        columns: dict[int, list[tuple[str, str, str]]] = {}
+        for table_id in {table_id for table_id, _cells in rows.values()}:
+            table = db.session.get(DataTable, table_id)
+            columns[table_id] = [(c.key, c.name, c.type) for c in table.columns]
+        return {
+            i: row_label(cells, columns[table_id], "", i) for i, (table_id, cells) in rows.items()
+        }
 
     def url(self, target_id: int) -> str | None:
         table_id = db.session.scalar(select(TableRow.table_id).where(TableRow.id == target_id))
