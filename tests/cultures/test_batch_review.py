@@ -450,3 +450,20 @@ def test_the_check_page_says_ok_first_when_nothing_is_wrong(client_as, app):
     assert by_id(page, "verdict").get_text(" ", strip=True) == (
         "OK: no problems found in 1 culture(s)."
     )
+
+
+def test_rejecting_every_matching_culture_asks_first(client_as, batch):
+    run, _ids = batch
+    reviewer = client_as("reviewer")
+    asked = choose(reviewer, run, {"action": "reject", "all_matching": "1"})
+    assert asked.status_code == 200
+    assert (
+        by_id(asked, "reject-count")
+        .get_text(" ", strip=True)
+        .startswith("7 suggestion(s) of 3 culture(s) will be rejected")
+    )
+    assert db.session.query(Suggestion).filter_by(status="rejected").count() == 0
+    done = choose(reviewer, run, {"action": "reject", "all_matching": "1", "confirmed": "1"})
+    assert flashes(reviewer.get(done.headers["Location"]))[0] == (
+        "Rejected 7 suggestion(s) of 3 culture(s)."
+    )

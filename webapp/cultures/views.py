@@ -294,9 +294,22 @@ def decide_batch(run_id: int):
         return redirect(queue_url(run, show))
     suggestions = run_suggestions(run, ids)
     if request.form.get("action") == "reject":
+        if request.form.get("all_matching") and not request.form.get("confirmed"):
+            # A rejection cannot be undone: one that reaches past the page shown asks first.
+            still_open = [s for s in suggestions if s.status in review.REJECTABLE]
+            return render_page(
+                "cultures/reject_confirm.html",
+                run=run,
+                count=len(still_open),
+                cultures=len({s.target_id for s in still_open}),
+                show=show,
+                form=EmptyForm(),
+            )
         rejected = review.reject([s.id for s in suggestions], current_user)
         db.session.commit()
-        flash(f"Rejected {len(rejected)} suggestion(s) of {len(ids)} culture(s).", "info")
+        done = set(rejected)
+        cultures = len({s.target_id for s in suggestions if s.id in done})
+        flash(f"Rejected {len(rejected)} suggestion(s) of {cultures} culture(s).", "info")
         return redirect(queue_url(run, show))
     plan = review.plan_apply(suggestions)
     if not request.form.get("confirmed"):
