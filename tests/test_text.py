@@ -125,3 +125,18 @@ def test_a_user_name_with_a_control_character_is_refused(admin_client, app, serv
         db.session.query(User).filter(User.email.in_(["bo@example.org", "cy@example.org"])).count()
         == 0
     )
+
+
+def test_a_nul_in_an_address_is_refused_before_any_view_reads_it(client_as):
+    """Found by the API fuzzing on PostgreSQL: `?q=%00` reached a search and answered 500."""
+    editor = api_client(client_as, "editor")
+    api = editor.get("/api/v1/cultures?q=to%00mate", headers=editor.headers)
+    assert api.status_code == 422
+    error = api.get_json()["error"]
+    assert (error["code"], error["message"]) == (
+        "invalid_request",
+        "The address may not contain a NUL character (%00).",
+    )
+    page = client_as("viewer").get("/cultures?q=%00")
+    assert page.status_code == 422 and b"may not contain a NUL" in page.data
+    assert client_as("viewer").get("/cultures?q=%C3%B1").status_code == 200

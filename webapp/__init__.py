@@ -91,9 +91,19 @@ def configure_templates(app: Flask) -> None:
 
 
 def register_request_hooks(app: Flask) -> None:
+    from flask import request
+
+    from webapp.api import BodyInvalid
     from webapp.auth.access import enforce_login_and_csrf
 
     app.before_request(enforce_login_and_csrf)
+
+    @app.before_request
+    def refuse_nul_in_the_address():
+        # Nothing Furrow stores or searches may hold a NUL, and PostgreSQL's text cannot: a
+        # query string with one is refused before any view reads it.
+        if any("\x00" in key + value for key, value in request.args.items(multi=True)):
+            raise BodyInvalid("The address may not contain a NUL character (%00).")
 
     @app.after_request
     def security_headers(response):
