@@ -1,4 +1,4 @@
-"""The application gunicorn serves (`furrow serve`)."""
+"""The application gunicorn serves: `furrow serve`, or `gunicorn webapp.wsgi:app`."""
 
 import gc
 
