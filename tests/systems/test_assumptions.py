@@ -1,0 +1,171 @@
+import pytest
+
+from webapp.review.vocabulary import Severity
+from webapp.systems.assumptions import (
+    canonical_key,
+    is_organic,
+    operation_type,
+    parse_assumptions,
+    propose_assumptions,
+    resolve,
+    resolve_for,
+    treatment_segment,
+)
+
+
+def proposals(name, description=""):
+    return {a.key: a.value for a in propose_assumptions(name, description)}
+
+
+def test_parse_key_value_lines():
+    markdown = (
+        "## Labour\n\n- **Matériel** : Tracteur 150 CV + charrue 4 corps\n"
+        "- **Vitesse**: 6 km/h\n* **Fuel:** 20 L/ha\n- **Semences fermières** pour le lupin\n"
+    )
+    found = parse_assumptions(markdown, "intervention")
+    assert [(a.key, a.value) for a in found] == [
+        ("Matériel", "Tracteur 150 CV + charrue 4 corps"),
+        ("Vitesse", "6 km/h"),
+        ("Carburant", "20 L/ha"),
+    ]
+    assert found[0].line == "- **Matériel**: Tracteur 150 CV + charrue 4 corps"
+
+
+def test_aliases_in_both_languages():
+    assert canonical_key("treated area") == canonical_key("Surface traitée") == "Surface traitée"
+    assert canonical_key("Prix du GNR") == "Prix GNR"
+    assert canonical_key("Couleur") == "Couleur"
+
+
+def test_most_specific_wins_and_conflict_is_flagged():
+    held = resolve(
+        system="- **Sol**: limon\n- **Prix GNR**: 0,80 €/L",
+        step="- **Sol**: argile",
+        intervention="- **Sol**: argile lourde",
+    )
+    assert held.text("Sol") == "argile lourde"
+    assert held.quantity("Prix GNR").value == pytest.approx(0.80)
+    conflicts = [i for i in held.issues if i.code == "assumption_conflict"]
+    assert len(conflicts) == 2
+    assert all(i.severity == Severity.warning and i.field == "Sol" for i in conflicts)
+
+
+def test_same_value_at_two_levels_is_no_conflict():
+    held = resolve(system="- **Sol**: Argile", step="- **sol**: argile")
+    assert held.issues == []
+
+
+def test_user_assumption_beats_the_description_with_a_note():
+    held = resolve(
+        intervention="- **Dose**: 3 L/ha",
+        proposed=propose_assumptions("Désherbage Roundup Extra 360 3,5 L/ha sur 30 %"),
+    )
+    assert held.text("Dose") == "3 L/ha"
+    assert held.text("Produit") == "Roundup Extra 360"
+    [note] = held.issues
+    assert note.code == "assumption_overrides_description" and note.severity == Severity.info
+
+
+def test_propose_herbicide_with_share_treated():
+    assert proposals("Désherbage Roundup Extra 360 3,5 L/ha sur 30 %") == {
+        "Opération": "pulverisation",
+        "Segment": "herbicide",
+        "Produit": "Roundup Extra 360",
+        "Dose": "3.5 L/ha",
+        "Surface traitée": "30 %",
+    }
+
+
+def test_propose_fertiliser_with_n_content():
+    assert proposals("Ammonitrate 33,5 % 150 kg/ha") == {
+        "Opération": "epandage",
+        "Produit": "Ammonitrate",
+        "Teneur N": "33.5 %",
+        "Dose": "150 kg/ha",
+    }
+
+
+def test_propose_a_mixture_from_the_description():
+    found = proposals("Fongicide T2", "Revystar XL 0,75 L/ha + Mavrik Flo 0,1 L/ha")
+    assert found["Produit"] == "Revystar XL + Mavrik Flo"
+    assert found["Dose"] == "0.75 L/ha + 0.1 L/ha"
+    assert found["Segment"] == "fungicide"
+
+
+@pytest.mark.parametrize(
+    ("words", "operation"),
+    [
+        ("Labour 25 cm", "labour"),
+        ("Ploughing", "labour"),
+        ("Déchaumage", "dechaumage"),
+        ("stubble cultivation", "dechaumage"),
+        ("Herse rotative + semoir", "herse_rotative"),
+        ("rotary harrow", "herse_rotative"),
+        ("Semis blé", "semis"),
+        ("sowing", "semis"),
+        ("Semis monograine maïs", "semis_monograine"),
+        ("precision drilling", "semis_monograine"),
+        ("Semis direct", "semis_direct"),
+        ("Pulvérisation fongicide", "pulverisation"),
+        ("Traitement", "pulverisation"),
+        ("spraying", "pulverisation"),
+        ("Épandage lisier", "epandage"),
+        ("spreading", "epandage"),
+        ("Fauche", "fauche"),
+        ("mowing", "fauche"),
+        ("Fanage", "fanage"),
+        ("tedding", "fanage"),
+        ("Andainage", "andainage"),
+        ("swathing", "andainage"),
+        ("Moisson", "moisson"),
+        ("Récolte", "moisson"),
+        ("combining", "moisson"),
+        ("Décompactage", "decompactage"),
+        ("Binage", "binage"),
+        ("Visite de parcelle", None),
+    ],
+)
+def test_operation_words(words, operation):
+    assert operation_type(words) == operation
+
+
+def test_segments_and_organic():
+    assert treatment_segment("Traitement de semences") == "seed_treatment"
+    assert treatment_segment("Insecticide pucerons") == "insecticide"
+    assert treatment_segment("Biocontrôle soufre") == "biocontrol"
+    assert is_organic("Épandage fumier 30 t/ha") and not is_organic("Ammonitrate")
+
+
+def test_resolve_for_a_document():
+    document = {
+        "assumptions": "- **Sol**: limon",
+        "steps": [
+            {
+                "id": "s1",
+                "name": "Blé tendre d'hiver",
+                "assumptions": "- **Prix GNR**: 0,9 €/L",
+                "interventions": [
+                    {
+                        "id": "i1",
+                        "name": "Désherbage",
+                        "description": "Roundup Extra 360 3,5 L/ha sur 30 %",
+                        "assumptions": "- **Surface traitée**: 40 %",
+                        "values": [],
+                    }
+                ],
+            }
+        ],
+    }
+    held = resolve_for(document, "s1", "i1")
+    assert held.text("Surface traitée") == "40 %"
+    assert held.text("Dose") == "3.5 L/ha"
+    assert held.text("Culture") == "Blé tendre d'hiver"
+    assert held.text("Sol") == "limon"
+    with pytest.raises(KeyError):
+        resolve_for(document, "s1", "nope")
+
+
+def test_a_written_crop_beats_the_step_name():
+    held = resolve(step="- **Culture**: orge d'hiver", crop="Orge + Lupin")
+    assert held.text("Culture") == "orge d'hiver"
+    assert [i.severity for i in held.issues] == [Severity.info]
