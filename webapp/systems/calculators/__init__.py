@@ -1,0 +1,1 @@
+"""Offline, cited, deterministic calculators for farm-system indicators."""

@@ -1,0 +1,102 @@
+"""What a calculator reads for one intervention: the assumptions that hold for it and the values
+it already has (a fuel figure a person entered is used as it is)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from webapp.numbers import NumberInvalid, parse_number
+from webapp.review.vocabulary import Severity
+from webapp.systems.assumptions import (
+    Assumptions,
+    find_intervention,
+    find_step,
+    resolve,
+    resolve_for,
+)
+from webapp.systems.calculators.figures import assumption_evidence
+from webapp.systems.calculators.result import Result, shown
+from webapp.units import UnitMismatch, convert, find_quantity
+
+
+@dataclass
+class Context:
+    assumptions: Assumptions = field(default_factory=resolve)
+    values: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, document: Mapping[str, Any], step_id: str, intervention_id: str) -> Context:
+        """The context of one intervention of a system document (seed 003's shape)."""
+        intervention = find_intervention(find_step(document, step_id), intervention_id)
+        return cls(resolve_for(document, step_id, intervention_id), known_values(intervention))
+
+    def value(self, key: str) -> float | None:
+        return self.values.get(key)
+
+
+def known_values(item: Mapping[str, Any]) -> dict[str, float]:
+    """An intervention's (or step's) values by key, those that are numbers."""
+    found = {}
+    for entry in item.get("values") or item.get("stepValues") or ():
+        try:
+            found[entry["key"]] = parse_number(entry.get("value"))
+        except (KeyError, NumberInvalid):
+            continue
+    return found
+
+
+def stated(context: Context, key: str, result: Result, unit: str | None = None) -> float | None:
+    """The number the user's assumption key states, in unit when given (converted when it can
+    be; a caveat when it cannot), recorded in result's assumptions and sources; None if unset."""
+    assumption = context.assumptions.get(key)
+    if assumption is None:
+        return None
+    quantity = find_quantity(assumption.value)
+    if quantity is None:
+        result.caveat(
+            "assumption_not_a_number",
+            Severity.warning,
+            f"{key}: “{assumption.value}” gives no number.",
+        )
+        return None
+    value = quantity.value
+    if unit is not None and quantity.unit and quantity.unit.replace(" ", "") != unit:
+        try:
+            value = convert(value, quantity.unit, unit)
+        except UnitMismatch:
+            result.caveat(
+                "assumption_unit",
+                Severity.warning,
+                f"{key}: “{assumption.value}” is not in {unit}.",
+                unit=quantity.unit,
+            )
+            return None
+    result.assumptions.append(f"{key}: {assumption.value} ({assumption.level})")
+    result.sources.append(assumption_evidence(key, assumption.value))
+    return value
+
+
+def share_treated(context: Context, result: Result) -> float:
+    """The share of the field treated, 0–1, from "Surface traitée" ("30 %", or 0.3); the whole
+    field when it is not stated, which the result says."""
+    assumption = context.assumptions.get("Surface traitée")
+    quantity = find_quantity(assumption.value) if assumption else None
+    if quantity is None:
+        result.assumptions.append("Surface traitée: 100 % (not stated: the whole field)")
+        result.caveat(
+            "share_treated_assumed",
+            Severity.info,
+            "The share treated is not stated: the whole field is assumed.",
+        )
+        return 1.0
+    share = quantity.value / 100 if quantity.unit == "%" or quantity.value > 1 else quantity.value
+    result.assumptions.append(f"Surface traitée: {assumption.value} ({assumption.level})")
+    result.calculation_steps.append(f"Share treated: {shown(share)}")
+    return share
+
+
+def split_list(text: str | None) -> list[str]:
+    """ "A + B" → ["A", "B"]: how a mixture's products and doses are written."""
+    return [part.strip() for part in (text or "").split("+") if part.strip()]

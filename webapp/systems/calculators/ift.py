@@ -1,0 +1,305 @@
+"""IFT by the official method (MAA guide v3, April 2018): per treatment, dose applied ÷
+reference dose × share treated; the reference dose for the target, else for the crop (its
+smallest target dose), else IFT 1 with a warning. A mixture adds its products; herbicide,
+fungicide, insecticide and other are kept apart, and biocontrol and seed treatments are reported
+apart, outside the total.
+
+A full reference-dose table is read from CSV (read_reference_doses_csv), columns:
+  product (required), crop (empty: no crop), target (empty: any), dose (required, a number as a
+  person writes it: "0,2" or "0.2"), unit (required, e.g. "L/ha"), source (required), url,
+  claim (the sentence that states the dose).
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from webapp.numbers import NumberInvalid, parse_number
+from webapp.problems import Invalid, Problem
+from webapp.review.vocabulary import Confidence, Severity
+from webapp.systems.assumptions import normalise
+from webapp.systems.calculators.context import Context, share_treated, split_list, stated
+from webapp.systems.calculators.figures import DATA, Figure
+from webapp.systems.calculators.result import Result, needs, rounded, shown
+from webapp.systems.indicators import IFT_SEGMENTS, IFT_TOTAL_SEGMENTS
+from webapp.units import UnitMismatch, convert, find_quantity
+
+# French crop names as step names write them → the names the reference tables use. Longer
+# names first, so that "orge d'hiver" is not read as "orge".
+CROP_NAMES = (
+    ("ble tendre d'hiver", "winter soft wheat"),
+    ("ble tendre", "soft wheat"),
+    ("orge d'hiver", "winter barley"),
+    ("orge de printemps", "spring barley"),
+    ("orge", "barley"),
+    ("mais ensilage", "silage maize"),
+    ("mais grain", "maize"),
+    ("mais", "maize"),
+    ("colza", "rapeseed"),
+    ("tournesol", "sunflower"),
+    ("feverole", "faba bean"),
+    ("betterave sucriere", "sugar beet"),
+    ("betterave", "sugar beet"),
+    ("luzerne", "lucerne"),
+)
+
+
+def crop_name(text: str | None) -> str | None:
+    """The reference tables' name for a crop as written ("Blé tendre d'hiver" → "winter soft
+    wheat"); English names stay."""
+    if not text:
+        return None
+    words = normalise(text)
+    for french, english in CROP_NAMES:
+        if french in words or english in words:
+            return english
+    return words
+
+
+@dataclass(frozen=True)
+class ReferenceDose:
+    product: str
+    crop: str | None
+    target: str | None
+    figure: Figure
+
+
+class ReferenceDoses:
+    """A reference-dose table, looked up by product, then target, then crop."""
+
+    def __init__(self, doses: Iterable[ReferenceDose]) -> None:
+        self.by_product: dict[str, list[ReferenceDose]] = {}
+        for dose in doses:
+            self.by_product.setdefault(normalise(dose.product), []).append(dose)
+
+    def __len__(self) -> int:
+        return sum(map(len, self.by_product.values()))
+
+    def lookup(
+        self, product: str, crop: str | None, target: str | None
+    ) -> tuple[ReferenceDose, str] | None:
+        """(dose, basis) by the official order — basis "target", "crop" or "no crop" — or None."""
+        rows = self.by_product.get(normalise(product), [])
+        crops = _crop_candidates(crop)
+        for name in crops:
+            for_crop = [r for r in rows if r.crop == name]
+            if target:
+                for row in for_crop:
+                    if row.target and normalise(row.target) == normalise(target):
+                        return row, "target"
+            if for_crop:
+                # The crop's dose is its smallest target dose.
+                return min(for_crop, key=lambda r: r.figure.low), "crop"
+        without_crop = [r for r in rows if r.crop is None]
+        return (min(without_crop, key=lambda r: r.figure.low), "no crop") if without_crop else None
+
+
+def _crop_candidates(crop: str | None) -> list[str]:
+    """The crop, then the crop without its season ("winter soft wheat" is a soft wheat)."""
+    if not crop:
+        return []
+    words = crop.split()
+    season = words[0] in ("winter", "spring") and len(words) > 1
+    return [crop, " ".join(words[1:])] if season else [crop]
+
+
+def _dose(raw: dict) -> ReferenceDose:
+    crop, target = raw.get("crop"), raw.get("target")
+    return ReferenceDose(
+        raw["product"],
+        normalise(crop) if crop else None,
+        target or None,
+        Figure.from_dict(raw),
+    )
+
+
+@functools.cache
+def bundled_reference_doses() -> ReferenceDoses:
+    """The sample reference doses of webapp/systems/data/ift_reference_doses.json."""
+    raw = json.loads((DATA / "ift_reference_doses.json").read_text(encoding="utf-8"))
+    return ReferenceDoses(_dose(row) for row in raw["doses"])
+
+
+def read_reference_doses_csv(text: str) -> ReferenceDoses:
+    """A reference-dose table from CSV text (columns in the module docstring); Invalid naming
+    every bad line ("line 4: dose ...") and nothing read when one is bad."""
+    reader = csv.DictReader(io.StringIO(text))
+    missing = {"product", "dose", "unit", "source"} - set(reader.fieldnames or ())
+    if missing:
+        raise Invalid(f"The CSV lacks the columns: {', '.join(sorted(missing))}.", code="csv")
+    doses, problems = [], []
+    for line, row in enumerate(reader, start=2):
+        try:
+            doses.append(_csv_dose(row))
+        except (NumberInvalid, ValueError) as error:
+            problems.append(Problem(f"line {line}: {error}", f"line {line}"))
+    if problems:
+        raise Invalid(problems, code="csv")
+    return ReferenceDoses(doses)
+
+
+def _csv_dose(row: dict[str, str | None]) -> ReferenceDose:
+    cells = {k: (v or "").strip() for k, v in row.items() if k}
+    for column in ("product", "unit", "source"):
+        if not cells.get(column):
+            raise ValueError(f"{column} is empty")
+    value = parse_number(cells["dose"])
+    if value <= 0:
+        raise ValueError("dose must be above 0")
+    product, unit = cells["product"], cells["unit"]
+    raw = {
+        "product": product,
+        "crop": cells.get("crop"),
+        "target": cells.get("target"),
+        "value": value,
+        "unit": unit,
+        "source": cells["source"],
+        "url": cells.get("url") or None,
+        "claim": cells.get("claim") or f"{product} {cells.get('crop', '')} {value:g} {unit}",
+    }
+    return _dose(raw)
+
+
+def calculate(context: Context, doses: ReferenceDoses | None = None) -> Result:
+    """The intervention's IFT (herbicide + fungicide + insecticide + other), every segment in
+    result.parts; needs Dose (and Produit, unless a Dose de référence is stated)."""
+    table = doses if doses is not None else bundled_reference_doses()
+    result = Result("ift", "IFT")
+    held = context.assumptions
+    products, applied = split_list(held.text("Produit")), split_list(held.text("Dose"))
+    stated_reference = held.get("Dose de référence")
+    if not applied:
+        return needs(result, "Dose", *([] if products or stated_reference else ["Produit"]))
+    if not products and not stated_reference:
+        return needs(result, "Produit")
+    if products and len(products) != len(applied):
+        return needs(result, "Dose", why="one dose per product, as in “1 L/ha + 0,5 L/ha”")
+    if stated_reference and len(applied) > 1:
+        return needs(result, "Dose de référence", why="one per product: state them per product")
+    segments = _segments(held.text("Segment"), len(applied), result)
+    share = share_treated(context, result)
+    crop, target = crop_name(held.text("Culture")), held.text("Cible")
+    result.assumptions.extend(held.lines(["Produit", "Dose", "Culture", "Cible", "Segment"]))
+    parts = dict.fromkeys(IFT_SEGMENTS, 0.0)
+    fallback = False
+    for index, dose_text in enumerate(applied):
+        product = products[index] if products else "the product"
+        reference = _reference(context, table, product, crop, target, result)
+        dose = find_quantity(dose_text)
+        if dose is None:
+            return needs(result, "Dose", why=f"“{dose_text}” gives no number")
+        if reference is None:
+            fallback = True
+            treatment = share
+            result.calculation_steps.append(
+                f"{product}: no reference dose → IFT 1 × share treated {shown(share)} = "
+                f"{shown(treatment)}"
+            )
+            result.caveat(
+                "ift_no_reference_dose",
+                Severity.warning,
+                f"No reference dose for {product}"
+                + (f" on {crop}" if crop else "")
+                + ": IFT 1 per treatment (official rule).",
+                product=product,
+            )
+        else:
+            applied_value = _in_unit(dose.value, dose.unit or reference.unit, reference.unit)
+            if applied_value is None:
+                return needs(result, "Dose", why=f"{product}'s dose must be in {reference.unit}")
+            treatment = applied_value / reference.low * share
+            result.calculation_steps.append(
+                f"{product}: {shown(applied_value)} {reference.unit} ÷ {reference.text} × "
+                f"{shown(share)} = {shown(treatment)}"
+            )
+        parts[segments[index]] += treatment
+    result.parts = {k: rounded(v) for k, v in parts.items()}
+    result.value = rounded(sum(parts[s] for s in IFT_TOTAL_SEGMENTS))
+    if len(applied) > 1:
+        result.calculation_steps.append(
+            f"Mixture: the products' IFTs add, total {shown(result.value)}"
+        )
+    apart = {s: result.parts[s] for s in ("biocontrol", "seed_treatment") if result.parts[s]}
+    if apart:
+        result.caveat(
+            "ift_reported_apart",
+            Severity.info,
+            "Biocontrol and seed treatments are reported apart, outside the total: "
+            + ", ".join(f"{k} {shown(v)}" for k, v in apart.items()),
+            **apart,
+        )
+    result.confidence = Confidence.low if fallback else Confidence.high
+    return result
+
+
+def _reference(
+    context: Context,
+    table: ReferenceDoses,
+    product: str,
+    crop: str | None,
+    target: str | None,
+    result: Result,
+) -> Figure | None:
+    """The reference dose: the user's stated one, else the table's by target, crop, no crop."""
+    assumption = context.assumptions.get("Dose de référence")
+    if assumption is not None:
+        quantity = find_quantity(assumption.value)
+        if quantity is not None and quantity.value > 0:
+            stated(context, "Dose de référence", result)
+            return Figure(
+                quantity.value,
+                quantity.value,
+                quantity.unit or "",
+                "Assumption",
+                f"Dose de référence: {assumption.value}",
+            )
+    found = table.lookup(product, crop, target)
+    if found is None:
+        return None
+    row, basis = found
+    result.sources.append(row.figure.evidence())
+    result.calculation_steps.append(
+        f"{product}: reference dose {row.figure.text} ({basis}"
+        + (f": {row.crop}" if row.crop else "")
+        + (f", {row.target}" if basis == "target" else "")
+        + f"; {row.figure.source})"
+    )
+    if basis != "target" and target:
+        result.caveat(
+            "ift_reference_not_for_target",
+            Severity.info,
+            f"No reference dose for {product} against {target}: the {basis} dose is used.",
+        )
+    return row.figure
+
+
+def _in_unit(value: float, unit: str, wanted: str) -> float | None:
+    if unit.replace(" ", "") == wanted.replace(" ", ""):
+        return value
+    try:
+        return convert(value, unit, wanted)
+    except UnitMismatch:
+        return None
+
+
+def _segments(text: str | None, count: int, result: Result) -> list[str]:
+    """One segment per product: "herbicide", or "herbicide + fungicide"; "other" with a warning
+    when none is stated."""
+    given = [s.replace(" ", "_").casefold() for s in split_list(text)]
+    if len(given) == 1:
+        given *= count
+    if len(given) == count and all(s in IFT_SEGMENTS for s in given):
+        return given
+    result.caveat(
+        "ift_segment_unknown",
+        Severity.warning,
+        "The treatment's segment (herbicide, fungicide, insecticide, other, biocontrol, "
+        "seed_treatment) is not stated: it is counted as other.",
+        given=text,
+    )
+    return ["other"] * count

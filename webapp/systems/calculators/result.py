@@ -1,0 +1,72 @@
+"""What every calculator returns: the seed's assistant message (value, unit, assumptions,
+calculation steps, sources, confidence, caveats), plus what it needed and did not have."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from webapp.review.vocabulary import Confidence, Evidence, Issue, Severity
+
+_SIGNIFICANT = 6
+
+
+def rounded(value: float) -> float:
+    """value to 6 significant digits: no float noise (0.15, not 0.15000000000000002)."""
+    return float(f"{value:.{_SIGNIFICANT}g}")
+
+
+def shown(value: float) -> str:
+    return f"{rounded(value):g}"
+
+
+@dataclass
+class Result:
+    key: str
+    unit: str
+    value: float | None = None
+    assumptions: list[str] = field(default_factory=list)
+    calculation_steps: list[str] = field(default_factory=list)
+    sources: list[Evidence] = field(default_factory=list)
+    confidence: Confidence | None = None
+    caveats: list[Issue] = field(default_factory=list)
+    needs: list[str] = field(default_factory=list)  # the inputs it lacked, by assumption key
+    range: tuple[float, float] | None = None  # when the cited figure is a range
+    parts: dict[str, float] = field(default_factory=dict)  # IFT segments, GES terms
+
+    @property
+    def applicable(self) -> bool:
+        """A value with no error: what may be stored as a suggestion and applied."""
+        return self.value is not None and not any(
+            c.severity == Severity.error for c in self.caveats
+        )
+
+    def caveat(self, code: str, severity: Severity, message: str, **details: Any) -> None:
+        self.caveats.append(Issue(code, severity, self.key, message, details))
+
+    def to_message(self) -> dict[str, Any]:
+        """The seed's assistant message fields, JSON-ready (sources as Evidence dicts, caveats
+        as Issue dicts)."""
+        return {
+            "key": self.key,
+            "value": self.value,
+            "unit": self.unit,
+            "assumptions": list(self.assumptions),
+            "calculation_steps": list(self.calculation_steps),
+            "sources": [s.to_dict() for s in self.sources],
+            "confidence": self.confidence.value if self.confidence else None,
+            "caveats": [c.to_dict() for c in self.caveats],
+            "needs": list(self.needs),
+            "range": list(self.range) if self.range else None,
+            "parts": dict(self.parts),
+        }
+
+
+def needs(result: Result, *missing: str, why: str = "") -> Result:
+    """result without a value, saying which inputs it lacks ("needs: Dose")."""
+    result.value = None
+    result.confidence = None
+    result.needs.extend(m for m in missing if m not in result.needs)
+    message = f"needs: {', '.join(result.needs)}" + (f" ({why})" if why else "")
+    result.caveat("needs_input", Severity.warning, message, needs=list(result.needs))
+    return result
