@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from webapp.numbers import NumberInvalid, parse_number
-from webapp.review.vocabulary import Severity
+from webapp.review.vocabulary import Confidence, Severity
 from webapp.systems.assumptions import (
     Assumptions,
     find_intervention,
@@ -100,3 +100,15 @@ def share_treated(context: Context, result: Result) -> float:
 def split_list(text: str | None) -> list[str]:
     """ "A + B" → ["A", "B"]: how a mixture's products and doses are written."""
     return [part.strip() for part in (text or "").split("+") if part.strip()]
+
+
+def not_a_treatment(context: Context, result: Result) -> Result | None:
+    """result at 0 with the reason when the intervention is a known operation other than
+    spraying and states no treatment segment (a ploughing has no IFT); None otherwise."""
+    operation = context.assumptions.text("Opération")
+    if operation is None or operation == "pulverisation" or context.assumptions.get("Segment"):
+        return None
+    result.assumptions.append(f"Opération: {operation}")
+    result.calculation_steps.append(f"{operation} is not a crop-protection treatment: 0")
+    result.value, result.confidence = 0.0, Confidence.medium
+    return result

@@ -23,7 +23,13 @@ from webapp.numbers import NumberInvalid, parse_number
 from webapp.problems import Invalid, Problem
 from webapp.review.vocabulary import Confidence, Severity
 from webapp.systems.assumptions import normalise
-from webapp.systems.calculators.context import Context, share_treated, split_list, stated
+from webapp.systems.calculators.context import (
+    Context,
+    not_a_treatment,
+    share_treated,
+    split_list,
+    stated,
+)
 from webapp.systems.calculators.figures import DATA, Figure
 from webapp.systems.calculators.result import Result, needs, rounded, shown
 from webapp.systems.indicators import IFT_SEGMENTS, IFT_TOTAL_SEGMENTS
@@ -170,6 +176,8 @@ def calculate(context: Context, doses: ReferenceDoses | None = None) -> Result:
     result.parts; needs Dose (and Produit, unless a Dose de référence is stated)."""
     table = doses if doses is not None else bundled_reference_doses()
     result = Result("ift", "IFT")
+    if (none := not_a_treatment(context, result)) is not None:
+        return none
     held = context.assumptions
     products, applied = split_list(held.text("Produit")), split_list(held.text("Dose"))
     stated_reference = held.get("Dose de référence")

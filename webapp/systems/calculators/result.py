@@ -8,16 +8,17 @@ from typing import Any
 
 from webapp.review.vocabulary import Confidence, Evidence, Issue, Severity
 
-_SIGNIFICANT = 6
+_SIGNIFICANT = 10
 
 
 def rounded(value: float) -> float:
-    """value to 6 significant digits: no float noise (0.15, not 0.15000000000000002)."""
+    """value to 10 significant digits: no float noise (0.15, not 0.15000000000000002)."""
     return float(f"{value:.{_SIGNIFICANT}g}")
 
 
 def shown(value: float) -> str:
-    return f"{rounded(value):g}"
+    """value as a calculation step writes it: 6 significant digits."""
+    return f"{value:.6g}"
 
 
 @dataclass
@@ -67,6 +68,7 @@ def needs(result: Result, *missing: str, why: str = "") -> Result:
     result.value = None
     result.confidence = None
     result.needs.extend(m for m in missing if m not in result.needs)
+    result.caveats = [c for c in result.caveats if c.code != "needs_input"]
     message = f"needs: {', '.join(result.needs)}" + (f" ({why})" if why else "")
     result.caveat("needs_input", Severity.warning, message, needs=list(result.needs))
     return result

@@ -1,0 +1,241 @@
+"""Fuel, work time, machinery cost, fuel cost, nitrogen, GES and EIQ, with the figures of the
+farm-systems reference file (each test names its source)."""
+
+import pytest
+
+from webapp.review.vocabulary import Confidence, Severity
+from webapp.systems.assumptions import propose_assumptions, resolve
+from webapp.systems.calculators import CALCULATORS, Context, calculate, calculate_in
+
+
+def run(key, intervention="", name="", step="", system="", values=None):
+    held = resolve(system, step, intervention, propose_assumptions(name))
+    return calculate(key, Context(held, values or {}))
+
+
+def codes(result):
+    return [c.code for c in result.caveats]
+
+
+def claims(result):
+    return [s.claim_summary for s in result.sources]
+
+
+# Fuel
+
+
+def test_ploughing_fuel_is_the_cited_average_with_the_others_noted():
+    # Foucault et al.: plough 5 furrows + 125 hp, 21 L/ha average; Manche 2007: 13.4.
+    result = run("gnr", name="Labour")
+    assert (result.value, result.unit) == (21, "L/ha")
+    assert result.confidence == Confidence.medium
+    assert codes(result).count("other_cited_figure") == 2
+    assert any("13.4" in c.message for c in result.caveats)
+
+
+def test_clay_doubles_tillage_fuel():
+    # Manche 2007: "clay ≈ 2× loam".
+    result = run("gnr", "- **Sol**: argileux", name="Déchaumage")
+    assert result.value == 16  # testimony's 8 L/ha × 2
+    assert "clay ≈ 2× loam" in claims(result)
+
+
+def test_clay_does_not_change_mowing():
+    assert run("gnr", "- **Sol**: clay", name="Mowing").value == 6.7  # Manche 2007
+
+
+def test_a_range_gives_its_midpoint_with_a_caveat():
+    # asavpa45.org / BCMA 2011/12: combine harvesting 15–25 L/ha.
+    result = run("gnr", name="Moisson")
+    assert result.value == 20 and result.range == (15, 25)
+    midpoint = next(c for c in result.caveats if c.code == "range_midpoint")
+    assert "15–25 L/ha" in midpoint.message and result.confidence == Confidence.low
+
+
+def test_a_stated_fuel_figure_wins():
+    result = run("gnr", "- **Carburant**: 12,5 L/ha", name="Labour")
+    assert result.value == 12.5 and result.confidence == Confidence.high
+
+
+def test_fuel_per_hour_over_the_work_rate():
+    # Entraid: ploughing 1.2 ha/h.
+    result = run("gnr", "- **Carburant**: 18 L/h", name="Labour")
+    assert result.value == 15
+    assert run("gnr", "- **Carburant**: 18 L/h\n- **Débit de chantier**: 2 ha/h").value == 9
+
+
+def test_fuel_needs_the_operation_or_a_figure():
+    assert run("gnr").needs == ["Opération"]
+    spraying = run("gnr", name="Pulvérisation")
+    assert spraying.value is None and spraying.needs == ["Carburant"]
+
+
+# Work time
+
+
+def test_work_time_is_one_over_the_rate():
+    # Entraid: ploughing 1.2 ha/h.
+    assert run("tempsTravail", name="Labour").value == pytest.approx(1 / 1.2, rel=1e-5)
+    assert run("tempsTravail", "- **Débit de chantier**: 4 ha/h").value == 0.25
+
+
+def test_work_time_of_a_rate_range_is_a_range_of_times():
+    # Manche 2015: mowing 4–5.25 ha/h → 0.190476–0.25 h/ha.
+    result = run("tempsTravail", name="Fauche")
+    assert result.range == pytest.approx((1 / 5.25, 0.25))
+    assert result.value == pytest.approx((1 / 5.25 + 0.25) / 2, rel=1e-5)
+    assert "range_midpoint" in codes(result)
+
+
+# Machinery cost
+
+
+def test_machinery_cost_from_the_bareme():
+    # Entraid: ploughing job 61 €/ha without labour.
+    assert run("mecanisation", name="Labour").value == 61
+    # Disc stubble cultivator 10.90 (≥ 4 m) / 14.20 (< 4 m), implement only.
+    wide = run("mecanisation", "- **Largeur**: 6 m", name="Déchaumage")
+    assert wide.value == 10.9 and "implement_only" in codes(wide)
+    assert run("mecanisation", "- **Largeur**: 3 m", name="Déchaumage").value == 14.2
+    trailed = run("mecanisation", "- **Matériel**: pulvérisateur traîné", name="Traitement")
+    assert trailed.value == 9.2
+
+
+def test_machinery_cost_unchosen_gives_the_range():
+    # Sprayer mounted 13.20, trailed 9.20, self-propelled 14–15 €/ha.
+    result = run("mecanisation", name="Pulvérisation")
+    assert result.range == (9.2, 15) and "machinery_not_chosen" in codes(result)
+
+
+# Fuel cost
+
+
+def test_fuel_cost_is_volume_times_the_cited_price():
+    # reussir.fr: 2024 average 0.7891 €/L; Foucault et al.: ploughing 21 L/ha.
+    result = run("coutGnr", name="Labour")
+    assert (result.value, result.unit) == (pytest.approx(21 * 0.7891), "€/ha")
+    assert "2024 average 0.7891 €/L (reussir.fr)" in claims(result)
+
+
+def test_fuel_cost_uses_a_stated_price_and_the_intervention_fuel_value():
+    result = run("coutGnr", "- **Prix GNR**: 1 €/L", values={"gnr": 30})
+    assert result.value == 30
+
+
+def test_fuel_cost_needs_the_fuel():
+    result = run("coutGnr", name="Épandage")
+    assert result.value is None and result.needs == ["Carburant"]
+
+
+# Nitrogen
+
+
+def test_ammonitrate_nitrogen_and_the_rounding_said():
+    result = run("azoteMineral", name="Ammonitrate 33,5 % 150 kg/ha")
+    assert (result.value, result.unit) == (50.25, "kg N/ha")
+    assert "≈ 50 kg N/ha rounded" in result.calculation_steps[-1]
+    assert run("azoteOrganique", name="Ammonitrate 33,5 % 150 kg/ha").value == 0
+
+
+def test_organic_nitrogen_and_units():
+    result = run("azoteOrganique", "- **Teneur N**: 0,6 %", name="Épandage fumier 30 t/ha")
+    assert result.value == 180
+    assert run("azoteMineral", "- **Teneur N**: 0,6 %", name="Épandage fumier 30 t/ha").value == 0
+
+
+def test_nitrogen_needs_content_or_a_mass_dose():
+    assert run("azoteMineral", name="Épandage engrais 150 kg/ha").needs == ["Teneur N"]
+    liquid = run("azoteMineral", "- **Teneur N**: 39 %", name="Épandage solution 100 L/ha")
+    assert liquid.needs == ["Dose"] and "assumption_unit" in codes(liquid)
+    assert run("azoteMineral", name="Labour").value == 0
+
+
+# GES
+
+
+def test_ges_fuel_and_ammonitrate_each_factor_cited():
+    # Arrêté 26/04/2017: 3.17 kg CO2e/L; Yara: 3.6 kg CO2e/kg N; IPCC 2006 + AR6: 4.29.
+    result = run("ges", "- **Carburant**: 10 L/ha", name="Épandage ammonitrate 33,5 % 150 kg/ha")
+    assert result.value == pytest.approx(10 * 3.17 + 50.25 * (3.6 + 4.29))
+    assert result.parts == {"fuel": 31.7, "mineral_n": pytest.approx(396.4725)}
+    sources = " ".join(s.title for s in result.sources)
+    assert "Arrêté du 26 avril 2017" in sources and "Yara" in sources and "IPCC" in sources
+
+
+def test_ges_of_ploughing_is_fuel_only():
+    assert run("ges", name="Labour").value == pytest.approx(21 * 3.17)
+
+
+def test_ges_needs_a_manufacture_factor_it_has_no_figure_for():
+    result = run("ges", "- **Carburant**: 10 L/ha", name="Épandage urée 46 % 100 kg/ha")
+    assert result.value is None and result.needs == ["Facteur fabrication"]
+    stated = run(
+        "ges",
+        "- **Carburant**: 10 L/ha\n- **Facteur fabrication**: 2 kg CO2e/kg N",
+        name="Épandage urée 46 % 100 kg/ha",
+    )
+    assert stated.value == pytest.approx(31.7 + 46 * (2 + 4.29))
+
+
+# EIQ
+
+
+def test_eiq_field_use_for_glyphosate():
+    # Kovach et al. 1992: glyphosate 15.33; 3.5 L/ha × 360 g/L = 1.26 kg/ha.
+    result = run(
+        "eiq",
+        "- **Matière active**: glyphosate\n- **Concentration**: 360 g/L",
+        name="Désherbage Roundup Extra 360 3,5 L/ha",
+    )
+    assert result.value == pytest.approx(15.33 * 1.26 / 1.12085, rel=1e-4)
+
+
+def test_eiq_needs_data_for_an_unknown_ingredient():
+    result = run("eiq", "- **Matière active**: flufenacet\n- **Dose**: 1 L/ha")
+    assert result.value is None and result.needs == ["EIQ"]
+
+
+# Crop protection cost
+
+
+def test_crop_protection_cost_from_the_cited_price():
+    # Agrosyst test data: Roundup Extra 360 3.75 €/L.
+    result = run("coutsPhytos", name="Désherbage Roundup Extra 360 3,5 L/ha sur 30 %")
+    assert result.value == pytest.approx(13.125)
+    assert run("coutsPhytos", name="Labour").value == 0
+    assert run("coutsPhytos", "- **Produit**: X\n- **Dose**: 1 L/ha").needs == ["Prix produit"]
+
+
+# The registry and bounds
+
+
+def test_bounds_make_a_value_not_applicable():
+    result = run("gnr", "- **Carburant**: 400 L/ha")
+    assert result.value == 400 and not result.applicable
+    error = next(c for c in result.caveats if c.code == "out_of_bounds")
+    assert error.severity == Severity.error
+
+
+def test_no_calculator_says_so():
+    result = run("rendement")
+    assert result.value is None and "no calculator" in result.caveats[0].message
+
+
+def test_every_calculator_answers_an_empty_intervention_without_a_number():
+    for key in CALCULATORS:
+        result = run(key)
+        assert result.value is None, key
+        assert result.needs, key
+
+
+def test_calculate_in_a_document():
+    document = {
+        "steps": [
+            {
+                "id": "s",
+                "name": "Blé tendre d'hiver",
+                "interventions": [{"id": "i", "name": "Labour", "values": []}],
+            }
+        ]
+    }
+    assert calculate_in(document, "s", "i", "gnr").value == 21

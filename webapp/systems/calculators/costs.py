@@ -1,0 +1,92 @@
+"""Costs in €/ha: fuel (coutGnr = gnr × fuel price, volume and cost kept apart) and crop
+protection (coutsPhytos = Σ dose × product price)."""
+
+from __future__ import annotations
+
+from webapp.review.vocabulary import Confidence
+from webapp.systems.assumptions import normalise
+from webapp.systems.calculators.context import Context, not_a_treatment, split_list, stated
+from webapp.systems.calculators.figures import Figure, cited, figures, use
+from webapp.systems.calculators.operations import fuel
+from webapp.systems.calculators.result import Result, needs, rounded, shown
+from webapp.units import find_quantity
+
+
+def fuel_volume(context: Context, result: Result) -> float | None:
+    """gnr in L/ha: the intervention's own value when it has one, else the fuel calculator's;
+    its steps and sources join result's. None when neither gives one (result then needs it)."""
+    known = context.value("gnr")
+    if known is not None:
+        result.calculation_steps.append(f"Fuel: {shown(known)} L/ha (the intervention's value)")
+        return known
+    volume = fuel(context)
+    result.assumptions.extend(volume.assumptions)
+    result.calculation_steps.extend(volume.calculation_steps)
+    result.sources.extend(volume.sources)
+    result.caveats.extend(c for c in volume.caveats if c.code != "needs_input")
+    if volume.value is None:
+        needs(result, *volume.needs)
+    return volume.value
+
+
+def fuel_cost(context: Context) -> Result:
+    """coutGnr in €/ha: gnr × the stated fuel price, else the cited 2024 average."""
+    result = Result("coutGnr", "€/ha")
+    volume = fuel_volume(context, result)
+    if volume is None:
+        return result
+    price = stated(context, "Prix GNR", result)
+    if price is None:
+        price = use(result, cited("fuel_price"), "Fuel price")
+    result.value = rounded(volume * price)
+    result.calculation_steps.append(
+        f"{shown(volume)} L/ha × {shown(price)} €/L = {shown(result.value)} €/ha"
+    )
+    result.confidence = Confidence.medium
+    return result
+
+
+def crop_protection_cost(context: Context) -> Result:
+    """coutsPhytos in €/ha: Σ dose × price per product, the stated "Prix produit" or the cited
+    price (in €/L, for doses in L/ha)."""
+    result = Result("coutsPhytos", "€/ha")
+    if (none := not_a_treatment(context, result)) is not None:
+        return none
+    held = context.assumptions
+    products, doses = split_list(held.text("Produit")), split_list(held.text("Dose"))
+    if not doses or len(products) != len(doses):
+        return needs(result, *(["Produit"] if not products else []), "Dose")
+    stated_prices = split_list(held.text("Prix produit"))
+    if stated_prices and len(stated_prices) != len(products):
+        return needs(result, "Prix produit", why="one price per product")
+    result.assumptions.extend(held.lines(["Produit", "Dose", "Prix produit"]))
+    total = 0.0
+    for index, (product, dose_text) in enumerate(zip(products, doses, strict=True)):
+        dose = find_quantity(dose_text)
+        if dose is None:
+            return needs(result, "Dose")
+        if stated_prices:
+            price = find_quantity(stated_prices[index])
+            if price is None:
+                return needs(result, "Prix produit")
+            price_value = price.value
+        else:
+            raw = _bundled_price(product)
+            if raw is None or (dose.unit or "").replace(" ", "").casefold() != "l/ha":
+                return needs(result, "Prix produit", why=f"no cited price for {product}")
+            price_value = use(result, raw, f"Price of {product}")
+        cost = dose.value * price_value
+        result.calculation_steps.append(
+            f"{product}: {shown(dose.value)} × {shown(price_value)} € = {shown(cost)} €/ha"
+        )
+        total += cost
+    result.value = rounded(total)
+    result.confidence = Confidence.medium
+    return result
+
+
+def _bundled_price(product: str) -> Figure | None:
+    for name in figures()["product_prices"]:
+        if normalise(name) == normalise(product):
+            return cited("product_prices", name)
+    return None

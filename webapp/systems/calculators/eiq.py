@@ -1,0 +1,63 @@
+"""EIQ field use rating (Kovach et al. 1992): EIQ of the active ingredient × its rate. Cornell's
+rate is in lb of active ingredient per acre; the rate in kg/ha is converted (Pint)."""
+
+from __future__ import annotations
+
+from webapp.review.vocabulary import Confidence
+from webapp.systems.assumptions import normalise
+from webapp.systems.calculators.context import Context, not_a_treatment, share_treated, stated
+from webapp.systems.calculators.figures import cited, figures, use
+from webapp.systems.calculators.result import Result, needs, rounded, shown
+from webapp.units import UnitMismatch, convert
+
+
+def calculate(context: Context) -> Result:
+    """eiq: needs Matière active (with its EIQ in the bundled table), Concentration (g/L for a
+    dose in L/ha, g/kg or % for a dose in kg/ha) and Dose."""
+    result = Result("eiq", "EIQ")
+    if (none := not_a_treatment(context, result)) is not None:
+        return none
+    active = context.assumptions.text("Matière active")
+    if active is None:
+        return needs(result, "Matière active")
+    name = next((n for n in figures()["eiq"] if n in normalise(active)), None)
+    if name is None:
+        return needs(result, "EIQ", why=f"no EIQ for {active} in the bundled table")
+    rate = _active_rate(context, result)
+    if rate is None:
+        return needs(result, "Concentration", "Dose")
+    share = share_treated(context, result)
+    eiq = use(result, cited("eiq", name), f"EIQ of {name}")
+    per_acre = convert(rate, "kg/ha", "lb/acre")
+    result.value = rounded(eiq * per_acre * share)
+    result.calculation_steps.append(
+        f"{shown(rate)} kg a.i./ha = {shown(per_acre)} lb/acre; field EIQ = {shown(eiq)} × "
+        f"{shown(per_acre)} × {shown(share)} = {shown(result.value)}"
+    )
+    result.confidence = Confidence.medium
+    return result
+
+
+def _active_rate(context: Context, result: Result) -> float | None:
+    """kg of active ingredient per ha: dose × concentration."""
+    dose = context.assumptions.quantity("Dose")
+    concentration = context.assumptions.quantity("Concentration")
+    if dose is None or concentration is None:
+        return None
+    dose_unit = (dose.unit or "").replace(" ", "")
+    unit = (concentration.unit or "").replace(" ", "")
+    try:
+        if unit == "%":
+            per_hectare = convert(dose.value, dose_unit, "kg/ha") * concentration.value / 100
+        else:
+            per_unit = convert(concentration.value, unit, f"kg/{dose_unit.split('/')[0]}")
+            per_hectare = dose.value * per_unit
+    except UnitMismatch:
+        return None
+    stated(context, "Dose", result)
+    stated(context, "Concentration", result)
+    result.calculation_steps.append(
+        f"Active ingredient: {dose.value:g} {dose.unit} × {concentration.value:g} "
+        f"{concentration.unit} = {shown(per_hectare)} kg/ha"
+    )
+    return per_hectare

@@ -1,0 +1,195 @@
+"""Fuel (L/ha), work time (h/ha) and machinery cost (€/ha) of a field operation, from the cited
+figures per operation type, the user's assumptions first: a stated figure or work rate wins."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webapp.review.vocabulary import Confidence, Severity
+from webapp.systems.assumptions import normalise
+from webapp.systems.calculators.context import Context, stated
+from webapp.systems.calculators.figures import Figure, cited, figures, others, use
+from webapp.systems.calculators.result import Result, needs, rounded, shown
+
+# Soil words that make a soil clay for the clay factor.
+_CLAY = ("argile", "argileux", "argileuse", "clay")
+
+
+def operation(context: Context, result: Result) -> str | None:
+    """The operation type that holds ("Opération"), recorded in the result's assumptions."""
+    assumption = context.assumptions.get("Opération")
+    if assumption is None:
+        return None
+    result.assumptions.append(f"Opération: {assumption.value} ({assumption.level})")
+    return normalise(assumption.value).replace(" ", "_")
+
+
+def fuel(context: Context) -> Result:
+    """gnr in L/ha: a stated figure; else a stated L/h over the work rate; else the cited
+    figure for the operation type (×2 on clay for tillage, as the source says)."""
+    result = Result("gnr", "L/ha")
+    written = context.assumptions.quantity("Carburant")
+    if written is not None and (written.unit or "").replace(" ", "").endswith("/h"):
+        return _from_hourly(context, result)
+    per_hectare = stated(context, "Carburant", result, "L/ha")
+    if per_hectare is not None:
+        result.value, result.confidence = rounded(per_hectare), Confidence.high
+        result.calculation_steps.append(f"Stated fuel use: {shown(per_hectare)} L/ha")
+        return result
+    kind = operation(context, result)
+    if kind is None:
+        return needs(result, "Opération")
+    figure = cited("fuel", kind)
+    if figure is None:
+        return needs(result, "Carburant", why=f"no cited fuel figure for {kind}")
+    value = use(result, figure, f"Fuel for {kind}")
+    value = _on_clay(context, kind, value, result)
+    for other in others("fuel", kind):
+        result.caveat(
+            "other_cited_figure",
+            Severity.info,
+            f"Another source gives {other.text}: {other.claim} ({other.source}).",
+        )
+    result.value = rounded(value)
+    result.confidence = Confidence.low if figure.is_range else Confidence.medium
+    return result
+
+
+def _from_hourly(context: Context, result: Result) -> Result:
+    per_hour = stated(context, "Carburant", result, "L/h")
+    rate = _work_rate(context, result)
+    if per_hour is None or rate is None:
+        return needs(result, "Débit de chantier", why="to turn L/h into L/ha")
+    result.value = rounded(per_hour / rate)
+    result.calculation_steps.append(
+        f"{shown(per_hour)} L/h ÷ {shown(rate)} ha/h = {shown(result.value)} L/ha"
+    )
+    result.confidence = Confidence.medium
+    return result
+
+
+def _on_clay(context: Context, kind: str, value: float, result: Result) -> float:
+    soil = context.assumptions.get("Sol")
+    factor = cited("clay_factor")
+    applies = figures()["clay_factor"]["applies_to"]
+    if soil is None or factor is None or kind not in applies:
+        return value
+    if not any(word in normalise(soil.value) for word in _CLAY):
+        return value
+    result.assumptions.append(f"Sol: {soil.value} ({soil.level})")
+    result.sources.append(factor.evidence())
+    result.calculation_steps.append(
+        f"Clay soil: {shown(value)} × {shown(factor.low)} = {shown(value * factor.low)} L/ha "
+        f"({factor.claim}; {factor.source})"
+    )
+    result.caveat(
+        "clay_factor",
+        Severity.info,
+        "The cited figure is taken as a loam's and doubled for clay, as the source says.",
+    )
+    return value * factor.low
+
+
+def _work_rate(context: Context, result: Result) -> float | None:
+    """ha/h: the stated work rate, else the cited one for the operation type."""
+    rate = stated(context, "Débit de chantier", result, "ha/h")
+    if rate is not None and rate > 0:
+        return rate
+    kind = operation(context, result)
+    figure = cited("work_rate", kind) if kind else None
+    return use(result, figure, f"Work rate for {kind}") if figure else None
+
+
+def work_time(context: Context) -> Result:
+    """tempsTravail in h/ha: a stated time; else 1 ÷ the stated or cited work rate (a cited
+    range gives the range of times and their midpoint)."""
+    result = Result("tempsTravail", "h/ha")
+    hours = stated(context, "Temps de travail", result, "h/ha")
+    if hours is not None:
+        result.value, result.confidence = rounded(hours), Confidence.high
+        return result
+    rate = stated(context, "Débit de chantier", result, "ha/h")
+    if rate is not None and rate > 0:
+        result.value, result.confidence = rounded(1 / rate), Confidence.high
+        result.calculation_steps.append(f"1 ÷ {shown(rate)} ha/h = {shown(result.value)} h/ha")
+        return result
+    kind = operation(context, result)
+    if kind is None:
+        return needs(result, "Opération")
+    figure = cited("work_rate", kind)
+    if figure is None:
+        return needs(result, "Débit de chantier", why=f"no cited work rate for {kind}")
+    # The time of a range of rates is the range of their inverses.
+    as_time = Figure(1 / figure.high, 1 / figure.low, "h/ha", figure.source, figure.claim)
+    result.calculation_steps.append(f"Work rate for {kind}: {figure.text} ({figure.source})")
+    result.value = rounded(use(result, as_time, "Work time = 1 ÷ work rate"))
+    result.confidence = Confidence.low if figure.is_range else Confidence.medium
+    return result
+
+
+def machinery_cost(context: Context) -> Result:
+    """mecanisation in €/ha: a stated cost; else the barème figure for the operation type,
+    chosen by the stated equipment ("Matériel") and width ("Largeur"); several that fit give
+    their range."""
+    result = Result("mecanisation", "€/ha")
+    cost = stated(context, "Coût machine", result)
+    if cost is not None:
+        result.value, result.confidence = rounded(cost), Confidence.high
+        return result
+    kind = operation(context, result)
+    if kind is None:
+        return needs(result, "Opération")
+    options = _fitting(context, figures()["machinery"].get(kind, []), result)
+    if not options:
+        return needs(result, "Coût machine", why=f"no cited machinery cost for {kind}")
+    chosen = [Figure.from_dict(o["figure"]) for o in options]
+    if len(chosen) == 1:
+        figure = chosen[0]
+    else:
+        figure = Figure(
+            min(f.low for f in chosen),
+            max(f.high for f in chosen),
+            "€/ha",
+            "; ".join(dict.fromkeys(f.source for f in chosen)),
+            " / ".join(f.claim for f in chosen),
+        )
+        result.sources.extend(f.evidence() for f in chosen)
+        result.caveat(
+            "machinery_not_chosen",
+            Severity.info,
+            "Several machines fit: "
+            + ", ".join(o["label"] for o in options)
+            + "; state “Matériel” (or “Largeur”) to choose one.",
+        )
+    value = use(result, figure, f"Machinery cost for {' or '.join(o['label'] for o in options)}")
+    if len(chosen) > 1:
+        result.sources.pop()
+    if any(o.get("implement_only") for o in options):
+        result.caveat(
+            "implement_only",
+            Severity.warning,
+            "The cited cost is the implement's alone: tractor and driver are not included.",
+        )
+    result.value = rounded(value)
+    result.confidence = Confidence.low
+    return result
+
+
+def _fitting(context: Context, options: list[dict[str, Any]], result: Result) -> list[dict]:
+    """The options the stated equipment words and width allow (all of them when none fits)."""
+    equipment = context.assumptions.get("Matériel")
+    words = normalise(equipment.value) if equipment else ""
+    named = [o for o in options if any(w in words for w in o.get("words", ()))]
+    if named:
+        result.assumptions.append(f"Matériel: {equipment.value} ({equipment.level})")
+        return named
+    width = stated(context, "Largeur", result, "m") if context.assumptions.get("Largeur") else None
+    if width is not None:
+        by_width = [
+            o
+            for o in options
+            if o.get("min_width_m", 0) <= width < o.get("max_width_m", float("inf"))
+        ]
+        if by_width:
+            return by_width
+    return options
