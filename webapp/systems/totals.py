@@ -1,0 +1,214 @@
+"""Totals of a system document: per intervention, per step (Σ value × frequence, with the step's
+own overrides) and per hectare and year over the rotation, each with its unit; derived
+totalProduits, totalCharges and margeBrute."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from webapp.review.vocabulary import Issue, Severity
+from webapp.systems.assumptions import parse_assumptions
+from webapp.systems.bounds import check
+from webapp.systems.calculators.context import known_values
+from webapp.systems.calculators.result import rounded
+from webapp.systems.indicators import (
+    CHARGE_KEYS,
+    DERIVED_KEYS,
+    INDICATORS,
+    STEP_OVERRIDES,
+    YIELD_UNITS,
+    Level,
+)
+from webapp.units import convert
+
+# What interventions add up to: every intervention-level indicator but frequence (it weighs
+# them) and the derived ones (made again from the sums).
+SUMMED = tuple(
+    k
+    for k, i in INDICATORS.items()
+    if Level.intervention in i.levels and k != "frequence" and k not in DERIVED_KEYS
+)
+DAYS_PER_YEAR = 365.25
+
+
+@dataclass
+class Totals:
+    """Values by key with their units; missing: per key, the interventions without a value."""
+
+    values: dict[str, float] = field(default_factory=dict)
+    units: dict[str, str] = field(default_factory=dict)
+    missing: dict[str, list[str]] = field(default_factory=dict)
+    issues: list[Issue] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "values": {k: {"value": v, "unit": self.units[k]} for k, v in self.values.items()},
+            "missing": self.missing,
+            "issues": [i.to_dict() for i in self.issues],
+        }
+
+
+@dataclass
+class StepTotals(Totals):
+    step_id: str = ""
+    interventions: dict[str, Totals] = field(default_factory=dict)
+
+
+@dataclass
+class SystemTotals(Totals):
+    rotation_years: float = 1.0
+    steps: list[StepTotals] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **super().to_dict(),
+            "rotation_years": self.rotation_years,
+            "steps": [
+                {
+                    "step_id": s.step_id,
+                    **s.to_dict(),
+                    "interventions": {i: t.to_dict() for i, t in s.interventions.items()},
+                }
+                for s in self.steps
+            ],
+        }
+
+
+def intervention_totals(intervention: Mapping[str, Any]) -> Totals:
+    """An intervention's own numeric values (per application) and its totalCharges."""
+    found = known_values(intervention)
+    totals = Totals()
+    for key, value in found.items():
+        if key in INDICATORS:
+            totals.values[key], totals.units[key] = value, INDICATORS[key].unit
+    _charges(totals, intervention.get("id", ""))
+    return totals
+
+
+def step_totals(step: Mapping[str, Any]) -> StepTotals:
+    """Σ over the step's interventions of value × frequence (1 when unset, which is said), the
+    step's overrides (rendement, prixVente, irrigation, totalProduits), then the derived ones."""
+    totals = StepTotals(step_id=step.get("id", ""))
+    for intervention in step.get("interventions") or ():
+        own = intervention_totals(intervention)
+        ident = intervention.get("id", "")
+        totals.interventions[ident] = own
+        frequency = own.values.get("frequence")
+        if frequency is None:
+            frequency = 1.0
+            totals.issues.append(
+                Issue(
+                    "frequence_missing",
+                    Severity.info,
+                    "frequence",
+                    f"{intervention.get('name') or ident}: no frequence, counted once a year.",
+                    {"intervention_id": ident},
+                )
+            )
+        for key in SUMMED:
+            if key in own.values:
+                totals.values[key] = totals.values.get(key, 0.0) + own.values[key] * frequency
+            else:
+                totals.missing.setdefault(key, []).append(ident)
+    totals.values = {k: rounded(v) for k, v in totals.values.items()}
+    totals.units = {k: INDICATORS[k].unit for k in totals.values}
+    overrides = known_values({"stepValues": step.get("stepValues") or ()})
+    for key in STEP_OVERRIDES:
+        if key in overrides:
+            totals.values[key], totals.units[key] = overrides[key], INDICATORS[key].unit
+            totals.missing.pop(key, None)
+    _products(totals, step)
+    _charges(totals, totals.step_id)
+    for key, value in totals.values.items():
+        totals.issues.extend(check(key, value, level="step"))
+    return totals
+
+
+def _yield_unit(step: Mapping[str, Any]) -> str:
+    """The step's yield unit: "- **Unité rendement**: q/ha" in its assumptions, else t/ha."""
+    for assumption in parse_assumptions(step.get("assumptions"), "step"):
+        if assumption.key.casefold() in ("unité rendement", "yield unit"):
+            unit = assumption.value.replace(" ", "")
+            if unit in YIELD_UNITS:
+                return unit
+    return "t/ha"
+
+
+def _products(totals: StepTotals, step: Mapping[str, Any]) -> None:
+    """totalProduits = rendement × prixVente (€/t; a yield in q/ha is converted to t/ha)."""
+    unit = _yield_unit(step)
+    if "rendement" in totals.values:
+        totals.units["rendement"] = unit
+    if "totalProduits" in totals.values:
+        return
+    crop_yield, price = totals.values.get("rendement"), totals.values.get("prixVente")
+    if crop_yield is None or price is None:
+        totals.missing["totalProduits"] = [
+            k for k in ("rendement", "prixVente") if k not in totals.values
+        ]
+        return
+    tonnes = convert(crop_yield, unit, "t/ha")
+    totals.values["totalProduits"] = rounded(tonnes * price)
+    totals.units["totalProduits"] = INDICATORS["totalProduits"].unit
+
+
+def _charges(totals: Totals, ident: str) -> None:
+    """totalCharges = Σ of the charges present (those absent are listed as missing), and
+    margeBrute = totalProduits − totalCharges when there are products."""
+    present = [k for k in CHARGE_KEYS if k in totals.values]
+    if not present:
+        return
+    totals.values["totalCharges"] = rounded(sum(totals.values[k] for k in present))
+    totals.units["totalCharges"] = INDICATORS["totalCharges"].unit
+    absent = [k for k in CHARGE_KEYS if k not in totals.values]
+    if absent:
+        totals.missing.setdefault("totalCharges", absent)
+    if "totalProduits" in totals.values:
+        margin = totals.values["totalProduits"] - totals.values["totalCharges"]
+        totals.values["margeBrute"] = rounded(margin)
+        totals.units["margeBrute"] = INDICATORS["margeBrute"].unit
+
+
+def rotation_years(document: Mapping[str, Any]) -> float:
+    """Years from the first step's start to the last step's end, at least 1."""
+    starts = [_date(s.get("startDate")) for s in document.get("steps") or ()]
+    ends = [_date(s.get("endDate")) for s in document.get("steps") or ()]
+    starts, ends = [d for d in starts if d], [d for d in ends if d]
+    if not starts or not ends:
+        return 1.0
+    return max(1.0, (max(ends) - min(starts)).days / DAYS_PER_YEAR)
+
+
+def _date(text: object) -> datetime | None:
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def per_year_unit(unit: str) -> str:
+    return f"{unit}/year"
+
+
+def system_totals(document: Mapping[str, Any]) -> SystemTotals:
+    """Every step's totals, and per hectare and year: Σ of the steps ÷ rotation years. Cover
+    crops are steps like the others and count. A sum of yields (or prices) over different crops
+    means nothing, so the yearly totals leave them out."""
+    years = rotation_years(document)
+    totals = SystemTotals(rotation_years=round(years, 4))
+    for step in document.get("steps") or ():
+        totals.steps.append(step_totals(step))
+    sums: dict[str, float] = {}
+    for step in totals.steps:
+        for key, value in step.values.items():
+            if key not in ("rendement", "prixVente"):
+                sums[key] = sums.get(key, 0.0) + value
+    for key, value in sums.items():
+        totals.values[key] = rounded(value / years)
+        totals.units[key] = per_year_unit(INDICATORS[key].unit)
+    return totals
