@@ -3,7 +3,7 @@ it already has (a fuel figure a person entered is used as it is)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +17,7 @@ from webapp.systems.assumptions import (
     resolve_for,
 )
 from webapp.systems.calculators.figures import assumption_evidence
-from webapp.systems.calculators.result import Result, shown
+from webapp.systems.calculators.result import Result, needs, rounded, shown
 from webapp.units import UnitMismatch, convert, find_quantity
 
 
@@ -111,4 +111,30 @@ def not_a_treatment(context: Context, result: Result) -> Result | None:
     result.assumptions.append(f"Opération: {operation}")
     result.calculation_steps.append(f"{operation} is not a crop-protection treatment: 0")
     result.value, result.confidence = 0.0, Confidence.medium
+    return result
+
+
+def known_or_calculated(
+    context: Context, result: Result, key: str, calculator: Callable[[Context], Result]
+) -> float | None:
+    """key's value for result: the intervention's own when it has one, else calculator's (its
+    steps and sources join result's); None, with result needing what it needs, otherwise."""
+    known = context.value(key)
+    if known is not None:
+        result.calculation_steps.append(f"{key}: {shown(known)} (the intervention's value)")
+        return known
+    found = calculator(context)
+    result.absorb(found)
+    if found.value is None:
+        needs(result, *found.needs)
+    return found.value
+
+
+def stated_wins(context: Context, result: Result, key: str, unit: str) -> Result | None:
+    """result with the user's stated figure for key (in unit) as its value, or None."""
+    value = stated(context, key, result, unit)
+    if value is None:
+        return None
+    result.value, result.confidence = rounded(value), Confidence.high
+    result.calculation_steps.append(f"Stated {key}: {shown(value)} {unit}")
     return result

@@ -5,34 +5,23 @@ from __future__ import annotations
 
 from webapp.review.vocabulary import Confidence
 from webapp.systems.assumptions import normalise
-from webapp.systems.calculators.context import Context, not_a_treatment, split_list, stated
+from webapp.systems.calculators.context import (
+    Context,
+    known_or_calculated,
+    not_a_treatment,
+    split_list,
+    stated,
+)
 from webapp.systems.calculators.figures import Figure, cited, figures, use
 from webapp.systems.calculators.operations import fuel
 from webapp.systems.calculators.result import Result, needs, rounded, shown
 from webapp.units import find_quantity
 
 
-def fuel_volume(context: Context, result: Result) -> float | None:
-    """gnr in L/ha: the intervention's own value when it has one, else the fuel calculator's;
-    its steps and sources join result's. None when neither gives one (result then needs it)."""
-    known = context.value("gnr")
-    if known is not None:
-        result.calculation_steps.append(f"Fuel: {shown(known)} L/ha (the intervention's value)")
-        return known
-    volume = fuel(context)
-    result.assumptions.extend(volume.assumptions)
-    result.calculation_steps.extend(volume.calculation_steps)
-    result.sources.extend(volume.sources)
-    result.caveats.extend(c for c in volume.caveats if c.code != "needs_input")
-    if volume.value is None:
-        needs(result, *volume.needs)
-    return volume.value
-
-
 def fuel_cost(context: Context) -> Result:
     """coutGnr in €/ha: gnr × the stated fuel price, else the cited 2024 average."""
     result = Result("coutGnr", "€/ha")
-    volume = fuel_volume(context, result)
+    volume = known_or_calculated(context, result, "gnr", fuel)
     if volume is None:
         return result
     price = stated(context, "Prix GNR", result)

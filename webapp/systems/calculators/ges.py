@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from webapp.review.vocabulary import Confidence
 from webapp.systems.assumptions import normalise
-from webapp.systems.calculators.context import Context, stated
-from webapp.systems.calculators.costs import fuel_volume
+from webapp.systems.calculators.context import Context, known_or_calculated, stated
 from webapp.systems.calculators.figures import Figure, cited, figures, use
 from webapp.systems.calculators.nitrogen import mineral
+from webapp.systems.calculators.operations import fuel
 from webapp.systems.calculators.result import Result, needs, rounded, shown
 
 
@@ -16,10 +16,10 @@ def calculate(context: Context) -> Result:
     """ges in kg CO2e/ha; needs the fuel (a value, a stated figure or a cited one) and, when
     mineral N is applied, its manufacture factor (cited for ammonium nitrate, else stated)."""
     result = Result("ges", "kg CO2e/ha")
-    volume = fuel_volume(context, result)
-    nitrogen = _mineral_n(context, result)
+    volume = known_or_calculated(context, result, "gnr", fuel)
+    nitrogen = known_or_calculated(context, result, "azoteMineral", mineral)
     if volume is None or nitrogen is None:
-        return needs(result, *([] if nitrogen is not None else ["azoteMineral"]))
+        return result
     fuel_factor = use(result, cited("emission", "gnr"), "Fuel emission factor")
     fuel_part = volume * fuel_factor
     result.calculation_steps.append(
@@ -41,20 +41,6 @@ def calculate(context: Context) -> Result:
     result.calculation_steps.append(f"GES = {shown(fuel_part)} + {shown(n_part)} kg CO2e/ha")
     result.confidence = Confidence.medium
     return result
-
-
-def _mineral_n(context: Context, result: Result) -> float | None:
-    known = context.value("azoteMineral")
-    if known is not None:
-        result.calculation_steps.append(f"Mineral N: {shown(known)} kg N/ha (the value)")
-        return known
-    applied = mineral(context)
-    result.calculation_steps.extend(applied.calculation_steps)
-    result.assumptions.extend(a for a in applied.assumptions if a not in result.assumptions)
-    result.sources.extend(applied.sources)
-    if applied.value is None:
-        result.needs.extend(n for n in applied.needs if n not in result.needs)
-    return applied.value
 
 
 def _manufacture_factor(context: Context, result: Result) -> float | None:

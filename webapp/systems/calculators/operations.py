@@ -7,7 +7,7 @@ from typing import Any
 
 from webapp.review.vocabulary import Confidence, Severity
 from webapp.systems.assumptions import normalise
-from webapp.systems.calculators.context import Context, stated
+from webapp.systems.calculators.context import Context, stated, stated_wins
 from webapp.systems.calculators.figures import Figure, cited, figures, others, use
 from webapp.systems.calculators.result import Result, needs, rounded, shown
 
@@ -31,17 +31,11 @@ def fuel(context: Context) -> Result:
     written = context.assumptions.quantity("Carburant")
     if written is not None and (written.unit or "").replace(" ", "").endswith("/h"):
         return _from_hourly(context, result)
-    per_hectare = stated(context, "Carburant", result, "L/ha")
-    if per_hectare is not None:
-        result.value, result.confidence = rounded(per_hectare), Confidence.high
-        result.calculation_steps.append(f"Stated fuel use: {shown(per_hectare)} L/ha")
+    if (given := stated_wins(context, result, "Carburant", "L/ha")) is not None:
+        return given
+    if (found := _cited_for(context, result, "fuel", "Carburant")) is None:
         return result
-    kind = operation(context, result)
-    if kind is None:
-        return needs(result, "Opération")
-    figure = cited("fuel", kind)
-    if figure is None:
-        return needs(result, "Carburant", why=f"no cited fuel figure for {kind}")
+    kind, figure = found
     value = use(result, figure, f"Fuel for {kind}")
     value = _on_clay(context, kind, value, result)
     for other in others("fuel", kind):
@@ -53,6 +47,22 @@ def fuel(context: Context) -> Result:
     result.value = rounded(value)
     result.confidence = Confidence.low if figure.is_range else Confidence.medium
     return result
+
+
+def _cited_for(
+    context: Context, result: Result, table: str, missing: str
+) -> tuple[str, Figure] | None:
+    """(operation type, its cited figure in table); None when either lacks, result then
+    needing the operation or the missing input."""
+    kind = operation(context, result)
+    if kind is None:
+        needs(result, "Opération")
+        return None
+    figure = cited(table, kind)
+    if figure is None:
+        needs(result, missing, why=f"no cited {table.replace('_', ' ')} for {kind}")
+        return None
+    return kind, figure
 
 
 def _from_hourly(context: Context, result: Result) -> Result:
@@ -104,21 +114,16 @@ def work_time(context: Context) -> Result:
     """tempsTravail in h/ha: a stated time; else 1 ÷ the stated or cited work rate (a cited
     range gives the range of times and their midpoint)."""
     result = Result("tempsTravail", "h/ha")
-    hours = stated(context, "Temps de travail", result, "h/ha")
-    if hours is not None:
-        result.value, result.confidence = rounded(hours), Confidence.high
-        return result
+    if (given := stated_wins(context, result, "Temps de travail", "h/ha")) is not None:
+        return given
     rate = stated(context, "Débit de chantier", result, "ha/h")
     if rate is not None and rate > 0:
         result.value, result.confidence = rounded(1 / rate), Confidence.high
         result.calculation_steps.append(f"1 ÷ {shown(rate)} ha/h = {shown(result.value)} h/ha")
         return result
-    kind = operation(context, result)
-    if kind is None:
-        return needs(result, "Opération")
-    figure = cited("work_rate", kind)
-    if figure is None:
-        return needs(result, "Débit de chantier", why=f"no cited work rate for {kind}")
+    if (found := _cited_for(context, result, "work_rate", "Débit de chantier")) is None:
+        return result
+    kind, figure = found
     # The time of a range of rates is the range of their inverses.
     as_time = Figure(1 / figure.high, 1 / figure.low, "h/ha", figure.source, figure.claim)
     result.calculation_steps.append(f"Work rate for {kind}: {figure.text} ({figure.source})")
@@ -132,10 +137,8 @@ def machinery_cost(context: Context) -> Result:
     chosen by the stated equipment ("Matériel") and width ("Largeur"); several that fit give
     their range."""
     result = Result("mecanisation", "€/ha")
-    cost = stated(context, "Coût machine", result)
-    if cost is not None:
-        result.value, result.confidence = rounded(cost), Confidence.high
-        return result
+    if (given := stated_wins(context, result, "Coût machine", "€/ha")) is not None:
+        return given
     kind = operation(context, result)
     if kind is None:
         return needs(result, "Opération")

@@ -45,6 +45,13 @@ class Result:
     def caveat(self, code: str, severity: Severity, message: str, **details: Any) -> None:
         self.caveats.append(Issue(code, severity, self.key, message, details))
 
+    def absorb(self, other: Result) -> None:
+        """other's assumptions, steps, sources and caveats (not its needs) join this result's."""
+        self.assumptions.extend(a for a in other.assumptions if a not in self.assumptions)
+        self.calculation_steps.extend(other.calculation_steps)
+        self.sources.extend(other.sources)
+        self.caveats.extend(c for c in other.caveats if c.code != "needs_input")
+
     def to_message(self) -> dict[str, Any]:
         """The seed's assistant message fields, JSON-ready (sources as Evidence dicts, caveats
         as Issue dicts)."""
