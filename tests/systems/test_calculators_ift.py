@@ -1,6 +1,8 @@
 """IFT cases of issue 13; reference doses from Agrosyst test data
 (beren2/catalogue_script_agrosyst), as the farm-systems reference file gives them."""
 
+import json
+
 import pytest
 
 from webapp.problems import Invalid
@@ -137,3 +139,25 @@ def test_message_shape():
         "caveats",
     }
     assert message["sources"][0]["title"].startswith("Agrosyst")
+
+
+def test_an_operation_that_is_no_treatment_has_no_ift():
+    result = ift(name="Ammonitrate 33,5 % 150 kg/ha")
+    assert result.value == 0 and result.confidence == Confidence.medium
+
+
+def test_an_impossible_share_is_an_error():
+    result = ift(
+        "- **Dose**: 1 L/ha\n- **Dose de référence**: 2 L/ha\n- **Surface traitée**: 150 %"
+    )
+    assert not result.applicable and "share_treated_impossible" in codes(result)
+
+
+def test_a_dose_without_unit_is_read_in_the_reference_unit_and_said():
+    result = ift("- **Produit**: Roundup Extra 360\n- **Dose**: 3,5\n- **Segment**: herbicide")
+    assert result.value == 0.5 and "dose_without_unit" in codes(result)
+
+
+def test_message_is_json():
+    message = ift(name="Désherbage Roundup Extra 360 3,5 L/ha sur 30 %").to_message()
+    assert json.loads(json.dumps(message))["value"] == 0.15

@@ -92,6 +92,12 @@ def share_treated(context: Context, result: Result) -> float:
         )
         return 1.0
     share = quantity.value / 100 if quantity.unit == "%" or quantity.value > 1 else quantity.value
+    if not 0 < share <= 1:
+        result.caveat(
+            "share_treated_impossible",
+            Severity.error,
+            f"Surface traitée “{assumption.value}” is not a share of the field (0–100 %).",
+        )
     result.assumptions.append(f"Surface traitée: {assumption.value} ({assumption.level})")
     result.calculation_steps.append(f"Share treated: {shown(share)}")
     return share

@@ -217,6 +217,12 @@ def calculate(context: Context, doses: ReferenceDoses | None = None) -> Result:
                 product=product,
             )
         else:
+            if dose.unit is None:
+                result.caveat(
+                    "dose_without_unit",
+                    Severity.info,
+                    f"{product}'s dose “{dose_text}” has no unit: read in {reference.unit}.",
+                )
             applied_value = _in_unit(dose.value, dose.unit or reference.unit, reference.unit)
             if applied_value is None:
                 return needs(result, "Dose", why=f"{product}'s dose must be in {reference.unit}")
