@@ -156,7 +156,6 @@ def machinery_cost(context: Context) -> Result:
             "; ".join(dict.fromkeys(f.source for f in chosen)),
             " / ".join(f.claim for f in chosen),
         )
-        result.sources.extend(f.evidence() for f in chosen)
         result.caveat(
             "machinery_not_chosen",
             Severity.info,
@@ -166,7 +165,8 @@ def machinery_cost(context: Context) -> Result:
         )
     value = use(result, figure, f"Machinery cost for {' or '.join(o['label'] for o in options)}")
     if len(chosen) > 1:
-        result.sources.pop()
+        # The range's sources are the figures it spans, each with its own claim.
+        result.sources[-1:] = [f.evidence() for f in chosen]
     if any(o.get("implement_only") for o in options):
         result.caveat(
             "implement_only",
