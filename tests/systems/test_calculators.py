@@ -239,3 +239,22 @@ def test_calculate_in_a_document():
         ]
     }
     assert calculate_in(document, "s", "i", "gnr").value == 21
+
+
+def test_work_rate_for_the_stated_soil_furrows_and_power():
+    # Entraid: ploughing light soils 1.1 ha/h (5 furrows) / 1.4 (7 furrows).
+    light = run("tempsTravail", "- **Sol**: limon léger\n- **Corps**: 7", name="Labour")
+    assert light.value == pytest.approx(1 / 1.4, rel=1e-6)
+    from_equipment = run(
+        "tempsTravail",
+        "- **Sol**: léger\n- **Matériel**: Tracteur 150 CV + charrue 5 corps",
+        name="Labour",
+    )
+    assert from_equipment.value == pytest.approx(1 / 1.1, rel=1e-6)
+    # BCMA 2011/12: combine 1.25 ha/h (150–190 hp) to 4.5 ha/h (> 500 hp).
+    assert run("tempsTravail", "- **Puissance**: 520 ch", name="Moisson").value == pytest.approx(
+        1 / 4.5, rel=1e-6
+    )
+    small = run("tempsTravail", "- **Puissance**: 170 CV", name="Moisson")
+    assert small.value == 0.8 and small.range is None
+    assert run("tempsTravail", "- **Puissance**: 300 CV", name="Moisson").range is not None

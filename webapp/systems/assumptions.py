@@ -49,6 +49,8 @@ _ALIASES = {
     "Prix GNR": ("prix gnr", "prix du gnr", "fuel price", "prix carburant"),
     "Sol": ("sol", "type de sol", "soil", "soil type"),
     "Largeur": ("largeur", "width", "largeur de travail", "working width"),
+    "Puissance": ("puissance", "puissance tracteur", "power", "tractor power"),
+    "Corps": ("corps", "nombre de corps", "furrows", "bottoms"),
     "Matériel": ("matériel", "equipment", "machine", "outil"),
     "Coût machine": ("coût machine", "coût mécanisation", "machinery cost"),
     "Dose de référence": ("dose de référence", "reference dose"),

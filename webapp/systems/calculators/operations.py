@@ -3,6 +3,7 @@ figures per operation type, the user's assumptions first: a stated figure or wor
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from webapp.review.vocabulary import Confidence, Severity
@@ -58,11 +59,48 @@ def _cited_for(
     if kind is None:
         needs(result, "Opération")
         return None
-    figure = cited(table, kind)
+    figure = _variant(context, result, table, kind) or cited(table, kind)
     if figure is None:
         needs(result, missing, why=f"no cited {table.replace('_', ' ')} for {kind}")
         return None
     return kind, figure
+
+
+def _variant(context: Context, result: Result, table: str, kind: str) -> Figure | None:
+    """The cited figure for the stated soil, number of furrows or power when the source gives
+    one for them (ploughing a light soil with 5 or 7 furrows; a combine's power)."""
+    entry = figures().get(table, {}).get(kind, {})
+    soil = set(normalise(context.assumptions.text("Sol") or "").split())
+    furrows, power = _count(context, "Corps", _FURROWS), _count(context, "Puissance", _POWER)
+    for variant in entry.get("variants", ()):
+        if _fits(variant, soil, furrows, power):
+            result.assumptions.append(f"Variant: {variant['label']}")
+            return Figure.from_dict(variant["figure"])
+    return None
+
+
+def _fits(variant: dict, soil: set[str], furrows: float | None, power: float | None) -> bool:
+    if variant.get("soil") and not soil & set(variant["soil"]):
+        return False
+    if "furrows" in variant and furrows != variant["furrows"]:
+        return False
+    if "min_hp" in variant and (power is None or power < variant["min_hp"]):
+        return False
+    return "max_hp" not in variant or (power is not None and power <= variant["max_hp"])
+
+
+# "Tracteur 150 CV + charrue 4 corps": the power and furrows written in the equipment.
+_POWER = re.compile(r"(\d+)\s*(?:cv|ch|hp)\b", re.IGNORECASE)
+_FURROWS = re.compile(r"(\d+)\s*(?:corps|furrows?|bottoms?)\b", re.IGNORECASE)
+
+
+def _count(context: Context, key: str, pattern: re.Pattern[str]) -> float | None:
+    """The number key states, else the one the equipment ("Matériel") writes for it."""
+    quantity = context.assumptions.quantity(key)
+    if quantity is not None:
+        return quantity.value
+    match = pattern.search(context.assumptions.text("Matériel") or "")
+    return float(match.group(1)) if match else None
 
 
 def _from_hourly(context: Context, result: Result) -> Result:
@@ -105,9 +143,8 @@ def _work_rate(context: Context, result: Result) -> float | None:
     rate = stated(context, "Débit de chantier", result, "ha/h")
     if rate is not None and rate > 0:
         return rate
-    kind = operation(context, result)
-    figure = cited("work_rate", kind) if kind else None
-    return use(result, figure, f"Work rate for {kind}") if figure else None
+    found = _cited_for(context, result, "work_rate", "Débit de chantier")
+    return use(result, found[1], f"Work rate for {found[0]}") if found else None
 
 
 def work_time(context: Context) -> Result:
