@@ -1,0 +1,422 @@
+"""A system's document: the rotation as seed 003 and itinera's files have it, checked on every
+write, and the plain functions that read and change it.
+
+Every object keeps the keys it does not declare (itinera's `useDefaultColor`, its climate
+data, whatever a later version adds), so an exported file is the imported one plus our values.
+A value is addressed by a path through ids, `steps[<step id>].interventions[<id>].values.<key>`
+(or `steps[<step id>].stepValues.<key>`), the same path the audit trail records; its review
+status is the field `<path>.reviewed`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from webapp.contract import READERS, NumberRefused
+from webapp.numbers import NumberInvalid, parse_number
+from webapp.problems import Invalid, Problem
+
+ASSUMPTIONS_LIMIT = 10_000  # characters of Markdown per level, as seed 003 says
+# Seed 003 watches documents past 1 MB: stored, but the user is told.
+LARGE_DOCUMENT_BYTES = 1_000_000
+TOP, BOTTOM = "intervention_top", "intervention_bottom"
+REVIEWED = ".reviewed"
+
+Id = Annotated[str, StringConstraints(min_length=1, max_length=100, pattern=r"^[^\[\]]+$")]
+Key = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
+Label = Annotated[str, Field(max_length=500)]
+Description = Annotated[str, Field(max_length=20_000)]
+Assumptions = Annotated[str, Field(max_length=ASSUMPTIONS_LIMIT)]
+Stamp = Annotated[str, Field(max_length=40)]
+DAY = re.compile(r"^-?\d{1,5}$")
+COLOR = re.compile(r"^#[0-9A-Fa-f]{3,8}$")
+
+
+class DocumentInvalid(Invalid):
+    """A document (or a change to one) that cannot be stored; each problem names its path."""
+
+    code = "document_invalid"
+
+
+class Part(BaseModel):
+    """Every object of the document: what it declares is checked, the rest is kept."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True, strict=True)
+
+
+class Message(Part):
+    role: Literal["system", "assistant", "user"]
+    content: Annotated[str, Field(max_length=50_000)]
+    timestamp: Stamp | None = None
+
+
+class Value(Part):
+    key: Key
+    value: Any = None
+    reviewed: Any = None
+    confidence: Literal["high", "medium", "low"] | None = None
+    conversation: list[Message] = []
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _number(cls, value: Any) -> Any:
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError("give a number (or null)")
+        if not math.isfinite(value):
+            raise ValueError("give a finite number")
+        return value
+
+    @field_validator("reviewed", mode="before")
+    @classmethod
+    def _reviewed(cls, value: Any) -> Any:
+        if value is not None and value not in (True, False, "n/a"):
+            raise ValueError('give true, false or "n/a"')
+        return value
+
+
+def _unique_keys(values: list[Value], where: str) -> None:
+    seen: set[str] = set()
+    for value in values:
+        if value.key in seen:
+            raise ValueError(f"the key {value.key!r} appears twice in {where}")
+        seen.add(value.key)
+
+
+class Attribute(Part):
+    id: Id | None = None
+    name: Label = ""
+    value: Description = ""
+
+
+class Intervention(Part):
+    id: Id
+    name: Label
+    description: Description = ""
+    day: str = "0"
+    type: Literal["intervention_top", "intervention_bottom"] = TOP
+    assumptions: Assumptions = ""
+    updated_at: Stamp | None = Field(None, alias="updatedAt")
+    values: list[Value] = []
+
+    @field_validator("day")
+    @classmethod
+    def _day(cls, day: str) -> str:
+        if not DAY.match(day.strip()):
+            raise ValueError(
+                'the day is a whole number of days from the step\'s start, such as "-5", "0" '
+                'or "120"'
+            )
+        return day
+
+    @model_validator(mode="after")
+    def _keys(self) -> Intervention:
+        _unique_keys(self.values, "values")
+        return self
+
+
+def moment(text: str) -> datetime:
+    """A date of the document as an aware datetime (a date without a zone is UTC)."""
+    parsed = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+class Step(Part):
+    id: Id
+    name: Label
+    start_date: str = Field(alias="startDate")
+    end_date: str = Field(alias="endDate")
+    color: str | None = None
+    description: Description = ""
+    secondary_crop: bool = False
+    attributes: list[Attribute] = []
+    assumptions: Assumptions = ""
+    updated_at: Stamp | None = Field(None, alias="updatedAt")
+    step_values: list[Value] = Field([], alias="stepValues")
+    interventions: list[Intervention] = []
+
+    @field_validator("start_date", "end_date")
+    @classmethod
+    def _iso_date(cls, text: str) -> str:
+        try:
+            moment(text)
+        except ValueError:
+            raise ValueError('give a date such as "2026-03-01T00:00:00.000Z"') from None
+        return text
+
+    @field_validator("color")
+    @classmethod
+    def _color(cls, color: str | None) -> str | None:
+        if color is not None and not COLOR.match(color):
+            raise ValueError('give a colour such as "#d2b48c"')
+        return color
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Step:
+        if moment(self.end_date) < moment(self.start_date):
+            raise ValueError("the step ends before it starts")
+        _unique_keys(self.step_values, "stepValues")
+        ids = [i.id for i in self.interventions]
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            raise ValueError(f"intervention ids appear twice: {', '.join(twice)}")
+        return self
+
+
+class Document(Part):
+    title: Label | None = None
+    options: dict[str, Any] | None = None
+    assumptions: Assumptions = ""
+    updated_at: Stamp | None = Field(None, alias="updatedAt")
+    steps: Annotated[list[Step], Field(max_length=200)]
+
+    @field_validator("steps")
+    @classmethod
+    def _step_ids(cls, steps: list[Step]) -> list[Step]:
+        ids = [s.id for s in steps]
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            raise ValueError(f"step ids appear twice: {', '.join(twice)}")
+        return steps
+
+
+def path_text(loc: tuple[Any, ...]) -> str:
+    """("steps", 3, "interventions", 2, "day") as people read it: steps[3].interventions[2].day."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}" if text else str(part)
+    return text
+
+
+def _message(error: dict[str, Any]) -> str:
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return message[0].upper() + message[1:] + ("" if message.endswith(".") else ".")
+
+
+def validate_document(data: Any) -> dict[str, Any]:
+    """The document as it will be stored, every key kept; DocumentInvalid names each problem's
+    path (`steps[3].interventions[2].day`)."""
+    if not isinstance(data, dict):
+        raise DocumentInvalid("A system file is a JSON object with a list of steps.", loc="")
+    try:
+        parsed = Document.model_validate(data)
+    except ValidationError as exc:
+        problems = [
+            Problem(_message(e), path_text(tuple(e["loc"])))
+            for e in exc.errors(include_url=False, include_context=False)
+        ]
+        raise DocumentInvalid(
+            problems, summary=f"The document has {len(problems)} problem(s); nothing was stored."
+        ) from None
+    return parsed.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def read_document(text: str) -> dict[str, Any]:
+    """A file's text as a checked document."""
+    try:
+        data = json.loads(text, **READERS)
+    except NumberRefused as exc:
+        raise DocumentInvalid(str(exc), loc="file") from None
+    except json.JSONDecodeError as exc:
+        raise DocumentInvalid(
+            f"The file is not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}).", loc="file"
+        ) from None
+    except RecursionError:
+        raise DocumentInvalid("The file is nested too deeply to read.", loc="file") from None
+    return validate_document(data)
+
+
+def size_warning(document: dict[str, Any]) -> str | None:
+    size = len(json.dumps(document, ensure_ascii=False).encode())
+    if size <= LARGE_DOCUMENT_BYTES:
+        return None
+    return (
+        f"This system's document is {size / 1_000_000:.1f} MB, over 1 MB: it is stored, but "
+        "pages and exports get slower; long conversations are the usual cause."
+    )
+
+
+def now_stamp() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+# Paths of values
+
+
+PATH = re.compile(
+    r"^steps\[(?P<step>[^\[\]]+)\]"
+    r"(?:\.interventions\[(?P<intervention>[^\[\]]+)\]\.values|\.stepValues)"
+    r"\.(?P<key>[A-Za-z][A-Za-z0-9_]*)(?P<reviewed>\.reviewed)?$"
+)
+
+
+def value_path(step_id: str, intervention_id: str | None, key: str) -> str:
+    if intervention_id is None:
+        return f"steps[{step_id}].stepValues.{key}"
+    return f"steps[{step_id}].interventions[{intervention_id}].values.{key}"
+
+
+def parse_path(path: str) -> tuple[str, str | None, str, bool]:
+    """(step id, intervention id or None, key, whether it is the review status)."""
+    match = PATH.match(path)
+    if match is None:
+        raise DocumentInvalid(f"{path!r} is not the path of a value.", loc="path")
+    return match["step"], match["intervention"], match["key"], bool(match["reviewed"])
+
+
+def _step(document: dict[str, Any], step_id: str) -> dict[str, Any]:
+    step = next((s for s in document.get("steps", []) if s.get("id") == step_id), None)
+    if step is None:
+        raise DocumentInvalid(f"The system has no step {step_id!r}.", loc="step_id")
+    return step
+
+
+def _owner(
+    document: dict[str, Any], step_id: str, intervention_id: str | None
+) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any], str]:
+    """The step, the intervention (None for a step value), and the object and key of the list
+    the value is in (a list it does not have yet is added only when a value goes in)."""
+    step = _step(document, step_id)
+    if intervention_id is None:
+        return step, None, step, "stepValues"
+    intervention = next(
+        (i for i in step.get("interventions", []) if i.get("id") == intervention_id), None
+    )
+    if intervention is None:
+        raise DocumentInvalid(
+            f"The step {step.get('name', step_id)!r} has no intervention {intervention_id!r}.",
+            loc="intervention_id",
+        )
+    return step, intervention, intervention, "values"
+
+
+def iter_values(document: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every value entry with its path, steps' own values first within each step."""
+    for step in document.get("steps", []):
+        for entry in step.get("stepValues", []):
+            yield value_path(step["id"], None, entry["key"]), entry
+        for intervention in step.get("interventions", []):
+            for entry in intervention.get("values", []):
+                yield value_path(step["id"], intervention["id"], entry["key"]), entry
+
+
+def flat_values(document: dict[str, Any]) -> dict[str, Any]:
+    """{path: number, path.reviewed: status} for every value: what the review core reads."""
+    flat: dict[str, Any] = {}
+    for path, entry in iter_values(document):
+        flat[path] = entry.get("value")
+        flat[path + REVIEWED] = entry.get("reviewed")
+    return flat
+
+
+def indicator_keys(document: dict[str, Any]) -> list[str]:
+    """The indicator keys the document's interventions carry, in the order first met."""
+    keys = dict.fromkeys(
+        entry["key"]
+        for step in document.get("steps", [])
+        for intervention in step.get("interventions", [])
+        for entry in intervention.get("values", [])
+    )
+    return list(keys)
+
+
+def read_number(raw: Any) -> float | int | None:
+    """A value as a person or a client gives it: a number, text such as "3,5", or empty."""
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None
+    try:
+        number = parse_number(raw)
+    except NumberInvalid as exc:
+        words = f"“{raw}” is not a number" if isinstance(raw, str) else "This is not a number"
+        message = f"{words}: give a number such as 3.5." if exc.code == "not_a_number" else str(exc)
+        raise DocumentInvalid(message, code="value_invalid", loc="value") from None
+    return int(number) if number.is_integer() and abs(number) < 2**53 else number
+
+
+def write_fields(
+    document: dict[str, Any], fields: dict[str, Any], stamp: str
+) -> tuple[dict[str, Any], dict[str, tuple[Any, Any]]]:
+    """A copy of the document with these fields ({path: number, path.reviewed: status}) set,
+    and what changed. A number written without its status is a person's: reviewed true. An
+    entry left with neither value nor anything else is removed. updatedAt moves up from the
+    intervention to its step and the system for every entry that changed."""
+    document = copy.deepcopy(document)
+    changed: dict[str, tuple[Any, Any]] = {}
+    by_entry: dict[str, dict[str, Any]] = {}
+    for field, new in fields.items():
+        step_id, intervention_id, key, is_status = parse_path(field)
+        path = value_path(step_id, intervention_id, key)
+        by_entry.setdefault(path, {})["reviewed" if is_status else "value"] = new
+    for path, wanted in by_entry.items():
+        step_id, intervention_id, key, _status = parse_path(path)
+        if "value" in wanted and "reviewed" not in wanted:
+            wanted["reviewed"] = True
+        step, intervention, holder, list_key = _owner(document, step_id, intervention_id)
+        entries = holder.get(list_key, [])
+        entry = next((e for e in entries if e.get("key") == key), None)
+        before = {"value": None, "reviewed": None} | (
+            {n: entry.get(n) for n in ("value", "reviewed")} if entry else {}
+        )
+        if entry is None:
+            entry = {"key": key}
+            holder[list_key] = [*entries, entry]
+            entries = holder[list_key]
+        touched = False
+        for name, new in wanted.items():
+            if before[name] == new:
+                continue
+            touched = True
+            changed[path + (REVIEWED if name == "reviewed" else "")] = (before[name], new)
+            if new is None:
+                entry.pop(name, None)
+            else:
+                entry[name] = new
+        if set(entry) == {"key"}:
+            entries.remove(entry)
+        if touched:
+            for part in (intervention, step, document):
+                if part is not None:
+                    part["updatedAt"] = stamp
+    return validate_document(document), changed
+
+
+def set_value(
+    document: dict[str, Any],
+    step_id: str,
+    intervention_id: str | None,
+    key: str,
+    value: Any,
+    reviewed: Any = None,
+    stamp: str | None = None,
+) -> tuple[dict[str, Any], dict[str, tuple[Any, Any]]]:
+    """One value set by a person: read as a number (a word is refused), reviewed true unless
+    they say otherwise; the document must hold the step and intervention."""
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,63}", key or ""):
+        raise DocumentInvalid(
+            "An indicator key is a word of letters, digits and _ (such as ift).", loc="key"
+        )
+    _owner(document, step_id, intervention_id)  # a missing step or intervention, by name
+    path = value_path(step_id, intervention_id, key)
+    fields: dict[str, Any] = {path: read_number(value)}
+    if reviewed is not None:
+        if reviewed not in (True, False, "n/a"):
+            raise DocumentInvalid('reviewed is true, false or "n/a".', loc="reviewed")
+        fields[path + REVIEWED] = reviewed
+    return write_fields(document, fields, stamp or now_stamp())
