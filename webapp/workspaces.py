@@ -56,7 +56,6 @@ WORKSPACES = (
         "Farm systems",
         "/systems",
         "Rotations, interventions and indicators such as IFT.",
-        ready=False,
     ),
     Workspace(
         "registry",

@@ -54,6 +54,10 @@ class Cell:
         return STATES[self.state][0]
 
     @property
+    def meaning(self) -> str:
+        return STATES[self.state][1]
+
+    @property
     def value(self) -> Any:
         return (self.entry or {}).get("value")
 

@@ -1,0 +1,110 @@
+"""The farm-systems pages: the farm list, importing a file, the system page's timeline and grid,
+and one cell edited in place."""
+
+import io
+import json
+import re
+from pathlib import Path
+
+from sqlalchemy import select
+
+from webapp.extensions import db
+from webapp.systems.models import Farm, System
+
+DATA = Path(__file__).parent / "data"
+
+
+def upload(client, name="example-system.json", content: bytes | None = None, **fields):
+    content = content if content is not None else (DATA / name).read_bytes()
+    data = {"farm": "GAEC des Sources", "region": "Normandie", "name": ""} | fields
+    data["file"] = (io.BytesIO(content), name)
+    return client.submit(
+        "/systems/import", data, page="/systems/import", content_type="multipart/form-data"
+    )
+
+
+def test_an_editor_imports_a_file_and_sees_its_timeline_and_grid(client_as):
+    editor = client_as("editor")
+    assert "No farms yet" in editor.get("/systems").get_data(as_text=True)
+    answer = upload(editor)
+    assert answer.status_code == 302
+    page = editor.get(answer.headers["Location"]).get_data(as_text=True)
+    assert "Imported “ITK Maxime Besnard” into GAEC des Sources: 10 step(s)." in page
+    assert page.count('class="step-bar') == 10 and page.count('class="mark ') == 31
+    assert 'fill="#2d9f6e"' in page and '<th scope="col" class="num">ift</th>' in page
+    assert "Luzerne + trèfle violet et blanc" in page and "cover crop" in page
+    assert page.count('class="cell-edit"') == 41 * 14
+    listing = editor.get("/systems").get_data(as_text=True)
+    assert "GAEC des Sources" in listing and "ITK Maxime Besnard" in listing
+
+
+def test_a_bad_file_lists_its_problems_by_path_and_stores_nothing(client_as):
+    editor = client_as("editor")
+    document = json.loads((DATA / "example-system.json").read_text(encoding="utf-8"))
+    document["steps"][3]["interventions"][2]["day"] = "demain"
+    document["steps"][0]["startDate"] = "mars"
+    answer = upload(editor, content=json.dumps(document).encode())
+    page = answer.get_data(as_text=True)
+    assert answer.status_code == 422
+    assert "<code>steps[3].interventions[2].day</code>" in page
+    assert "<code>steps[0].startDate</code>" in page and "Nothing was imported" in page
+    for content, words in [
+        (b"\xff\xfe{", "not UTF-8"),
+        (b"{oops", "not JSON"),
+    ]:
+        refused = upload(editor, content=content)
+        assert refused.status_code == 422 and words in refused.get_data(as_text=True)
+    wrong_type = upload(editor, name="rotation.csv", content=b"a,b")
+    assert "Only .json files." in wrong_type.get_data(as_text=True)
+    assert db.session.scalar(select(db.func.count()).select_from(System)) == 0
+    assert db.session.scalar(select(db.func.count()).select_from(Farm)) == 0
+
+
+def test_viewers_see_the_page_but_cannot_import_or_edit(client_as):
+    editor = client_as("editor")
+    system_url = upload(editor).headers["Location"]
+    viewer = client_as("viewer")
+    page = viewer.get(system_url).get_data(as_text=True)
+    assert "cell-edit" not in page and "Import an itinera file" not in viewer.get(
+        "/systems"
+    ).get_data(as_text=True)
+    assert viewer.get("/systems/import").status_code == 403
+    assert viewer.get(system_url + "/cell/edit?step=x&key=ift").status_code == 403
+
+
+def _first_cell(page: str) -> str:
+    return (
+        re.search(r'hx-get="(/systems/\d+/cell/edit\?[^"]+intervention=[^&"]+&amp;key=ift)"', page)
+        .group(1)
+        .replace("&amp;", "&")
+    )
+
+
+def test_a_cell_is_edited_in_place_and_a_word_is_refused(htmx_client_as, client_as):
+    editor = client_as("editor")
+    system_url = upload(editor).headers["Location"]
+    htmx = htmx_client_as("editor")
+    edit_url = _first_cell(htmx.get(system_url).get_data(as_text=True))
+    form = htmx.get(edit_url).get_data(as_text=True)
+    assert 'name="value"' in form and "autofocus" in form
+    fields = dict(re.findall(r'name="(step|intervention|key)" type="hidden" value="([^"]*)"', form))
+    token = htmx.csrf_token("/account")
+    headers = {"X-CSRFToken": token}
+    word = htmx.post(f"{system_url}/cell", data=fields | {"value": "beaucoup"}, headers=headers)
+    assert word.status_code == 422 and "is not a number" in word.get_data(as_text=True)
+    saved = htmx.post(f"{system_url}/cell", data=fields | {"value": "2,5"}, headers=headers)
+    cell = saved.get_data(as_text=True)
+    assert saved.status_code == 200 and "state-reviewed" in cell and "2.5" in cell
+    page = htmx.get(system_url).get_data(as_text=True)
+    assert "Labour (Orge + Lupin): ift" in page
+    plain = editor.submit(f"{system_url}/cell", fields | {"value": "3"}, page=system_url)
+    assert plain.status_code == 302 and plain.headers["Location"].endswith("#grid")
+    system = db.session.scalars(select(System)).one()
+    assert system.document["steps"][0]["interventions"][0]["values"][0]["value"] == 3
+
+
+def test_a_missing_system_or_cell_is_404(client_as):
+    viewer = client_as("viewer")
+    assert viewer.get("/systems/99999").status_code == 404
+    system_url = upload(client_as("editor")).headers["Location"]
+    assert viewer.get(system_url + "/cell?step=nowhere&key=ift").status_code == 404

@@ -1,0 +1,207 @@
+"""Farms and systems in the database: creating them, importing and replacing a system's
+document, setting one value (audited, undoable), and the review target the core undoes through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from flask import url_for
+from sqlalchemy import func, select
+
+from webapp.auth.models import User
+from webapp.database import utcnow
+from webapp.extensions import db
+from webapp.problems import Invalid
+from webapp.review.audit import record_changes
+from webapp.review.targets import Changed, ReviewTarget, WriteRefused, register_target
+from webapp.systems import document as doc
+from webapp.systems.models import VALUE_TARGET, Farm, System
+from webapp.text import control_character_problem
+
+NAME_LIMIT = 200
+
+
+class SystemInvalid(Invalid):
+    code = "system_invalid"
+
+
+@dataclass(frozen=True)
+class Saved:
+    """What a write did: the audit group (None when nothing changed) and a size warning."""
+
+    group: str | None = None
+    warning: str | None = None
+
+
+def _name(raw: Any, loc: str, what: str) -> str:
+    name = raw.strip() if isinstance(raw, str) else ""
+    if not name:
+        raise SystemInvalid(f"Give the {what} a name.", loc=loc)
+    if len(name) > NAME_LIMIT:
+        raise SystemInvalid(f"A name is at most {NAME_LIMIT} characters.", loc=loc)
+    if problem := control_character_problem(name):
+        raise SystemInvalid(problem, loc=loc)
+    return name
+
+
+def create_farm(name: Any, region: Any = "") -> Farm:
+    farm = Farm(name=_name(name, "name", "farm"), region=(region or "").strip()[:NAME_LIMIT])
+    db.session.add(farm)
+    db.session.flush()
+    return farm
+
+
+def farms() -> list[Farm]:
+    return list(db.session.scalars(select(Farm).order_by(func.lower(Farm.name), Farm.id)))
+
+
+def farm_named(name: str) -> Farm | None:
+    query = select(Farm).where(func.lower(Farm.name) == name.strip().lower()).order_by(Farm.id)
+    return db.session.scalars(query).first()
+
+
+def systems() -> list[System]:
+    return list(db.session.scalars(select(System).order_by(System.id)))
+
+
+def import_system(
+    farm: Farm, name: Any, document: Any, user: User | None, **details: Any
+) -> tuple[System, Saved]:
+    """A new system of the farm from a document (checked; its title names it when no name is
+    given). Its values are recorded as created, so the audit trail starts from the import."""
+    checked = doc.validate_document(document)
+    title = name if isinstance(name, str) and name.strip() else checked.get("title") or ""
+    system = System(
+        farm=farm,
+        name=_name(title, "name", "system"),
+        document=checked,
+        **{k: (v or "").strip()[:255] for k, v in details.items()},
+    )
+    db.session.add(system)
+    db.session.flush()
+    created = {f: (None, v) for f, v in doc.flat_values(checked).items() if v is not None}
+    group = record_changes(VALUE_TARGET, system.id, created, user, "import")
+    return system, Saved(group, doc.size_warning(checked))
+
+
+def _locked(system: System) -> dict[str, Any]:
+    """The system's document, its row locked until commit (PostgreSQL): two edits of one
+    document never overwrite each other."""
+    query = select(System.document).where(System.id == system.id).with_for_update()
+    return db.session.scalar(query) or {}
+
+
+def _store(system: System, document: dict[str, Any]) -> None:
+    system.document = document
+    system.updated_at = utcnow()
+
+
+def replace_document(system: System, document: Any, user: User | None) -> Saved:
+    """The whole document replaced (checked first); the values it changes are audited."""
+    checked = doc.validate_document(document)
+    before = doc.flat_values(_locked(system))
+    after = doc.flat_values(checked)
+    changed = {
+        f: (before.get(f), after.get(f))
+        for f in dict.fromkeys([*before, *after])
+        if before.get(f) != after.get(f)
+    }
+    _store(system, checked)
+    group = record_changes(VALUE_TARGET, system.id, changed, user, "manual")
+    return Saved(group, doc.size_warning(checked))
+
+
+def set_value(
+    system: System,
+    step_id: str,
+    intervention_id: str | None,
+    key: str,
+    value: Any,
+    user: User | None,
+    reviewed: Any = None,
+) -> Saved:
+    """One value set by a person (reviewed unless they say otherwise), audited and undoable."""
+    document, changed = doc.set_value(
+        _locked(system), step_id, intervention_id, key, value, reviewed
+    )
+    if not changed:
+        return Saved()
+    _store(system, document)
+    group = record_changes(VALUE_TARGET, system.id, changed, user, "manual")
+    return Saved(group, doc.size_warning(document))
+
+
+class SystemValueTarget(ReviewTarget):
+    """A system's values as the review core sees them: a field is a value's path in the
+    document (its number) or that path + ".reviewed" (its review status)."""
+
+    kind = VALUE_TARGET
+    label = "System"
+
+    def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
+        query = select(System.id, System.document).where(System.id.in_(list(ids)))
+        return {i: doc.flat_values(document or {}) for i, document in db.session.execute(query)}
+
+    def write_many(
+        self,
+        values: Mapping[int, Mapping[str, Any]],
+        user: User | None,
+        current: Mapping[int, Mapping[str, Any]] | None = None,
+    ) -> tuple[dict[int, Changed], list[WriteRefused]]:
+        changed: dict[int, Changed] = {}
+        refused: list[WriteRefused] = []
+        stamp = doc.now_stamp()
+        for system_id, fields in values.items():
+            system = db.session.get(System, system_id)
+            if system is None:
+                refused += [WriteRefused(system_id, f, "The system was deleted.") for f in fields]
+                continue
+            try:
+                document, done = doc.write_fields(_locked(system), dict(fields), stamp)
+            except Invalid as exc:
+                refused += [WriteRefused(system_id, f, str(exc)) for f in fields]
+                continue
+            if done:
+                _store(system, document)
+            changed[system_id] = done
+        return changed, refused
+
+    def write(self, target_id: int, values: Mapping[str, Any], user: User | None) -> Changed:
+        changed, refused = self.write_many({target_id: values}, user)
+        if refused:
+            raise ValueError(refused[0].message)
+        return changed.get(target_id, {})
+
+    def parse(self, field: str, raw: str) -> Any:
+        return doc.read_number(raw)
+
+    def names(self, ids: Collection[int]) -> dict[int, str]:
+        query = select(System.id, System.name).where(System.id.in_(list(ids)))
+        return dict(db.session.execute(query).all())
+
+    def url(self, target_id: int) -> str | None:
+        return url_for("systems.show", system_id=target_id)
+
+
+VALUES = register_target(SystemValueTarget())
+
+
+def to_dict(system: System) -> dict[str, Any]:
+    """A system as the API lists it, without its document."""
+    steps = system.document.get("steps", [])
+    return {
+        "id": system.id,
+        "name": system.name,
+        "farm": {"id": system.farm.id, "name": system.farm.name, "region": system.farm.region},
+        "description": system.description,
+        "system_type": system.system_type,
+        "productions": system.productions,
+        "gps_location": system.gps_location,
+        "steps": len(steps),
+        "interventions": sum(len(s.get("interventions", [])) for s in steps),
+        "created_at": system.created_at.isoformat().replace("+00:00", "Z"),
+        "updated_at": system.updated_at.isoformat().replace("+00:00", "Z"),
+    }

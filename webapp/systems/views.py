@@ -1,0 +1,286 @@
+"""Farm systems workspace: farms and their systems, importing and exporting itinera's JSON, the
+system page (timeline and grid, with a cell edited in place), and the JSON API."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from flask import Response, abort, flash, jsonify, redirect, render_template, request, url_for
+from flask_login import current_user
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from werkzeug.utils import secure_filename
+
+from webapp.api import json_body
+from webapp.auth.access import require_role
+from webapp.auth.roles import Role
+from webapp.contract import Id, Name, Number, Paging, RequestModel, Text, accepts
+from webapp.extensions import db
+from webapp.pagination import page_number, paginate, per_page
+from webapp.problems import Invalid, show_on_form
+from webapp.rendering import render_page
+from webapp.review.audit import history
+from webapp.systems import api, bp, catalog, grid
+from webapp.systems.document import DocumentInvalid, iter_values, read_document, value_path
+from webapp.systems.forms import IMPORT_MAX_BYTES, ImportForm, ValueForm
+from webapp.systems.models import VALUE_TARGET, Farm, System
+from webapp.systems.timeline import layout
+from webapp.uploads import read_text
+
+SYSTEMS_PER_PAGE = 25
+
+
+def system_or_404(system_id: int) -> System:
+    return db.get_or_404(System, system_id, description=f"There is no system #{system_id}.")
+
+
+@bp.get("")
+def index():
+    return render_page("systems/list.html", farms=catalog.farms())
+
+
+def render_import(form: ImportForm, problems=None, status: int = 200):
+    return render_page("systems/import.html", form=form, problems=problems), status
+
+
+@bp.route("/import", methods=["GET", "POST"])
+@require_role(Role.editor)
+def import_file():
+    form = ImportForm()
+    if not form.validate_on_submit():
+        return render_import(form, status=422 if form.errors else 200)
+    try:
+        text = read_text(
+            form.file.data,
+            IMPORT_MAX_BYTES,
+            too_large="The file is larger than {limit}.",
+            advice="Export it again from itinera (JSON, UTF-8).",
+        )
+        document = read_document(text)
+        farm = catalog.farm_named(form.farm.data) or catalog.create_farm(
+            form.farm.data, form.region.data
+        )
+        system, saved = catalog.import_system(farm, form.name.data, document, current_user)
+    except DocumentInvalid as exc:
+        db.session.rollback()  # nothing is stored
+        return render_import(form, exc.problems, 422)
+    except Invalid as exc:
+        db.session.rollback()
+        show_on_form(form, exc.problems)
+        return render_import(form, status=422)
+    db.session.commit()
+    steps = system.document.get("steps", [])
+    flash(f"Imported “{system.name}” into {farm.name}: {len(steps)} step(s).", "success")
+    if saved.warning:
+        flash(saved.warning, "warning")
+    return redirect(url_for("systems.show", system_id=system.id))
+
+
+def system_context(system: System) -> dict[str, Any]:
+    keys = grid.columns(system.document)
+    return {
+        "system": system,
+        "timeline": layout(system.document),
+        "keys": keys,
+        "rows": grid.rows(system.document, keys),
+        "states": grid.STATES,
+        "field_label": grid.field_label,
+        "changes": history((VALUE_TARGET,), system.id, limit=20),
+    }
+
+
+@bp.get("/<int:system_id>")
+def show(system_id: int):
+    return render_page("systems/system.html", **system_context(system_or_404(system_id)))
+
+
+def _document_response(system: System, download: bool) -> Response:
+    body = json.dumps(system.document, ensure_ascii=False, indent=2)
+    headers = {}
+    if download:
+        filename = f"{secure_filename(system.name) or f'system-{system.id}'}.json"
+        headers["Content-Disposition"] = f"attachment; filename={filename}"
+    return Response(body, mimetype="application/json", headers=headers)
+
+
+@bp.get("/<int:system_id>.json")
+def export(system_id: int):
+    """The document as itinera reads it: every key that came in, plus our values."""
+    return _document_response(system_or_404(system_id), download=True)
+
+
+# One cell of the grid: htmx swaps its <td> between _cell.html and _cell_edit.html.
+
+
+def cell_of(system: System, args) -> tuple[grid.Row, grid.Cell]:
+    step_id, intervention_id = args.get("step", ""), args.get("intervention") or None
+    key = args.get("key", "")
+    row = grid.find_row(system.document, step_id, intervention_id)
+    if row is None or key not in [c.key for c in row.cells]:
+        abort(404, description="The system has no such value.")
+    return row, row.cell(key)
+
+
+def render_cell(system: System, row: grid.Row, cell: grid.Cell, note: str | None = None):
+    return render_template("systems/_cell.html", system=system, row=row, cell=cell, note=note)
+
+
+@bp.get("/<int:system_id>/cell")
+def cell(system_id: int):
+    system = system_or_404(system_id)
+    return render_cell(system, *cell_of(system, request.args))
+
+
+def value_form(row: grid.Row, cell: grid.Cell, formdata=None) -> ValueForm:
+    data = {
+        "step": row.step_id,
+        "intervention": row.intervention_id or "",
+        "key": cell.key,
+        "value": "" if cell.value is None else cell.value,
+    }
+    return ValueForm(formdata=formdata, data=data)
+
+
+@bp.get("/<int:system_id>/cell/edit")
+@require_role(Role.editor)
+def edit_cell(system_id: int):
+    system = system_or_404(system_id)
+    row, cell = cell_of(system, request.args)
+    form = value_form(row, cell)
+    return render_template("systems/_cell_edit.html", system=system, row=row, cell=cell, form=form)
+
+
+@bp.post("/<int:system_id>/cell")
+@require_role(Role.editor)
+def save_cell(system_id: int):
+    system = system_or_404(system_id)
+    row, cell = cell_of(system, request.form)
+    form = ValueForm()
+    if not form.validate():
+        abort(400, description="The form expired; reload the page and try again.")
+    try:
+        saved = catalog.set_value(
+            system, row.step_id, row.intervention_id, cell.key, form.value.data, current_user
+        )
+    except Invalid as exc:
+        db.session.rollback()
+        form = value_form(row, cell, request.form)
+        show_on_form(form, exc.problems, {p.loc: form.value for p in exc.problems})
+        page = render_template(
+            "systems/_cell_edit.html", system=system, row=row, cell=cell, form=form
+        )
+        return page, 422
+    db.session.commit()
+    if not request.headers.get("HX-Request"):
+        return redirect(url_for("systems.show", system_id=system.id, _anchor="grid"))
+    row, cell = cell_of(system, request.form)
+    return render_cell(system, row, cell, saved.warning)
+
+
+# JSON API: the same rules as the pages.
+
+
+class DocumentBody(BaseModel):
+    """An itinera document: its steps are checked by the document's own rules, which name
+    each problem's path; any other key is kept."""
+
+    model_config = ConfigDict(extra="allow")
+    steps: Annotated[list[dict[str, Any]], Field(max_length=200)]
+
+
+class NewSystem(RequestModel):
+    farm_id: Id | None = None
+    farm: Name | None = None
+    region: Name = ""
+    name: Name | None = None
+    description: Text = ""
+    system_type: Name = ""
+    productions: Name = ""
+    gps_location: Name = ""
+    document: DocumentBody
+
+
+class NewValue(RequestModel):
+    step_id: Annotated[str, Field(min_length=1, max_length=100)]
+    intervention_id: Annotated[str, Field(min_length=1, max_length=100)] | None = None
+    key: Annotated[str, Field(min_length=1, max_length=64)]
+    value: Number | Annotated[str, Field(max_length=64)] | None = None
+    reviewed: StrictBool | Literal["n/a"] | None = None
+
+
+def _saved(system: System, saved: catalog.Saved, **more: Any) -> dict[str, Any]:
+    answer = catalog.to_dict(system) | more | {"undo_group": saved.group}
+    return answer | ({"warning": saved.warning} if saved.warning else {})
+
+
+@api.get("")
+@accepts(query=Paging, summary="Systems with their farm, paged (without their documents).")
+def api_index():
+    query = db.select(System).order_by(System.id)
+    page = paginate(query, page_number(request.args), per_page(request.args, SYSTEMS_PER_PAGE))
+    return jsonify(page.as_json("systems", [catalog.to_dict(s) for s in page.items]))
+
+
+@api.post("")
+@require_role(Role.editor)
+@accepts(
+    NewSystem,
+    answers={201: "Imported; `warning` when the document is over 1 MB."},
+    summary="Import an itinera document as a new system of a farm (by id, or by name).",
+)
+def api_create():
+    body = json_body()
+    if body.get("farm_id") is not None:
+        farm = db.session.get(Farm, body["farm_id"])
+        if farm is None:
+            raise Invalid("There is no such farm.", code="farm_missing", loc="farm_id")
+    elif body.get("farm"):
+        farm = catalog.farm_named(body["farm"]) or catalog.create_farm(
+            body["farm"], body.get("region", "")
+        )
+    else:
+        raise Invalid("Name the farm (farm) or give its id (farm_id).", loc="farm")
+    details = {
+        k: body.get(k, "") for k in ("description", "system_type", "productions", "gps_location")
+    }
+    system, saved = catalog.import_system(
+        farm, body.get("name"), body["document"], current_user, **details
+    )
+    db.session.commit()
+    return jsonify(_saved(system, saved)), 201
+
+
+@api.get("/<int:system_id>")
+@accepts(summary="A system's document, as itinera reads it.")
+def api_show(system_id: int):
+    return _document_response(system_or_404(system_id), download=False)
+
+
+@api.put("/<int:system_id>")
+@require_role(Role.editor)
+@accepts(DocumentBody, summary="Replace a system's document (checked first; values audited).")
+def api_replace(system_id: int):
+    system = system_or_404(system_id)
+    saved = catalog.replace_document(system, json_body(), current_user)
+    db.session.commit()
+    return jsonify(_saved(system, saved))
+
+
+@api.post("/<int:system_id>/values")
+@require_role(Role.editor)
+@accepts(
+    NewValue,
+    answers={200: "Set; `undo_group` undoes it through POST /api/v1/undo/<group>."},
+    summary="Set one value (a person's: reviewed unless `reviewed` says otherwise).",
+)
+def api_set_value(system_id: int):
+    system = system_or_404(system_id)
+    body = json_body()
+    step_id, intervention_id, key = body["step_id"], body.get("intervention_id"), body["key"]
+    saved = catalog.set_value(
+        system, step_id, intervention_id, key, body.get("value"), current_user, body.get("reviewed")
+    )
+    db.session.commit()
+    path = value_path(step_id, intervention_id, key)
+    entry = next((e for p, e in iter_values(system.document) if p == path), None)
+    return jsonify(_saved(system, saved, path=path, entry=entry))
