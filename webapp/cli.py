@@ -117,13 +117,18 @@ def sweep_command(every: float | None, once: bool) -> None:
 @click.command("demo")
 @with_appcontext
 def demo_command() -> None:
-    """Load the demo cultures if the catalog is empty (`make run` does this)."""
+    """Load the demo cultures and farm system where there are none (`make run` does this)."""
     from webapp.cultures.demo import load_demo_cultures
+    from webapp.systems.demo import load_demo_system
 
     added = load_demo_cultures()
     click.echo(
         f"added {added} demo cultures" if added else "the catalog is not empty; no demo data"
     )
+    if load_demo_system():
+        click.echo("added the demo farm system")
+    else:
+        click.echo("there are farm systems; no demo system")
 
 
 @click.group("users")
