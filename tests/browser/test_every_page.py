@@ -15,6 +15,7 @@ from tests.support.tables import make_table
 from webapp.cultures.demo import load_demo_cultures
 from webapp.cultures.models import Culture
 from webapp.extensions import db
+from webapp.systems.demo import load_demo_system
 
 pytestmark = pytest.mark.browser
 
@@ -32,6 +33,7 @@ WIDEST = """Array.from(document.querySelectorAll('body *'))
 def reviewed(session_app, admin) -> dict[str, int]:
     with session_app.app_context():
         load_demo_cultures()
+        load_demo_system()
         table = make_table(
             "Trial plots",
             [("Plot", "text"), ("Area m2", "number"), ("Yield kg", "number"), ("Per m2", "number")],

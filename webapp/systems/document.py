@@ -38,7 +38,8 @@ LARGE_DOCUMENT_BYTES = 1_000_000
 TOP, BOTTOM = "intervention_top", "intervention_bottom"
 REVIEWED = ".reviewed"
 
-Id = Annotated[str, StringConstraints(min_length=1, max_length=100, pattern=r"^[^\[\]]+$")]
+# Ids and keys are short enough that the longest value path fits the audit trail's field (255).
+Id = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[^\[\]]+$")]
 Key = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
 Label = Annotated[str, Field(max_length=500)]
 Description = Annotated[str, Field(max_length=20_000)]

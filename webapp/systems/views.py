@@ -201,8 +201,8 @@ class NewSystem(RequestModel):
 
 
 class NewValue(RequestModel):
-    step_id: Annotated[str, Field(min_length=1, max_length=100)]
-    intervention_id: Annotated[str, Field(min_length=1, max_length=100)] | None = None
+    step_id: Annotated[str, Field(min_length=1, max_length=64)]
+    intervention_id: Annotated[str, Field(min_length=1, max_length=64)] | None = None
     key: Annotated[str, Field(min_length=1, max_length=64)]
     value: Number | Annotated[str, Field(max_length=64)] | None = None
     reviewed: StrictBool | Literal["n/a"] | None = None

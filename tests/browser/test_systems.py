@@ -1,0 +1,55 @@
+"""A farm system in a real browser: import an itinera file, see its rotation and grid, set a
+value in place (a word refused first); wide and on a phone, with a clean console."""
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import screenshot, sign_in
+
+pytestmark = pytest.mark.browser
+
+FILE = Path(__file__).parent.parent / "systems" / "data" / "example-system.json"
+PHONE_WIDTH = 390
+
+
+def test_import_a_file_see_the_rotation_and_edit_a_value(page: Page, admin):
+    sign_in(page)
+    page.goto("/systems")
+    page.get_by_role("link", name="Import an itinera file").first.click()
+    page.get_by_label("Farm", exact=True).fill("GAEC des Sources")
+    page.get_by_label("Region").fill("Normandie")
+    page.get_by_label("itinera JSON file").set_input_files(str(FILE))
+    page.get_by_role("button", name="Import").click()
+    expect(page.get_by_text("Imported “ITK Maxime Besnard” into GAEC des Sources")).to_be_visible()
+    timeline = page.locator("#rotation-timeline")
+    expect(timeline).to_be_visible()
+    expect(timeline.locator(".step-bar")).to_have_count(10)
+    expect(timeline.locator(".mark")).to_have_count(31)
+
+    grid = page.locator("table.system-grid")
+    labour = grid.locator("tr.intervention-row").filter(has_text="Labour").first
+    labour.get_by_role("button", name="Edit ift of Labour").click()
+    value = labour.get_by_label("ift of Labour", exact=True)
+    expect(value).to_be_focused()
+    value.fill("beaucoup")
+    labour.get_by_role("button", name="Save").click()
+    expect(labour.get_by_role("alert")).to_contain_text("is not a number")
+    labour.get_by_label("ift of Labour", exact=True).fill("0,5")
+    labour.get_by_role("button", name="Save").click()
+    saved = labour.locator("td.state-reviewed")
+    expect(saved).to_contain_text("0.5")
+    expect(saved).to_contain_text("✓")
+    page.reload()
+    expect(page.locator("#history")).to_contain_text("Labour (Orge + Lupin): ift")
+    screenshot(page, "system-1280")
+
+    page.set_viewport_size({"width": PHONE_WIDTH, "height": 844})
+    page.reload()
+    expect(page.locator("#rotation-timeline")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE_WIDTH + 1
+    screenshot(page, "system-390")
+    page.goto("/systems")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE_WIDTH + 1
+    screenshot(page, "systems-list-390")
