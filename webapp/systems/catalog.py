@@ -48,7 +48,7 @@ def _name(raw: Any, loc: str, what: str) -> str:
 
 
 def create_farm(name: Any, region: Any = "") -> Farm:
-    farm = Farm(name=_name(name, "name", "farm"), region=(region or "").strip()[:NAME_LIMIT])
+    farm = Farm(name=_name(name, "name", "farm"), region=(region or "").strip())
     db.session.add(farm)
     db.session.flush()
     return farm
@@ -71,14 +71,16 @@ def import_system(
     farm: Farm, name: Any, document: Any, user: User | None, **details: Any
 ) -> tuple[System, Saved]:
     """A new system of the farm from a document (checked; its title names it when no name is
-    given). Its values are recorded as created, so the audit trail starts from the import."""
+    given). Its values are recorded as created, so the audit trail starts from the import.
+    details: description, system_type (at most 100 characters), productions and gps_location
+    (at most 255), as the API's body bounds them."""
     checked = doc.validate_document(document)
     title = name if isinstance(name, str) and name.strip() else checked.get("title") or ""
     system = System(
         farm=farm,
         name=_name(title, "name", "system"),
         document=checked,
-        **{k: (v or "").strip()[:255] for k, v in details.items()},
+        **{k: (v or "").strip() for k, v in details.items()},
     )
     db.session.add(system)
     db.session.flush()
@@ -168,12 +170,6 @@ class SystemValueTarget(ReviewTarget):
                 _store(system, document)
             changed[system_id] = done
         return changed, refused
-
-    def write(self, target_id: int, values: Mapping[str, Any], user: User | None) -> Changed:
-        changed, refused = self.write_many({target_id: values}, user)
-        if refused:
-            raise ValueError(refused[0].message)
-        return changed.get(target_id, {})
 
     def parse(self, field: str, raw: str) -> Any:
         return doc.read_number(raw)

@@ -194,7 +194,7 @@ class NewSystem(RequestModel):
     region: Name = ""
     name: Name | None = None
     description: Text = ""
-    system_type: Name = ""
+    system_type: Annotated[str, Field(max_length=100)] = ""
     productions: Name = ""
     gps_location: Name = ""
     document: DocumentBody
