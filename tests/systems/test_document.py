@@ -149,8 +149,10 @@ def test_the_grid_lists_steps_then_their_interventions_by_day():
     raw = itinera("example-system.json")
     step = raw["steps"][0]
     new, _ = doc.set_value(raw, step["id"], step["interventions"][1]["id"], "eiq", 4)
+    new, _ = doc.set_value(new, step["id"], step["interventions"][1]["id"], "humus", 1)
     keys = columns(new)
-    assert keys[:2] == ["frequence", "ift"] and keys[-1] == "eiq"
+    # itinera's keys first, then any other the document holds.
+    assert keys[:2] == ["frequence", "ift"] and keys[-1] == "humus" and keys.count("eiq") == 1
     first = rows(new, keys)[:4]
     assert [r.name for r in first] == [
         "Orge + Lupin",
@@ -160,6 +162,8 @@ def test_the_grid_lists_steps_then_their_interventions_by_day():
     ]
     assert [str(r.when) for r in first] == ["2026-03-01", "2026-02-24", "2026-03-01", "2026-07-20"]
     assert first[3].cell("eiq").state == "reviewed" and first[3].cell("ift").state == "empty"
+    assert first[0].editable("rendement") and not first[0].editable("ift")
+    assert first[1].editable("ift")
     path = doc.value_path(step["id"], step["interventions"][1]["id"], "eiq")
     assert field_label(new, path) == "Fauche, andainage puis récolte (Orge + Lupin): eiq"
     assert field_label(new, path + ".reviewed").endswith("eiq, reviewed")

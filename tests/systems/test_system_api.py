@@ -142,3 +142,24 @@ def test_reviewed_can_be_set_with_the_value_or_alone(client_as):
     assert answer["path"] == f"steps[{step['id']}].stepValues.rendement"
     wrong = editor.post(url, json=body | {"reviewed": "yes"}, headers=editor.headers)
     assert wrong.status_code == 422
+
+
+def test_viewers_cannot_change_a_system(client_as):
+    system_id = create(api_client(client_as, "editor")).get_json()["id"]
+    viewer = api_client(client_as, "viewer")
+    step = itinera()["steps"][0]
+    body = {"step_id": step["id"], "key": "rendement", "value": 1}
+    url = f"/api/v1/systems/{system_id}"
+    assert viewer.post(url + "/values", json=body, headers=viewer.headers).status_code == 403
+    assert viewer.put(url, json=itinera(), headers=viewer.headers).status_code == 403
+    assert viewer.get(url).get_json() == itinera()
+
+
+def test_a_document_over_one_megabyte_is_stored_with_a_warning(client_as):
+    editor = api_client(client_as, "editor")
+    document = itinera()
+    document["options"]["notes"] = "x" * 1_100_000
+    created = create(editor, document=document)
+    assert created.status_code == 201
+    assert "over 1 MB" in created.get_json()["warning"]
+    assert editor.get(f"/api/v1/systems/{created.get_json()['id']}").get_json() == document

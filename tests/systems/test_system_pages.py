@@ -33,7 +33,7 @@ def test_an_editor_imports_a_file_and_sees_its_timeline_and_grid(client_as):
     assert page.count('class="step-bar') == 10 and page.count('class="mark ') == 31
     assert 'fill="#2d9f6e"' in page and '<th scope="col" class="num">ift</th>' in page
     assert "Luzerne + trèfle violet et blanc" in page and "cover crop" in page
-    assert page.count('class="cell-edit"') == 41 * 14
+    assert page.count('class="cell-edit"') == 31 * 16 + 10 * 3
     listing = editor.get("/systems").get_data(as_text=True)
     assert "GAEC des Sources" in listing and "ITK Maxime Besnard" in listing
 
@@ -108,3 +108,12 @@ def test_a_missing_system_or_cell_is_404(client_as):
     assert viewer.get("/systems/99999").status_code == 404
     system_url = upload(client_as("editor")).headers["Location"]
     assert viewer.get(system_url + "/cell?step=nowhere&key=ift").status_code == 404
+
+
+def test_a_step_row_edits_only_what_the_step_sets_for_itself(client_as):
+    editor = client_as("editor")
+    system_url = upload(editor).headers["Location"]
+    system = db.session.scalars(select(System)).one()
+    step = system.document["steps"][0]["id"]
+    assert editor.get(f"{system_url}/cell/edit?step={step}&key=rendement").status_code == 200
+    assert editor.get(f"{system_url}/cell/edit?step={step}&key=ift").status_code == 404

@@ -26,7 +26,12 @@ STARTER_KEYS = (
     "coutGnr",
     "irrigation",
     "eiq",
+    "rendement",
+    "prixVente",
 )
+# What a step sets for itself rather than summing its interventions (issue 13); its other
+# cells are left for the step totals.
+STEP_OVERRIDES = frozenset({"rendement", "prixVente", "irrigation", "totalProduits"})
 STATES = {
     "reviewed": ("✓", "reviewed by a person"),
     "unreviewed": ("?", "not reviewed yet (calculated, AI or imported)"),
@@ -77,6 +82,9 @@ class Row:
 
     def cell(self, key: str) -> Cell:
         return next(c for c in self.cells if c.key == key)
+
+    def editable(self, key: str) -> bool:
+        return self.intervention_id is not None or key in STEP_OVERRIDES
 
 
 def columns(document: dict[str, Any]) -> list[str]:

@@ -116,7 +116,7 @@ def cell_of(system: System, args) -> tuple[grid.Row, grid.Cell]:
     step_id, intervention_id = args.get("step", ""), args.get("intervention") or None
     key = args.get("key", "")
     row = grid.find_row(system.document, step_id, intervention_id)
-    if row is None or key not in [c.key for c in row.cells]:
+    if row is None or key not in [c.key for c in row.cells] or not row.editable(key):
         abort(404, description="The system has no such value.")
     return row, row.cell(key)
 
