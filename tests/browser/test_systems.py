@@ -7,6 +7,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import screenshot, sign_in
+from webapp.extensions import db
+from webapp.systems.catalog import create_farm, import_system
+from webapp.systems.demo import DEMO_DOCUMENT
 
 pytestmark = pytest.mark.browser
 
@@ -53,3 +56,18 @@ def test_import_a_file_see_the_rotation_and_edit_a_value(page: Page, admin):
     page.goto("/systems")
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE_WIDTH + 1
     screenshot(page, "systems-list-390")
+
+
+def test_the_demo_system_shows_each_kind_of_value(page: Page, session_app, admin):
+    with session_app.app_context():
+        # The demo's document, whatever other systems this module's tests made.
+        import_system(create_farm("Ferme de démonstration"), "", DEMO_DOCUMENT, None)
+        db.session.commit()
+    sign_in(page)
+    page.goto("/systems")
+    page.get_by_role("link", name="Colza – blé – orge de printemps (Beauce)").click()
+    grid = page.locator("table.system-grid")
+    expect(grid.locator("td.state-reviewed").first).to_contain_text("✓")
+    expect(grid.locator("td.state-na")).to_contain_text("n/a")
+    expect(page.locator("#assumptions")).to_contain_text("Tracteur")
+    screenshot(page, "system-demo-1280")

@@ -26,7 +26,6 @@ def _once(work: dict[str, Any]) -> dict[str, Any]:
 DEMO_DOCUMENT: dict[str, Any] = {
     "title": "Colza – blé – orge de printemps (Beauce)",
     "assumptions": (
-        "## Exploitation\n\n"
         "- **Surface**: 120 ha de grandes cultures\n"
         "- **Tracteur**: 150 CV\n"
         "- **Sol**: limon argileux profond\n"

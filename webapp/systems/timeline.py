@@ -13,9 +13,11 @@ from webapp.systems.document import TOP, moment
 
 WIDTH = 1000  # viewBox units across; the SVG scales to its box
 LEFT = 110  # room for the lane names
-TOP_MARKS_Y, MAIN_Y, COVER_Y, BOTTOM_MARKS_Y = 34, 52, 86, 120
+# Years on the first line, months on the second, then the four lanes.
+YEAR_Y, MONTH_Y = 11, 24
+TOP_MARKS_Y, MAIN_Y, COVER_Y, BOTTOM_MARKS_Y = 42, 60, 94, 128
 BAR_HEIGHT = 28
-HEIGHT = 150
+HEIGHT = 158
 MONTHS = "JFMAMJJASOND"
 
 
@@ -57,6 +59,8 @@ class Timeline:
     width: int = WIDTH
     height: int = HEIGHT
     left: int = LEFT
+    year_y: int = YEAR_Y
+    month_y: int = MONTH_Y
     lanes: tuple[tuple[str, int], ...] = (
         ("Main-crop work", TOP_MARKS_Y - 8),
         ("Main crops", MAIN_Y + 8),
@@ -129,7 +133,7 @@ def layout(document: dict[str, Any]) -> Timeline:
     while month <= finish:
         if month.month == 1 or month == begin:
             timeline.ticks.append(Tick(x(month), str(month.year), True))
-        elif not many_years:
+        if not many_years:
             timeline.ticks.append(Tick(x(month), MONTHS[month.month - 1], False))
         month = date(month.year + (month.month == 12), month.month % 12 + 1, 1)
     return timeline
