@@ -117,3 +117,27 @@ def test_a_step_row_edits_only_what_the_step_sets_for_itself(client_as):
     step = system.document["steps"][0]["id"]
     assert editor.get(f"{system_url}/cell/edit?step={step}&key=rendement").status_code == 200
     assert editor.get(f"{system_url}/cell/edit?step={step}&key=ift").status_code == 404
+
+
+def test_a_reviewer_undoes_an_edit_from_the_system_page(client_as):
+    editor = client_as("editor")
+    system_url = upload(editor).headers["Location"]
+    system = db.session.scalars(select(System)).one()
+    step = system.document["steps"][0]
+    fields = {"step": step["id"], "intervention": step["interventions"][0]["id"], "key": "gnr"}
+    editor.submit(f"{system_url}/cell", fields | {"value": "18"}, page=system_url)
+    assert "/undo/" not in editor.get(system_url).get_data(as_text=True)
+    reviewer = client_as("reviewer")
+    page = reviewer.get(system_url).get_data(as_text=True)
+    assert "Labour (Orge + Lupin): gnr, reviewed" in page
+    undo_url = re.search(r'action="(/systems/\d+/undo/\w+)"', page).group(1)
+    done = reviewer.submit(undo_url, page=system_url)
+    assert done.status_code == 302 and done.headers["Location"].endswith("#changes")
+    after = reviewer.get(done.headers["Location"]).get_data(as_text=True)
+    assert "Undone: Labour (Orge + Lupin): gnr, Labour (Orge + Lupin): gnr, reviewed." in after
+    db.session.refresh(system)
+    assert system.document["steps"][0]["interventions"][0]["values"] == []
+    again = reviewer.submit(undo_url, page=system_url, follow_redirects=True)
+    assert "There was nothing to undo." in again.get_data(
+        as_text=True
+    ) or "Nothing was undone" in again.get_data(as_text=True)

@@ -4,6 +4,7 @@ system page (timeline and grid, with a cell edited in place), and the JSON API."
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Annotated, Any, Literal
 
 from flask import Response, abort, flash, jsonify, redirect, render_template, request, url_for
@@ -19,7 +20,8 @@ from webapp.extensions import db
 from webapp.pagination import page_number, paginate, per_page
 from webapp.problems import Invalid, show_on_form
 from webapp.rendering import render_page
-from webapp.review.audit import history
+from webapp.review import service as review
+from webapp.review.audit import history, undoable_groups
 from webapp.systems import api, bp, catalog, grid
 from webapp.systems.document import DocumentInvalid, iter_values, read_document, value_path
 from webapp.systems.forms import IMPORT_MAX_BYTES, ImportForm, ValueForm
@@ -76,16 +78,24 @@ def import_file():
     return redirect(url_for("systems.show", system_id=system.id))
 
 
+# What the system page's history offers to undo: a person's edits and applied suggestions.
+UNDOABLE_SOURCES = ("manual", "apply")
+
+
 def system_context(system: System) -> dict[str, Any]:
     keys = grid.columns(system.document)
+    changes = history((VALUE_TARGET,), system.id, limit=20)
+    may_undo = current_user.can(Role.reviewer)
     return {
         "system": system,
         "timeline": layout(system.document),
         "keys": keys,
         "rows": grid.rows(system.document, keys),
         "states": grid.STATES,
-        "field_label": grid.field_label,
-        "changes": history((VALUE_TARGET,), system.id, limit=20),
+        "changes": changes,
+        "label_of": partial(grid.field_label, system.document),
+        "undoable": undoable_groups(changes, UNDOABLE_SOURCES) if may_undo else [],
+        "undo_url": lambda group: url_for("systems.undo", system_id=system.id, group=group),
     }
 
 
@@ -101,6 +111,27 @@ def _document_response(system: System, download: bool) -> Response:
         filename = f"{secure_filename(system.name) or f'system-{system.id}'}.json"
         headers["Content-Disposition"] = f"attachment; filename={filename}"
     return Response(body, mimetype="application/json", headers=headers)
+
+
+@bp.post("/<int:system_id>/undo/<group>")
+@require_role(Role.reviewer)
+def undo(system_id: int, group: str):
+    system = system_or_404(system_id)
+    back = redirect(url_for("systems.show", system_id=system.id, _anchor="changes"))
+    if not group.isalnum() or review.group_targets(group) - {(VALUE_TARGET, system.id)}:
+        # A group that changed other records too is not this system's to undo.
+        flash("There was nothing to undo.", "warning")
+        return back
+    result = review.undo(group, current_user)
+    db.session.commit()
+    labels = ", ".join(dict.fromkeys(grid.field_label(system.document, f) for f in result.restored))
+    if result.changed_since:
+        flash("Nothing was undone: these values changed since.", "error")
+    elif result.restored:
+        flash(f"Undone: {labels}.", "success")
+    else:
+        flash("There was nothing to undo.", "warning")
+    return back
 
 
 @bp.get("/<int:system_id>.json")
