@@ -33,19 +33,21 @@ def test_import_a_file_see_the_rotation_and_edit_a_value(page: Page, admin):
 
     grid = page.locator("table.system-grid")
     labour = grid.locator("tr.intervention-row").filter(has_text="Labour").first
-    labour.get_by_role("button", name="Edit ift of Labour").click()
-    value = labour.get_by_label("ift of Labour", exact=True)
+    labour.get_by_role("button", name="Edit Treatment frequency index of Labour").click()
+    value = labour.get_by_label("Treatment frequency index of Labour", exact=True)
     expect(value).to_be_focused()
     value.fill("beaucoup")
     labour.get_by_role("button", name="Save").click()
     expect(labour.get_by_role("alert")).to_contain_text("is not a number")
-    labour.get_by_label("ift of Labour", exact=True).fill("0,5")
+    labour.get_by_label("Treatment frequency index of Labour", exact=True).fill("0,5")
     labour.get_by_role("button", name="Save").click()
     saved = labour.locator("td.state-reviewed")
     expect(saved).to_contain_text("0.5")
     expect(saved).to_contain_text("✓")
     page.reload()
-    expect(page.locator("#history")).to_contain_text("Labour (Orge + Lupin): ift")
+    expect(page.locator("#history")).to_contain_text(
+        "Labour (Orge + Lupin): Treatment frequency index"
+    )
     screenshot(page, "system-1280")
 
     page.set_viewport_size({"width": PHONE_WIDTH, "height": 844})

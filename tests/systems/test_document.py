@@ -152,7 +152,8 @@ def test_the_grid_lists_steps_then_their_interventions_by_day():
     new, _ = doc.set_value(new, step["id"], step["interventions"][1]["id"], "humus", 1)
     keys = columns(new)
     # itinera's keys first, then any other the document holds.
-    assert keys[:2] == ["frequence", "ift"] and keys[-1] == "humus" and keys.count("eiq") == 1
+    assert keys[:2] == ["frequence", "semences"] and keys[-1] == "humus" and keys.count("eiq") == 1
+    assert "totalCharges" not in keys and {"rendement", "prixVente"} <= set(keys)
     first = rows(new, keys)[:4]
     assert [r.name for r in first] == [
         "Orge + Lupin",
@@ -163,10 +164,14 @@ def test_the_grid_lists_steps_then_their_interventions_by_day():
     assert [str(r.when) for r in first] == ["2026-03-01", "2026-02-24", "2026-03-01", "2026-07-20"]
     assert first[3].cell("eiq").state == "reviewed" and first[3].cell("ift").state == "empty"
     assert first[0].editable("rendement") and not first[0].editable("ift")
-    assert first[1].editable("ift")
+    assert first[1].editable("ift") and first[1].editable("humus")
+    assert not first[1].editable("rendement") and not first[1].editable("totalCharges")
     path = doc.value_path(step["id"], step["interventions"][1]["id"], "eiq")
-    assert field_label(new, path) == "Fauche, andainage puis récolte (Orge + Lupin): eiq"
-    assert field_label(new, path + ".reviewed").endswith("eiq, reviewed")
+    assert (
+        field_label(new, path)
+        == "Fauche, andainage puis récolte (Orge + Lupin): EIQ field use rating"
+    )
+    assert field_label(new, path + ".reviewed").endswith("EIQ field use rating, reviewed")
 
 
 def test_the_timeline_puts_steps_in_lanes_and_marks_at_their_day():

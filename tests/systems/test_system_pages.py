@@ -31,9 +31,11 @@ def test_an_editor_imports_a_file_and_sees_its_timeline_and_grid(client_as):
     page = editor.get(answer.headers["Location"]).get_data(as_text=True)
     assert "Imported “ITK Maxime Besnard” into GAEC des Sources: 10 step(s)." in page
     assert page.count('class="step-bar') == 10 and page.count('class="mark ') == 31
-    assert 'fill="#2d9f6e"' in page and '<th scope="col" class="num">ift</th>' in page
+    assert 'fill="#2d9f6e"' in page
+    assert 'title="ift">Treatment frequency index<span class="column-type">IFT</span>' in page
     assert "Luzerne + trèfle violet et blanc" in page and "cover crop" in page
-    assert page.count('class="cell-edit"') == 31 * 16 + 10 * 3
+    # Every intervention-level indicator per intervention; a step's four overrides per step.
+    assert page.count('class="cell-edit"') == 31 * 14 + 10 * 4
     listing = editor.get("/systems").get_data(as_text=True)
     assert "GAEC des Sources" in listing and "ITK Maxime Besnard" in listing
 
@@ -96,7 +98,7 @@ def test_a_cell_is_edited_in_place_and_a_word_is_refused(htmx_client_as, client_
     cell = saved.get_data(as_text=True)
     assert saved.status_code == 200 and "state-reviewed" in cell and "2.5" in cell
     page = htmx.get(system_url).get_data(as_text=True)
-    assert "Labour (Orge + Lupin): ift" in page
+    assert "Labour (Orge + Lupin): Treatment frequency index" in page
     plain = editor.submit(f"{system_url}/cell", fields | {"value": "3"}, page=system_url)
     assert plain.status_code == 302 and plain.headers["Location"].endswith("#grid")
     system = db.session.scalars(select(System)).one()
@@ -129,12 +131,12 @@ def test_a_reviewer_undoes_an_edit_from_the_system_page(client_as):
     assert "/undo/" not in editor.get(system_url).get_data(as_text=True)
     reviewer = client_as("reviewer")
     page = reviewer.get(system_url).get_data(as_text=True)
-    assert "Labour (Orge + Lupin): gnr, reviewed" in page
+    assert "Labour (Orge + Lupin): Fuel, reviewed" in page
     undo_url = re.search(r'action="(/systems/\d+/undo/\w+)"', page).group(1)
     done = reviewer.submit(undo_url, page=system_url)
     assert done.status_code == 302 and done.headers["Location"].endswith("#changes")
     after = reviewer.get(done.headers["Location"]).get_data(as_text=True)
-    assert "Undone: Labour (Orge + Lupin): gnr, Labour (Orge + Lupin): gnr, reviewed." in after
+    assert "Undone: Labour (Orge + Lupin): Fuel, Labour (Orge + Lupin): Fuel, reviewed." in after
     db.session.refresh(system)
     assert system.document["steps"][0]["interventions"][0]["values"] == []
     again = reviewer.submit(undo_url, page=system_url, follow_redirects=True)

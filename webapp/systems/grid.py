@@ -9,29 +9,18 @@ from datetime import date, timedelta
 from typing import Any
 
 from webapp.systems.document import TOP, DocumentInvalid, indicator_keys, moment, parse_path
+from webapp.systems.indicators import DERIVED_KEYS, INDICATORS, STEP_OVERRIDES, Level, keys_at
 
-# itinera's intervention indicators (issue 13), shown as columns even before they hold values.
-STARTER_KEYS = (
-    "frequence",
-    "ift",
-    "azoteMineral",
-    "azoteOrganique",
-    "gnr",
-    "tempsTravail",
-    "ges",
-    "semences",
-    "engrais",
-    "coutsPhytos",
-    "mecanisation",
-    "coutGnr",
-    "irrigation",
-    "eiq",
-    "rendement",
-    "prixVente",
+# The registry's indicators a person or a calculator sets per intervention, then what a step
+# sets for itself; the derived ones (totals, margin) are the totals' to compute.
+REGISTRY_KEYS = tuple(
+    dict.fromkeys(
+        [
+            *(k for k in keys_at(Level.intervention) if k not in DERIVED_KEYS),
+            *STEP_OVERRIDES,
+        ]
+    )
 )
-# What a step sets for itself rather than summing its interventions (issue 13); its other
-# cells are left for the step totals.
-STEP_OVERRIDES = frozenset({"rendement", "prixVente", "irrigation", "totalProduits"})
 STATES = {
     "reviewed": ("✓", "reviewed by a person"),
     "unreviewed": ("?", "not reviewed yet (calculated, AI or imported)"),
@@ -59,6 +48,10 @@ class Cell:
         return STATES[self.state][0]
 
     @property
+    def label(self) -> str:
+        return label(self.key)
+
+    @property
     def meaning(self) -> str:
         return STATES[self.state][1]
 
@@ -84,11 +77,38 @@ class Row:
         return next(c for c in self.cells if c.key == key)
 
     def editable(self, key: str) -> bool:
-        return self.intervention_id is not None or key in STEP_OVERRIDES
+        """A step sets only its overrides (its other cells are left for the step totals); an
+        intervention every indicator of its level, and any key its document brings."""
+        if self.intervention_id is None:
+            return key in STEP_OVERRIDES
+        known = INDICATORS.get(key)
+        return known is None or (Level.intervention in known.levels and key not in DERIVED_KEYS)
 
 
 def columns(document: dict[str, Any]) -> list[str]:
-    return list(dict.fromkeys([*STARTER_KEYS, *indicator_keys(document)]))
+    """The registry's keys, then any other key the document holds."""
+    return list(dict.fromkeys([*REGISTRY_KEYS, *indicator_keys(document)]))
+
+
+@dataclass(frozen=True)
+class Heading:
+    key: str
+    label: str
+    unit: str
+
+
+def headings(keys: list[str]) -> list[Heading]:
+    """Each column as people read it: the indicator's label and unit, or the bare key."""
+    found = []
+    for key in keys:
+        known = INDICATORS.get(key)
+        found.append(Heading(key, known.label_en, known.unit) if known else Heading(key, key, ""))
+    return found
+
+
+def label(key: str) -> str:
+    known = INDICATORS.get(key)
+    return known.label_en if known else key
 
 
 def rows(document: dict[str, Any], keys: list[str]) -> list[Row]:
@@ -148,4 +168,4 @@ def field_label(document: dict[str, Any], path: str) -> str:
             (i for i in step.get("interventions", []) if i.get("id") == intervention_id), None
         )
         where = f"{work['name']} ({step['name']})" if work else where
-    return f"{where}: {key}" + (", reviewed" if is_status else "")
+    return f"{where}: {label(key)}" + (", reviewed" if is_status else "")

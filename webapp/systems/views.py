@@ -89,7 +89,7 @@ def system_context(system: System) -> dict[str, Any]:
     return {
         "system": system,
         "timeline": layout(system.document),
-        "keys": keys,
+        "headings": grid.headings(keys),
         "rows": grid.rows(system.document, keys),
         "states": grid.STATES,
         "changes": changes,
