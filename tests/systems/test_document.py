@@ -189,3 +189,14 @@ def test_the_timeline_puts_steps_in_lanes_and_marks_at_their_day():
     sowing = next(m for m in timeline.marks if m.name == "Semis associé")
     assert not sowing.top and str(sowing.day) == "2026-03-01"
     assert layout({"steps": []}).bars == []
+
+
+def test_a_step_row_carries_the_step_totals():
+    raw = itinera("example-system.json")
+    step = raw["steps"][0]
+    first, second = step["interventions"][0]["id"], step["interventions"][1]["id"]
+    new, _ = doc.set_value(raw, step["id"], first, "ift", 0.5)
+    new, _ = doc.set_value(new, step["id"], second, "ift", 1)
+    new, _ = doc.set_value(new, step["id"], second, "frequence", 2)
+    step_row = next(r for r in rows(new, columns(new)) if r.intervention_id is None)
+    assert step_row.totals["ift"] == 2.5

@@ -103,6 +103,10 @@ def test_a_cell_is_edited_in_place_and_a_word_is_refused(htmx_client_as, client_
     assert plain.status_code == 302 and plain.headers["Location"].endswith("#grid")
     system = db.session.scalars(select(System)).one()
     assert system.document["steps"][0]["interventions"][0]["values"][0]["value"] == 3
+    # The step's row adds it up (frequence unset counts once).
+    assert '<span class="value-mark" aria-hidden="true">Σ</span> 3</td>' in editor.get(
+        system_url
+    ).get_data(as_text=True)
 
 
 def test_a_missing_system_or_cell_is_404(client_as):

@@ -4,12 +4,13 @@ the state people see it in (reviewed, not reviewed, not applicable, empty)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
 from webapp.systems.document import TOP, DocumentInvalid, indicator_keys, moment, parse_path
 from webapp.systems.indicators import DERIVED_KEYS, INDICATORS, STEP_OVERRIDES, Level, keys_at
+from webapp.systems.totals import step_totals
 
 # The registry's indicators a person or a calculator sets per intervention, then what a step
 # sets for itself; the derived ones (totals, margin) are the totals' to compute.
@@ -72,6 +73,8 @@ class Row:
     when: date
     top: bool
     cells: tuple[Cell, ...]
+    # A step's totals (Σ of its interventions' values × frequence) for the cells it does not set.
+    totals: dict[str, float] = field(default_factory=dict)
 
     def cell(self, key: str) -> Cell:
         return next(c for c in self.cells if c.key == key)
@@ -124,6 +127,7 @@ def rows(document: dict[str, Any], keys: list[str]) -> list[Row]:
                 start,
                 not step.get("secondary_crop"),
                 tuple(Cell(k, own.get(k)) for k in keys),
+                step_totals(step).values,
             )
         )
         work = sorted(step.get("interventions", []), key=lambda i: int(i.get("day", "0")))
