@@ -19,7 +19,7 @@ def test_home_lists_the_five_workspaces(client_as):
 
 
 def test_workspace_pages_say_coming_soon(client_as):
-    response = client_as("viewer").get("/systems")
+    response = client_as("viewer").get("/registry")
     assert response.status_code == 200
     assert "not open yet" in response.get_data(as_text=True)
 
