@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.extensions import db
+from webapp.jobs.kinds import RunKind
 from webapp.jobs.models import Run, RunStatus
 from webapp.jobs.runner import work_through
 from webapp.tables.enrichment import TableEnrichment
@@ -35,11 +36,12 @@ def make_table(name: str, columns: list[tuple], rows: list[dict[str, Any]]) -> D
     return table
 
 
-def run_here(run: Run) -> Run:
-    """Work the run in this process, as a worker would (its job waits on an idle queue)."""
+def run_here(run: Run, kind: RunKind | None = None) -> Run:
+    """Work the run in this process, as a worker would (its job waits on an idle queue); a
+    table enrichment unless another kind is given."""
     db.session.execute(db.update(Run).where(Run.id == run.id).values(status=RunStatus.running))
     db.session.commit()
     db.session.refresh(run)
-    work_through(run, TableEnrichment())
+    work_through(run, kind or TableEnrichment())
     db.session.refresh(run)
     return run

@@ -14,19 +14,26 @@ from werkzeug.utils import secure_filename
 
 from webapp.api import json_body
 from webapp.auth.access import require_role
+from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.contract import Id, Name, Number, Paging, RequestModel, Text, accepts
 from webapp.extensions import db
+from webapp.jobs.models import Run
+from webapp.jobs.queue import QueueUnavailable
 from webapp.pagination import page_number, paginate, per_page
 from webapp.problems import Invalid, show_on_form
 from webapp.rendering import render_page
 from webapp.review import service as review
 from webapp.review.audit import history, undoable_groups
-from webapp.systems import api, bp, catalog, grid
+from webapp.review.models import Suggestion, SuggestionStatus
+from webapp.review.vocabulary import count_levels
+from webapp.systems import api, bp, catalog, grid, runs
 from webapp.systems.document import DocumentInvalid, iter_values, read_document, value_path
 from webapp.systems.forms import IMPORT_MAX_BYTES, ImportForm, ValueForm
 from webapp.systems.models import VALUE_TARGET, Farm, System
+from webapp.systems.runs import SystemCalculation
 from webapp.systems.timeline import layout
+from webapp.systems.totals import system_totals
 from webapp.uploads import read_text
 
 SYSTEMS_PER_PAGE = 25
@@ -315,3 +322,190 @@ def api_set_value(system_id: int):
     path = value_path(step_id, intervention_id, key)
     entry = next((e for p, e in iter_values(system.document) if p == path), None)
     return jsonify(_saved(system, saved, path=path, entry=entry))
+
+
+# Calculating missing values: a run proposes them, people review them through the core.
+
+
+def calculation_or_404(system: System, run_id: int) -> Run:
+    run = db.get_or_404(Run, run_id, description=f"There is no run #{run_id}.")
+    if run.kind != SystemCalculation.name or run.params.get("system_id") != system.id:
+        abort(404, description=f"Run #{run_id} calculated nothing for this system.")
+    return run
+
+
+def run_seconds(cells: int) -> float | None:
+    """How long a run over this many cells may take, from the recent runs' mean per cell."""
+    query = (
+        db.select(Run)
+        .where(Run.kind == SystemCalculation.name, Run.finished_at.is_not(None), Run.done > 0)
+        .order_by(Run.id.desc())
+        .limit(10)
+    )
+    per_cell = [
+        (r.finished_at - r.started_at).total_seconds() / r.done
+        for r in db.session.scalars(query)
+        if r.started_at
+    ]
+    return cells * sum(per_cell) / len(per_cell) if per_cell else None
+
+
+@bp.get("/<int:system_id>/calculate")
+@require_role(Role.editor)
+def confirm_calculation(system_id: int):
+    system = system_or_404(system_id)
+    cells = runs.missing_cells(system.document)
+    return render_page(
+        "systems/calculate.html",
+        system=system,
+        cells=len(cells),
+        seconds=run_seconds(len(cells)),
+        form=EmptyForm(),
+    )
+
+
+def start_and_show(system: System, cells: list[str] | None = None):
+    if not EmptyForm().validate_on_submit():
+        abort(400, description="The form expired; reload the page and try again.")
+    try:
+        run = runs.start_calculation(system, current_user, cells)
+    except (Invalid, QueueUnavailable) as exc:
+        db.session.rollback()
+        flash(str(exc), "error")
+        return redirect(url_for("systems.show", system_id=system.id, _anchor="grid"))
+    db.session.commit()
+    return redirect(url_for("systems.calculation", system_id=system.id, run_id=run.id))
+
+
+@bp.post("/<int:system_id>/calculate")
+@require_role(Role.editor)
+def calculate_missing(system_id: int):
+    return start_and_show(system_or_404(system_id))
+
+
+@bp.post("/<int:system_id>/cell/calculate")
+@require_role(Role.editor)
+def calculate_one(system_id: int):
+    system = system_or_404(system_id)
+    form = request.form
+    try:
+        path = runs.one_cell(
+            system.document, form.get("step", ""), form.get("intervention", ""), form.get("key", "")
+        )
+    except Invalid as exc:
+        flash(str(exc), "error")
+        return redirect(url_for("systems.show", system_id=system.id, _anchor="grid"))
+    return start_and_show(system, [path])
+
+
+@bp.get("/<int:system_id>/runs/<int:run_id>")
+def calculation(system_id: int, run_id: int):
+    """A live run's progress, polled; an ended one's suggestions to review, cell by cell."""
+    system = system_or_404(system_id)
+    run = calculation_or_404(system, run_id)
+    rows = [] if run.is_live else runs.review_rows(run)
+    suggestions = [r["suggestion"] for r in rows if r["suggestion"] is not None]
+    review.look_up_now(suggestions)
+    undo = request.args.get("undo", "")
+    return render_page(
+        "systems/calculation.html",
+        "live",
+        system=system,
+        run=run,
+        rows=rows,
+        counts=count_levels(s.worst for s in suggestions),
+        valid_pending=sum(1 for s in suggestions if s.is_valid and s.status == "pending"),
+        undo_group=undo if undo.isalnum() else "",
+        form=EmptyForm(),
+    )
+
+
+def reviewed_post(system_id: int, run_id: int) -> tuple[System, Run, list[int]]:
+    """The system, run and chosen suggestions (the run's own) of a review form, CSRF checked."""
+    system = system_or_404(system_id)
+    run = calculation_or_404(system, run_id)
+    if not EmptyForm().validate_on_submit():
+        abort(400, description="The form expired; reload the page and try again.")
+    wanted = [int(i) for i in request.form.getlist("suggestion") if i.isdigit()]
+    query = db.select(Suggestion.id).where(Suggestion.run_id == run.id)
+    if request.form.get("all_valid"):
+        query = query.where(Suggestion.status == SuggestionStatus.pending)
+    else:
+        query = query.where(Suggestion.id.in_(wanted))
+    return system, run, list(db.session.scalars(query))
+
+
+def back_to(system: System, run: Run, **extra):
+    return redirect(url_for("systems.calculation", system_id=system.id, run_id=run.id, **extra))
+
+
+@bp.post("/<int:system_id>/runs/<int:run_id>/apply")
+@require_role(Role.reviewer)
+def apply_calculated(system_id: int, run_id: int):
+    system, run, chosen = reviewed_post(system_id, run_id)
+    if not chosen:
+        flash("Choose the values to apply.", "warning")
+        return back_to(system, run)
+    reconfirm = [int(i) for i in request.form.getlist("reconfirm") if i.isdigit()]
+    all_valid = bool(request.form.get("all_valid"))
+    result = review.apply(chosen, current_user, reconfirm=reconfirm, skip_invalid=all_valid)
+    db.session.commit()
+    names = run.params.get("names", {})
+    if result.applied:
+        flash(f"Applied {len(result.applied)} value(s), marked reviewed.", "success")
+    for refusal in result.refused:
+        flash(f"Not applied — {names.get(refusal.field, 'a value')}: {refusal.message}", "error")
+    return back_to(system, run, undo=result.group or None)
+
+
+@bp.post("/<int:system_id>/runs/<int:run_id>/reject")
+@require_role(Role.reviewer)
+def reject_calculated(system_id: int, run_id: int):
+    system, run, chosen = reviewed_post(system_id, run_id)
+    rejected = review.reject(chosen, current_user)
+    db.session.commit()
+    if rejected:
+        flash(f"Rejected {len(rejected)} value(s).", "info")
+    else:
+        flash("Nothing was rejected: choose open suggestions.", "warning")
+    return back_to(system, run)
+
+
+@api.post("/<int:system_id>/calculate-missing")
+@require_role(Role.editor)
+@accepts(
+    answers={202: "Queued; review it through /api/v1/runs/<run_id>/suggestions."},
+    summary="Calculate every missing value that has a calculator, offline, as suggestions.",
+)
+def api_calculate_missing(system_id: int):
+    run = runs.start_calculation(system_or_404(system_id), current_user)
+    db.session.commit()
+    return jsonify(run_id=run.id, cells=run.total), 202
+
+
+class CellBody(RequestModel):
+    step_id: Annotated[str, Field(min_length=1, max_length=64)]
+    intervention_id: Annotated[str, Field(min_length=1, max_length=64)]
+    key: Annotated[str, Field(min_length=1, max_length=64)]
+
+
+@api.post("/<int:system_id>/calculate")
+@require_role(Role.editor)
+@accepts(
+    CellBody,
+    answers={202: "Queued: a run of one cell, reviewed like the others."},
+    summary="Calculate one empty value of an intervention, as a suggestion.",
+)
+def api_calculate_one(system_id: int):
+    system = system_or_404(system_id)
+    body = json_body()
+    path = runs.one_cell(system.document, body["step_id"], body["intervention_id"], body["key"])
+    run = runs.start_calculation(system, current_user, [path])
+    db.session.commit()
+    return jsonify(run_id=run.id, cells=run.total), 202
+
+
+@api.get("/<int:system_id>/totals")
+@accepts(summary="The system's totals per intervention, step and year, with their units.")
+def api_totals(system_id: int):
+    return jsonify(system_totals(system_or_404(system_id).document).to_dict())

@@ -1,0 +1,222 @@
+"""Calculating a system's missing values: a run over the empty cells, each a suggestion on the
+system's values reviewed through the core (applied reviewed, undone to an empty cell)."""
+
+import copy
+
+from sqlalchemy import select
+
+from tests.support.tables import run_here
+from tests.systems.test_system_api import api_client, create, itinera
+from webapp.extensions import db
+from webapp.jobs.models import Run
+from webapp.review.models import Suggestion
+from webapp.systems.calculators import CALCULATORS
+from webapp.systems.document import flat_values, value_path
+from webapp.systems.models import System
+from webapp.systems.runs import SystemCalculation, missing_cells
+
+DOCUMENT = itinera()
+STEP = DOCUMENT["steps"][0]
+LABOUR = STEP["interventions"][0]
+
+
+def path(key, step=STEP, work=LABOUR):
+    return value_path(step["id"], work["id"], key)
+
+
+def with_values(**values):
+    """The test rotation with values set on its first intervention ({key: (value, reviewed)})
+    and a stated fuel of 500 L/ha on it: out of bounds."""
+    document = copy.deepcopy(DOCUMENT)
+    work = document["steps"][0]["interventions"][0]
+    work["values"] = [{"key": k, "value": v, "reviewed": r} for k, (v, r) in values.items()]
+    work["assumptions"] = "- **Carburant**: 500 L/ha"
+    return document
+
+
+def started(client, system_id):
+    answer = client.post(f"/api/v1/systems/{system_id}/calculate-missing", headers=client.headers)
+    assert answer.status_code == 202, answer.get_json()
+    return run_here(db.session.get(Run, answer.get_json()["run_id"]), SystemCalculation())
+
+
+def suggestions(run):
+    query = select(Suggestion).where(Suggestion.run_id == run.id)
+    return {s.field: s for s in db.session.scalars(query)}
+
+
+def test_only_missing_cells_are_calculated(client_as):
+    editor = api_client(client_as, "editor")
+    document = with_values(ift=(1.5, True), tempsTravail=(0.8, False))
+    system_id = create(editor, document=document).get_json()["id"]
+    cells = missing_cells(document)
+    assert len(cells) == 31 * len(CALCULATORS) - 2
+    assert path("ift") not in cells and path("tempsTravail") not in cells
+    run = started(editor, system_id)
+    assert run.status == "succeeded" and run.total == len(cells)
+    found = suggestions(run)
+    assert path("ift") not in found and path("tempsTravail") not in found
+    assert set(found) <= set(cells)
+    values = flat_values(db.session.get(System, system_id).document)
+    assert values[path("ift")] == 1.5 and values[path("tempsTravail")] == 0.8
+
+
+def test_a_suggestion_carries_its_value_unit_evidence_and_trace(client_as):
+    editor = api_client(client_as, "editor")
+    system_id = create(editor).get_json()["id"]
+    run = started(editor, system_id)
+    second = DOCUMENT["steps"][0]["interventions"][1]
+    fuel = suggestions(run)[path("gnr", work=second)]
+    assert fuel.current_value is None and fuel.suggested_value > 0
+    assert fuel.unit == "L/ha" and fuel.confidence in ("low", "medium", "high")
+    assert fuel.evidence and fuel.evidence[0]["title"]
+    kept = run.results[path("gnr", work=second)]
+    assert kept["outcome"] == "suggested" and kept["calculation_steps"]
+
+
+def test_out_of_bounds_is_an_error_and_never_applied(client_as):
+    editor = api_client(client_as, "editor")
+    system_id = create(editor, document=with_values()).get_json()["id"]
+    run = started(editor, system_id)
+    fuel = suggestions(run)[path("gnr")]
+    assert fuel.suggested_value == 500 and fuel.status == "blocked"
+    assert [i["code"] for i in fuel.issues if i["severity"] == "error"] == ["out_of_bounds"]
+    assert run.results[path("gnr")]["outcome"] == "out of bounds"
+    reviewer = api_client(client_as, "reviewer")
+    answer = reviewer.post(
+        f"/api/v1/runs/{run.id}/apply", json={"suggestions": [fuel.id]}, headers=reviewer.headers
+    )
+    assert answer.status_code == 422
+    assert answer.get_json()["refused"][0]["code"] == "invalid_suggestion"
+    assert flat_values(db.session.get(System, system_id).document).get(path("gnr")) is None
+
+
+def test_a_cell_without_a_value_says_what_it_needs(client_as):
+    editor = api_client(client_as, "editor")
+    system_id = create(editor).get_json()["id"]
+    run = started(editor, system_id)
+    second = DOCUMENT["steps"][0]["interventions"][1]
+    machinery = path("mecanisation", work=second)
+    assert machinery not in suggestions(run)
+    assert run.results[machinery]["outcome"] == "not calculated"
+    assert run.results[machinery]["error"].startswith("needs: ")
+    listed = editor.get(f"/api/v1/runs/{run.id}/suggestions").get_json()
+    [target] = listed["targets"]
+    cell = next(c for c in target["cells"] if c["path"] == machinery)
+    assert cell["name"] == f"{STEP['name']} › {second['name']} › Machinery"
+    assert cell["error"].startswith("needs: ")
+    page = editor.get(f"/systems/{system_id}/runs/{run.id}").get_data(as_text=True)
+    assert f"{STEP['name']} › {second['name']} › Machinery" in page and "needs: " in page
+    assert 'class="data review proposal"' in page and "steps[" not in page
+
+
+def test_apply_marks_reviewed_and_undo_restores_the_empty_cell(client_as):
+    editor = api_client(client_as, "editor")
+    system_id = create(editor).get_json()["id"]
+    run = started(editor, system_id)
+    ift = suggestions(run)[path("ift")]
+    reviewer = api_client(client_as, "reviewer")
+    assert (
+        editor.post(
+            f"/api/v1/runs/{run.id}/apply", json={"suggestions": [ift.id]}, headers=editor.headers
+        ).status_code
+        == 403
+    )
+    answer = reviewer.post(
+        f"/api/v1/runs/{run.id}/apply", json={"suggestions": [ift.id]}, headers=reviewer.headers
+    )
+    assert answer.status_code == 200, answer.get_json()
+    values = flat_values(db.session.get(System, system_id).document)
+    assert values[path("ift")] == ift.suggested_value
+    assert values[path("ift") + ".reviewed"] is True
+    undone = reviewer.post(
+        f"/api/v1/undo/{answer.get_json()['undo_group']}", headers=reviewer.headers
+    )
+    assert undone.status_code == 200
+    db.session.expire_all()
+    values = flat_values(db.session.get(System, system_id).document)
+    assert path("ift") not in values
+
+
+def test_the_review_page_applies_and_rejects_through_the_core(client_as):
+    editor = api_client(client_as, "editor")
+    system_id = create(editor).get_json()["id"]
+    page = editor.get(f"/systems/{system_id}").get_data(as_text=True)
+    assert "Calculate all missing" in page
+    confirm = editor.get(f"/systems/{system_id}/calculate").get_data(as_text=True)
+    assert "<strong>310</strong> empty values" in confirm
+    answer = editor.submit(
+        f"/systems/{system_id}/calculate", {}, page=f"/systems/{system_id}/calculate"
+    )
+    assert answer.status_code == 302
+    run = run_here(db.session.scalars(select(Run)).one(), SystemCalculation())
+    assert answer.headers["Location"].endswith(f"/systems/{system_id}/runs/{run.id}")
+    reviewer = client_as("reviewer")
+    url = f"/systems/{system_id}/runs/{run.id}"
+    review_page = reviewer.get(url).get_data(as_text=True)
+    assert "with errors" in review_page and "Apply all" in review_page
+    ift = suggestions(run)[path("ift")]
+    applied = reviewer.submit(f"{url}/apply", {"suggestion": str(ift.id)}, page=url)
+    assert applied.status_code == 302 and "undo=" in applied.headers["Location"]
+    rejected = reviewer.submit(f"{url}/reject", {"suggestion": str(ift.id)}, page=url)
+    assert rejected.status_code == 302
+    db.session.expire_all()
+    assert db.session.get(Suggestion, ift.id).status == "applied"
+    everything = reviewer.submit(f"{url}/apply", {"all_valid": "1"}, page=url)
+    assert everything.status_code == 302
+    db.session.expire_all()
+    statuses = {s.status for s in suggestions(run).values()}
+    assert statuses <= {"applied", "blocked"}
+    values = flat_values(db.session.get(System, system_id).document)
+    assert all(
+        values[f + ".reviewed"] is True
+        for f, s in suggestions(run).items()
+        if s.status == "applied"
+    )
+    assert editor.post(f"{url}/apply", data={}).status_code in (400, 403)
+
+
+def test_calculate_one_cell_and_the_api_shapes(client_as):
+    editor = api_client(client_as, "editor")
+    system_id = create(editor, document=with_values(ift=(2, True))).get_json()["id"]
+    body = {"step_id": STEP["id"], "intervention_id": LABOUR["id"], "key": "tempsTravail"}
+    url = f"/api/v1/systems/{system_id}/calculate"
+    answer = editor.post(url, json=body, headers=editor.headers)
+    assert answer.status_code == 202
+    run = run_here(db.session.get(Run, answer.get_json()["run_id"]), SystemCalculation())
+    assert run.items == [path("tempsTravail")] and path("tempsTravail") in suggestions(run)
+    filled = editor.post(url, json=body | {"key": "ift"}, headers=editor.headers)
+    assert filled.status_code == 422
+    assert filled.get_json()["error"]["code"] == "nothing_to_calculate"
+    assert "has a value already" in filled.get_json()["error"]["message"]
+    for wrong in ({"key": "frequence"}, {"step_id": "nowhere"}, {"key": ""}):
+        error = editor.post(url, json=body | wrong, headers=editor.headers)
+        assert error.status_code == 422 and set(error.get_json()["error"]) >= {"code", "message"}
+    missing = editor.post("/api/v1/systems/999999/calculate-missing", headers=editor.headers)
+    assert missing.status_code == 404 and missing.get_json()["error"]["code"] == "not_found"
+    viewer = api_client(client_as, "viewer")
+    refused = viewer.post(f"/api/v1/systems/{system_id}/calculate-missing", headers=viewer.headers)
+    assert refused.status_code == 403
+    assert viewer.post(url, json=body, headers=viewer.headers).status_code == 403
+
+
+def test_a_full_system_has_nothing_to_calculate(client_as):
+    editor = api_client(client_as, "editor")
+    document = copy.deepcopy(DOCUMENT)
+    for step in document["steps"]:
+        for work in step["interventions"]:
+            work["values"] = [{"key": k, "value": 1} for k in CALCULATORS]
+    system_id = create(editor, document=document).get_json()["id"]
+    answer = editor.post(f"/api/v1/systems/{system_id}/calculate-missing", headers=editor.headers)
+    assert answer.status_code == 422
+    assert answer.get_json()["error"]["code"] == "nothing_to_calculate"
+
+
+def test_totals_api(client_as):
+    editor = api_client(client_as, "editor")
+    system_id = create(editor, document=with_values(ift=(2, True))).get_json()["id"]
+    totals = editor.get(f"/api/v1/systems/{system_id}/totals")
+    assert totals.status_code == 200
+    body = totals.get_json()
+    assert body and isinstance(body, dict)
+    assert editor.get("/api/v1/systems/999999/totals").status_code == 404
