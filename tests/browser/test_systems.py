@@ -1,6 +1,7 @@
 """A farm system in a real browser: import an itinera file, see its rotation and grid, set a
 value in place (a word refused first); wide and on a phone, with a clean console."""
 
+from json import loads
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,36 @@ def test_the_demo_system_shows_each_kind_of_value(page: Page, session_app, admin
     expect(grid.locator("td.state-na")).to_contain_text("n/a")
     expect(page.locator("#assumptions")).to_contain_text("Tracteur")
     screenshot(page, "system-demo-1280")
+
+
+def test_calculate_all_missing_review_and_apply(page: Page, session_app, admin, run_worker):
+    with session_app.app_context():
+        import_system(create_farm("Ferme du calcul"), "Calcul", loads(FILE.read_text()), None)
+        db.session.commit()
+    run_worker()
+    sign_in(page)
+    page.goto("/systems")
+    page.get_by_role("link", name="Calcul").click()
+    grid = page.locator("table.system-grid")
+    labour = grid.locator("tr.intervention-row").filter(has_text="Labour").first
+    labour.get_by_role("button", name="Edit Fuel of Labour").click()
+    labour.get_by_role("button", name="Calculate").click()
+    expect(page.locator("#level-counts")).to_be_visible()
+    expect(page.locator("table.review")).to_contain_text("Labour › Fuel")
+
+    page.get_by_role("link", name="Back to Calcul").click()
+    page.get_by_role("link", name="Calculate all missing").click()
+    expect(page.locator("#missing-count")).to_contain_text("empty values")
+    page.get_by_role("button", name="Calculate").click()
+    expect(page.locator("#level-counts")).to_be_visible()
+    review = page.locator("table.data.review")
+    expect(review.locator("details.trace").first).to_be_attached()
+    row = review.locator("tr.suggestion").filter(has_text="Labour › Treatment frequency index")
+    row.first.get_by_role("checkbox").check()
+    page.get_by_role("button", name="Apply selected").click()
+    expect(page.get_by_text("marked reviewed")).to_be_visible()
+    expect(page.get_by_role("button", name="Undo this apply")).to_be_visible()
+    screenshot(page, "system-calculation-1280")
+    page.get_by_role("link", name="Back to Calcul").click()
+    cell = page.locator("table.system-grid tr.intervention-row").filter(has_text="Labour").first
+    expect(cell.locator("td.state-reviewed").first).to_contain_text("✓")

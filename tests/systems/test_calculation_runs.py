@@ -155,6 +155,8 @@ def test_the_review_page_applies_and_rejects_through_the_core(client_as):
     url = f"/systems/{system_id}/runs/{run.id}"
     review_page = reviewer.get(url).get_data(as_text=True)
     assert "with errors" in review_page and "Apply all" in review_page
+    polled = reviewer.get(url, headers={"HX-Request": "true"})
+    assert polled.status_code == 200 and 'id="level-counts"' in polled.get_data(as_text=True)
     ift = suggestions(run)[path("ift")]
     applied = reviewer.submit(f"{url}/apply", {"suggestion": str(ift.id)}, page=url)
     assert applied.status_code == 302 and "undo=" in applied.headers["Location"]

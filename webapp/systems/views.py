@@ -17,7 +17,7 @@ from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.contract import Id, Name, Number, Paging, RequestModel, Text, accepts
-from webapp.extensions import db
+from webapp.extensions import db, htmx
 from webapp.jobs.models import Run
 from webapp.jobs.queue import QueueUnavailable
 from webapp.pagination import page_number, paginate, per_page
@@ -28,6 +28,7 @@ from webapp.review.audit import history, undoable_groups
 from webapp.review.models import Suggestion, SuggestionStatus
 from webapp.review.vocabulary import count_levels
 from webapp.systems import api, bp, catalog, grid, runs
+from webapp.systems.calculators import CALCULATORS
 from webapp.systems.document import DocumentInvalid, iter_values, read_document, value_path
 from webapp.systems.forms import IMPORT_MAX_BYTES, ImportForm, ValueForm
 from webapp.systems.models import VALUE_TARGET, Farm, System
@@ -185,7 +186,18 @@ def edit_cell(system_id: int):
     system = system_or_404(system_id)
     row, cell = cell_of(system, request.args)
     form = value_form(row, cell)
-    return render_template("systems/_cell_edit.html", system=system, row=row, cell=cell, form=form)
+    # An empty intervention value a calculator can work out offers to calculate it.
+    calculable = (
+        row.intervention_id is not None and cell.state == "empty" and cell.key in CALCULATORS
+    )
+    return render_template(
+        "systems/_cell_edit.html",
+        system=system,
+        row=row,
+        cell=cell,
+        form=form,
+        calculable=calculable,
+    )
 
 
 @bp.post("/<int:system_id>/cell")
@@ -372,9 +384,16 @@ def start_and_show(system: System, cells: list[str] | None = None):
     except (Invalid, QueueUnavailable) as exc:
         db.session.rollback()
         flash(str(exc), "error")
-        return redirect(url_for("systems.show", system_id=system.id, _anchor="grid"))
+        return go(url_for("systems.show", system_id=system.id, _anchor="grid"))
     db.session.commit()
-    return redirect(url_for("systems.calculation", system_id=system.id, run_id=run.id))
+    return go(url_for("systems.calculation", system_id=system.id, run_id=run.id))
+
+
+def go(target: str):
+    """A redirect; asked from a grid cell (htmx), the whole page goes there."""
+    if htmx:
+        return Response(status=204, headers={"HX-Redirect": target})
+    return redirect(target)
 
 
 @bp.post("/<int:system_id>/calculate")
@@ -394,7 +413,7 @@ def calculate_one(system_id: int):
         )
     except Invalid as exc:
         flash(str(exc), "error")
-        return redirect(url_for("systems.show", system_id=system.id, _anchor="grid"))
+        return go(url_for("systems.show", system_id=system.id, _anchor="grid"))
     return start_and_show(system, [path])
 
 
