@@ -1,0 +1,116 @@
+"""Farm-system figures: "calculate all missing" and the system page.
+
+- A 10-step, 31-intervention system (tests/systems/data/une-rotation-de-test.json, no values:
+  every calculable cell is missing): from enqueueing the run to its end, worked by the real RQ
+  worker of `furrow serve` (SQLite + embedded Redis), after one warm-up run of one cell; and the
+  calculators alone over the same cells, in process.
+- The system page (timeline, grid, history): server time p50/p95 through the test client.
+
+Run from the repository root: `.venv/bin/python bench/system_figures.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.support.server import embedded_env, start_server  # noqa: E402
+
+DOCUMENT = ROOT / "tests" / "systems" / "data" / "une-rotation-de-test.json"
+PASSWORD = "bench password"
+PAGE_REQUESTS = 200
+TARGET_RUN_SECONDS = 3
+TARGET_PAGE_MS = 100
+
+
+def finished(run_id: int) -> str:
+    """Wait for the run to end; its status."""
+    from webapp.extensions import db
+    from webapp.jobs.models import Run
+
+    while True:
+        db.session.expire_all()
+        status = db.session.get(Run, run_id).status
+        db.session.commit()
+        if status not in ("queued", "running"):
+            return status
+        time.sleep(0.02)
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory(prefix="furrow-bench-") as tmp:
+        instance = Path(tmp) / "instance"
+        server = start_server(embedded_env(), instance, workers=1)
+        os.environ.update(embedded_env(), FURROW_INSTANCE_PATH=str(instance))
+        from webapp import create_app
+        from webapp.auth.accounts import create_user
+        from webapp.auth.roles import Role
+        from webapp.extensions import db
+        from webapp.systems.catalog import create_farm, import_system
+        from webapp.systems.runs import calculate_cell, missing_cells, start_calculation
+
+        app = create_app()
+        try:
+            with app.app_context():
+                user = create_user("bench@example.org", PASSWORD, Role.admin)
+                document = json.loads(DOCUMENT.read_text(encoding="utf-8"))
+                system, _saved = import_system(create_farm("Bench"), "", document, user)
+                db.session.commit()
+                cells = missing_cells(system.document)
+                warm_up = start_calculation(system, user, cells[:1])
+                db.session.commit()
+                assert finished(warm_up.id) == "succeeded"
+                began = time.perf_counter()
+                run = start_calculation(system, user)
+                db.session.commit()
+                status = finished(run.id)
+                elapsed = time.perf_counter() - began
+                assert status == "succeeded", status
+                began = time.perf_counter()
+                for path in cells:
+                    calculate_cell(system.document, path)
+                alone = time.perf_counter() - began
+                print(
+                    f"calculate all missing, {len(cells)} cells (10 steps × 31 interventions), "
+                    f"1 RQ worker: {elapsed:.2f} s from enqueue to the end (target "
+                    f"< {TARGET_RUN_SECONDS} s); the calculators alone {alone:.2f} s"
+                )
+                page_latency(app, system.id)
+            with app.app_context():
+                db.engine.dispose()
+        finally:
+            server.stop(signal.SIGINT)
+
+
+def page_latency(app, system_id: int) -> None:
+    """The system page as an admin sees it, timed inside the app (no network)."""
+    from tests.support.app import Client
+
+    app.test_client_class = Client
+    client = app.test_client()
+    client.login("bench@example.org", PASSWORD)
+    times = []
+    for _ in range(PAGE_REQUESTS):
+        began = time.perf_counter()
+        response = client.get(f"/systems/{system_id}")
+        times.append((time.perf_counter() - began) * 1000)
+        assert response.status_code == 200, response.status_code
+    times.sort()
+    p50, p95 = statistics.median(times), times[int(0.95 * len(times))]
+    print(
+        f"system page, 10 steps and 31 interventions ({PAGE_REQUESTS} requests): "
+        f"p50 {p50:.1f} ms, p95 {p95:.1f} ms (target < {TARGET_PAGE_MS} ms)"
+    )
+
+
+if __name__ == "__main__":
+    main()
