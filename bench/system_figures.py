@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from tests.support.server import embedded_env, start_server  # noqa: E402
 
 DOCUMENT = ROOT / "tests" / "systems" / "data" / "une-rotation-de-test.json"
-PASSWORD = "bench password"
+PASSWORD = "bench password"  # noqa: S105 - a throwaway account in a temporary instance
 PAGE_REQUESTS = 200
 TARGET_RUN_SECONDS = 3
 TARGET_PAGE_MS = 100
