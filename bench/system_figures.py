@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.table_figures import wait_until_done  # noqa: E402
 from tests.support.server import embedded_env, start_server  # noqa: E402
 
 DOCUMENT = ROOT / "tests" / "systems" / "data" / "une-rotation-de-test.json"
@@ -30,20 +31,6 @@ PASSWORD = "bench password"  # noqa: S105 - a throwaway account in a temporary i
 PAGE_REQUESTS = 200
 TARGET_RUN_SECONDS = 3
 TARGET_PAGE_MS = 100
-
-
-def finished(run_id: int) -> str:
-    """Wait for the run to end; its status."""
-    from webapp.extensions import db
-    from webapp.jobs.models import Run
-
-    while True:
-        db.session.expire_all()
-        status = db.session.get(Run, run_id).status
-        db.session.commit()
-        if status not in ("queued", "running"):
-            return status
-        time.sleep(0.02)
 
 
 def main() -> None:
@@ -68,11 +55,11 @@ def main() -> None:
                 cells = missing_cells(system.document)
                 warm_up = start_calculation(system, user, cells[:1])
                 db.session.commit()
-                assert finished(warm_up.id) == "succeeded"
+                assert wait_until_done(warm_up.id) == "succeeded"
                 began = time.perf_counter()
                 run = start_calculation(system, user)
                 db.session.commit()
-                status = finished(run.id)
+                status = wait_until_done(run.id)
                 elapsed = time.perf_counter() - began
                 assert status == "succeeded", status
                 began = time.perf_counter()
