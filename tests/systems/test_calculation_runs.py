@@ -3,6 +3,7 @@ system's values reviewed through the core (applied reviewed, undone to an empty 
 
 import copy
 
+import pytest
 from sqlalchemy import select
 
 from tests.support.tables import run_here
@@ -14,6 +15,9 @@ from webapp.systems.calculators import CALCULATORS
 from webapp.systems.document import flat_values, value_path
 from webapp.systems.models import System
 from webapp.systems.runs import SystemCalculation, missing_cells
+
+# Runs are worked here (run_here); their jobs wait on a queue no worker takes.
+pytestmark = pytest.mark.usefixtures("idle_queue")
 
 DOCUMENT = itinera()
 STEP = DOCUMENT["steps"][0]
