@@ -15,6 +15,7 @@ from webapp.systems.calculators import CALCULATORS
 from webapp.systems.document import flat_values, value_path
 from webapp.systems.models import System
 from webapp.systems.runs import SystemCalculation, missing_cells
+from webapp.systems.totals import system_totals
 
 # Runs are worked here (run_here); their jobs wait on a queue no worker takes.
 pytestmark = pytest.mark.usefixtures("idle_queue")
@@ -112,6 +113,9 @@ def test_a_cell_without_a_value_says_what_it_needs(client_as):
     page = editor.get(f"/systems/{system_id}/runs/{run.id}").get_data(as_text=True)
     assert f"{STEP['name']} › {second['name']} › Machinery" in page and "needs: " in page
     assert 'class="data review proposal"' in page and "steps[" not in page
+    run_page = editor.get(f"/runs/{run.id}").get_data(as_text=True)
+    assert f"{second['name']} › Machinery" in run_page and "needs: " in run_page
+    assert f"/systems/{system_id}/runs/{run.id}" in run_page and "steps[" not in run_page
 
 
 def test_apply_marks_reviewed_and_undo_restores_the_empty_cell(client_as):
@@ -224,5 +228,11 @@ def test_totals_api(client_as):
     totals = editor.get(f"/api/v1/systems/{system_id}/totals")
     assert totals.status_code == 200
     body = totals.get_json()
-    assert body and isinstance(body, dict)
+    document = db.session.get(System, system_id).document
+    assert body == system_totals(document).to_dict()
+    assert body["rotation_years"] > 0 and len(body["steps"]) == 10
+    first = body["steps"][0]
+    assert first["step_id"] == STEP["id"]
+    assert first["interventions"][LABOUR["id"]]["values"]["ift"] == {"value": 2, "unit": "IFT"}
+    assert body["values"]["ift"]["unit"] == "IFT/year"
     assert editor.get("/api/v1/systems/999999/totals").status_code == 404
