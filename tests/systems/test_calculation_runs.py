@@ -210,6 +210,21 @@ def test_calculate_one_cell_and_the_api_shapes(client_as):
     assert viewer.post(url, json=body, headers=viewer.headers).status_code == 403
 
 
+def test_one_calculation_at_a_time_per_system(client_as):
+    editor = api_client(client_as, "editor")
+    system_id = create(editor).get_json()["id"]
+    url = f"/api/v1/systems/{system_id}/calculate-missing"
+    first = editor.post(url, headers=editor.headers).get_json()["run_id"]
+    again = editor.post(url, headers=editor.headers)
+    assert again.status_code == 409
+    assert again.get_json()["error"]["code"] == "run_in_progress"
+    page = f"/systems/{system_id}/calculate"
+    answer = editor.submit(page, {}, page=page)
+    assert answer.headers["Location"].endswith(f"/systems/{system_id}/runs/{first}")
+    run_here(db.session.get(Run, first), SystemCalculation())
+    assert editor.post(url, headers=editor.headers).status_code == 202
+
+
 def test_a_full_system_has_nothing_to_calculate(client_as):
     editor = api_client(client_as, "editor")
     document = copy.deepcopy(DOCUMENT)

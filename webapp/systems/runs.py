@@ -15,7 +15,7 @@ from webapp.auth.models import User
 from webapp.extensions import db
 from webapp.jobs.kinds import RunKind, register_kind
 from webapp.jobs.models import Run
-from webapp.jobs.queue import enqueue_run
+from webapp.jobs.queue import RunInProgress, enqueue_run, live_runs
 from webapp.problems import Invalid
 from webapp.review.models import Suggestion
 from webapp.review.service import store_suggestions, suggestion_row
@@ -70,10 +70,14 @@ def one_cell(document: Mapping[str, Any], step_id: str, intervention_id: str, ke
 
 
 def start_calculation(system: System, user: User | None, cells: list[str] | None = None) -> Run:
-    """Queue a run over the system's missing cells (or the cells given)."""
+    """Queue a run over the system's missing cells (or the cells given). RunInProgress when one
+    is calculating the system's values already: two would propose the same cells twice."""
     cells = missing_cells(system.document) if cells is None else cells
     if not cells:
         raise NothingToCalculate("Nothing to calculate: every calculable value is filled.")
+    for live in live_runs(SystemCalculation):
+        if live.params.get("system_id") == system.id:
+            raise RunInProgress(live, f"Calculating the values of {system.name}")
     names = {path: cell_name(system.document, path) for path in cells}
     what = names[cells[0]] if len(cells) == 1 else f"{len(cells)} missing values"
     return enqueue_run(

@@ -19,7 +19,7 @@ from webapp.auth.roles import Role
 from webapp.contract import Id, Name, Number, Paging, RequestModel, Text, accepts
 from webapp.extensions import db, htmx
 from webapp.jobs.models import Run
-from webapp.jobs.queue import QueueUnavailable
+from webapp.jobs.queue import QueueUnavailable, RunInProgress
 from webapp.pagination import page_number, paginate, per_page
 from webapp.problems import Invalid, show_on_form
 from webapp.rendering import render_page
@@ -381,6 +381,10 @@ def start_and_show(system: System, cells: list[str] | None = None):
         abort(400, description="The form expired; reload the page and try again.")
     try:
         run = runs.start_calculation(system, current_user, cells)
+    except RunInProgress as exc:
+        db.session.rollback()
+        flash(str(exc), "warning")
+        return go(url_for("systems.calculation", system_id=system.id, run_id=exc.run.id))
     except (Invalid, QueueUnavailable) as exc:
         db.session.rollback()
         flash(str(exc), "error")
