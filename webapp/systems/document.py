@@ -289,7 +289,7 @@ def _step(document: dict[str, Any], step_id: str) -> dict[str, Any]:
     return step
 
 
-def _owner(
+def owner(
     document: dict[str, Any], step_id: str, intervention_id: str | None
 ) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any], str]:
     """The step, the intervention (None for a step value), and the object and key of the list
@@ -369,7 +369,7 @@ def write_fields(
         step_id, intervention_id, key, _status = parse_path(path)
         if "value" in wanted and "reviewed" not in wanted:
             wanted["reviewed"] = True
-        step, intervention, holder, list_key = _owner(document, step_id, intervention_id)
+        step, intervention, holder, list_key = owner(document, step_id, intervention_id)
         entries = holder.get(list_key, [])
         entry = next((e for e in entries if e.get("key") == key), None)
         before = {"value": None, "reviewed": None} | (
@@ -413,7 +413,7 @@ def set_value(
         raise DocumentInvalid(
             "An indicator key is a word of letters, digits and _ (such as ift).", loc="key"
         )
-    _owner(document, step_id, intervention_id)  # a missing step or intervention, by name
+    owner(document, step_id, intervention_id)  # a missing step or intervention, by name
     path = value_path(step_id, intervention_id, key)
     fields: dict[str, Any] = {path: read_number(value)}
     if reviewed is not None:

@@ -21,7 +21,7 @@ from webapp.review.models import Suggestion
 from webapp.review.service import store_suggestions, suggestion_row
 from webapp.review.vocabulary import SuggestedValue
 from webapp.systems.calculators import CALCULATORS, calculate_in
-from webapp.systems.document import DocumentInvalid, parse_path, value_path
+from webapp.systems.document import owner, parse_path, value_path
 from webapp.systems.grid import label
 from webapp.systems.models import VALUE_TARGET, System
 
@@ -55,15 +55,8 @@ def one_cell(document: Mapping[str, Any], step_id: str, intervention_id: str, ke
     """The path of one cell to calculate; NothingToCalculate says why it cannot be."""
     if key not in CALCULATORS:
         raise NothingToCalculate(f"There is no calculator for {label(key)}.", loc="key")
+    owner(document, step_id, intervention_id)  # a missing step or intervention, by name
     path = value_path(step_id, intervention_id, key)
-    step = next((s for s in document.get("steps", []) if s.get("id") == step_id), None)
-    if step is None:
-        raise DocumentInvalid(f"The system has no step {step_id!r}.", loc="step_id")
-    if not any(i.get("id") == intervention_id for i in step.get("interventions", [])):
-        raise DocumentInvalid(
-            f"The step {step.get('name', step_id)!r} has no intervention {intervention_id!r}.",
-            loc="intervention_id",
-        )
     if path not in missing_cells(document):
         raise NothingToCalculate(f"{cell_name(document, path)} has a value already.", loc="key")
     return path
@@ -158,9 +151,6 @@ class SystemCalculation(RunKind):
                 ]
             )
         return kept
-
-    def failed_items(self, run: Run) -> int:
-        return len(run.item_errors)
 
     def target_ids(self, run: Run) -> list[int]:
         return [int(run.params["system_id"])]
