@@ -395,12 +395,22 @@ def _change_rows(
 ) -> list[dict[str, Any]]:
     rows = []
     user_id = user.id if user else None  # once: current_user is a proxy
+    asked: set[tuple[int, str]] = set()
     for item in applied:
+        asked.add((item.target_id, item.field))
         change = written.get(item.target_id, {}).get(item.field)
         if change is None:
             continue  # the record already held this value
         row = _change(item.target_id, item.field, change, user_id, "apply", group, item.run_id)
         rows.append(row | {"target_type": kind, "suggestion_id": item.id})
+    # A field the write changed along with those asked (a value's review status) is audited in
+    # the same group, so one undo restores the record whole.
+    run_id = applied[0].run_id if applied else None
+    for target_id, changed in written.items():
+        for name, change in changed.items():
+            if (target_id, name) not in asked:
+                row = _change(target_id, name, change, user_id, "apply", group, run_id)
+                rows.append(row | {"target_type": kind, "suggestion_id": None})
     return rows
 
 

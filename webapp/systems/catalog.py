@@ -4,11 +4,11 @@ document, setting one value (audited, undoable), and the review target the core 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from flask import g, url_for
+from flask import url_for
 from sqlalchemy import func, select
 
 from webapp.auth.models import User
@@ -16,7 +16,7 @@ from webapp.database import utcnow
 from webapp.extensions import db
 from webapp.problems import Invalid
 from webapp.review.audit import record_changes
-from webapp.review.targets import Applied, Changed, ReviewTarget, WriteRefused, register_target
+from webapp.review.targets import Changed, ReviewTarget, WriteRefused, register_target
 from webapp.systems import document as doc
 from webapp.systems.models import VALUE_TARGET, Farm, System
 from webapp.text import control_character_problem
@@ -155,9 +155,8 @@ class SystemValueTarget(ReviewTarget):
     ) -> tuple[dict[int, Changed], list[WriteRefused]]:
         changed: dict[int, Changed] = {}
         refused: list[WriteRefused] = []
-        # The review status a value written without it takes (reviewed: a person approved
-        # it), kept for after_apply to audit with the value, so one undo restores both.
-        g.implied_statuses = implied = {}
+        # A value written without its review status takes reviewed (a person approved it):
+        # that change is in `changed` too, so the core audits it with the value.
         stamp = doc.now_stamp()
         for system_id, fields in values.items():
             system = db.session.get(System, system_id)
@@ -172,11 +171,7 @@ class SystemValueTarget(ReviewTarget):
             if done:
                 _store(system, document)
             changed[system_id] = done
-            implied[system_id] = {f: c for f, c in done.items() if f not in fields}
         return changed, refused
-
-    def after_apply(self, target_id: int, applied: Sequence[Applied], user: User | None) -> Changed:
-        return g.get("implied_statuses", {}).pop(target_id, {})
 
     def parse(self, field: str, raw: str) -> Any:
         return doc.read_number(raw)
