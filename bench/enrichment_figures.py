@@ -9,18 +9,15 @@ Run from the repository root: `.venv/bin/python bench/enrichment_figures.py`.
 
 from __future__ import annotations
 
-import os
-import signal
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.support.server import embedded_env, start_server  # noqa: E402
+from tests.support.server import served_app  # noqa: E402
 
 CULTURES = 1000
 PAGE_REQUESTS = 200
@@ -42,11 +39,7 @@ def timed_rules(crops) -> float:
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory(prefix="furrow-bench-") as tmp:
-        instance = Path(tmp) / "instance"
-        server = start_server(embedded_env(), instance, workers=2)
-        os.environ.update(embedded_env(), FURROW_INSTANCE_PATH=str(instance))
-        from webapp import create_app
+    with served_app(workers=2) as app:
         from webapp.auth.accounts import create_user
         from webapp.auth.roles import Role
         from webapp.cultures.enrichment import start_enrichment
@@ -55,42 +48,36 @@ def main() -> None:
         from webapp.jobs.models import Run
         from webapp.reference.library import library
 
-        app = create_app()
-        try:
-            with app.app_context():
-                user = create_user("bench@example.org", "bench password", Role.admin)
-                crops = [library().crops[n % len(library().crops)].id for n in range(CULTURES)]
-                db.session.add_all(Culture(name=c, reference_crop=c) for c in crops)
+        with app.app_context():
+            user = create_user("bench@example.org", "bench password", Role.admin)
+            crops = [library().crops[n % len(library().crops)].id for n in range(CULTURES)]
+            db.session.add_all(Culture(name=c, reference_crop=c) for c in crops)
+            db.session.commit()
+            ids = list(db.session.scalars(db.select(Culture.id)))
+            # Two runs, so both workers take a half each.
+            half = len(ids) // 2
+            began = time.perf_counter()
+            runs = [
+                start_enrichment(ids[:half], user).id,
+                start_enrichment(ids[half:], user).id,
+            ]
+            while True:
+                db.session.expire_all()
+                states = [db.session.get(Run, r).status for r in runs]
                 db.session.commit()
-                ids = list(db.session.scalars(db.select(Culture.id)))
-                # Two runs, so both workers take a half each.
-                half = len(ids) // 2
-                began = time.perf_counter()
-                runs = [
-                    start_enrichment(ids[:half], user).id,
-                    start_enrichment(ids[half:], user).id,
-                ]
-                while True:
-                    db.session.expire_all()
-                    states = [db.session.get(Run, r).status for r in runs]
-                    db.session.commit()
-                    if all(s not in ("queued", "running") for s in states):
-                        break
-                    time.sleep(0.05)
-                elapsed = time.perf_counter() - began
-                assert states == ["succeeded", "succeeded"], states
-                rules = timed_rules(crops)
-                print(
-                    f"offline enrichment, {CULTURES} cultures, 2 workers: "
-                    f"{CULTURES / elapsed:.0f} cultures/s ({elapsed:.1f} s); provider + rules "
-                    f"alone {rules:.2f} s, so {100 * (1 - rules / (2 * elapsed)):.0f} % of "
-                    "worker time is outside them (queue, database, progress)"
-                )
-                panel_latency(app, ids)
-            with app.app_context():
-                db.engine.dispose()
-        finally:
-            server.stop(signal.SIGINT)
+                if all(s not in ("queued", "running") for s in states):
+                    break
+                time.sleep(0.05)
+            elapsed = time.perf_counter() - began
+            assert states == ["succeeded", "succeeded"], states
+            rules = timed_rules(crops)
+            print(
+                f"offline enrichment, {CULTURES} cultures, 2 workers: "
+                f"{CULTURES / elapsed:.0f} cultures/s ({elapsed:.1f} s); provider + rules "
+                f"alone {rules:.2f} s, so {100 * (1 - rules / (2 * elapsed)):.0f} % of "
+                "worker time is outside them (queue, database, progress)"
+            )
+            panel_latency(app, ids)
 
 
 def panel_latency(app, ids) -> None:

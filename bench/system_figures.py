@@ -12,11 +12,8 @@ Run from the repository root: `.venv/bin/python bench/system_figures.py`.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -24,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.table_figures import wait_until_done  # noqa: E402
-from tests.support.server import embedded_env, start_server  # noqa: E402
+from tests.support.server import served_app  # noqa: E402
 
 DOCUMENT = ROOT / "tests" / "systems" / "data" / "une-rotation-de-test.json"
 PASSWORD = "bench password"  # noqa: S105 - a throwaway account in a temporary instance
@@ -34,48 +31,38 @@ TARGET_PAGE_MS = 100
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory(prefix="furrow-bench-") as tmp:
-        instance = Path(tmp) / "instance"
-        server = start_server(embedded_env(), instance, workers=1)
-        os.environ.update(embedded_env(), FURROW_INSTANCE_PATH=str(instance))
-        from webapp import create_app
+    with served_app(workers=1) as app:
         from webapp.auth.accounts import create_user
         from webapp.auth.roles import Role
         from webapp.extensions import db
         from webapp.systems.catalog import create_farm, import_system
         from webapp.systems.runs import calculate_cell, missing_cells, start_calculation
 
-        app = create_app()
-        try:
-            with app.app_context():
-                user = create_user("bench@example.org", PASSWORD, Role.admin)
-                document = json.loads(DOCUMENT.read_text(encoding="utf-8"))
-                system, _saved = import_system(create_farm("Bench"), "", document, user)
-                db.session.commit()
-                cells = missing_cells(system.document)
-                warm_up = start_calculation(system, user, cells[:1])
-                db.session.commit()
-                assert wait_until_done(warm_up.id) == "succeeded"
-                began = time.perf_counter()
-                run = start_calculation(system, user)
-                db.session.commit()
-                status = wait_until_done(run.id)
-                elapsed = time.perf_counter() - began
-                assert status == "succeeded", status
-                began = time.perf_counter()
-                for path in cells:
-                    calculate_cell(system.document, path)
-                alone = time.perf_counter() - began
-                print(
-                    f"calculate all missing, {len(cells)} cells (10 steps × 31 interventions), "
-                    f"1 RQ worker: {elapsed:.2f} s from enqueue to the end (target "
-                    f"< {TARGET_RUN_SECONDS} s); the calculators alone {alone:.2f} s"
-                )
-                page_latency(app, system.id)
-            with app.app_context():
-                db.engine.dispose()
-        finally:
-            server.stop(signal.SIGINT)
+        with app.app_context():
+            user = create_user("bench@example.org", PASSWORD, Role.admin)
+            document = json.loads(DOCUMENT.read_text(encoding="utf-8"))
+            system, _saved = import_system(create_farm("Bench"), "", document, user)
+            db.session.commit()
+            cells = missing_cells(system.document)
+            warm_up = start_calculation(system, user, cells[:1])
+            db.session.commit()
+            assert wait_until_done(warm_up.id) == "succeeded"
+            began = time.perf_counter()
+            run = start_calculation(system, user)
+            db.session.commit()
+            status = wait_until_done(run.id)
+            elapsed = time.perf_counter() - began
+            assert status == "succeeded", status
+            began = time.perf_counter()
+            for path in cells:
+                calculate_cell(system.document, path)
+            alone = time.perf_counter() - began
+            print(
+                f"calculate all missing, {len(cells)} cells (10 steps × 31 interventions), "
+                f"1 RQ worker: {elapsed:.2f} s from enqueue to the end (target "
+                f"< {TARGET_RUN_SECONDS} s); the calculators alone {alone:.2f} s"
+            )
+            page_latency(app, system.id)
 
 
 def page_latency(app, system_id: int) -> None:

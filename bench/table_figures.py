@@ -15,10 +15,8 @@ from __future__ import annotations
 import dataclasses
 import multiprocessing
 import os
-import signal
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -26,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.support.openai_server import ScriptedOpenAI, responses_body  # noqa: E402
-from tests.support.server import embedded_env, start_server  # noqa: E402
+from tests.support.server import served_app  # noqa: E402
 
 COMPUTED_ROWS = 10_000
 LOOKUP_ROWS = 60
@@ -182,26 +180,17 @@ def lookup(app, user) -> None:
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory(prefix="furrow-bench-") as tmp:
-        instance = Path(tmp) / "instance"
-        server = start_server(embedded_env(), instance, workers=1)
-        os.environ.update(embedded_env(), FURROW_INSTANCE_PATH=str(instance))
-        from webapp import create_app
+    with served_app(workers=1) as app:
         from webapp.auth.accounts import create_user
         from webapp.auth.roles import Role
         from webapp.extensions import db
 
-        app = create_app()
-        try:
-            with app.app_context():
-                user = create_user("bench@example.org", "bench password", Role.admin)
-                db.session.commit()
-                table_id = computation(user)
-                table_pages(app, user, table_id)
-                lookup(app, user)
-                db.engine.dispose()
-        finally:
-            server.stop(signal.SIGINT)
+        with app.app_context():
+            user = create_user("bench@example.org", "bench password", Role.admin)
+            db.session.commit()
+            table_id = computation(user)
+            table_pages(app, user, table_id)
+            lookup(app, user)
 
 
 if __name__ == "__main__":

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,3 +89,23 @@ def embedded_env() -> dict[str, str]:
     for name in ("DATABASE_URL", "REDIS_URL", "FURROW_QUEUE", "SECRET_KEY"):
         env.pop(name, None)
     return env
+
+
+@contextlib.contextmanager
+def served_app(workers: int = 1) -> Iterator:
+    """For a benchmark: a `furrow serve` with its workers on a fresh instance (SQLite + embedded
+    Redis), and an app of this process on the same instance; everything stops on exit."""
+    with tempfile.TemporaryDirectory(prefix="furrow-bench-") as tmp:
+        instance = Path(tmp) / "instance"
+        server = start_server(embedded_env(), instance, workers=workers)
+        os.environ.update(embedded_env(), FURROW_INSTANCE_PATH=str(instance))
+        from webapp import create_app
+        from webapp.extensions import db
+
+        app = create_app()
+        try:
+            yield app
+            with app.app_context():
+                db.engine.dispose()
+        finally:
+            server.stop(signal.SIGINT)
