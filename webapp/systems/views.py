@@ -17,6 +17,7 @@ from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.contract import Id, Name, Number, Paging, RequestModel, Text, accepts
+from webapp.exports import csv_text
 from webapp.extensions import db, htmx
 from webapp.jobs.models import Run
 from webapp.jobs.queue import QueueUnavailable, RunInProgress
@@ -27,7 +28,7 @@ from webapp.review import service as review
 from webapp.review.audit import history, undoable_groups
 from webapp.review.models import Suggestion, SuggestionStatus
 from webapp.review.vocabulary import count_levels
-from webapp.systems import api, bp, catalog, grid, runs
+from webapp.systems import api, bp, catalog, grid, runs, summary
 from webapp.systems.calculators import CALCULATORS
 from webapp.systems.document import DocumentInvalid, iter_values, read_document, value_path
 from webapp.systems.forms import IMPORT_MAX_BYTES, ImportForm, ValueForm
@@ -94,8 +95,12 @@ def system_context(system: System) -> dict[str, Any]:
     keys = grid.columns(system.document)
     changes = history((VALUE_TARGET,), system.id, limit=20)
     may_undo = current_user.can(Role.reviewer)
+    totals = system_totals(system.document)
     return {
         "system": system,
+        "rotation_years": totals.rotation_years,
+        "yearly": summary.yearly_rows(system.document, totals),
+        "chart": summary.step_chart(system.document, totals),
         "timeline": layout(system.document),
         "headings": grid.headings(keys),
         "rows": grid.rows(system.document, keys),
@@ -112,12 +117,15 @@ def show(system_id: int):
     return render_page("systems/system.html", **system_context(system_or_404(system_id)))
 
 
+def _filename(system: System, extension: str) -> str:
+    return f"{secure_filename(system.name) or f'system-{system.id}'}.{extension}"
+
+
 def _document_response(system: System, download: bool) -> Response:
     body = json.dumps(system.document, ensure_ascii=False, indent=2)
     headers = {}
     if download:
-        filename = f"{secure_filename(system.name) or f'system-{system.id}'}.json"
-        headers["Content-Disposition"] = f"attachment; filename={filename}"
+        headers["Content-Disposition"] = f"attachment; filename={_filename(system, 'json')}"
     return Response(body, mimetype="application/json", headers=headers)
 
 
@@ -146,6 +154,19 @@ def undo(system_id: int, group: str):
 def export(system_id: int):
     """The document as itinera reads it: every key that came in, plus our values."""
     return _document_response(system_or_404(system_id), download=True)
+
+
+@bp.get("/<int:system_id>.csv")
+def export_csv(system_id: int):
+    """The grid for a spreadsheet: a row per step and per intervention, a column per indicator."""
+    system = system_or_404(system_id)
+    keys = grid.columns(system.document)
+    body = csv_text(summary.csv_header(keys), summary.csv_rows(system.document, keys))
+    return Response(
+        body,
+        mimetype="text/csv",
+        headers={"Content-Disposition": f"attachment; filename={_filename(system, 'csv')}"},
+    )
 
 
 # One cell of the grid: htmx swaps its <td> between _cell.html and _cell_edit.html.

@@ -1,0 +1,196 @@
+"""What the system page shows under its grid, from system_totals: the system per hectare and year
+with what is missing said in words, the charges and products of each step as a bar chart, and
+the grid as CSV rows. Plain data in, plain data out; the templates only draw them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from webapp.systems import grid
+from webapp.systems.indicators import CHARGE_KEYS, DERIVED_KEYS, INDICATORS
+from webapp.systems.totals import SUMMED, StepTotals, SystemTotals, per_year_unit
+
+# The yearly table's rows: what interventions add up to, then the margins. A yield or a price
+# summed over different crops means nothing (system_totals leaves them out too).
+YEARLY_KEYS = tuple(k for k in (*SUMMED, *DERIVED_KEYS) if k not in ("rendement", "prixVente"))
+# What a step lacks for its products, as people say it.
+PRODUCT_NEEDS = {"rendement": "yield", "prixVente": "price"}
+
+
+def _words(items: list[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _label(key: str) -> str:
+    return INDICATORS[key].label_en
+
+
+def _needs(key: str, step: StepTotals, size: int) -> str | None:
+    """What step lacks for its total of key to be complete, in words; None when nothing."""
+    if key == "totalProduits":
+        lacking = [PRODUCT_NEEDS[k] for k in step.missing.get("totalProduits", ())]
+    elif key == "totalCharges":
+        lacking = [_label(k).lower() for k in _charges_lacking(step)]
+    elif key == "margeBrute":
+        # Output first: without it there is no margin; the costs' gaps then make it partial.
+        lacking = [PRODUCT_NEEDS[k] for k in step.missing.get("totalProduits", ())]
+        lacking = lacking or [_label(k).lower() for k in _charges_lacking(step)]
+    else:
+        without = len(step.missing.get(key, ()))
+        if key in step.values and not without:
+            return None
+        if not size:
+            return "interventions"
+        if without == size:
+            return "values for every intervention"
+        return f"values for {without} of the {size} interventions" if without else None
+    return f"the {_words(lacking)}" if lacking else None
+
+
+def _charges_lacking(step: StepTotals) -> list[str]:
+    if "totalCharges" not in step.values:
+        return list(CHARGE_KEYS)
+    return list(step.missing.get("totalCharges", ()))
+
+
+@dataclass(frozen=True)
+class YearlyRow:
+    key: str
+    label: str
+    unit: str
+    value: float | None  # None: no step has any of it
+    missing: str  # what the total lacks, in words; "" when complete
+
+    @property
+    def complete(self) -> bool:
+        return self.value is not None and not self.missing
+
+
+def yearly_rows(document: Mapping[str, Any], totals: SystemTotals) -> list[YearlyRow]:
+    """Each indicator per hectare and year, with its label and unit, and what its steps lack
+    ("needs the yield and price of Colza d'hiver"): a missing value never counts as 0 in a
+    total shown as complete."""
+    steps = list(document.get("steps") or ())
+    found = []
+    for key in YEARLY_KEYS:
+        gaps: dict[str, list[str]] = {}
+        for step, step_total in zip(steps, totals.steps, strict=True):
+            need = _needs(key, step_total, len(step.get("interventions") or ()))
+            if need:
+                gaps.setdefault(need, []).append(step.get("name") or step_total.step_id)
+        missing = "; ".join(f"needs {need} of {_words(names)}" for need, names in gaps.items())
+        if not steps:
+            missing = "needs steps"
+        found.append(
+            YearlyRow(
+                key,
+                _label(key),
+                per_year_unit(INDICATORS[key].unit),
+                totals.values.get(key),
+                missing,
+            )
+        )
+    return found
+
+
+CHART_WIDTH = 1000  # viewBox units across; the SVG scales to its box
+CHART_LEFT = 240  # room for the step names
+CHART_RIGHT = 110  # room for the number at a bar's end
+ROW_HEIGHT = 44
+BAR_HEIGHT = 16
+
+
+@dataclass(frozen=True)
+class ChartBar:
+    kind: str  # "products" or "charges": its class, so its colour
+    label: str
+    value: float
+    x: int
+    y: int
+    width: float
+
+
+@dataclass(frozen=True)
+class ChartRow:
+    name: str
+    y: int  # the baseline of its name
+    bars: tuple[ChartBar, ...]  # empty: the step has no charges nor products yet
+    margin: float | None
+
+
+@dataclass(frozen=True)
+class Chart:
+    rows: tuple[ChartRow, ...]
+    width: int = CHART_WIDTH
+    left: int = CHART_LEFT
+
+    @property
+    def height(self) -> int:
+        return len(self.rows) * ROW_HEIGHT + 8
+
+    @property
+    def has_data(self) -> bool:
+        return any(row.bars for row in self.rows)
+
+
+CHART_SERIES = (("totalProduits", "products"), ("totalCharges", "charges"))
+
+
+def step_chart(document: Mapping[str, Any], totals: SystemTotals) -> Chart:
+    """Per step, a bar for its products and one for its charges (€/ha), on one scale from 0;
+    a step with neither gets no bar, and the template says so."""
+    names = [step.get("name") or "" for step in document.get("steps") or ()]
+    largest = max(
+        (max(s.values.get(k, 0.0), 0.0) for s in totals.steps for k, _ in CHART_SERIES),
+        default=0.0,
+    )
+    scale = (CHART_WIDTH - CHART_LEFT - CHART_RIGHT) / largest if largest else 0.0
+    rows = []
+    for index, (name, step) in enumerate(zip(names, totals.steps, strict=True)):
+        top = index * ROW_HEIGHT + 6
+        bars = tuple(
+            ChartBar(
+                kind,
+                _label(key),
+                step.values[key],
+                CHART_LEFT,
+                top + offset * (BAR_HEIGHT + 2),
+                round(max(step.values[key], 0.0) * scale, 2),
+            )
+            for offset, (key, kind) in enumerate(CHART_SERIES)
+            if key in step.values
+        )
+        rows.append(ChartRow(name, top + BAR_HEIGHT + 4, bars, step.values.get("margeBrute")))
+    return Chart(tuple(rows))
+
+
+def csv_header(keys: list[str]) -> list[str]:
+    """Step, intervention, date, then each indicator as "label (unit)"."""
+    return [
+        "Step",
+        "Intervention",
+        "Date",
+        *(f"{h.label} ({h.unit})" if h.unit else h.label for h in grid.headings(keys)),
+    ]
+
+
+def _number(value: Any) -> float | int | None:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def csv_rows(document: Mapping[str, Any], keys: list[str]) -> list[list[Any]]:
+    """One row per step (its own values, else its totals) and per intervention; numbers as
+    they are, empty where there is none."""
+    step_names = {s.get("id"): s.get("name") for s in document.get("steps") or ()}
+    found = []
+    for row in grid.rows(dict(document), keys):
+        values = []
+        for cell in row.cells:
+            own = _number(cell.value)
+            values.append(own if own is not None else row.totals.get(cell.key))
+        intervention = "" if row.intervention_id is None else row.name
+        found.append([step_names[row.step_id], intervention, row.when.isoformat(), *values])
+    return found
