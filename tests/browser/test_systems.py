@@ -49,6 +49,9 @@ def test_import_a_file_see_the_rotation_and_edit_a_value(page: Page, admin):
     expect(page.locator("#history")).to_contain_text(
         "Labour (Orge + Lupin): Treatment frequency index"
     )
+    expect(page.locator("table.yearly-totals")).to_contain_text("Gross margin")
+    expect(page.locator("table.step-totals tbody tr")).to_have_count(10)
+    expect(page.get_by_role("link", name="Download the grid (CSV)")).to_be_visible()
     screenshot(page, "system-1280")
 
     page.set_viewport_size({"width": PHONE_WIDTH, "height": 844})

@@ -77,8 +77,8 @@ def test_a_total_shown_as_complete_counts_every_step():
 def test_the_demo_system_says_what_every_total_lacks():
     rows = rows_by_key(DEMO_DOCUMENT)
     assert not any(row.complete for row in rows.values())
-    assert rows["margeBrute"].missing.startswith("needs the yield and price of Colza d'hiver")
-    assert "Colza d'hiver" in rows["totalProduits"].missing
+    assert rows["margeBrute"].missing == "needs the yield and price of every step"
+    assert rows["ges"].missing == "needs values for every intervention of every step"
 
 
 def test_the_chart_has_a_bar_per_series_and_says_when_a_step_has_none():

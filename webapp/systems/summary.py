@@ -81,7 +81,11 @@ def yearly_rows(document: Mapping[str, Any], totals: SystemTotals) -> list[Yearl
             need = _needs(key, step_total, len(step.get("interventions") or ()))
             if need:
                 gaps.setdefault(need, []).append(step.get("name") or step_total.step_id)
-        missing = "; ".join(f"needs {need} of {_words(names)}" for need, names in gaps.items())
+        missing = "; ".join(
+            # Naming every step of a long rotation says less than "every step".
+            f"needs {need} of {'every step' if len(names) == len(steps) > 2 else _words(names)}"
+            for need, names in gaps.items()
+        )
         if not steps:
             missing = "needs steps"
         found.append(
