@@ -185,12 +185,12 @@ def _number(value: Any) -> float | int | None:
     return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def csv_rows(document: Mapping[str, Any], keys: list[str]) -> list[list[Any]]:
+def csv_rows(document: dict[str, Any], keys: list[str]) -> list[list[Any]]:
     """One row per step (its own values, else its totals) and per intervention; numbers as
     they are, empty where there is none."""
     step_names = {s.get("id"): s.get("name") for s in document.get("steps") or ()}
     found = []
-    for row in grid.rows(dict(document), keys):
+    for row in grid.rows(document, keys):
         values = []
         for cell in row.cells:
             own = _number(cell.value)
