@@ -80,10 +80,10 @@ def batch_run(user) -> tuple[int, list[int]]:
     return run.id, ids
 
 
-def timed_get(client, url: str) -> tuple[list[float], int]:
+def timed_get(client, url: str, repeats: int = REPEATS) -> tuple[list[float], int]:
     client.get(url)  # warm: templates compiled, caches filled
     times, size = [], 0
-    for _ in range(REPEATS):
+    for _ in range(repeats):
         began = time.perf_counter()
         response = client.get(url)
         times.append((time.perf_counter() - began) * 1000)

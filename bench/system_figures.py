@@ -12,7 +12,6 @@ Run from the repository root: `.venv/bin/python bench/system_figures.py`.
 from __future__ import annotations
 
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -20,6 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.review_queue import report, timed_get  # noqa: E402
 from bench.table_figures import wait_until_done  # noqa: E402
 from tests.support.server import served_app  # noqa: E402
 
@@ -72,17 +72,10 @@ def page_latency(app, system_id: int) -> None:
     app.test_client_class = Client
     client = app.test_client()
     client.login("bench@example.org", PASSWORD)
-    times = []
-    for _ in range(PAGE_REQUESTS):
-        began = time.perf_counter()
-        response = client.get(f"/systems/{system_id}")
-        times.append((time.perf_counter() - began) * 1000)
-        assert response.status_code == 200, response.status_code
-    times.sort()
-    p50, p95 = statistics.median(times), times[int(0.95 * len(times))]
-    print(
-        f"system page, 10 steps and 31 interventions ({PAGE_REQUESTS} requests): "
-        f"p50 {p50:.1f} ms, p95 {p95:.1f} ms (target < {TARGET_PAGE_MS} ms)"
+    url = f"/systems/{system_id}"
+    report(
+        f"system page, 10 steps × 31 interventions (target p95 < {TARGET_PAGE_MS} ms)",
+        *timed_get(client, url, PAGE_REQUESTS),
     )
 
 
