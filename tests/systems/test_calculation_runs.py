@@ -172,8 +172,12 @@ def test_the_review_page_applies_and_rejects_through_the_core(client_as):
     assert rejected.status_code == 302
     db.session.expire_all()
     assert db.session.get(Suggestion, ift.id).status == "applied"
-    everything = reviewer.submit(f"{url}/apply", {"all_valid": "1"}, page=url)
-    assert everything.status_code == 302
+    confirm = reviewer.get(f"{url}/apply-all").get_data(as_text=True)
+    ready = len([s for s in suggestions(run).values() if s.status == "pending" and s.is_valid])
+    assert f"<strong>{ready:,}</strong> value(s), in one apply you can undo" in confirm
+    assert db.session.get(Suggestion, ift.id).status == "applied"  # nothing applied yet
+    everything = reviewer.submit(f"{url}/apply-all", {}, page=f"{url}/apply-all")
+    assert everything.status_code == 302 and "undo=" in everything.headers["Location"]
     db.session.expire_all()
     statuses = {s.status for s in suggestions(run).values()}
     assert statuses <= {"applied", "blocked"}
@@ -251,3 +255,39 @@ def test_totals_api(client_as):
     assert first["interventions"][LABOUR["id"]]["values"]["ift"] == {"value": 2, "unit": "IFT"}
     assert body["values"]["ift"]["unit"] == "IFT/year"
     assert editor.get("/api/v1/systems/999999/totals").status_code == 404
+
+
+def test_the_review_pages_and_filters_a_long_run(client_as):
+    """310 cells: 100 a page, a level filter over the whole run, the cells the run could not
+    calculate on a filter of their own, and apply-all of one level only."""
+    editor = api_client(client_as, "editor")
+    system_id = create(editor, document=with_values()).get_json()["id"]
+    run = started(editor, system_id)
+    reviewer = client_as("reviewer")
+    url = f"/systems/{system_id}/runs/{run.id}"
+    first = reviewer.get(url).get_data(as_text=True)
+    assert first.count("review-item") == 100 and "Page 1 of 4" in first
+    last = reviewer.get(f"{url}?page=4").get_data(as_text=True)
+    assert last.count("review-item") == len(run.items) - 300
+    found = suggestions(run)
+    errors = [s for s in found.values() if s.level == "error"]
+    assert errors, "the stated fuel of 500 L/ha is out of bounds"
+    only_errors = reviewer.get(f"{url}?show=error").get_data(as_text=True)
+    assert only_errors.count("review-item") == len(errors)
+    assert f"Showing {len(errors)} invalid values" in only_errors
+    not_calculated = len(run.items) - len(found)
+    uncalculated = reviewer.get(f"{url}?show=not_calculated").get_data(as_text=True)
+    assert uncalculated.count("review-item not-calculated") == min(100, not_calculated)
+    assert f"Showing {not_calculated} cells not calculated" in uncalculated
+    assert reviewer.get(f"{url}?show=nonsense").status_code == 200  # every cell, unfiltered
+    clean = [s for s in found.values() if s.level is None]
+    confirm = reviewer.get(f"{url}/apply-all?show=none").get_data(as_text=True)
+    assert f"<strong>{len(clean):,}</strong> value(s)" in confirm
+    done = reviewer.submit(f"{url}/apply-all", {"show": "none"}, page=f"{url}/apply-all?show=none")
+    assert done.status_code == 302 and "show=none" in done.headers["Location"]
+    db.session.expire_all()
+    statuses = {s.status for s in suggestions(run).values() if s.level is None}
+    assert statuses == {"applied"}
+    assert all(s.status != "applied" for s in suggestions(run).values() if s.level == "error")
+    viewer = client_as("viewer")
+    assert viewer.get(f"{url}/apply-all").status_code == 403

@@ -333,7 +333,7 @@ def decide_batch(run_id: int):
     else:
         flash("Nothing was applied: no valid suggestion is left to apply.", "warning")
     flash_refusals(result.refused, culture_labels({r.target_id for r in result.refused}))
-    if skipped := skipped_words(plan):
+    if skipped := plan.left_out("the culture's page"):
         flash(skipped, "info")
     return redirect(queue_url(run, show, undo=result.group))
 
@@ -392,19 +392,6 @@ def flash_refusals(refused: list[review.Refusal], labels: dict[int, str] | None 
         flash(f"Not applied — {named([refusal.field])}{where}: {refusal.message}", "error")
     if len(refused) > NAMED_AT_MOST:
         flash(f"… and {len(refused) - NAMED_AT_MOST} more not applied.", "error")
-
-
-def skipped_words(plan: review.ApplyPlan) -> str | None:
-    """What "apply all valid" left out, and why, in words."""
-    parts = [
-        f"{len(plan.invalid)} invalid" if plan.invalid else "",
-        f"{len(plan.stale)} changed since the run (re-confirm them on the culture's page)"
-        if plan.stale
-        else "",
-        f"{len(plan.decided)} already decided" if plan.decided else "",
-    ]
-    said = ", ".join(p for p in parts if p)
-    return f"Left out: {said}." if said else None
 
 
 @bp.get("/check")
@@ -573,7 +560,7 @@ def decide_suggestions(culture_id: int):
     skipped = None
     if action == "apply_valid":
         plan = review.plan_apply(suggestions_of(culture, run) if run else [])
-        chosen, skipped = plan.ready, skipped_words(plan)
+        chosen, skipped = plan.ready, plan.left_out("the culture's page")
     else:
         chosen = chosen_suggestions(culture, request.form.getlist("suggestion"))
     if not chosen:

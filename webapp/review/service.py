@@ -8,7 +8,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import Select, insert, select, update
 from sqlalchemy.engine import Row
 
 from webapp.auth.models import User
@@ -648,6 +648,27 @@ class ApplyPlan:
     @property
     def skipped(self) -> int:
         return len(self.invalid) + len(self.stale) + len(self.decided)
+
+    def left_out(self, reconfirm_where: str) -> str | None:
+        """What the apply left out, and why, in words; reconfirm_where says where a changed
+        value is re-confirmed ("the culture's page")."""
+        parts = [
+            f"{len(self.invalid)} invalid" if self.invalid else "",
+            f"{len(self.stale)} changed since the run (re-confirm them on {reconfirm_where})"
+            if self.stale
+            else "",
+            f"{len(self.decided)} already decided" if self.decided else "",
+        ]
+        said = ", ".join(p for p in parts if p)
+        return f"Left out: {said}." if said else None
+
+
+def at_level(query: Select, level: str | None) -> Select:
+    """query's suggestions whose worst level is level ("none": without issues); all of
+    them for None."""
+    if level is None:
+        return query
+    return query.where(Suggestion.level.is_(None) if level == "none" else Suggestion.level == level)
 
 
 def plan_apply(suggestions: Iterable[Suggestion]) -> ApplyPlan:

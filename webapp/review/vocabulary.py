@@ -33,6 +33,12 @@ def level_counts(issue_lists: Iterable[Iterable[Mapping[str, Any]]]) -> dict[str
     return count_levels(worst_level(issues or ()) for issues in issue_lists)
 
 
+def level_filter(raw: str | None) -> str | None:
+    """A review's ?level= (a level, or "none" for the items without issues); None for
+    everything, whatever else it says."""
+    return raw if raw in (*map(str, LEVELS), "none") else None
+
+
 def count_levels(worst: Iterable[str | None]) -> dict[str, int]:
     """level_counts of items whose worst levels are known already."""
     counts = dict.fromkeys([*map(str, LEVELS), "none"], 0)

@@ -26,13 +26,13 @@ from webapp.problems import Invalid, show_on_form
 from webapp.rendering import render_page
 from webapp.review import service as review
 from webapp.review.audit import history, undoable_groups
-from webapp.review.models import Suggestion, SuggestionStatus
-from webapp.review.vocabulary import count_levels
+from webapp.review.models import Suggestion
 from webapp.systems import api, bp, catalog, grid, runs, summary
 from webapp.systems.calculators import CALCULATORS
 from webapp.systems.document import DocumentInvalid, iter_values, read_document, value_path
 from webapp.systems.forms import IMPORT_MAX_BYTES, ImportForm, ValueForm
 from webapp.systems.models import VALUE_TARGET, Farm, System
+from webapp.systems.review_page import apply_all_plan, review_page, show_filter
 from webapp.systems.runs import SystemCalculation
 from webapp.systems.timeline import layout
 from webapp.systems.totals import system_totals
@@ -444,24 +444,53 @@ def calculate_one(system_id: int):
 
 @bp.get("/<int:system_id>/runs/<int:run_id>")
 def calculation(system_id: int, run_id: int):
-    """A live run's progress, polled; an ended one's suggestions to review, cell by cell."""
+    """A live run's progress, polled; an ended one's suggestions to review, a page of cells at
+    a time, with counts over all of them."""
     system = system_or_404(system_id)
     run = calculation_or_404(system, run_id)
-    rows = [] if run.is_live else runs.review_rows(run)
-    suggestions = [r["suggestion"] for r in rows if r["suggestion"] is not None]
-    review.look_up_now(suggestions)
+    show = show_filter(request.args.get("show"))
+    shown = None if run.is_live else review_page(run, show, page_number(request.args))
     undo = request.args.get("undo", "")
     return render_page(
         "systems/calculation.html",
         "live",
         system=system,
         run=run,
-        rows=rows,
-        counts=count_levels(s.worst for s in suggestions),
-        valid_pending=sum(1 for s in suggestions if s.is_valid and s.status == "pending"),
+        shown=shown,
+        show=show,
         undo_group=undo if undo.isalnum() else "",
         form=EmptyForm(),
     )
+
+
+@bp.route("/<int:system_id>/runs/<int:run_id>/apply-all", methods=["GET", "POST"])
+@require_role(Role.reviewer)
+def apply_all_calculated(system_id: int, run_id: int):
+    """Apply every valid suggestion of the run (of the level shown): what it would apply and
+    leave out is said first, and applied only once confirmed."""
+    system = system_or_404(system_id)
+    run = calculation_or_404(system, run_id)
+    values = request.form if request.method == "POST" else request.args
+    show = show_filter(values.get("show"))
+    plan = apply_all_plan(run, show)
+    if request.method == "GET":
+        return render_page(
+            "systems/apply_all.html", system=system, run=run, plan=plan, show=show, form=EmptyForm()
+        )
+    if not EmptyForm().validate_on_submit():
+        abort(400, description="The form expired; reload the page and try again.")
+    result = review.apply([s.id for s in plan.ready], current_user, skip_invalid=True)
+    db.session.commit()
+    if result.applied:
+        flash(f"Applied {len(result.applied)} value(s), marked reviewed.", "success")
+    else:
+        flash("Nothing was applied: no valid suggestion is left to apply.", "warning")
+    names = run.params.get("names", {})
+    for refusal in result.refused:
+        flash(f"Not applied — {names.get(refusal.field, 'a value')}: {refusal.message}", "error")
+    if skipped := plan.left_out("this page"):
+        flash(skipped, "info")
+    return back_to(system, run, show=show, undo=result.group or None)
 
 
 def reviewed_post(system_id: int, run_id: int) -> tuple[System, Run, list[int]]:
@@ -471,16 +500,16 @@ def reviewed_post(system_id: int, run_id: int) -> tuple[System, Run, list[int]]:
     if not EmptyForm().validate_on_submit():
         abort(400, description="The form expired; reload the page and try again.")
     wanted = [int(i) for i in request.form.getlist("suggestion") if i.isdigit()]
-    query = db.select(Suggestion.id).where(Suggestion.run_id == run.id)
-    if request.form.get("all_valid"):
-        query = query.where(Suggestion.status == SuggestionStatus.pending)
-    else:
-        query = query.where(Suggestion.id.in_(wanted))
+    query = db.select(Suggestion.id).where(Suggestion.run_id == run.id, Suggestion.id.in_(wanted))
     return system, run, list(db.session.scalars(query))
 
 
 def back_to(system: System, run: Run, **extra):
-    return redirect(url_for("systems.calculation", system_id=system.id, run_id=run.id, **extra))
+    """The review again, at the filter and page it was posted from unless extra says."""
+    kept = {k: request.form.get(k) or None for k in ("show", "page")}
+    return redirect(
+        url_for("systems.calculation", system_id=system.id, run_id=run.id, **(kept | extra))
+    )
 
 
 @bp.post("/<int:system_id>/runs/<int:run_id>/apply")
@@ -491,8 +520,7 @@ def apply_calculated(system_id: int, run_id: int):
         flash("Choose the values to apply.", "warning")
         return back_to(system, run)
     reconfirm = [int(i) for i in request.form.getlist("reconfirm") if i.isdigit()]
-    all_valid = bool(request.form.get("all_valid"))
-    result = review.apply(chosen, current_user, reconfirm=reconfirm, skip_invalid=all_valid)
+    result = review.apply(chosen, current_user, reconfirm=reconfirm)
     db.session.commit()
     names = run.params.get("names", {})
     if result.applied:

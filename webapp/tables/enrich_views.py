@@ -21,6 +21,7 @@ from webapp.pagination import page_number
 from webapp.problems import Unavailable
 from webapp.rendering import render_page
 from webapp.review import service as review
+from webapp.review.vocabulary import level_filter
 from webapp.tables import api, bp
 from webapp.tables.enrichment import (
     API_ROW_LIMIT,
@@ -39,7 +40,6 @@ from webapp.tables.proposals import (
     apply_all,
     apply_all_plan,
     latest_log,
-    level_filter,
     listed,
     log_page,
     outcome_counts,

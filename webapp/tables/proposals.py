@@ -24,18 +24,6 @@ from webapp.tables.models import ROW_TARGET, ResearchLogEntry
 
 REVIEW_PAGE_ROWS = 50
 LIVE_LOG_ROWS = 50  # the newest rows a running run's page shows, polled every second
-LEVELS = ("error", "warning", "info", "none")  # "none": suggestions without issues
-
-
-def level_filter(raw: str | None) -> str | None:
-    """The ?level= of a review, None for everything."""
-    return raw if raw in LEVELS else None
-
-
-def _at_level(query: Select, level: str | None) -> Select:
-    if level is None:
-        return query
-    return query.where(Suggestion.level.is_(None) if level == "none" else Suggestion.level == level)
 
 
 def log_page(run: Run, number: int, level: str | None = None) -> Page:
@@ -44,7 +32,7 @@ def log_page(run: Run, number: int, level: str | None = None) -> Page:
     query = select(ResearchLogEntry).where(ResearchLogEntry.run_id == run.id)
     if level is not None:
         # A set of row ids the log is filtered by, read once (a join would look up each row).
-        rows = _at_level(
+        rows = review.at_level(
             select(Suggestion.target_id).where(
                 Suggestion.run_id == run.id, Suggestion.target_type == ROW_TARGET
             ),
@@ -98,7 +86,7 @@ def _valid_pending(run: Run, level: str | None) -> Select:
         Suggestion.status == SuggestionStatus.pending,
         Suggestion.level.is_distinct_from("error"),
     )
-    return _at_level(query, level)
+    return review.at_level(query, level)
 
 
 def valid_pending_count(run: Run, level: str | None = None) -> int:
@@ -110,7 +98,7 @@ def valid_pending_count(run: Run, level: str | None = None) -> int:
 def apply_all_plan(run: Run, level: str | None = None) -> review.ApplyPlan:
     """review.plan_apply over the run's suggestions (at one level), reading only the columns
     it needs: what "apply all valid" would apply and what it would leave out, and why."""
-    query = _at_level(
+    query = review.at_level(
         select(Suggestion)
         .where(Suggestion.run_id == run.id, Suggestion.target_type == ROW_TARGET)
         .options(

@@ -1,0 +1,64 @@
+"""A calculation run's review as its page reads it: one page of cells at a time, counts over
+the whole run by worst level (and the cells it could not calculate), a filter by level, and
+"apply all valid" said before it is done. A system's run holds a few hundred cells; a page
+shows at most REVIEW_PAGE_CELLS of them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+
+from webapp.extensions import db
+from webapp.jobs.models import Run
+from webapp.pagination import Page, paginate_list
+from webapp.review import service as review
+from webapp.review.models import Suggestion
+from webapp.review.vocabulary import count_levels, level_filter
+from webapp.systems.runs import review_rows
+
+REVIEW_PAGE_CELLS = 100
+NOT_CALCULATED = "not_calculated"  # a ?show= of its own: cells without a suggestion
+
+
+def show_filter(raw: str | None) -> str | None:
+    """The ?show= of the review: a level, "none", NOT_CALCULATED, or None for every cell."""
+    return NOT_CALCULATED if raw == NOT_CALCULATED else level_filter(raw)
+
+
+def shown_as(row: dict[str, Any]) -> str:
+    """The filter a cell falls under."""
+    suggestion = row["suggestion"]
+    return NOT_CALCULATED if suggestion is None else suggestion.level or "none"
+
+
+@dataclass(frozen=True)
+class ReviewPage:
+    page: Page  # its items: review_rows' rows
+    counts: dict[str, int]  # suggestions by worst level, over the whole run
+    not_calculated: int
+    valid_pending: int  # what "apply all valid" would consider, over the whole run
+
+
+def review_page(run: Run, show: str | None, number: int) -> ReviewPage:
+    rows = review_rows(run)
+    suggestions = [r["suggestion"] for r in rows if r["suggestion"] is not None]
+    chosen = rows if show is None else [r for r in rows if shown_as(r) == show]
+    page = paginate_list(chosen, number, REVIEW_PAGE_CELLS)
+    # Only the cells shown are compared with the document now.
+    review.look_up_now([r["suggestion"] for r in page.items if r["suggestion"] is not None])
+    return ReviewPage(
+        page,
+        count_levels(s.level for s in suggestions),
+        len(rows) - len(suggestions),
+        sum(1 for s in suggestions if s.is_valid and s.status == "pending"),
+    )
+
+
+def apply_all_plan(run: Run, show: str | None) -> review.ApplyPlan:
+    """review.plan_apply over the run's suggestions (at one level, when the review shows one)."""
+    query = select(Suggestion).where(Suggestion.run_id == run.id).order_by(Suggestion.id)
+    if show == NOT_CALCULATED:
+        return review.ApplyPlan()
+    return review.plan_apply(db.session.scalars(review.at_level(query, show)))
