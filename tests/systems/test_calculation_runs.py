@@ -291,3 +291,25 @@ def test_the_review_pages_and_filters_a_long_run(client_as):
     assert all(s.status != "applied" for s in suggestions(run).values() if s.level == "error")
     viewer = client_as("viewer")
     assert viewer.get(f"{url}/apply-all").status_code == 403
+
+
+def test_the_api_answers_a_run_as_a_batch_calculation_summary(client_as):
+    editor = api_client(client_as, "editor")
+    system_id = create(editor, document=with_values(ift=(1.5, True))).get_json()["id"]
+    run = started(editor, system_id)
+    answer = editor.get(f"/api/v1/systems/{system_id}/runs/{run.id}", headers=editor.headers)
+    assert answer.status_code == 200
+    summary = answer.get_json()
+    assert summary["totalMissing"] == len(run.items) == 31 * len(CALCULATORS) - 1
+    results = summary["results"]
+    assert summary["calculatedCount"] == sum(1 for r in results if r["success"]) > 0
+    fuel = next(r for r in results if r["indicatorKey"] == "gnr" and r["stepIndex"] == 0)
+    assert fuel["interventionIndex"] == 0 and fuel["value"] == 500
+    assert fuel["success"] is False and "outside the plausible range" in fuel["error"]
+    calculated = next(r for r in results if r["success"])
+    assert calculated["status"] == "pending" and calculated["suggestion_id"]
+    assert calculated["confidence"] in ("high", "medium", "low")
+    failed = next(r for r in results if r["suggestion_id"] is None)
+    assert failed["success"] is False and failed["error"]
+    missing = editor.get(f"/api/v1/systems/{system_id}/runs/999999", headers=editor.headers)
+    assert missing.status_code == 404 and missing.get_json()["error"]["code"]

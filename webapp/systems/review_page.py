@@ -16,6 +16,7 @@ from webapp.pagination import Page, paginate_list
 from webapp.review import service as review
 from webapp.review.models import Suggestion
 from webapp.review.vocabulary import count_levels, level_filter
+from webapp.systems.document import parse_path
 from webapp.systems.runs import review_rows
 
 REVIEW_PAGE_CELLS = 100
@@ -62,3 +63,46 @@ def apply_all_plan(run: Run, show: str | None) -> review.ApplyPlan:
     if show == NOT_CALCULATED:
         return review.ApplyPlan()
     return review.plan_apply(db.session.scalars(review.at_level(query, show)))
+
+
+def batch_summary(run: Run, document: dict[str, Any]) -> dict[str, Any]:
+    """The run as seed 003's BatchCalculationSummary: how many cells it calculated out of how
+    many, and each cell's result (its step and intervention by index in the document as it is
+    now, None when one was deleted since), with the suggestion to review and its status."""
+    steps = document.get("steps", [])
+    step_at = {s.get("id"): i for i, s in enumerate(steps)}
+    work_at = {
+        (s.get("id"), w.get("id")): j
+        for s in steps
+        for j, w in enumerate(s.get("interventions", []))
+    }
+    results = []
+    for row in review_rows(run):
+        step_id, intervention_id, key, _status = parse_path(row["path"])
+        suggestion = row["suggestion"]
+        result = row["result"] or {}
+        error = row["error"] or result.get("error")
+        if suggestion is not None and suggestion.errors:
+            error = "; ".join(i["message"] for i in suggestion.errors)
+        results.append(
+            {
+                "stepIndex": step_at.get(step_id),
+                "interventionIndex": work_at.get((step_id, intervention_id)),
+                "indicatorKey": key,
+                "name": row["name"],
+                "value": result.get("value"),
+                "unit": result.get("unit"),
+                "confidence": suggestion.confidence if suggestion else None,
+                "success": suggestion is not None and suggestion.is_valid,
+                "error": error,
+                "suggestion_id": suggestion.id if suggestion else None,
+                "status": suggestion.status if suggestion else None,
+            }
+        )
+    return {
+        "run_id": run.id,
+        "status": run.status,
+        "calculatedCount": sum(1 for r in results if r["success"]),
+        "totalMissing": len(run.items),
+        "results": results,
+    }

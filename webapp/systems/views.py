@@ -32,7 +32,7 @@ from webapp.systems.calculators import CALCULATORS
 from webapp.systems.document import DocumentInvalid, iter_values, read_document, value_path
 from webapp.systems.forms import IMPORT_MAX_BYTES, ImportForm, ValueForm
 from webapp.systems.models import VALUE_TARGET, Farm, System
-from webapp.systems.review_page import apply_all_plan, review_page, show_filter
+from webapp.systems.review_page import apply_all_plan, batch_summary, review_page, show_filter
 from webapp.systems.runs import SystemCalculation
 from webapp.systems.timeline import layout
 from webapp.systems.totals import system_totals
@@ -575,6 +575,15 @@ def api_calculate_one(system_id: int):
     run = runs.start_calculation(system, current_user, [path])
     db.session.commit()
     return jsonify(run_id=run.id, cells=run.total), 202
+
+
+@api.get("/<int:system_id>/runs/<int:run_id>")
+@accepts(
+    summary="A calculation run as a BatchCalculationSummary: what it calculated, cell by cell."
+)
+def api_calculation(system_id: int, run_id: int):
+    system = system_or_404(system_id)
+    return jsonify(batch_summary(calculation_or_404(system, run_id), system.document))
 
 
 @api.get("/<int:system_id>/totals")
