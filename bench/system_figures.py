@@ -2,11 +2,13 @@
 
 - A 10-step, 31-intervention system (tests/systems/data/une-rotation-de-test.json, no values:
   every calculable cell is missing): from enqueueing the run to its end, worked by the real RQ
-  worker of `furrow serve` (SQLite + embedded Redis), after one warm-up run of one cell; and the
+  worker of `furrow serve` (SQLite + embedded Redis; PostgreSQL + the machine's Redis when
+  DATABASE_URL names PostgreSQL), after one warm-up run of one cell; and the
   calculators alone over the same cells, in process.
 - The system page (timeline, grid, history): server time p50/p95 through the test client.
 
-Run from the repository root: `.venv/bin/python bench/system_figures.py`.
+Run from the repository root: `.venv/bin/python bench/system_figures.py`, or with
+`DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test` for PostgreSQL.
 """
 
 from __future__ import annotations
@@ -32,9 +34,12 @@ TARGET_PAGE_MS = 100
 
 def main() -> None:
     with served_app(workers=1) as app:
+        from sqlalchemy import func, select
+
         from webapp.auth.accounts import create_user
         from webapp.auth.roles import Role
         from webapp.extensions import db
+        from webapp.review.models import Suggestion
         from webapp.systems.catalog import create_farm, import_system
         from webapp.systems.runs import calculate_cell, missing_cells, start_calculation
 
@@ -57,10 +62,15 @@ def main() -> None:
             for path in cells:
                 calculate_cell(system.document, path)
             alone = time.perf_counter() - began
+            stored = db.session.scalar(
+                select(func.count()).select_from(Suggestion).where(Suggestion.run_id == run.id)
+            )
+            print(f"database: {db.engine.dialect.name}")
             print(
                 f"calculate all missing, {len(cells)} cells (10 steps × 31 interventions), "
                 f"1 RQ worker: {elapsed:.2f} s from enqueue to the end (target "
-                f"< {TARGET_RUN_SECONDS} s); the calculators alone {alone:.2f} s"
+                f"< {TARGET_RUN_SECONDS} s), {stored} suggestions stored; the calculators alone "
+                f"{alone:.2f} s"
             )
             page_latency(app, system.id)
 

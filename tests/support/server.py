@@ -93,12 +93,26 @@ def embedded_env() -> dict[str, str]:
 
 @contextlib.contextmanager
 def served_app(workers: int = 1) -> Iterator:
-    """For a benchmark: a `furrow serve` with its workers on a fresh instance (SQLite + embedded
-    Redis), and an app of this process on the same instance; everything stops on exit."""
-    with tempfile.TemporaryDirectory(prefix="furrow-bench-") as tmp:
+    """For a benchmark: a `furrow serve` with its workers on a fresh instance, and an app of
+    this process on the same instance; everything stops on exit. SQLite + embedded Redis, or,
+    when DATABASE_URL names PostgreSQL, a new database next to it (dropped after) and the
+    machine's Redis (REDIS_URL, else 127.0.0.1:6379) under a queue of its own."""
+    database = os.environ.get("DATABASE_URL", "")
+    redis_url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+    with contextlib.ExitStack() as stack:
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="furrow-bench-"))
         instance = Path(tmp) / "instance"
-        server = start_server(embedded_env(), instance, workers=workers)
-        os.environ.update(embedded_env(), FURROW_INSTANCE_PATH=str(instance))
+        env = embedded_env()
+        if database.startswith("postgresql"):
+            from tests.support.services import fresh_postgres_database
+
+            env |= {
+                "DATABASE_URL": stack.enter_context(fresh_postgres_database(database)),
+                "REDIS_URL": redis_url,
+                "FURROW_QUEUE": f"furrow-bench-{os.getpid()}",
+            }
+        server = start_server(env, instance, workers=workers)
+        os.environ.update(env, FURROW_INSTANCE_PATH=str(instance))
         from webapp import create_app
         from webapp.extensions import db
 

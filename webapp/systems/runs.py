@@ -117,6 +117,11 @@ class SystemCalculation(RunKind):
     def plan_items(self, params: dict[str, Any]) -> list[str]:
         return list(params["cells"])
 
+    def concurrency(self, params: dict[str, Any]) -> int:
+        # Above 1, finished cells are saved in batches (keep_results) rather than committed
+        # one by one: 310 commits took 7.9 s on PostgreSQL, the calculators 0.4 s.
+        return 2
+
     def stage_for(self, key: str) -> str:
         return "calculating"
 
@@ -134,23 +139,18 @@ class SystemCalculation(RunKind):
         if key not in missing_cells(document):
             return {"outcome": "not calculated", "error": "The cell has a value now."}
         kept, proposed = calculate_cell(document, key)
-        if proposed is not None:
-            suggested, sources, issues = proposed
-            store_suggestions(
-                [
-                    suggestion_row(
-                        run_id,
-                        VALUE_TARGET,
-                        params["system_id"],
-                        key,
-                        None,
-                        suggested,
-                        sources,
-                        issues,
-                    )
-                ]
-            )
-        return kept
+        if proposed is None:
+            return kept
+        suggested, sources, issues = proposed
+        row = suggestion_row(
+            run_id, VALUE_TARGET, params["system_id"], key, None, suggested, sources, issues
+        )
+        return kept | {"suggestion": row}
+
+    def keep_results(self, run: Run, results: dict[str, Any]) -> None:
+        """A batch of cells' suggestions in one insert, their results on the run."""
+        store_suggestions([r.pop("suggestion") for r in results.values() if "suggestion" in r])
+        run.results = {**run.results, **results}
 
     def target_ids(self, run: Run) -> list[int]:
         return [int(run.params["system_id"])]
