@@ -1,0 +1,153 @@
+"""Cross-validation rules over structured fields found in documents (seed 004's regressions
+first: a year is never a project ID, "The Project" is never an owner)."""
+
+from datetime import date
+
+import pytest
+
+from webapp.registry.checklist import StructuredField as F
+from webapp.registry.dates import DateStyle
+from webapp.registry.validation import (
+    FieldValue,
+    Status,
+    across,
+    buffer_share,
+    net_balance,
+    structural,
+    validate,
+)
+
+TODAY = date(2026, 11, 26)
+
+
+def one(field, value, document="Project plan", page=3, style=None):
+    return FieldValue(field, value, document, page, style)
+
+
+def status_of(value):
+    (check,) = structural(value, TODAY)
+    return check.status, check.message
+
+
+@pytest.mark.parametrize("year", ["2023", "2024", "1999"])
+def test_a_year_is_never_a_project_id(year):
+    status, message = status_of(one(F.project_id, year))
+    assert status is Status.failed and "is a year" in message
+
+
+@pytest.mark.parametrize("owner", ["The Project", "the landowner", "Project Proponent", "N/A"])
+def test_a_generic_owner_is_rejected(owner):
+    status, message = status_of(one(F.owner_name, owner))
+    assert status is Status.failed and "names no one" in message
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "status"),
+    [
+        (F.project_id, "C06-4997", Status.passed),
+        (F.project_id, "2023ABC01", Status.passed),
+        (F.project_id, "Project 7", Status.failed),
+        (F.owner_name, "Nicholas Denman", Status.passed),
+        (F.leakage_percentage, "5%", Status.passed),
+        (F.leakage_percentage, 120, Status.failed),
+        (F.leakage_percentage, "5-10 %", Status.failed),  # a range is not one figure
+        (F.leakage_percentage, "5 t/ha", Status.failed),
+        (F.buffer_pool_percentage, "twenty", Status.failed),
+        (F.area_hectares, "250 acres", Status.passed),
+        (F.area_hectares, "0 ha", Status.failed),
+        (F.area_hectares, "2,000,000 ha", Status.warning),
+        (F.area_hectares, "250 bushels", Status.failed),
+        (F.crediting_period_years, "10 years", Status.passed),
+        (F.crediting_period_years, 0, Status.failed),
+        (F.permanence_period_years, 101, Status.failed),
+        (F.project_start_date, "2022-01-15", Status.passed),
+        (F.project_start_date, "1985-01-01", Status.failed),
+        (F.project_start_date, "2029-01-01", Status.failed),  # more than 2 years ahead
+        (F.crediting_period_end, "2060-01-01", Status.passed),  # an end may be 50 years ahead
+        (F.crediting_period_end, "2080-01-01", Status.failed),
+        (F.project_start_date, "June 2023", Status.failed),
+    ],
+)
+def test_each_value_on_its_own(field, value, status):
+    assert status_of(one(field, value))[0] is status
+
+
+def test_acres_are_read_in_hectares():
+    check = structural(one(F.area_hectares, "250 acres"), TODAY)[0]
+    assert check.status is Status.passed
+    (consistent,) = across(
+        [one(F.area_hectares, "250 acres"), one(F.area_hectares, "101.2 ha", "Deed")]
+    )
+    assert consistent.status is Status.passed
+
+
+def test_an_ambiguous_date_asks_the_reviewer_unless_the_document_says_its_style():
+    status, message = status_of(one(F.project_start_date, "06/02/2023"))
+    assert status is Status.warning and "say which" in message
+    british = one(F.project_start_date, "06/02/2023", style=DateStyle.day_first)
+    assert status_of(british)[0] is Status.passed
+
+
+def test_dates_across_documents_within_120_days():
+    plan = one(F.project_start_date, "2023-01-01")
+    near = one(F.project_start_date, "15 March 2023", "Baseline report")
+    far = one(F.project_start_date, "2023-09-01", "Monitoring report")
+    (check,) = across([plan, near])
+    assert check.status is Status.passed and "within 73 days" in check.message
+    (check,) = across([plan, near, far])
+    assert check.status is Status.failed and "243 days apart" in check.message
+    assert check.values == {
+        "Project plan": "2023-01-01",
+        "Baseline report": "15 March 2023",
+        "Monitoring report": "2023-09-01",
+    }
+
+
+def test_owners_across_documents():
+    plan = one(F.owner_name, "Nicholas Denman")
+    (check,) = across([plan, one(F.owner_name, "Nick Denman", "Land tenure")])
+    assert check.status is Status.warning and "may be one person" in check.message
+    (check,) = across([plan, one(F.owner_name, "Mary Denman", "Land tenure")])
+    assert check.status is Status.failed and "different people" in check.message
+    (check,) = across([plan, one(F.owner_name, "NICHOLAS DENMAN", "Land tenure")])
+    assert check.status is Status.passed
+
+
+def test_numbers_across_documents_within_5_percent():
+    plan = one(F.area_hectares, 100)
+    (check,) = across([plan, one(F.area_hectares, "104 ha", "Deed")])
+    assert check.status is Status.passed
+    (check,) = across([plan, one(F.area_hectares, "110 ha", "Deed")])
+    assert check.status is Status.failed and "9% apart" in check.message
+
+
+def test_one_document_is_not_compared_with_itself():
+    assert across([one(F.area_hectares, 100), one(F.area_hectares, 300, page=9)]) == []
+
+
+def test_owner_and_start_date_must_be_stated():
+    checks = validate([one(F.area_hectares, 100)], TODAY)
+    missing = [c for c in checks if c.check.endswith("_present")]
+    assert {c.field for c in missing} == {F.owner_name, F.project_start_date}
+    assert all(c.status is Status.failed and "reviewer input" in c.message for c in missing)
+    stated = validate(
+        [one(F.owner_name, "Ann Lee"), one(F.project_start_date, "2023-01-01")], TODAY
+    )
+    assert all(c.status is Status.passed for c in stated)
+    assert stated[0].to_dict() == {
+        "check": "owner_name_present",
+        "field": "owner_name",
+        "status": "pass",
+        "values": {},
+        "message": "Owner is stated.",
+    }
+
+
+def test_report_arithmetic():
+    figures = {"soc_change": 1200.0, "emissions": 150.0, "leakage": 50.0, "net": 1000.0}
+    assert net_balance(figures, "Monitoring report").status is Status.passed
+    wrong = net_balance(figures | {"net": 1100.0}, "Monitoring report")
+    assert wrong.status is Status.failed and "= 1000" in wrong.message
+    assert buffer_share(1000, 20, 200, "Monitoring report").status is Status.passed
+    short = buffer_share(1000, 20, 150, "Monitoring report")
+    assert short.status is Status.failed and "20 % of 1000 is 200" in short.message

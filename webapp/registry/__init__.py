@@ -1,0 +1,3 @@
+"""Registry reviews (seed 004): a carbon project's documents against a methodology checklist,
+evidence that carries its structured fields and its page from the start, cross-document
+checks, and a person's verdict per requirement."""

@@ -1,0 +1,130 @@
+"""A methodology checklist: its requirements, each with how it is validated and, for the
+structured ones, the fields its evidence carries. The bundled one is Regen Network's
+soil-carbon methodology v1.2.2; another of the same shape can be read from JSON."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from functools import cache
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from webapp.problems import Invalid, Problem
+
+BUNDLED = Path(__file__).parent / "data" / "soil-carbon-v1.2.2.json"
+
+
+class ValidationType(StrEnum):
+    document_presence = "document_presence"
+    structured_field = "structured_field"
+    cross_document = "cross_document"
+    manual = "manual"
+
+
+class StructuredField(StrEnum):
+    """The fields evidence may carry, routed to their checks by name (never by requirement)."""
+
+    owner_name = "owner_name"
+    area_hectares = "area_hectares"
+    tenure_type = "tenure_type"
+    project_start_date = "project_start_date"
+    crediting_period_years = "crediting_period_years"
+    crediting_period_start = "crediting_period_start"
+    crediting_period_end = "crediting_period_end"
+    leakage_percentage = "leakage_percentage"
+    permanence_period_years = "permanence_period_years"
+    buffer_pool_percentage = "buffer_pool_percentage"
+    project_id = "project_id"
+
+
+FIELD_LABELS = {
+    StructuredField.owner_name: "Owner",
+    StructuredField.area_hectares: "Area (ha)",
+    StructuredField.tenure_type: "Tenure",
+    StructuredField.project_start_date: "Project start date",
+    StructuredField.crediting_period_years: "Crediting period (years)",
+    StructuredField.crediting_period_start: "Crediting period start",
+    StructuredField.crediting_period_end: "Crediting period end",
+    StructuredField.leakage_percentage: "Leakage (%)",
+    StructuredField.permanence_period_years: "Permanence period (years)",
+    StructuredField.buffer_pool_percentage: "Buffer pool (%)",
+    StructuredField.project_id: "Project ID",
+}
+
+Text = Annotated[str, Field(min_length=1, max_length=5000)]
+
+
+class Requirement(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    requirement_id: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$")]
+    category: Annotated[str, Field(min_length=1, max_length=200)]
+    requirement_text: Text
+    source: Annotated[str, Field(max_length=500)] = ""
+    accepted_evidence: Annotated[str, Field(max_length=5000)] = ""
+    mandatory: bool = True
+    validation_type: ValidationType = ValidationType.document_presence
+    scope: Annotated[str, Field(max_length=50)] = ""
+    structured_fields: list[StructuredField] = []
+
+
+class Checklist(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    methodology_id: Annotated[str, Field(min_length=1, max_length=100)]
+    methodology_name: Annotated[str, Field(min_length=1, max_length=300)]
+    version: Annotated[str, Field(max_length=50)] = ""
+    requirements: Annotated[list[Requirement], Field(min_length=1, max_length=500)]
+
+    @field_validator("requirements")
+    @classmethod
+    def _unique(cls, requirements: list[Requirement]) -> list[Requirement]:
+        seen: set[str] = set()
+        for requirement in requirements:
+            if requirement.requirement_id in seen:
+                raise ValueError(f"{requirement.requirement_id} appears twice")
+            seen.add(requirement.requirement_id)
+        return requirements
+
+    def requirement(self, requirement_id: str) -> Requirement | None:
+        return next((r for r in self.requirements if r.requirement_id == requirement_id), None)
+
+
+class ChecklistInvalid(Invalid):
+    code = "checklist_invalid"
+
+
+def _where(loc: tuple) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "the checklist"
+
+
+def read_checklist(text: str) -> Checklist:
+    """A checklist from JSON text; ChecklistInvalid names every problem by its path
+    ("requirements[3].validation_type")."""
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ChecklistInvalid(
+            f"The checklist is not JSON: {exc.msg} (line {exc.lineno})."
+        ) from None
+    try:
+        # From JSON, strict mode reads an enum from its string (and nothing else).
+        return Checklist.model_validate_json(text)
+    except ValidationError as exc:
+        problems = [
+            Problem(f"{_where(e['loc'])}: {e['msg']}", loc=_where(e["loc"]))
+            for e in exc.errors(include_url=False)[:20]
+        ]
+        raise ChecklistInvalid(problems) from None
+
+
+@cache
+def bundled() -> Checklist:
+    """Regen Network's soil-carbon methodology v1.2.2 (23 requirements)."""
+    return read_checklist(BUNDLED.read_text(encoding="utf-8"))

@@ -1,0 +1,285 @@
+"""Cross-validation of a review's structured fields: each value read and checked on its own
+(structural), then the values documents give for one field compared (across documents), then
+the arithmetic reports carry. Plain functions over FieldValues, each found by a person or a
+model in a snippet of a document page; nothing here re-reads document text to find a value —
+that is how a year became a project ID in the tool this replaces."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from enum import StrEnum
+from typing import Any
+
+from webapp.registry.checklist import FIELD_LABELS, StructuredField
+from webapp.registry.dates import DateStyle, read_date
+from webapp.registry.names import NameMatch, compare_names
+from webapp.units import UnitMismatch, convert, find_quantity
+
+F = StructuredField
+PROJECT_ID_PATTERNS = (re.compile(r"^C\d{2}-\d+$"), re.compile(r"^\d{4}[A-Za-z]+\d{2}$"))
+GENERIC_OWNERS = {
+    "the project", "project", "this project", "the landowner", "landowner", "the land owner",
+    "project proponent", "the project proponent", "proponent", "the owner", "owner",
+    "the farmer", "farmer", "the company", "the applicant", "applicant", "the grower",
+    "unknown", "n/a", "na", "none", "tbd", "tba", "not stated",
+}  # fmt: skip
+PERCENT_FIELDS = {F.leakage_percentage, F.buffer_pool_percentage}
+PERIOD_FIELDS = {F.crediting_period_years, F.permanence_period_years}
+DATE_FIELDS = {F.project_start_date, F.crediting_period_start, F.crediting_period_end}
+END_DATES = {F.crediting_period_end}
+EARLIEST_YEAR = 1990
+START_YEARS_AHEAD = 2
+END_YEARS_AHEAD = 50
+LARGEST_AREA_HA = 1_000_000
+SAME_DATE_DAYS = 120
+SAME_NUMBER_SHARE = 0.05
+ARITHMETIC_TOLERANCE = 0.01  # reports round: 1 % of the larger figure
+
+
+class Status(StrEnum):
+    passed = "pass"
+    warning = "warning"
+    failed = "fail"
+
+
+@dataclass(frozen=True)
+class FieldValue:
+    """A structured field as a snippet gives it: the value as written (text or number), the
+    document and page it is on, and how that document writes dates."""
+
+    field: StructuredField
+    value: Any
+    document: str
+    page: int | None = None
+    date_style: DateStyle | None = None
+
+
+@dataclass(frozen=True)
+class Check:
+    check: str
+    field: StructuredField | None
+    status: Status
+    message: str
+    values: dict[str, Any] = field(default_factory=dict)  # document → value as read
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "check": self.check,
+            "field": self.field.value if self.field else None,
+            "status": self.status.value,
+            "values": self.values,
+            "message": self.message,
+        }
+
+
+def where(value: FieldValue) -> str:
+    return f"{value.document}, p. {value.page}" if value.page else value.document
+
+
+def label(name: StructuredField) -> str:
+    return FIELD_LABELS[name]
+
+
+# Reading one value: (what it means, or None) and the problem with it, if any.
+
+
+def read_number(value: FieldValue) -> tuple[float | None, str | None]:
+    """A number of the field's unit: a percentage, years, or hectares (acres and other areas
+    converted); a range, a word or an unreadable unit is a problem, never its first number."""
+    raw = value.value
+    if isinstance(raw, bool):
+        return None, f"{label(value.field)}: “{raw}” is not a number."
+    if isinstance(raw, int | float):
+        return float(raw), None
+    found = find_quantity(str(raw))
+    if found is None:
+        return None, f"{label(value.field)}: “{raw}” states no number."
+    if found.is_range:
+        return None, f"{label(value.field)}: “{raw}” is a range, not one figure."
+    unit = (found.unit or "").strip().lower()
+    if value.field in PERCENT_FIELDS:
+        if unit not in ("", "%", "percent", "per cent"):
+            return None, f"{label(value.field)}: “{raw}” is not a percentage."
+        return found.value, None
+    if value.field in PERIOD_FIELDS:
+        if unit not in ("", "year", "years", "yr", "yrs", "-year"):
+            return None, f"{label(value.field)}: “{raw}” is not a number of years."
+        return found.value, None
+    if not unit:
+        return found.value, None  # an area field's unit is hectares
+    try:
+        return convert(found.value, unit, "ha"), None
+    except UnitMismatch:
+        return None, f"{label(value.field)}: “{raw}” is not an area Furrow can read in hectares."
+
+
+def read_value(value: FieldValue) -> tuple[Any, str | None, str | None]:
+    """The value as it is compared (number, date, or text), a problem that makes it unusable
+    (fail), and a doubt a person must settle (warning)."""
+    if value.field in DATE_FIELDS:
+        reading = read_date(str(value.value), value.date_style)
+        if reading.ambiguous:
+            return None, None, f"{label(value.field)} in {where(value)}: {reading.problem}"
+        return reading.value, reading.problem, None
+    if value.field in PERCENT_FIELDS | PERIOD_FIELDS | {F.area_hectares}:
+        number, problem = read_number(value)
+        return number, problem, None
+    text = str(value.value).strip() if value.value is not None else ""
+    return text or None, None if text else f"{label(value.field)} is empty.", None
+
+
+def structural(value: FieldValue, today: date) -> list[Check]:
+    """The checks of one value on its own."""
+    read, problem, doubt = read_value(value)
+    name = f"{value.field.value}_valid"
+    shown = {where(value): value.value}
+    if doubt:
+        return [Check(name, value.field, Status.warning, doubt, shown)]
+    if problem:
+        return [Check(name, value.field, Status.failed, f"{problem} ({where(value)})", shown)]
+    fail = warn = None
+    if value.field == F.project_id:
+        if re.fullmatch(r"(19|20)\d{2}", read):
+            fail = f"“{read}” is a year, not a project ID."
+        elif not any(p.fullmatch(read) for p in PROJECT_ID_PATTERNS):
+            fail = f"“{read}” is not a project ID (C01-1234 or 2023ABC01)."
+    elif value.field == F.owner_name:
+        if read.lower().strip(" .") in GENERIC_OWNERS:
+            fail = f"“{read}” names no one: give the owner's name."
+    elif value.field in PERCENT_FIELDS and not 0 <= read <= 100:
+        fail = f"{read:g} % is not a percentage (0–100)."
+    elif value.field in PERIOD_FIELDS and not 1 <= read <= 100:
+        fail = f"{read:g} years is outside 1–100 years."
+    elif value.field == F.area_hectares:
+        if read <= 0:
+            fail = f"An area of {read:g} ha is not an area."
+        elif read > LARGEST_AREA_HA:
+            warn = f"{read:,.0f} ha is more than {LARGEST_AREA_HA:,} ha: check the unit."
+    elif value.field in DATE_FIELDS:
+        years = END_YEARS_AHEAD if value.field in END_DATES else START_YEARS_AHEAD
+        latest = today.replace(year=today.year + years)
+        if read.year < EARLIEST_YEAR:
+            fail = f"{read:%d %B %Y} is before {EARLIEST_YEAR}."
+        elif read > latest:
+            fail = f"{read:%d %B %Y} is more than {years} years ahead."
+    if fail:
+        return [Check(name, value.field, Status.failed, f"{fail} ({where(value)})", shown)]
+    if warn:
+        return [Check(name, value.field, Status.warning, f"{warn} ({where(value)})", shown)]
+    return [Check(name, value.field, Status.passed, f"{label(value.field)} is valid.", shown)]
+
+
+def _agree(name: StructuredField, a: Any, b: Any) -> tuple[Status, str]:
+    if isinstance(a, date):
+        days = abs((a - b).days)
+        if days <= SAME_DATE_DAYS:
+            return Status.passed, f"within {days} days"
+        return Status.failed, f"{days} days apart (more than {SAME_DATE_DAYS})"
+    if isinstance(a, float):
+        spread = abs(a - b) / max(abs(a), abs(b)) if a or b else 0
+        if spread <= SAME_NUMBER_SHARE:
+            return Status.passed, f"within {spread:.1%}"
+        return Status.failed, f"{spread:.0%} apart (more than {SAME_NUMBER_SHARE:.0%})"
+    if name == F.owner_name:
+        match = compare_names(a, b)
+        if match == NameMatch.same:
+            return Status.passed, "the same name"
+        if match == NameMatch.probably:
+            return Status.warning, f"“{a}” and “{b}” may be one person: confirm"
+        return Status.failed, f"“{a}” and “{b}” are different people"
+    same = a.casefold() == b.casefold()
+    return (Status.passed, "the same") if same else (Status.failed, f"“{a}” and “{b}” differ")
+
+
+def across(values: Iterable[FieldValue]) -> list[Check]:
+    """For each field given by two documents or more: do they agree (dates within 120 days,
+    numbers within 5 %, owners by name, other text equal)?"""
+    by_field: dict[StructuredField, dict[str, tuple[Any, FieldValue]]] = {}
+    for value in values:
+        read, problem, doubt = read_value(value)
+        if read is not None and not problem and not doubt:
+            by_field.setdefault(value.field, {}).setdefault(value.document, (read, value))
+    checks = []
+    for name, per_document in by_field.items():
+        if len(per_document) < 2:
+            continue
+        documents = list(per_document)
+        first = documents[0]
+        worst, said = Status.passed, []
+        for other in documents[1:]:
+            status, words = _agree(name, per_document[first][0], per_document[other][0])
+            said.append(f"{first} and {other}: {words}")
+            if status == Status.failed or (status == Status.warning and worst == Status.passed):
+                worst = status
+        shown = {d: v.value for d, (_read, v) in per_document.items()}
+        message = f"{label(name)} across documents — " + "; ".join(said) + "."
+        checks.append(Check(f"{name.value}_consistent", name, worst, message, shown))
+    return checks
+
+
+def presence(values: Iterable[FieldValue]) -> list[Check]:
+    """The owner and the project start date must be stated somewhere."""
+    given = {v.field for v in values}
+    return [
+        Check(f"{name.value}_present", name, Status.passed, f"{label(name)} is stated.")
+        if name in given
+        else Check(
+            f"{name.value}_present",
+            name,
+            Status.failed,
+            f"No document states the {label(name).lower()}: it needs reviewer input.",
+        )
+        for name in (F.owner_name, F.project_start_date)
+    ]
+
+
+def validate(values: Iterable[FieldValue], today: date | None = None) -> list[Check]:
+    """Every check over a review's structured fields: presence, each value, across documents."""
+    values = list(values)
+    today = today or date.today()
+    checks = presence(values)
+    for value in values:
+        checks += structural(value, today)
+    return checks + across(values)
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= ARITHMETIC_TOLERANCE * max(abs(a), abs(b), 1)
+
+
+def net_balance(figures: Mapping[str, float], document: str) -> Check:
+    """A report's net = SOC change − emissions − leakage (tCO2e), within rounding."""
+    expected = figures["soc_change"] - figures["emissions"] - figures["leakage"]
+    net = figures["net"]
+    values = {document: dict(figures)}
+    if _close(expected, net):
+        return Check("net_balance", None, Status.passed, f"Net {net:g} adds up.", values)
+    return Check(
+        "net_balance",
+        None,
+        Status.failed,
+        f"Net {net:g} tCO2e in {document}, but SOC change {figures['soc_change']:g} − emissions "
+        f"{figures['emissions']:g} − leakage {figures['leakage']:g} = {expected:g}.",
+        values,
+    )
+
+
+def buffer_share(issuance: float, share_percent: float, buffer: float, document: str) -> Check:
+    """The buffer pool holds its share of the issuance, within rounding."""
+    expected = issuance * share_percent / 100
+    values = {document: {"issuance": issuance, "share": share_percent, "buffer": buffer}}
+    if _close(expected, buffer):
+        return Check(
+            "buffer_share", F.buffer_pool_percentage, Status.passed, "Buffer adds up.", values
+        )
+    return Check(
+        "buffer_share",
+        F.buffer_pool_percentage,
+        Status.failed,
+        f"Buffer {buffer:g} in {document}, but {share_percent:g} % of {issuance:g} is "
+        f"{expected:g}.",
+        values,
+    )
