@@ -127,6 +127,11 @@ def check_pdf(data: bytes) -> None:
 
 def pdf_text(data: bytes, limits: PdfLimits = PDF_LIMITS) -> str:
     """The PDF's text, page by page; never in the web process (see PdfLimits)."""
+    return text_of_pages(pdf_pages(data, limits))
+
+
+def pdf_pages(data: bytes, limits: PdfLimits = PDF_LIMITS) -> list[str]:
+    """Each page's text, in page order ("" for a page without a text layer)."""
     check_pdf(data)
     try:
         with apply_configuration(**limits.configuration()):
@@ -152,10 +157,14 @@ def pdf_text(data: bytes, limits: PdfLimits = PDF_LIMITS) -> str:
         raise UploadRefused(
             "unreadable_pdf", f"The PDF is damaged or cannot be read ({exc})."
         ) from None
-    # A page is a paragraph boundary. Broken font maps can yield lone surrogates, which cannot
-    # be stored as UTF-8.
+    # Broken font maps can yield lone surrogates, which cannot be stored as UTF-8.
+    return [page.encode("utf-8", "replace").decode("utf-8") for page in pages]
+
+
+def text_of_pages(pages: list[str]) -> str:
+    """A document's text from its pages' (a page is a paragraph boundary); UploadRefused when
+    no page has any."""
     text = "\n\n".join(page.strip() for page in pages if page.strip())
-    text = text.encode("utf-8", "replace").decode("utf-8")
     if not text:
         raise UploadRefused(
             "no_text", "The PDF has no text to extract (a scanned image needs OCR first)."

@@ -2,7 +2,7 @@
 
 The worker's job starts `python -m webapp.library.sandbox LIMITS` with the PDF on stdin. The
 child caps its own address space and CPU time before it reads anything, dies with its parent,
-and answers one JSON object on stdout: {"text"} or {"code", "message"}. The parent adds a wall
+and answers one JSON object on stdout: {"pages"} or {"code", "message"}. The parent adds a wall
 clock limit; whatever ends the child (a limit, a crash) becomes an UploadRefused saying why.
 """
 
@@ -16,13 +16,18 @@ import sys
 from dataclasses import asdict
 
 from webapp.jobs.processes import die_with_parent
-from webapp.library.extract import PDF_LIMITS, PdfLimits, pdf_text
+from webapp.library.extract import PDF_LIMITS, PdfLimits, pdf_pages, text_of_pages
 from webapp.uploads import UploadRefused
 
 
 def bounded_pdf_text(data: bytes, limits: PdfLimits = PDF_LIMITS) -> str:
     """The PDF's text, read by a child process; UploadRefused when it cannot be read or
     breaks a limit."""
+    return text_of_pages(bounded_pdf_pages(data, limits))
+
+
+def bounded_pdf_pages(data: bytes, limits: PdfLimits = PDF_LIMITS) -> list[str]:
+    """Each page's text, read by a child process, as bounded_pdf_text reads it."""
     too_slow = UploadRefused(
         "pdf_too_slow",
         f"Reading the PDF took longer than {limits.seconds} s; the library does not "
@@ -44,9 +49,9 @@ def bounded_pdf_text(data: bytes, limits: PdfLimits = PDF_LIMITS) -> str:
         answer = json.loads(done.stdout)
     except ValueError:
         raise _too_much_memory(limits) from None  # killed before it could answer
-    if "text" not in answer:
+    if "pages" not in answer:
         raise UploadRefused(answer["code"], answer["message"])
-    return answer["text"]
+    return answer["pages"]
 
 
 def _too_much_memory(limits: PdfLimits) -> UploadRefused:
@@ -65,7 +70,7 @@ def main() -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (limits.seconds, limits.seconds + 1))
     data = sys.stdin.buffer.read()
     try:
-        answer = {"text": pdf_text(data, limits)}
+        answer = {"pages": pdf_pages(data, limits)}
     except UploadRefused as refused:
         answer = {"code": refused.code, "message": str(refused)}
     except MemoryError:
