@@ -1,0 +1,102 @@
+"""Which document is which, where a requirement's evidence is, and a requirement's status."""
+
+import pytest
+
+from webapp.registry.checklist import bundled
+from webapp.registry.discovery import DocumentType, classify, sources_for
+from webapp.registry.evidence import (
+    Coverage,
+    SourceDocument,
+    coverage,
+    find_evidence,
+    passages,
+    terms_of,
+)
+from webapp.registry.pages import PageKind, pages_of
+
+CHECKLIST = bundled()
+TENURE = CHECKLIST.requirement("REQ-002")
+MONITORING = CHECKLIST.requirement("REQ-017")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "kind"),
+    [
+        ("Project_Plan_v3.pdf", "", DocumentType.project_plan),
+        ("2023-monitoring-report.pdf", "", DocumentType.monitoring_report),
+        ("Baseline Report.pdf", "Monitoring will follow.", DocumentType.baseline_report),
+        ("Denman deed.pdf", "", DocumentType.land_tenure),
+        ("boundary.kml.txt", "", DocumentType.map_gis),
+        (
+            "scan-0042.pdf",
+            "GHG emissions report for the 2023 reporting period.",
+            DocumentType.ghg_emissions_report,
+        ),
+        ("notes.md", "Lunch menu for the field day.", DocumentType.other),
+    ],
+)
+def test_documents_are_classified_by_name_then_by_their_first_pages(name, text, kind):
+    assert classify(name, [text]) is kind
+
+
+def test_a_category_maps_to_the_documents_that_hold_its_evidence():
+    assert sources_for("Land Tenure") == (DocumentType.land_tenure, DocumentType.project_plan)
+    assert set(sources_for("A category of another checklist")) == set(DocumentType)
+
+
+def document(key, name, kind, *pages):
+    return SourceDocument(key, name, kind, pages_of(list(pages)))
+
+
+PLAN = document(
+    1,
+    "Project plan.pdf",
+    DocumentType.project_plan,
+    "Contents\n1 Overview ..... 2\n2 Land tenure ..... 3\n3 Monitoring plan ..... 4\n",
+    "1 Overview\nThe project restores grassland soils on a farm in Kent.",
+    "2 Land tenure\nThe farm is held under a lease agreement; the landowner approval is "
+    "attached as a legal attestation of long-term control for the crediting period.",
+    "3 Monitoring plan\nMonitoring schedules and soil sampling protocols are set out below; "
+    "remote sensing details and monitoring responsibility assignments follow.",
+    "",
+)
+DEED = document(
+    2,
+    "Deed.pdf",
+    DocumentType.land_tenure,
+    "Deed of ownership. This deed confirms ownership of the land and long-term control.",
+)
+
+
+def test_evidence_comes_with_document_page_and_section_never_from_a_contents_page():
+    snippets = find_evidence(TENURE, [PLAN, DEED])
+    assert snippets and all(s.page != 1 for s in snippets if s.document_key == 1)
+    best = snippets[0]
+    assert (best.document, best.page, best.section) == ("Project plan.pdf", 3, "2 Land tenure")
+    assert "lease agreement" in best.text and 0 < best.confidence <= 0.6
+    assert best.structured_fields is None  # never read out of the text offline
+    assert PLAN.pages[0].kind is PageKind.contents and PLAN.pages[4].kind is PageKind.no_text
+    monitoring = find_evidence(MONITORING, [PLAN, DEED])
+    assert monitoring[0].page == 4 and monitoring[0].section == "3 Monitoring plan"
+    assert {s.document for s in monitoring} == {"Project plan.pdf"}  # deeds hold no plan
+
+
+def test_terms_and_passages():
+    assert terms_of(MONITORING)[:3] == ["monitoring", "schedules", "soil"]
+    long_page = pages_of(["line of text\n" * 200])[0]
+    chunks = list(passages(long_page))
+    assert len(chunks) > 1 and all(len(text) <= 620 for _offset, text in chunks)
+
+
+def test_coverage_of_each_validation_type():
+    snippets = find_evidence(TENURE, [PLAN, DEED])
+    assert coverage(TENURE, snippets, []) is Coverage.needs_input
+    assert coverage(TENURE, [], []) is Coverage.missing
+    assert coverage(TENURE, snippets, ["owner_name"]) is Coverage.partial
+    assert (
+        coverage(TENURE, snippets, ["owner_name", "area_hectares", "tenure_type"])
+        is Coverage.covered
+    )
+    assert coverage(MONITORING, find_evidence(MONITORING, [PLAN]), []) is Coverage.covered
+    assert coverage(MONITORING, [], []) is Coverage.missing
+    assert coverage(CHECKLIST.requirement("REQ-016"), [], []) is Coverage.needs_input

@@ -1,0 +1,164 @@
+"""Offline evidence: the passages of a review's documents that speak of a requirement's
+accepted evidence, found by its terms, each with its document, page and section. A table of
+contents or a page without text is never evidence. Structured fields are not read out of these
+passages (that is the bug this replaces): a person picks the passage and enters the value, or
+the openai provider extracts it with the passage."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from webapp.registry.checklist import Requirement, ValidationType
+from webapp.registry.discovery import DocumentType, sources_for
+from webapp.registry.pages import Page, PageKind, sections_before
+
+PASSAGE_CHARS = 600
+SNIPPETS_PER_REQUIREMENT = 5
+LEAST_SHARE = 0.25  # of a requirement's terms a passage must name to be evidence
+LEAST_TERMS = 2
+OFFLINE_MOST_CONFIDENCE = 0.6  # a passage found by its words is never high confidence
+STOPWORDS = frozenset(  # noqa: SIM905 - a word list reads best as text
+    """about above after again against also among and any are because been before being
+    between both but can could does doing down during each either evidence every for from
+    further had has have having here how including into its itself more most must not only
+    other over own per provide project projects same shall should such than that the their
+    them then there these they this those through under until upon very was were what when
+    where which while who whom why will with within would your""".split()
+)
+
+
+class Coverage(StrEnum):
+    covered = "covered"
+    partial = "partial"
+    missing = "missing"
+    needs_input = "needs_input"
+
+
+COVERAGE_LABELS = {
+    Coverage.covered: "Covered",
+    Coverage.partial: "Partial",
+    Coverage.missing: "Missing",
+    Coverage.needs_input: "Needs reviewer input",
+}
+
+
+@dataclass(frozen=True)
+class SourceDocument:
+    """A review's document as the finder reads it."""
+
+    key: int
+    name: str
+    type: DocumentType
+    pages: list[Page]
+
+
+@dataclass(frozen=True)
+class Snippet:
+    document_key: int
+    document: str
+    page: int
+    section: str | None
+    text: str
+    confidence: float
+    structured_fields: dict[str, Any] | None = None
+    terms: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "document_id": self.document_key,
+            "document": self.document,
+            "page": self.page,
+            "section": self.section,
+            "text": self.text,
+            "confidence": self.confidence,
+            "structured_fields": self.structured_fields,
+        }
+
+
+def terms_of(requirement: Requirement) -> list[str]:
+    """The words a requirement's evidence is looked for by: its accepted evidence's first,
+    then its text's and its category's; short and common words left out."""
+    text = " ".join(
+        [requirement.accepted_evidence, requirement.requirement_text, requirement.category]
+    )
+    words = re.findall(r"[a-z][a-z0-9-]{3,}", text.lower())
+    return list(dict.fromkeys(w for w in words if w not in STOPWORDS))
+
+
+def passages(page: Page) -> Iterator[tuple[int, str]]:
+    """A page's passages at line boundaries, each about PASSAGE_CHARS long, with its offset."""
+    start, chunk = 0, ""
+    offset = 0
+    for line in page.text.splitlines(keepends=True):
+        if chunk and (len(chunk) + len(line) > PASSAGE_CHARS or not line.strip()):
+            if chunk.strip():
+                yield start, chunk.strip()
+            start, chunk = offset, ""
+        chunk += line
+        offset += len(line)
+    if chunk.strip():
+        yield start, chunk.strip()
+
+
+def _stem(term: str) -> str:
+    return term[:-1] if term.endswith("s") and len(term) > 4 else term
+
+
+def find_evidence(
+    requirement: Requirement,
+    documents: Iterable[SourceDocument],
+    limit: int = SNIPPETS_PER_REQUIREMENT,
+) -> list[Snippet]:
+    """The passages that name most of the requirement's terms, best first, from the
+    documents its category maps to (every document when none of those kinds is there)."""
+    documents = list(documents)
+    kinds = set(sources_for(requirement.category))
+    chosen = [d for d in documents if d.type in kinds] or documents
+    terms = terms_of(requirement)
+    patterns = {t: re.compile(rf"\b{re.escape(_stem(t))}", re.I) for t in terms}
+    found: list[tuple[float, Snippet]] = []
+    for document in chosen:
+        starts = sections_before(document.pages)
+        for page in document.pages:
+            if page.kind != PageKind.text:
+                continue
+            for offset, text in passages(page):
+                named = tuple(t for t, pattern in patterns.items() if pattern.search(text))
+                share = len(named) / len(terms) if terms else 0
+                if len(named) < LEAST_TERMS or share < LEAST_SHARE:
+                    continue
+                confidence = round(min(OFFLINE_MOST_CONFIDENCE, 0.2 + share), 2)
+                section = page.section_at(offset, before=starts[page.number])
+                snippet = Snippet(
+                    document.key, document.name, page.number, section, text, confidence, None,
+                    named,
+                )  # fmt: skip
+                found.append((share, snippet))
+    found.sort(key=lambda pair: (-pair[0], pair[1].document, pair[1].page))
+    return [snippet for _share, snippet in found[:limit]]
+
+
+def coverage(requirement: Requirement, snippets: list[Snippet], fields: Iterable[str]) -> Coverage:
+    """A requirement's status from its evidence: a structured requirement needs each of its
+    fields stated (by a reviewer or the model, from a snippet); a manual one a person."""
+    given = set(fields)
+    if requirement.validation_type == ValidationType.manual:
+        return Coverage.needs_input
+    if requirement.validation_type in (
+        ValidationType.structured_field,
+        ValidationType.cross_document,
+    ):
+        wanted = {f.value for f in requirement.structured_fields}
+        if wanted and not wanted & given:
+            return Coverage.needs_input if snippets else Coverage.missing
+        if wanted - given:
+            return Coverage.partial
+        return Coverage.covered
+    if not snippets:
+        return Coverage.missing
+    strong = any(s.confidence >= OFFLINE_MOST_CONFIDENCE for s in snippets)
+    return Coverage.covered if strong else Coverage.partial
