@@ -21,14 +21,13 @@ SNIPPETS_PER_REQUIREMENT = 5
 LEAST_SHARE = 0.25  # of a requirement's terms a passage must name to be evidence
 LEAST_TERMS = 2
 OFFLINE_MOST_CONFIDENCE = 0.6  # a passage found by its words is never high confidence
-STOPWORDS = frozenset(  # noqa: SIM905 - a word list reads best as text
-    """about above after again against also among and any are because been before being
+_COMMON_WORDS = """about above after again against also among and any are because been before being
     between both but can could does doing down during each either evidence every for from
     further had has have having here how including into its itself more most must not only
     other over own per provide project projects same shall should such than that the their
     them then there these they this those through under until upon very was were what when
-    where which while who whom why will with within would your""".split()
-)
+    where which while who whom why will with within would your"""
+STOPWORDS = frozenset(_COMMON_WORDS.split())
 
 
 class Coverage(StrEnum):
