@@ -70,6 +70,25 @@ def test_fuel_needs_the_operation_or_a_figure():
     assert spraying.value is None and spraying.needs == ["Carburant"]
 
 
+@pytest.mark.parametrize("name", ["Semis blé", "Pulvérisation fongicide", "Épandage ammonitrate"])
+def test_fuel_without_a_cited_figure_needs_the_users_and_uses_it(name):
+    # The reference file cites no fuel for sowing alone, spraying or spreading: no guess.
+    missing = run("gnr", name=name)
+    assert missing.value is None and missing.needs == ["Carburant"]
+    assert missing.sources == [] and "no cited fuel" in missing.caveats[-1].message
+    given = run("gnr", "- **Carburant**: 4 L/ha", name=name)
+    assert (given.value, given.confidence) == (4, Confidence.high)
+    [source] = given.sources
+    assert (source.title, source.claim_summary) == ("Assumption", "Carburant: 4 L/ha")
+
+
+@pytest.mark.parametrize("name", ["Semis blé", "Pulvérisation fongicide", "Épandage ammonitrate"])
+def test_work_time_without_a_cited_rate_needs_the_users(name):
+    missing = run("tempsTravail", name=name)
+    assert missing.value is None and missing.needs == ["Débit de chantier"]
+    assert run("tempsTravail", "- **Temps de travail**: 0,3 h/ha", name=name).value == 0.3
+
+
 # Work time
 
 

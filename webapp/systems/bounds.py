@@ -4,8 +4,13 @@ value with an error is never applied. The bounds are checks against typing and u
 
 from __future__ import annotations
 
-from webapp.review.vocabulary import Issue, Severity
+from dataclasses import dataclass
+
+from webapp.reference.library import library
+from webapp.review.vocabulary import Evidence, Issue, Severity, SourceKind
+from webapp.systems.assumptions import normalise
 from webapp.systems.indicators import indicator
+from webapp.units import convert
 
 # (low, high) per intervention and application; None: no bound on that side. Margins may be
 # negative; nothing else may.
@@ -27,7 +32,7 @@ INTERVENTION_BOUNDS: dict[str, tuple[float | None, float | None]] = {
     "totalCharges": (0, 10000),
 }
 STEP_BOUNDS: dict[str, tuple[float | None, float | None]] = {
-    "rendement": (0, 200),  # t/ha: fresh-matter crops (beet, potato) reach ~100
+    "rendement": (0, 200),  # t/ha, any crop: fresh-matter crops (beet, potato) reach ~100
     "prixVente": (0, 10000),  # €/t
     "totalProduits": (0, 50000),
     "totalCharges": (0, 20000),
@@ -62,5 +67,85 @@ def check(key: str, value: float, level: str = "intervention") -> list[Issue]:
             f"{value:g} {unit} is outside the plausible range {shown_low}–{shown_high} {unit} "
             f"for {indicator(key).label('en').lower()} per {level}: it is not applied.",
             {"value": value, "low": low, "high": high, "level": level},
+        )
+    ]
+
+
+# A step's yield is checked against its crop's typical yield in the reference library: this
+# multiple of it is the widest plausible yield, a check against unit mistakes (a yield in q/ha
+# typed as t/ha is 10×), not a cited fact.
+YIELD_MULTIPLE = 3
+YIELD_FACT = "yield_per_sqm_kg"
+# The library's yields are of the harvested grain or root; a whole-plant or forage harvest of the
+# same crop (silage maize, a CIVE) weighs several times more, so it keeps the generic bound.
+_WHOLE_PLANT = ("ensilage", "silage", "fourrage", "forage", "cive", "plante entiere", "tms")
+
+
+@dataclass(frozen=True)
+class YieldBound:
+    low: float
+    high: float
+    unit: str
+    basis: str  # in words: "3 × the typical yield of Winter wheat, 8 t/ha" or "generic"
+    evidence: Evidence | None = None  # the library's source for the typical yield
+
+
+def yield_bound(crop: str | None, unit: str = "t/ha") -> YieldBound:
+    """The plausible yields of crop (a step's name or its "Culture"), in unit (t/ha or q/ha):
+    0 to YIELD_MULTIPLE × the library's typical yield where the library states one (not a
+    derived range) for that crop; else the generic step bound."""
+    generic_low, generic_high = STEP_BOUNDS["rendement"]  # in t/ha
+    found = _typical_yield(crop)
+    if found is None:
+        high, basis, evidence = generic_high, "the generic bound for any crop", None
+    else:
+        name, tonnes, evidence = found
+        high = min(generic_high, YIELD_MULTIPLE * tonnes)
+        basis = (
+            f"{YIELD_MULTIPLE} × the typical yield of {name}, {tonnes:g} t/ha ({evidence.title})"
+        )
+    return YieldBound(
+        convert(generic_low, "t/ha", unit), convert(high, "t/ha", unit), unit, basis, evidence
+    )
+
+
+def _typical_yield(crop: str | None) -> tuple[str, float, Evidence] | None:
+    """(crop name, typical yield in t/ha, its evidence) from the reference library, or None."""
+    if not crop or any(word in normalise(crop) for word in _WHOLE_PLANT):
+        return None
+    found = library().resolve(crop)
+    fact = found.fact(YIELD_FACT) if found else None
+    if fact is None or fact.derived or fact.max is None:
+        return None
+    tonnes = convert(fact.max, "kg/m²", "t/ha")
+    evidence = Evidence(
+        source_url=fact.source.url,
+        title=fact.source.title,
+        claim_summary=fact.claim,
+        source_kind=SourceKind.reference,
+    )
+    return found.name("en"), tonnes, evidence
+
+
+def check_yield(value: float, crop: str | None, unit: str = "t/ha") -> list[Issue]:
+    """An error Issue when a step's yield (in unit) is outside its crop's plausible range."""
+    bound = yield_bound(crop, unit)
+    if bound.low <= value <= bound.high:
+        return []
+    return [
+        Issue(
+            "out_of_bounds",
+            Severity.error,
+            "rendement",
+            f"{value:g} {unit} is outside the plausible yield {bound.low:g}–{bound.high:g} {unit}"
+            f" ({bound.basis}): it is not applied.",
+            {
+                "value": value,
+                "low": bound.low,
+                "high": bound.high,
+                "unit": unit,
+                "level": "step",
+                "source_url": bound.evidence.source_url if bound.evidence else None,
+            },
         )
     ]

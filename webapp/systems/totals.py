@@ -11,7 +11,7 @@ from typing import Any
 
 from webapp.review.vocabulary import Issue, Severity
 from webapp.systems.assumptions import parse_assumptions
-from webapp.systems.bounds import check
+from webapp.systems.bounds import check, check_yield
 from webapp.systems.calculators.context import known_values
 from webapp.systems.calculators.result import rounded
 from webapp.systems.indicators import (
@@ -123,8 +123,19 @@ def step_totals(step: Mapping[str, Any]) -> StepTotals:
     _products(totals, step)
     _charges(totals, totals.step_id)
     for key, value in totals.values.items():
-        totals.issues.extend(check(key, value, level="step"))
+        if key == "rendement":
+            totals.issues.extend(check_yield(value, step_crop(step), totals.units[key]))
+        else:
+            totals.issues.extend(check(key, value, level="step"))
     return totals
+
+
+def step_crop(step: Mapping[str, Any]) -> str | None:
+    """The step's crop: its "Culture" assumption, else its name ("Blé tendre d'hiver")."""
+    for assumption in parse_assumptions(step.get("assumptions"), "step"):
+        if assumption.key == "Culture":
+            return assumption.value
+    return step.get("name") or None
 
 
 def _yield_unit(step: Mapping[str, Any]) -> str:
