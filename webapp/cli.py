@@ -228,8 +228,43 @@ def export_crop_command(culture_id: int, output: str) -> None:
     click.echo(f"wrote {culture.label} to {output}")
 
 
+@click.command("import-doses")
+@click.argument("path", type=click.Path(dir_okay=False))
+@with_appcontext
+def import_doses_command(path: str) -> None:
+    """Import an IFT reference-dose table (CSV): the IFT calculator uses it from then on."""
+    from pathlib import Path
+
+    from webapp.extensions import db
+    from webapp.problems import Invalid
+    from webapp.systems.doses import DOSES_MAX_BYTES, import_doses
+    from webapp.uploads import CSV_TOO_LARGE, read_text
+
+    try:
+        with Path(path).open("rb") as handle:
+            text = read_text(handle, DOSES_MAX_BYTES, too_large=CSV_TOO_LARGE)
+        stored = import_doses(text, Path(path).name, None)
+    except OSError as exc:
+        fail(f"cannot read {path}: {exc.strerror or exc}", 2)
+    except Invalid as exc:
+        db.session.rollback()
+        problems = exc.problems
+        more = f" (and {len(problems) - 1} more bad lines)" if len(problems) > 1 else ""
+        fail(f"{path}: nothing imported: {problems[0].message}{more}")
+    db.session.commit()
+    click.echo(f"imported {stored.rows} reference doses from {path}: the IFT calculator uses them")
+
+
 def register_commands(app: Flask) -> None:
-    for command in (serve, worker, sweep_command, users_cli, demo_command, crop_cli):
+    for command in (
+        serve,
+        worker,
+        sweep_command,
+        users_cli,
+        demo_command,
+        crop_cli,
+        import_doses_command,
+    ):
         app.cli.add_command(command)
 
 

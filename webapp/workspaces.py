@@ -56,6 +56,7 @@ WORKSPACES = (
         "Farm systems",
         "/systems",
         "Rotations, interventions and indicators such as IFT.",
+        views=("views", "dose_views"),
     ),
     Workspace(
         "registry",

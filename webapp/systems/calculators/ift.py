@@ -4,10 +4,15 @@ smallest target dose), else IFT 1 with a warning. A mixture adds its products; h
 fungicide, insecticide and other are kept apart, and biocontrol and seed treatments are reported
 apart, outside the total.
 
-A full reference-dose table is read from CSV (read_reference_doses_csv), columns:
-  product (required), crop (empty: no crop), target (empty: any), dose (required, a number as a
-  person writes it: "0,2" or "0.2"), unit (required, e.g. "L/ha"), source (required), url,
-  claim (the sentence that states the dose).
+A full reference-dose table is read from CSV (read_reference_doses_csv; comma, semicolon or
+tab), columns by Furrow's name or the ministry's (the MAA table of reference doses per crop and
+target group, as Agrosyst's refmaadosesrefpargroupecible holds it):
+  product / nom_produit (or code_amm; one of them required), crop / culture_maa (empty: no crop),
+  target / groupe_cible_maa (empty: any), dose / dose_ref_maa (required, a number as a person
+  writes it: "0,2" or "0.2"), unit / unit_dose_ref_maa (required: "L/ha", or "L_HA"),
+  campagne (the newest campaign's dose wins), source (required unless the import names it),
+  url, claim (the sentence that states the dose).
+An imported table (webapp.systems.doses) takes precedence over the bundled sample.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import csv
 import functools
 import io
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -33,6 +39,7 @@ from webapp.systems.calculators.context import (
 from webapp.systems.calculators.figures import DATA, Figure
 from webapp.systems.calculators.result import Result, needs, rounded, shown
 from webapp.systems.indicators import IFT_SEGMENTS, IFT_TOTAL_SEGMENTS
+from webapp.tables.catalog import sniff_delimiter
 from webapp.units import UnitMismatch, convert, find_quantity
 
 # French crop names as step names write them → the names the reference tables use. Longer
@@ -73,6 +80,7 @@ class ReferenceDose:
     crop: str | None
     target: str | None
     figure: Figure
+    code_amm: str | None = None  # the product's marketing authorisation number
 
 
 class ReferenceDoses:
@@ -80,11 +88,16 @@ class ReferenceDoses:
 
     def __init__(self, doses: Iterable[ReferenceDose]) -> None:
         self.by_product: dict[str, list[ReferenceDose]] = {}
+        self.size = 0
         for dose in doses:
+            self.size += 1
             self.by_product.setdefault(normalise(dose.product), []).append(dose)
+            if dose.code_amm and normalise(dose.code_amm) != normalise(dose.product):
+                # "- **Produit**: 8900564" finds MAVRIK FLO by its authorisation number.
+                self.by_product.setdefault(normalise(dose.code_amm), []).append(dose)
 
     def __len__(self) -> int:
-        return sum(map(len, self.by_product.values()))
+        return self.size
 
     def lookup(
         self, product: str, crop: str | None, target: str | None
@@ -118,9 +131,10 @@ def _dose(raw: dict) -> ReferenceDose:
     crop, target = raw.get("crop"), raw.get("target")
     return ReferenceDose(
         raw["product"],
-        normalise(crop) if crop else None,
+        crop_name(crop) if crop else None,
         target or None,
         Figure.from_dict(raw),
+        raw.get("code_amm") or None,
     )
 
 
@@ -131,42 +145,97 @@ def bundled_reference_doses() -> ReferenceDoses:
     return ReferenceDoses(_dose(row) for row in raw["doses"])
 
 
-def read_reference_doses_csv(text: str) -> ReferenceDoses:
-    """A reference-dose table from CSV text (columns in the module docstring); Invalid naming
-    every bad line ("line 4: dose ...") and nothing read when one is bad."""
-    reader = csv.DictReader(io.StringIO(text))
-    missing = {"product", "dose", "unit", "source"} - set(reader.fieldnames or ())
+# Each column's names: Furrow's first, then the ministry's (MAA) and Agrosyst's.
+COLUMNS = {
+    "product": ("product", "nom_produit", "produit", "nom_commercial"),
+    "code_amm": ("code_amm", "amm"),
+    "crop": ("crop", "culture_maa", "culture"),
+    "target": ("target", "groupe_cible_maa", "cible"),
+    "dose": ("dose", "dose_ref_maa", "dose_ref"),
+    "unit": ("unit", "unit_dose_ref_maa", "unite"),
+    "campaign": ("campaign", "campagne"),
+    "source": ("source",),
+    "url": ("url",),
+    "claim": ("claim",),
+}
+# The ministry writes units as codes: "L_HA" is L/ha.
+_UNIT_CODE = re.compile(r"^(?P<amount>[A-Za-z]+)_(?P<per>[A-Za-z]+)$")
+
+
+def _unit(text: str) -> str:
+    match = _UNIT_CODE.match(text)
+    if match is None:
+        return text
+    amount = match["amount"].lower()
+    return f"{ {'l': 'L', 'ml': 'mL'}.get(amount, amount) }/{match['per'].lower()}"
+
+
+def reference_doses() -> ReferenceDoses:
+    """The table the calculator reads: the imported one when there is one, else the sample."""
+    from webapp.systems.doses import imported_doses  # the database's; it imports this module
+
+    imported = imported_doses()
+    return bundled_reference_doses() if imported is None else imported
+
+
+def read_reference_doses_csv(text: str, source: str | None = None) -> ReferenceDoses:
+    """A reference-dose table from CSV text (columns in the module docstring); source names the
+    table for rows without a source of their own. Invalid naming every bad line ("line 4:
+    dose ...") and nothing read when one is bad."""
+    text = text.removeprefix("\ufeff")
+    reader = csv.DictReader(io.StringIO(text), delimiter=sniff_delimiter(text))
+    header = {(name or "").strip().casefold(): name for name in reader.fieldnames or ()}
+    found = {
+        column: next((header[n] for n in names if n in header), None)
+        for column, names in COLUMNS.items()
+    }
+    required = ["dose", "unit", *([] if source else ["source"])]
+    missing = [c for c in required if found[c] is None]
+    if found["product"] is None and found["code_amm"] is None:
+        missing.insert(0, "product")
     if missing:
-        raise Invalid(f"The CSV lacks the columns: {', '.join(sorted(missing))}.", code="csv")
-    doses, problems = [], []
+        raise Invalid(f"The CSV lacks the columns: {', '.join(missing)}.", code="csv")
+    newest: dict[tuple, tuple[str, ReferenceDose]] = {}
+    problems = []
     for line, row in enumerate(reader, start=2):
+        cells = {c: (row.get(name) or "").strip() if name else "" for c, name in found.items()}
+        if not any(cells.values()):
+            continue  # a blank line
         try:
-            doses.append(_csv_dose(row))
+            dose = _csv_dose(cells, source)
         except (NumberInvalid, ValueError) as error:
             problems.append(Problem(f"line {line}: {error}", f"line {line}"))
+            continue
+        key = (normalise(dose.product), dose.crop, normalise(dose.target or ""))
+        if key not in newest or cells["campaign"] >= newest[key][0]:
+            newest[key] = (cells["campaign"], dose)
     if problems:
         raise Invalid(problems, code="csv")
-    return ReferenceDoses(doses)
+    return ReferenceDoses(dose for _, dose in newest.values())
 
 
-def _csv_dose(row: dict[str, str | None]) -> ReferenceDose:
-    cells = {k: (v or "").strip() for k, v in row.items() if k}
-    for column in ("product", "unit", "source"):
-        if not cells.get(column):
+def _csv_dose(cells: dict[str, str], source: str | None) -> ReferenceDose:
+    product = cells["product"] or cells["code_amm"]
+    if not product:
+        raise ValueError("product is empty")
+    for column in ("unit", *([] if source else ["source"])):
+        if not cells[column]:
             raise ValueError(f"{column} is empty")
     value = parse_number(cells["dose"])
-    if value <= 0:
+    if not value > 0:
         raise ValueError("dose must be above 0")
-    product, unit = cells["product"], cells["unit"]
+    unit = _unit(cells["unit"])
+    described = " ".join(x for x in (product, cells["crop"], cells["target"]) if x)
     raw = {
         "product": product,
-        "crop": cells.get("crop"),
-        "target": cells.get("target"),
+        "code_amm": cells["code_amm"] or None,
+        "crop": cells["crop"] or None,
+        "target": cells["target"] or None,
         "value": value,
         "unit": unit,
-        "source": cells["source"],
-        "url": cells.get("url") or None,
-        "claim": cells.get("claim") or f"{product} {cells.get('crop', '')} {value:g} {unit}",
+        "source": cells["source"] or source,
+        "url": cells["url"] or None,
+        "claim": cells["claim"] or f"{described} {value:g} {unit}",
     }
     return _dose(raw)
 
@@ -174,7 +243,7 @@ def _csv_dose(row: dict[str, str | None]) -> ReferenceDose:
 def calculate(context: Context, doses: ReferenceDoses | None = None) -> Result:
     """The intervention's IFT (herbicide + fungicide + insecticide + other), every segment in
     result.parts; needs Dose (and Produit, unless a Dose de référence is stated)."""
-    table = doses if doses is not None else bundled_reference_doses()
+    table = doses if doses is not None else reference_doses()
     result = Result("ift", "IFT")
     if (none := not_a_treatment(context, result)) is not None:
         return none

@@ -1,0 +1,93 @@
+"""The IFT reference-dose table: which table the calculator reads, and importing a full one from
+CSV (checked first: its row count and every bad line, nothing stored until it reads cleanly)."""
+
+from __future__ import annotations
+
+from flask import flash, redirect, request, url_for
+from flask_login import current_user
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileAllowed, FileField, FileRequired
+
+from webapp.auth.access import require_role
+from webapp.auth.roles import Role
+from webapp.extensions import db
+from webapp.problems import Invalid
+from webapp.rendering import render_page
+from webapp.systems import bp
+from webapp.systems.calculators.ift import (
+    ReferenceDoses,
+    bundled_reference_doses,
+    read_reference_doses_csv,
+)
+from webapp.systems.doses import DOSES_MAX_BYTES, current_import, import_doses
+from webapp.uploads import CSV_TOO_LARGE, read_text, size_text
+
+PREVIEW_ROWS = 10
+SHOWN_PROBLEMS = 50
+
+
+class DoseImportForm(FlaskForm):
+    file = FileField(
+        "Reference-dose CSV",
+        validators=[
+            FileRequired("Choose a CSV file."),
+            FileAllowed(["csv", "txt"], "Only .csv files."),
+        ],
+        description=(
+            "Comma, semicolon or tab; UTF-8; at most "
+            f"{size_text(DOSES_MAX_BYTES)}. Columns by Furrow's names (product, crop, target, "
+            "dose, unit, source) or the ministry's (code_amm, culture_maa, groupe_cible_maa, "
+            "dose_ref_maa, unit_dose_ref_maa, campagne)."
+        ),
+    )
+
+
+def render_doses(form: DoseImportForm, status: int = 200, **more):
+    found = current_import()
+    return render_page(
+        "systems/doses.html",
+        form=form,
+        current=found,
+        bundled=len(bundled_reference_doses()),
+        max_size=size_text(DOSES_MAX_BYTES),
+        shown_problems=SHOWN_PROBLEMS,
+        **more,
+    ), status
+
+
+@bp.get("/doses")
+def doses():
+    return render_doses(DoseImportForm())
+
+
+def _sample(table: ReferenceDoses) -> list:
+    rows = [row for rows in table.by_product.values() for row in rows]
+    return list(dict.fromkeys(rows))[:PREVIEW_ROWS]
+
+
+@bp.post("/doses")
+@require_role(Role.editor)
+def import_dose_table():
+    form = DoseImportForm()
+    if not form.validate_on_submit():
+        return render_doses(form, 422)
+    upload = form.file.data
+    filename = upload.filename or "reference doses"
+    try:
+        text = read_text(
+            upload, DOSES_MAX_BYTES, too_large=CSV_TOO_LARGE, advice="Save it as CSV (UTF-8)."
+        )
+        if not request.form.get("save"):  # "Check the file": read it, store nothing
+            table = read_reference_doses_csv(text, source=f"imported table “{filename}”")
+            return render_doses(form, checked=filename, count=len(table), sample=_sample(table))
+        stored = import_doses(text, filename, current_user)
+    except Invalid as exc:
+        db.session.rollback()  # nothing is stored
+        return render_doses(form, 422, problems=exc.problems, checked=filename)
+    db.session.commit()
+    flash(
+        f"Imported {stored.rows} reference dose(s) from “{stored.filename}”: "
+        "the IFT calculator now uses this table.",
+        "success",
+    )
+    return redirect(url_for("systems.doses"))
