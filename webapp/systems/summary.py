@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from webapp.systems import grid
-from webapp.systems.indicators import CHARGE_KEYS, DERIVED_KEYS, INDICATORS
+from webapp.systems.campaigns import BASIS, SEGMENT_LABELS, CampaignIft
+from webapp.systems.indicators import CHARGE_KEYS, DERIVED_KEYS, IFT_TOTAL_SEGMENTS, INDICATORS
 from webapp.systems.totals import SUMMED, StepTotals, SystemTotals, per_year_unit
 
 # The yearly table's rows: what interventions add up to, then the margins. A yield or a price
@@ -98,6 +99,49 @@ def yearly_rows(document: Mapping[str, Any], totals: SystemTotals) -> list[Yearl
             )
         )
     return found
+
+
+# The IFT by campaign table's columns: the compliance segments and their total, then the two
+# reported apart.
+CAMPAIGN_COLUMNS = (
+    *IFT_TOTAL_SEGMENTS,
+    "total",
+    "biocontrol",
+    "seed_treatment",
+)
+
+
+@dataclass(frozen=True)
+class CampaignRow:
+    label: str
+    values: tuple[float, ...]  # in CAMPAIGN_COLUMNS' order
+
+
+@dataclass(frozen=True)
+class CampaignTable:
+    headings: tuple[str, ...]
+    rows: tuple[CampaignRow, ...]  # one per campaign, oldest first
+    missing: tuple[str, ...]  # the interventions without an IFT value, by name
+    notes: tuple[str, ...]  # how a treatment's segment was chosen, when not by the calculator
+    basis: str = BASIS
+
+
+def campaign_table(found: CampaignIft) -> CampaignTable:
+    """The IFT by campaign: each segment and the compliance total per campaign, in words what
+    it lacks and how a segment was chosen where the calculator did not split it."""
+    rows = tuple(
+        CampaignRow(
+            tally.label,
+            tuple(tally.total if c == "total" else tally.segments[c] for c in CAMPAIGN_COLUMNS),
+        )
+        for _, tally in sorted(found.campaigns.items())
+    )
+    return CampaignTable(
+        tuple(SEGMENT_LABELS.get(c, "Total") for c in CAMPAIGN_COLUMNS),
+        rows,
+        tuple(dict.fromkeys(found.missing)),
+        tuple(f"{t.name} ({t.day:%d/%m/%Y}): {t.note}" for t in found.treatments if t.note),
+    )
 
 
 CHART_WIDTH = 1000  # viewBox units across; the SVG scales to its box

@@ -14,6 +14,7 @@ from webapp.systems.assumptions import parse_assumptions
 from webapp.systems.bounds import check, check_yield
 from webapp.systems.calculators.context import known_values
 from webapp.systems.calculators.result import rounded
+from webapp.systems.campaigns import CampaignIft, ift_by_campaign
 from webapp.systems.indicators import (
     CHARGE_KEYS,
     DERIVED_KEYS,
@@ -32,6 +33,10 @@ SUMMED = tuple(
     if Level.intervention in i.levels and k != "frequence" and k not in DERIVED_KEYS
 )
 DAYS_PER_YEAR = 365.25
+YEARLY_BASIS = (
+    "Per hectare and year over the rotation: the steps' totals (Σ value × frequence) added "
+    "and divided by the rotation's years (first start to last end, at least 1)."
+)
 
 
 @dataclass
@@ -61,10 +66,13 @@ class StepTotals(Totals):
 class SystemTotals(Totals):
     rotation_years: float = 1.0
     steps: list[StepTotals] = field(default_factory=list)
+    ift_campaigns: CampaignIft = field(default_factory=CampaignIft)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             **super().to_dict(),
+            "basis": YEARLY_BASIS,
+            "ift_by_campaign": self.ift_campaigns.to_dict(),
             "rotation_years": self.rotation_years,
             "steps": [
                 {
@@ -209,9 +217,10 @@ def per_year_unit(unit: str) -> str:
 def system_totals(document: Mapping[str, Any]) -> SystemTotals:
     """Every step's totals, and per hectare and year: Σ of the steps ÷ rotation years. Cover
     crops are steps like the others and count. A sum of yields (or prices) over different crops
-    means nothing, so the yearly totals leave them out."""
+    means nothing, so the yearly totals leave them out. The IFT is also counted by campaign,
+    as the official method does (webapp.systems.campaigns)."""
     years = rotation_years(document)
-    totals = SystemTotals(rotation_years=round(years, 4))
+    totals = SystemTotals(rotation_years=round(years, 4), ift_campaigns=ift_by_campaign(document))
     for step in document.get("steps") or ():
         totals.steps.append(step_totals(step))
     sums: dict[str, float] = {}

@@ -100,6 +100,7 @@ def system_context(system: System) -> dict[str, Any]:
         "system": system,
         "rotation_years": totals.rotation_years,
         "yearly": summary.yearly_rows(system.document, totals),
+        "campaigns": summary.campaign_table(totals.ift_campaigns),
         "chart": summary.step_chart(system.document, totals),
         "timeline": layout(system.document),
         "headings": grid.headings(keys),
