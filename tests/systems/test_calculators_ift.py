@@ -161,3 +161,12 @@ def test_a_dose_without_unit_is_read_in_the_reference_unit_and_said():
 def test_message_is_json():
     message = ift(name="Désherbage Roundup Extra 360 3,5 L/ha sur 30 %").to_message()
     assert json.loads(json.dumps(message))["value"] == 0.15
+
+
+def test_a_systems_area_is_not_a_share_treated():
+    # ROUNDUP EXTRA 360, no crop, 7 L/ha: 3.5 L/ha on the whole field → 0.5.
+    treated = "- **Produit**: Roundup Extra 360\n- **Dose**: 3,5 L/ha\n- **Segment**: herbicide"
+    whole = ift(treated, system="- **Surface**: 40 ha")
+    assert whole.value == 0.5 and "share_treated_assumed" in codes(whole)
+    area = ift(treated + "\n- **Surface traitée**: 12 ha")
+    assert not area.applicable and "share_treated_impossible" in codes(area)

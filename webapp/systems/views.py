@@ -30,6 +30,7 @@ from webapp.review.models import Suggestion
 from webapp.systems import api, bp, catalog, grid, runs, summary
 from webapp.systems.calculators import CALCULATORS
 from webapp.systems.document import DocumentInvalid, iter_values, read_document, value_path
+from webapp.systems.farm_totals import FarmTotals, farm_totals
 from webapp.systems.forms import IMPORT_MAX_BYTES, ImportForm, ValueForm
 from webapp.systems.models import VALUE_TARGET, Farm, System
 from webapp.systems.review_page import apply_all_plan, batch_summary, review_page, show_filter
@@ -47,7 +48,11 @@ def system_or_404(system_id: int) -> System:
 
 @bp.get("")
 def index():
-    return render_page("systems/list.html", farms=catalog.farms())
+    return render_page("systems/list.html", farms=catalog.farms(), totals_of=farm_totals_of)
+
+
+def farm_totals_of(farm: Farm) -> FarmTotals:
+    return farm_totals((system.name, system.document) for system in farm.systems)
 
 
 def render_import(form: ImportForm, problems=None, status: int = 200):
@@ -591,3 +596,10 @@ def api_calculation(system_id: int, run_id: int):
 @accepts(summary="The system's totals per intervention, step and year, with their units.")
 def api_totals(system_id: int):
     return jsonify(system_totals(system_or_404(system_id).document).to_dict())
+
+
+@api.get("/farms/<int:farm_id>/totals")
+@accepts(summary="A farm's totals per hectare and year, weighted by its systems' areas.")
+def api_farm_totals(farm_id: int):
+    farm = db.get_or_404(Farm, farm_id, description=f"There is no farm #{farm_id}.")
+    return jsonify(farm_totals_of(farm).to_dict())

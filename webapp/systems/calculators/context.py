@@ -83,6 +83,16 @@ def share_treated(context: Context, result: Result) -> float:
     field when it is not stated, which the result says."""
     assumption = context.assumptions.get("Surface traitée")
     quantity = find_quantity(assumption.value) if assumption else None
+    if quantity is not None and is_area(quantity.unit):
+        if assumption.level == "system":
+            quantity = None  # "- **Surface**: 40 ha": the system's area, not a share treated
+        else:
+            result.caveat(
+                "share_treated_impossible",
+                Severity.error,
+                f"Surface traitée “{assumption.value}” is an area, not a share of the field: "
+                "write it in % (“30 %”).",
+            )
     if quantity is None:
         result.assumptions.append("Surface traitée: 100 % (not stated: the whole field)")
         result.caveat(
@@ -101,6 +111,17 @@ def share_treated(context: Context, result: Result) -> float:
     result.assumptions.append(f"Surface traitée: {assumption.value} ({assumption.level})")
     result.calculation_steps.append(f"Share treated: {shown(share)}")
     return share
+
+
+def is_area(unit: str | None) -> bool:
+    """Whether unit is an area (ha, m², a): a surface, not a share."""
+    if not unit or unit == "%":
+        return False
+    try:
+        convert(1, unit, "ha")
+    except UnitMismatch:
+        return False
+    return True
 
 
 def split_list(text: str | None) -> list[str]:
