@@ -123,3 +123,55 @@ def test_calculate_all_missing_review_and_apply(page: Page, session_app, admin, 
     page.get_by_role("link", name="Back to Calcul").click()
     cell = page.locator("table.system-grid tr.intervention-row").filter(has_text="Labour").first
     expect(cell.locator("td.state-reviewed").first).to_contain_text("✓")
+
+
+def test_ift_by_campaign_farm_totals_and_a_dose_table_import(page: Page, session_app, admin):
+    from tests.systems.test_totals_campaigns import wheat
+    from tests.systems.test_totals_farm import rotation
+
+    with session_app.app_context():
+        farm = create_farm("Ferme des Campagnes")
+        import_system(
+            farm,
+            "Blé (campagnes)",
+            {"assumptions": "- **Surface**: 30 ha", "steps": [wheat()]},
+            None,
+        )
+        import_system(farm, "Nord", rotation(40, 1.0, 20), None)
+        db.session.commit()
+    sign_in(page)
+    page.goto("/systems")
+    totals = page.get_by_role("region", name="Ferme des Campagnes: totals weighted by area")
+    expect(totals).to_contain_text("70 ha in all")
+    expect(totals.locator("tr").filter(has_text="IFT: Herbicide")).to_contain_text("partial")
+    screenshot(page, "systems-farm-totals-1280")
+    page.get_by_role("link", name="Blé (campagnes)").click()
+    campaigns = page.locator("table.ift-campaigns")
+    expect(campaigns.locator("tbody tr")).to_have_count(2)
+    expect(campaigns).to_contain_text("2025–2026 campaign")
+    expect(page.get_by_text("Traitement tardif (05/09/2026): counted as other")).to_be_visible()
+    page.locator("#ift-campaigns").scroll_into_view_if_needed()
+    screenshot(page, "system-campaigns-1280")
+
+    page.goto("/systems")
+    page.get_by_role("link", name="IFT reference doses").click()
+    expect(page.get_by_text("bundled sample of 14 doses")).to_be_visible()
+    doses = Path(__file__).parent.parent / "systems" / "data" / "maa-reference-doses.csv"
+    page.get_by_label("Reference-dose CSV").set_input_files(str(doses))
+    page.get_by_role("button", name="Check the file").click()
+    expect(page.get_by_text("reads without a problem: 6 dose(s)")).to_be_visible()
+    screenshot(page, "doses-check-1280")
+    page.get_by_label("Reference-dose CSV").set_input_files(str(doses))
+    page.get_by_role("button", name="Import", exact=True).click()
+    expect(page.get_by_text("Imported 6 reference dose(s)")).to_be_visible()
+    expect(page.locator("#doses-in-force")).to_contain_text("maa-reference-doses.csv")
+
+    page.set_viewport_size({"width": PHONE_WIDTH, "height": 844})
+    for path, name in [("/systems/doses", "doses-390"), ("/systems", "systems-farm-totals-390")]:
+        page.goto(path)
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE_WIDTH + 1, path
+        screenshot(page, name)
+    page.get_by_role("link", name="Blé (campagnes)").click()
+    expect(page.locator("table.ift-campaigns")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE_WIDTH + 1
+    screenshot(page, "system-campaigns-390")
