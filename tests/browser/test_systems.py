@@ -91,14 +91,18 @@ def test_calculate_all_missing_review_and_apply(page: Page, session_app, admin, 
     labour = grid.locator("tr.intervention-row").filter(has_text="Labour").first
     labour.get_by_role("button", name="Edit Fuel of Labour").click()
     labour.get_by_role("button", name="Calculate").click()
-    expect(page.locator("#level-counts")).to_be_visible()
+    expect(page.locator("#level-counts")).to_be_visible(
+        timeout=30_000
+    )  # the run may take seconds on a busy machine
     expect(page.locator("table.review")).to_contain_text("Labour › Fuel")
 
     page.get_by_role("link", name="Back to Calcul").click()
     page.get_by_role("link", name="Calculate all missing").click()
     expect(page.locator("#missing-count")).to_contain_text("empty values")
     page.get_by_role("button", name="Calculate").click()
-    expect(page.locator("#level-counts")).to_be_visible()
+    expect(page.locator("#level-counts")).to_be_visible(
+        timeout=30_000
+    )  # the run may take seconds on a busy machine
     review = page.locator("table.data.review")
     expect(review.locator("details.trace").first).to_be_attached()
     row = review.locator("tr.suggestion").filter(has_text="Labour › Treatment frequency index")
