@@ -136,6 +136,24 @@ def set_value(
     return Saved(group, doc.size_warning(document))
 
 
+def set_reviewed(
+    system: System, step_id: str, intervention_id: str | None, key: str, user: User | None
+) -> Saved:
+    """A person approves a value as it stands: reviewed true, audited and undoable like an
+    edit. Only a value that is there and applies can be approved."""
+    document = _locked(system)
+    path = doc.value_path(step_id, intervention_id, key)
+    _step, _intervention, holder, list_key = doc.owner(document, step_id, intervention_id)
+    entry = next((e for e in holder.get(list_key, []) if e.get("key") == key), {})
+    if entry.get("value") is None or entry.get("reviewed") == "n/a":
+        raise SystemInvalid("There is no value to approve here.", loc="key")
+    document, changed = doc.write_fields(document, {path + doc.REVIEWED: True}, doc.now_stamp())
+    if not changed:
+        return Saved()
+    _store(system, document)
+    return Saved(record_changes(VALUE_TARGET, system.id, changed, user, "manual"))
+
+
 class SystemValueTarget(ReviewTarget):
     """A system's values as the review core sees them: a field is a value's path in the
     document (its number) or that path + ".reviewed" (its review status)."""

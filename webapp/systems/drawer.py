@@ -1,0 +1,189 @@
+"""The drawer of a grid cell: one value with its review state and who made it, its conversation,
+the assumptions in effect and how its latest suggestion was made; editors approve, edit and
+recalculate it there. htmx gets the drawer alone, any other request the same as a page."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from flask import abort, flash, redirect, request, url_for
+from flask_login import current_user
+from sqlalchemy import select
+
+from webapp.auth.access import require_role
+from webapp.auth.forms import EmptyForm
+from webapp.auth.roles import Role
+from webapp.extensions import db, htmx
+from webapp.jobs.kinds import RUN_KINDS
+from webapp.jobs.models import Run
+from webapp.problems import Invalid
+from webapp.rendering import render_page
+from webapp.review.models import Change, Suggestion
+from webapp.systems import bp, catalog, grid
+from webapp.systems.calculators import CALCULATORS, calculate_in
+from webapp.systems.cell_details import (
+    Made,
+    assumptions_in_effect,
+    made_by,
+    review_state,
+    texts,
+    thread,
+)
+from webapp.systems.document import value_path
+from webapp.systems.models import VALUE_TARGET, System
+from webapp.systems.views import cell_of, system_or_404
+
+SUGGESTION_WORDS = {
+    "pending": "waiting for a reviewer",
+    "applied": "applied",
+    "rejected": "rejected",
+    "blocked": "blocked: an error keeps it from being applied",
+    "stale": "stale: the value changed after it was suggested",
+}
+
+
+@bp.app_template_global()
+def cell_id(step_id: str, intervention_id: str | None, key: str) -> str:
+    """The id of a grid cell's <td>, a digest of its path: a document's ids may hold any
+    character, an id used as a CSS selector may not."""
+    path = value_path(step_id, intervention_id, key)
+    return "cell-" + hashlib.sha256(path.encode()).hexdigest()[:12]
+
+
+def audit_rows(system_id: int, path: str) -> list[Made]:
+    query = (
+        select(Change)
+        .where(
+            Change.target_type == VALUE_TARGET,
+            Change.target_id == system_id,
+            Change.field.in_([path, f"{path}.reviewed"]),
+        )
+        .order_by(Change.id.desc())
+        .limit(20)
+    )
+    return [
+        Made(
+            c.field,
+            c.source,
+            c.user.display_name if c.user else None,
+            c.at,
+            c.new_value,
+            c.apply_group,
+        )
+        for c in db.session.scalars(query)
+    ]
+
+
+def latest_suggestion(system_id: int, path: str) -> Suggestion | None:
+    query = (
+        select(Suggestion)
+        .where(
+            Suggestion.target_type == VALUE_TARGET,
+            Suggestion.target_id == system_id,
+            Suggestion.field == path,
+        )
+        .order_by(Suggestion.id.desc())
+        .limit(1)
+    )
+    return db.session.scalars(query).first()
+
+
+def review_url(run: Run) -> str:
+    """Where the run's suggestions are reviewed; its own page for a kind without one."""
+    kind = RUN_KINDS.get(run.kind)
+    found = kind().review_url(run) if kind and not run.is_live else None
+    return found or url_for("runs.show_run", run_id=run.id)
+
+
+def how_made(system: System, path: str) -> dict[str, Any] | None:
+    """The latest suggestion for the value, its run, and the steps and assumptions the run
+    kept for the cell."""
+    suggestion = latest_suggestion(system.id, path)
+    if suggestion is None:
+        return None
+    run = db.session.get(Run, suggestion.run_id) if suggestion.run_id else None
+    kept = (run.results or {}).get(path) if run else None
+    kept = kept if isinstance(kept, dict) else {}
+    return {
+        "suggestion": suggestion,
+        "status": SUGGESTION_WORDS.get(suggestion.status, suggestion.status),
+        "run": run,
+        "review_url": review_url(run) if run else None,
+        "steps": texts(kept.get("calculation_steps")),
+        "assumptions": texts(kept.get("assumptions")),
+    }
+
+
+def drawer_context(system: System, row: grid.Row, cell: grid.Cell, **more: Any) -> dict:
+    document = system.document
+    path = value_path(row.step_id, row.intervention_id, cell.key)
+    heading = grid.headings([cell.key])[0]
+    editor = current_user.can(Role.editor)
+    calculable = row.intervention_id is not None and cell.key in CALCULATORS
+    needs = None
+    if calculable and cell.state == "empty":
+        needs = calculate_in(document, row.step_id, row.intervention_id, cell.key).needs
+    return {
+        "system": system,
+        "row": row,
+        "cell": cell,
+        "unit": heading.unit,
+        "title": f"{row.name} › {heading.label}" + (f" ({heading.unit})" if heading.unit else ""),
+        "step_name": grid.find_row(document, row.step_id, None).name,
+        "state": review_state(cell),
+        "made": made_by(path, audit_rows(system.id, path)),
+        "thread": thread((cell.entry or {}).get("conversation")),
+        "assumptions": assumptions_in_effect(document, row.step_id, row.intervention_id),
+        "how": how_made(system, path),
+        "needs": needs,
+        "may_approve": editor and cell.state == "unreviewed",
+        "may_calculate": editor and calculable and cell.state != "na",
+        "may_edit": editor,
+        "in_drawer": bool(htmx),
+        "close_url": url_for("systems.show", system_id=system.id, _anchor="grid"),
+    } | more
+
+
+def drawer_url(system: System, row: grid.Row, cell: grid.Cell) -> str:
+    return url_for(
+        "systems.cell_drawer",
+        system_id=system.id,
+        step=row.step_id,
+        intervention=row.intervention_id or "",
+        key=cell.key,
+    )
+
+
+@bp.get("/<int:system_id>/cell/drawer")
+def cell_drawer(system_id: int):
+    system = system_or_404(system_id)
+    row, cell = cell_of(system, request.args)
+    return render_page("systems/_drawer.html", "drawer", **drawer_context(system, row, cell))
+
+
+@bp.post("/<int:system_id>/cell/approve")
+@require_role(Role.editor)
+def approve_cell(system_id: int):
+    """The value marked reviewed as it stands; the grid's cell is swapped with the drawer."""
+    system = system_or_404(system_id)
+    row, cell = cell_of(system, request.form)
+    if not EmptyForm().validate_on_submit():
+        abort(400, description="The form expired; reload the page and try again.")
+    try:
+        catalog.set_reviewed(system, row.step_id, row.intervention_id, cell.key, current_user)
+    except Invalid as exc:
+        db.session.rollback()
+        if not htmx:
+            flash(str(exc), "error")
+            return redirect(drawer_url(system, row, cell))
+        context = drawer_context(system, row, cell, problem=str(exc))
+        return render_page("systems/_drawer.html", "drawer", **context), 422
+    db.session.commit()
+    row, cell = cell_of(system, request.form)
+    done = f"Approved: {row.name}, {cell.label} is marked reviewed."
+    if not htmx:
+        flash(done, "success")
+        return redirect(drawer_url(system, row, cell))
+    context = drawer_context(system, row, cell, done=done, swap_cell=True)
+    return render_page("systems/_drawer.html", "drawer", **context)
