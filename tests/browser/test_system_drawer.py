@@ -52,6 +52,8 @@ def test_open_a_cell_approve_it_and_close_the_drawer(page: Page, session_app, ad
     expect(drawer.locator("ol.thread")).to_contain_text("IFT = 5 / 6 = 0.83")
     expect(drawer.locator("table.drawer-assumptions")).to_contain_text("Culture")
     in_view(page, "system-drawer-1280")
+    drawer.locator("ol.thread").scroll_into_view_if_needed()
+    in_view(page, "system-drawer-thread-1280")
 
     drawer.get_by_role("button", name="Approve").click()
     expect(drawer.get_by_role("status")).to_contain_text("is marked reviewed")
@@ -82,7 +84,14 @@ def test_open_a_cell_approve_it_and_close_the_drawer(page: Page, session_app, ad
     in_view(page, "system-drawer-saved-390")
     drawer.locator("table.drawer-assumptions").scroll_into_view_if_needed()
     in_view(page, "system-drawer-assumptions-390")
-    screenshot(page, "system-drawer-page-390")
     drawer.get_by_role("link", name="Close").click()
     expect(drawer).to_be_hidden()
     expect(fuel).to_be_focused()
+
+    # Without JavaScript the same address is a page of its own.
+    page.goto(fuel.get_attribute("href"))
+    expect(page.get_by_role("heading", level=1, name="Labour › Fuel (L/ha)")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE_WIDTH + 1
+    screenshot(page, "system-drawer-page-390")
+    page.get_by_role("link", name="Back to the grid").click()
+    expect(page.locator("table.system-grid")).to_be_visible()
