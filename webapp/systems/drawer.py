@@ -21,6 +21,7 @@ from webapp.problems import Invalid
 from webapp.rendering import render_page
 from webapp.review.models import Change, Suggestion
 from webapp.systems import bp, catalog, grid
+from webapp.systems.assumptions import find_step
 from webapp.systems.calculators import CALCULATORS, calculate_in
 from webapp.systems.cell_details import (
     Made,
@@ -130,7 +131,7 @@ def drawer_context(system: System, row: grid.Row, cell: grid.Cell, **more: Any) 
         "cell": cell,
         "unit": heading.unit,
         "title": f"{row.name} › {heading.label}" + (f" ({heading.unit})" if heading.unit else ""),
-        "step_name": grid.find_row(document, row.step_id, None).name,
+        "step_name": find_step(document, row.step_id).get("name", ""),
         "state": review_state(cell),
         "made": made_by(path, audit_rows(system.id, path)),
         "thread": thread((cell.entry or {}).get("conversation")),
