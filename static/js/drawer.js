@@ -1,5 +1,5 @@
 // The drawer of a farm system's grid cell (templates/systems/_drawer.html, fetched by htmx into
-// #cell-drawer). Focus moves to its heading when it opens; Escape or Close empties it and gives
+// #cell-drawer from the cell's link). Focus moves to its heading when it opens; Escape or Close empties it and gives
 // focus back to the cell it belongs to. A value saved from it reloads it as saved; a refused one
 // closes it, so the grid's in-place editor shows why with the value kept.
 (function () {
@@ -40,6 +40,15 @@
     } else {
       close();
     }
+  });
+
+  // A cell's link opens its drawer. One listener rather than htmx attributes on every cell:
+  // the grid has hundreds, and their attributes would double the page's size.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("a.cell-open");
+    if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    event.preventDefault();
+    htmx.ajax("GET", link.getAttribute("href"), {target: "#cell-drawer", swap: "innerHTML"});
   });
 
   document.addEventListener("click", function (event) {

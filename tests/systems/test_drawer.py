@@ -253,3 +253,17 @@ def test_who_made_a_value_and_who_approved_it():
     ]
     assert made_by(path, edit + rows) == ["entered by Bo on 2026-11-26 10:00 UTC"]
     assert made_by(path, []) == []
+
+
+def test_a_step_value_has_its_drawer_with_the_step_and_system_assumptions(client_as):
+    document = copy.deepcopy(DOCUMENT)
+    document["assumptions"] = "- **Sol**: argileux"
+    document["steps"][0]["stepValues"] = [{"key": "rendement", "value": 6.5}]
+    editor = api_client(client_as, "editor")
+    system_id = create(editor, document=document).get_json()["id"]
+    url = f"/systems/{system_id}/cell/drawer?step={STEP['id']}&intervention=&key=rendement"
+    page = editor.get(url).get_data(as_text=True)
+    assert "Orge + Lupin › Yield" in page and "6.5</strong>" in page
+    assert "argileux" in page and "the step&#39;s name (its crop)" in page
+    # A step's value has no calculator: it is set or approved, never calculated.
+    assert ">Approve</button>" in page and "Calculate</button>" not in page
