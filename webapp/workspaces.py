@@ -56,7 +56,7 @@ WORKSPACES = (
         "Farm systems",
         "/systems",
         "Rotations, interventions and indicators such as IFT.",
-        views=("views", "dose_views", "drawer"),
+        views=("views", "dose_views", "drawer", "edit_views"),
     ),
     Workspace(
         "registry",

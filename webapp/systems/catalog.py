@@ -4,12 +4,12 @@ document, setting one value (audited, undoable), and the review target the core 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from flask import url_for
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 
 from webapp.auth.models import User
 from webapp.database import utcnow
@@ -22,6 +22,13 @@ from webapp.systems.models import VALUE_TARGET, Farm, System
 from webapp.text import control_character_problem
 
 NAME_LIMIT = 200
+# A system's details and their bounds (the columns' sizes, as the API bounds them).
+DETAILS = (
+    ("description", 20_000, True),
+    ("system_type", 100, False),
+    ("productions", 255, False),
+    ("gps_location", 255, False),
+)
 
 
 class SystemInvalid(Invalid):
@@ -54,8 +61,9 @@ def create_farm(name: Any, region: Any = "") -> Farm:
     return farm
 
 
-def farms() -> list[Farm]:
-    return list(db.session.scalars(select(Farm).order_by(func.lower(Farm.name), Farm.id)))
+def farms_query() -> Select:
+    """Farms by name, for the paged list."""
+    return select(Farm).order_by(func.lower(Farm.name), Farm.id)
 
 
 def farm_named(name: str) -> Farm | None:
@@ -101,19 +109,90 @@ def _store(system: System, document: dict[str, Any]) -> None:
     system.updated_at = utcnow()
 
 
+def _changed_values(before: dict[str, Any], after: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+    """Every value (and review status) one document has and the other has not, or differently."""
+    old, new = doc.flat_values(before), doc.flat_values(after)
+    return {
+        f: (old.get(f), new.get(f)) for f in dict.fromkeys([*old, *new]) if old.get(f) != new.get(f)
+    }
+
+
 def replace_document(system: System, document: Any, user: User | None) -> Saved:
     """The whole document replaced (checked first); the values it changes are audited."""
     checked = doc.validate_document(document)
-    before = doc.flat_values(_locked(system))
-    after = doc.flat_values(checked)
-    changed = {
-        f: (before.get(f), after.get(f))
-        for f in dict.fromkeys([*before, *after])
-        if before.get(f) != after.get(f)
-    }
+    changed = _changed_values(_locked(system), checked)
     _store(system, checked)
     group = record_changes(VALUE_TARGET, system.id, changed, user, "manual")
     return Saved(group, doc.size_warning(checked))
+
+
+def edit_document(
+    system: System,
+    change: Callable[[dict[str, Any]], dict[str, Any]],
+    user: User | None,
+    source: str = "edit",
+) -> Saved:
+    """The document changed by one of webapp.systems.editing's functions, under the row lock:
+    the values it removes or moves (a step or an intervention deleted) are audited."""
+    before = _locked(system)
+    after = change(before)
+    if after == before:
+        return Saved()
+    _store(system, after)
+    group = record_changes(VALUE_TARGET, system.id, _changed_values(before, after), user, source)
+    return Saved(group, doc.size_warning(after))
+
+
+def _details(fields: Mapping[str, Any]) -> dict[str, str]:
+    """A system's description, type, productions and GPS location, within the API's bounds."""
+    checked = {}
+    for key, limit, multiline in DETAILS:
+        text = fields.get(key)
+        text = text.strip() if isinstance(text, str) else ""
+        if len(text) > limit:
+            raise SystemInvalid(f"At most {limit:,} characters fit here.", loc=key)
+        if problem := control_character_problem(text, multiline):
+            raise SystemInvalid(problem, loc=key)
+        checked[key] = text
+    return checked
+
+
+def edit_farm(farm: Farm, name: Any, region: Any) -> None:
+    """A farm renamed or moved to another region (another farm may not have its name)."""
+    new_name = _name(name, "name", "farm")
+    same = farm_named(new_name)
+    if same is not None and same.id != farm.id:
+        raise SystemInvalid(f"Another farm is named “{same.name}”.", loc="name")
+    region = region.strip() if isinstance(region, str) else ""
+    if len(region) > NAME_LIMIT:
+        raise SystemInvalid(f"A region is at most {NAME_LIMIT} characters.", loc="region")
+    if problem := control_character_problem(region):
+        raise SystemInvalid(problem, loc="region")
+    farm.name, farm.region = new_name, region
+
+
+def edit_system(system: System, name: Any, **details: Any) -> None:
+    """A system's name and details changed (its document is not touched)."""
+    checked = _details(details)
+    system.name = _name(name, "name", "system")
+    for key, text in checked.items():
+        setattr(system, key, text)
+
+
+def delete_system(system: System, user: User | None) -> None:
+    """The system deleted; its values are recorded as removed, so the audit trail keeps them."""
+    removed = {f: (v, None) for f, v in doc.flat_values(_locked(system)).items() if v is not None}
+    record_changes(VALUE_TARGET, system.id, removed, user, "delete")
+    db.session.delete(system)
+
+
+def delete_farm(farm: Farm, user: User | None) -> int:
+    """The farm deleted with its systems (each audited as delete_system does); how many."""
+    systems = list(farm.systems)
+    for system in systems:
+        delete_system(system, user)
+    db.session.delete(farm)
+    return len(systems)
 
 
 def set_value(

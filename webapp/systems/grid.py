@@ -163,13 +163,16 @@ def field_label(document: dict[str, Any], path: str) -> str:
         step_id, intervention_id, key, is_status = parse_path(path)
     except DocumentInvalid:
         return path
+    status = ", reviewed" if is_status else ""
     step = next((s for s in document.get("steps", []) if s.get("id") == step_id), None)
     if step is None:
-        return path
+        return f"{label(key)} (a deleted step){status}"
     where = step["name"]
     if intervention_id is not None:
         work = next(
             (i for i in step.get("interventions", []) if i.get("id") == intervention_id), None
         )
-        where = f"{work['name']} ({step['name']})" if work else where
-    return f"{where}: {label(key)}" + (", reviewed" if is_status else "")
+        if work is None:
+            return f"{where}: {label(key)} (a deleted intervention){status}"
+        where = f"{work['name']} ({step['name']})"
+    return f"{where}: {label(key)}{status}"

@@ -27,7 +27,7 @@ from webapp.rendering import render_page
 from webapp.review import service as review
 from webapp.review.audit import history, undoable_groups
 from webapp.review.models import Suggestion
-from webapp.systems import api, bp, catalog, grid, runs, summary
+from webapp.systems import api, bp, catalog, editing, grid, runs, summary
 from webapp.systems.calculators import CALCULATORS
 from webapp.systems.document import DocumentInvalid, iter_values, read_document, value_path
 from webapp.systems.farm_totals import FarmTotals, farm_totals
@@ -48,7 +48,8 @@ def system_or_404(system_id: int) -> System:
 
 @bp.get("")
 def index():
-    return render_page("systems/list.html", farms=catalog.farms(), totals_of=farm_totals_of)
+    page = paginate(catalog.farms_query(), page_number(request.args), SYSTEMS_PER_PAGE)
+    return render_page("systems/list.html", farms=page.items, page=page, totals_of=farm_totals_of)
 
 
 def farm_totals_of(farm: Farm) -> FarmTotals:
@@ -108,6 +109,7 @@ def system_context(system: System) -> dict[str, Any]:
         "campaigns": summary.campaign_table(totals.ift_campaigns),
         "chart": summary.step_chart(system.document, totals),
         "timeline": layout(system.document),
+        "outline": editing.outline(system.document),
         "headings": grid.headings(keys),
         "rows": grid.rows(system.document, keys),
         "states": grid.STATES,
