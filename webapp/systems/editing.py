@@ -377,8 +377,13 @@ def _day(intervention: Mapping[str, Any]) -> int:
 
 
 def _conflicts(found: list[Issue], level: str) -> list[Issue]:
-    """The issues about keys set differently at two levels, one of them `level`."""
-    return [i for i in found if level in i.details.get("levels", ())]
+    """The keys people wrote differently at two levels, one of them `level` (a proposal the
+    intervention's text overrides is said beside the proposal)."""
+    return [
+        i
+        for i in found
+        if i.code == "assumption_conflict" and level in i.details.get("levels", ())
+    ]
 
 
 def outline(document: Mapping[str, Any]) -> list[Level]:
