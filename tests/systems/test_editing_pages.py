@@ -12,7 +12,7 @@ from tests.systems.test_calculation_runs import started
 from tests.systems.test_system_api import api_client, create
 from tests.systems.test_system_pages import upload
 from webapp.extensions import db
-from webapp.review.models import Change
+from webapp.review.models import Change, Suggestion
 from webapp.systems import catalog
 from webapp.systems.demo import DEMO_DOCUMENT
 from webapp.systems.document import ASSUMPTIONS_LIMIT
@@ -244,13 +244,36 @@ def test_a_deleted_system_s_run_pages_answer_cleanly(client_as):
     assert editor.get(f"/runs/{run.id}").status_code == 200
     answer = editor.get(f"/api/v1/runs/{run.id}/suggestions", headers=editor.headers)
     assert answer.status_code == 200
+    statuses = db.session.scalars(select(Suggestion.status).where(Suggestion.run_id == run.id))
+    assert set(statuses) == {"rejected"}  # none is offered for a system that is gone
     reviewer = api_client(client_as, "reviewer")
     applied = reviewer.post(
         f"/api/v1/runs/{run.id}/apply", json={"all_valid": True}, headers=reviewer.headers
     )
-    assert applied.status_code == 422 and applied.get_json()["applied"] == []
-    assert {r["message"] for r in applied.get_json()["refused"]} == {"The record was deleted."}
+    assert applied.status_code == 200 and applied.get_json()["applied"] == []
     assert editor.get("/runs").status_code == 200
+
+
+@pytest.mark.usefixtures("idle_queue")
+def test_a_deleted_step_s_suggestions_are_closed_and_the_others_still_apply(client_as):
+    editor = api_client(client_as, "editor")
+    system_id = create(editor).get_json()["id"]
+    run = started(editor, system_id)
+    url = f"/systems/{system_id}"
+    step = db.session.get(System, system_id).document["steps"][0]
+    editor.submit(f"{url}/steps/delete?step={step['id']}", page=url)
+    by_status = {}
+    for found in db.session.scalars(select(Suggestion).where(Suggestion.run_id == run.id)):
+        by_status.setdefault(found.field.startswith(f"steps[{step['id']}]"), set()).add(
+            found.status
+        )
+    assert by_status[True] == {"rejected"} and "pending" in by_status[False]
+    assert editor.get(f"{url}/runs/{run.id}").status_code == 200
+    reviewer = api_client(client_as, "reviewer")
+    applied = reviewer.post(
+        f"/api/v1/runs/{run.id}/apply", json={"all_valid": True}, headers=reviewer.headers
+    )
+    assert applied.status_code == 200 and applied.get_json()["applied"]
 
 
 def test_farms_are_renamed_deleted_with_their_systems_and_paged(client_as):
@@ -286,3 +309,18 @@ def test_farms_are_renamed_deleted_with_their_systems_and_paged(client_as):
     second = text(editor.get("/systems?page=2"))
     assert "Ferme 25" in second and "Ferme du Bois" in second
     assert len(re.findall(r'<article class="farm"', second)) == 6
+
+
+def test_a_system_emptied_of_steps_still_shows_and_takes_a_new_one(client_as):
+    editor = client_as("editor")
+    one_step = {"steps": [DEMO_DOCUMENT["steps"][2]]}
+    made, _saved = catalog.import_system(catalog.create_farm("Ferme vide"), "Vide", one_step, None)
+    db.session.commit()
+    url = f"/systems/{made.id}"
+    step_id = one_step["steps"][0]["id"]
+    assert editor.submit(f"{url}/steps/delete?step={step_id}", page=url).status_code == 302
+    page = text(editor.get(url))
+    assert "This system has no steps yet." in page and "Deleted the step" in page
+    fields = {"name": "Pois", "start": "2031-03-01", "end": "2031-07-01", "lane": "main"}
+    assert editor.submit(f"{url}/steps/new", fields, page=url).status_code == 302
+    assert "Pois" in text(editor.get(url)) and editor.get(f"{url}.csv").status_code == 200

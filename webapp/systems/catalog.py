@@ -15,7 +15,9 @@ from webapp.auth.models import User
 from webapp.database import utcnow
 from webapp.extensions import db
 from webapp.problems import Invalid
+from webapp.review import service as review
 from webapp.review.audit import record_changes
+from webapp.review.models import Suggestion
 from webapp.review.targets import Changed, ReviewTarget, WriteRefused, register_target
 from webapp.systems import document as doc
 from webapp.systems.models import VALUE_TARGET, Farm, System
@@ -123,6 +125,7 @@ def replace_document(system: System, document: Any, user: User | None) -> Saved:
     changed = _changed_values(_locked(system), checked)
     _store(system, checked)
     group = record_changes(VALUE_TARGET, system.id, changed, user, "manual")
+    _close_suggestions(system.id, checked, user)
     return Saved(group, doc.size_warning(checked))
 
 
@@ -140,7 +143,30 @@ def edit_document(
         return Saved()
     _store(system, after)
     group = record_changes(VALUE_TARGET, system.id, _changed_values(before, after), user, source)
+    _close_suggestions(system.id, after, user)
     return Saved(group, doc.size_warning(after))
+
+
+def _has_place(document: dict[str, Any], path: str) -> bool:
+    try:
+        step_id, intervention_id, _key, _status = doc.parse_path(path)
+        doc.owner(document, step_id, intervention_id)
+    except doc.DocumentInvalid:
+        return False
+    return True
+
+
+def _close_suggestions(system_id: int, document: dict[str, Any], user: User | None) -> None:
+    """Open suggestions for values whose step or intervention is gone are rejected: they could
+    never be applied, and the review pages say so rather than offering them."""
+    query = select(Suggestion.id, Suggestion.field).where(
+        Suggestion.target_type == VALUE_TARGET,
+        Suggestion.target_id == system_id,
+        Suggestion.status.in_([s.value for s in review.OPEN_STATUSES]),
+    )
+    gone = [i for i, path in db.session.execute(query) if not _has_place(document, path)]
+    if gone:
+        review.reject(gone, user)
 
 
 def _details(fields: Mapping[str, Any]) -> dict[str, str]:
@@ -183,6 +209,7 @@ def delete_system(system: System, user: User | None) -> None:
     """The system deleted; its values are recorded as removed, so the audit trail keeps them."""
     removed = {f: (v, None) for f, v in doc.flat_values(_locked(system)).items() if v is not None}
     record_changes(VALUE_TARGET, system.id, removed, user, "delete")
+    _close_suggestions(system.id, {}, user)
     db.session.delete(system)
 
 

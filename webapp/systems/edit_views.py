@@ -434,8 +434,8 @@ def delete_system(system_id: int):
     return confirm_delete(
         system.name,
         f"Delete the system “{system.name}” of {system.farm.name} with its "
-        f"{counted(len(steps), 'step', 'steps')} and {values}? Its calculations' suggestions "
-        "can no longer be applied; the history keeps the values. This cannot be undone.",
+        f"{counted(len(steps), 'step', 'steps')} and {values}? Its open suggestions are "
+        "rejected; the history keeps the values. This cannot be undone.",
         url_for("systems.delete_system", system_id=system.id),
         system_url(system),
         "Delete the system",

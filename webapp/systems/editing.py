@@ -380,9 +380,7 @@ def _conflicts(found: list[Issue], level: str) -> list[Issue]:
     """The keys people wrote differently at two levels, one of them `level` (a proposal the
     intervention's text overrides is said beside the proposal)."""
     return [
-        i
-        for i in found
-        if i.code == "assumption_conflict" and level in i.details.get("levels", ())
+        i for i in found if i.code == "assumption_conflict" and level in i.details.get("levels", ())
     ]
 
 
