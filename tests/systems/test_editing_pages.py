@@ -324,3 +324,27 @@ def test_a_system_emptied_of_steps_still_shows_and_takes_a_new_one(client_as):
     fields = {"name": "Pois", "start": "2031-03-01", "end": "2031-07-01", "lane": "main"}
     assert editor.submit(f"{url}/steps/new", fields, page=url).status_code == 302
     assert "Pois" in text(editor.get(url)) and editor.get(f"{url}.csv").status_code == 200
+
+
+def test_the_api_sets_a_level_s_assumptions_and_deletes_a_system(client_as):
+    editor = api_client(client_as, "editor")
+    system_id = create(editor).get_json()["id"]
+    step = db.session.get(System, system_id).document["steps"][0]
+    work = step["interventions"][0]
+    url = f"/api/v1/systems/{system_id}/assumptions"
+    body = {"step_id": step["id"], "intervention_id": work["id"], "assumptions": "- **Dose**: 2"}
+    answer = editor.put(url, json=body, headers=editor.headers)
+    assert answer.status_code == 200 and answer.get_json()["assumptions"] == "- **Dose**: 2"
+    assert system().document["steps"][0]["interventions"][0]["assumptions"] == "- **Dose**: 2"
+    too_long = editor.put(
+        url, json={"assumptions": "x" * (ASSUMPTIONS_LIMIT + 1)}, headers=editor.headers
+    )
+    assert too_long.status_code == 422 and too_long.get_json()["error"]["code"]
+    lost = editor.put(url, json=body | {"step_id": None}, headers=editor.headers)
+    assert lost.status_code == 422 and "step_id" in lost.get_json()["error"]["message"]
+    viewer = api_client(client_as, "viewer")
+    assert viewer.put(url, json=body, headers=viewer.headers).status_code == 403
+    assert viewer.delete(f"/api/v1/systems/{system_id}", headers=viewer.headers).status_code == 403
+    gone = editor.delete(f"/api/v1/systems/{system_id}", headers=editor.headers)
+    assert gone.status_code == 204 and db.session.get(System, system_id) is None
+    assert editor.put(url, json=body, headers=editor.headers).status_code == 404
