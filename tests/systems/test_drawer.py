@@ -213,6 +213,10 @@ def test_the_assumptions_in_effect_say_their_level_and_flag_two_levels(client_as
     # The description's 7T/ha is a proposal the intervention's own Dose overrides.
     assert rows["Dose"].startswith("10 t/ha") and "the description proposes “7" in rows["Dose"]
     assert '<span class="proposal">proposed from the description</span>' in page
+    # Each level's text is a link away, for editors.
+    links = page.split('id="drawer-edit-assumptions"')[1].split("</p>")[0]
+    assert links.count(f'href="/systems/{system_id}/assumptions') == 3
+    assert f"intervention={DIGESTATE['id']}" in links
 
 
 def test_a_conversation_of_any_shape_reads_without_failing():
