@@ -56,7 +56,7 @@ WORKSPACES = (
         "Farm systems",
         "/systems",
         "Rotations, interventions and indicators such as IFT.",
-        views=("views", "dose_views", "drawer", "edit_views"),
+        views=("views", "dose_views", "drawer", "edit_views", "ai_views"),
     ),
     Workspace(
         "registry",

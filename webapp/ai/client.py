@@ -4,7 +4,8 @@ Counts usage and prices it; the callers own prompts, schema models and their che
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Generic
@@ -24,6 +25,51 @@ DEFAULT_PRICES = {
     "gpt-5": {"input_per_million": 1.25, "output_per_million": 10.0, "per_web_search": 0.01},
 }
 CHAT_TEMPERATURE = 0.2
+# How many rounds of function calls one answer may take before the model must answer.
+TOOL_ROUNDS = 3
+
+
+@dataclass(frozen=True)
+class FunctionTool:
+    """A function the model may call while it works out its answer: run takes the model's
+    arguments (an untrusted dict: check them) and returns the text the model reads back."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    run: Callable[[dict[str, Any]], str]
+
+    def call(self, arguments: str) -> str:
+        try:
+            args = json.loads(arguments or "{}")
+        except json.JSONDecodeError:
+            return "The arguments are not JSON; call again with a JSON object."
+        if not isinstance(args, dict):
+            return "The arguments must be a JSON object."
+        return self.run(args)
+
+    def chat_spec(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+    def responses_spec(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters,
+        }
+
+
+def run_tool(tools: Sequence[FunctionTool], name: str, arguments: str) -> str:
+    tool = next((t for t in tools if t.name == name), None)
+    return tool.call(arguments) if tool else f"There is no tool called {name!r}."
 
 
 def is_reasoning_model(model: str) -> bool:
@@ -112,18 +158,20 @@ class StructuredClient:
         usage: Usage,
         check: Callable[[M, list[Evidence]], list[str]] | None = None,
         retries: int = 1,
+        tools: Sequence[FunctionTool] = (),
     ) -> Structured[M]:
         """Ask for an answer in the model's schema. One that does not fit it, or that check
         (given the answer and its citations) finds problems with, is asked again, retries
         times, with the problems; what is still wrong after that is the result's problems.
-        Every call counts in usage, priced. Raises ProviderError when the server fails."""
+        The model may call tools, at most TOOL_ROUNDS rounds per answer. Every call counts
+        in usage, priced. Raises ProviderError when the server fails."""
         result: Structured[M] = Structured(None)
         for _attempt in range(retries + 1):
             asked = prompt
             if result.problems:
                 asked += "\nYour previous answer was rejected: " + "; ".join(result.problems)
             try:
-                text, citations = self._ask(instructions, asked, model, usage)
+                text, citations = self._ask(instructions, asked, model, usage, tools)
             except openai.OpenAIError as exc:
                 usage.cost_usd = self.cost(usage)
                 raise ProviderError(f"The provider failed: {exc}", usage) from exc
@@ -137,7 +185,12 @@ class StructuredClient:
         return result
 
     def _ask(
-        self, instructions: str, prompt: str, model: type[BaseModel], usage: Usage
+        self,
+        instructions: str,
+        prompt: str,
+        model: type[BaseModel],
+        usage: Usage,
+        tools: Sequence[FunctionTool] = (),
     ) -> tuple[str, list[Evidence]]:
         """The answer's text and the URLs the server cited; raises openai.OpenAIError.
 
@@ -145,25 +198,70 @@ class StructuredClient:
         would raise before its usage and citations could be counted."""
         schema = {"name": schema_name(model), "schema": strict_schema(model), "strict": True}
         if self.api == "chat":
+            return self._chat(instructions, prompt, schema, usage, tools), []
+        asked: str | list[Any] = prompt
+        for round_ in range(TOOL_ROUNDS + 1):
+            # The last round offers no functions: the model answers with what it has.
+            offered = [t.responses_spec() for t in tools] if round_ < TOOL_ROUNDS else []
+            response = self.client.responses.create(
+                model=self.model,
+                instructions=instructions,
+                input=asked,
+                tools=[{"type": "web_search"}, *offered],
+                text={"format": {"type": "json_schema", **schema}},
+                **self.temperature_args(),
+            )
+            count_tokens(usage, response.usage)
+            usage.web_searches += sum(1 for i in response.output if i.type == "web_search_call")
+            calls = [i for i in response.output if i.type == "function_call"]
+            if not calls:
+                break
+            if isinstance(asked, str):
+                asked = [{"role": "user", "content": prompt}]
+            asked += [item.model_dump(exclude_none=True) for item in response.output]
+            asked += [
+                {
+                    "type": "function_call_output",
+                    "call_id": call.call_id,
+                    "output": run_tool(tools, call.name, call.arguments),
+                }
+                for call in calls
+            ]
+        return response.output_text, citations_of(response)
+
+    def _chat(
+        self,
+        instructions: str,
+        prompt: str,
+        schema: dict[str, Any],
+        usage: Usage,
+        tools: Sequence[FunctionTool],
+    ) -> str:
+        messages: list[Any] = [
+            {"role": "system", "content": instructions},
+            {"role": "user", "content": prompt},
+        ]
+        for round_ in range(TOOL_ROUNDS + 1):
+            offered = [t.chat_spec() for t in tools] if round_ < TOOL_ROUNDS else []
             completion = self.client.chat.completions.create(
                 model=self.model,
-                messages=[
-                    {"role": "system", "content": instructions},
-                    {"role": "user", "content": prompt},
-                ],
+                messages=messages,
                 response_format={"type": "json_schema", "json_schema": schema},
+                **({"tools": offered} if offered else {}),
                 **self.temperature_args(),
             )
             count_tokens(usage, completion.usage)
-            return completion.choices[0].message.content or "", []
-        response = self.client.responses.create(
-            model=self.model,
-            instructions=instructions,
-            input=prompt,
-            tools=[{"type": "web_search"}],
-            text={"format": {"type": "json_schema", **schema}},
-            **self.temperature_args(),
-        )
-        count_tokens(usage, response.usage)
-        usage.web_searches += sum(1 for item in response.output if item.type == "web_search_call")
-        return response.output_text, citations_of(response)
+            message = completion.choices[0].message
+            calls = [c for c in message.tool_calls or [] if c.type == "function"]
+            if not calls:
+                break
+            messages.append(message.model_dump(exclude_none=True))
+            messages += [
+                {
+                    "role": "tool",
+                    "tool_call_id": call.id,
+                    "content": run_tool(tools, call.function.name, call.function.arguments),
+                }
+                for call in calls
+            ]
+        return message.content or ""

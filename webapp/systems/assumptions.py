@@ -74,6 +74,11 @@ _CANONICAL = {normalise(alias): key for key, aliases in _ALIASES.items() for ali
 _CANONICAL.update({normalise(key): key for key in _ALIASES})
 
 
+def is_known_key(written: str) -> bool:
+    """Whether written is a key (or a spelling of one) the calculators read."""
+    return normalise(written) in _CANONICAL
+
+
 def canonical_key(written: str) -> str:
     """The calculators' name for a key as written ("fuel" → "Carburant"); unknown keys stay."""
     return _CANONICAL.get(normalise(written), written.strip())

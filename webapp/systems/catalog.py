@@ -260,16 +260,51 @@ def set_reviewed(
     return Saved(record_changes(VALUE_TARGET, system.id, changed, user, "manual"))
 
 
+def reopen(system: System, path: str, user: User | None, group: str | None = None) -> str | None:
+    """A value someone asked to recalculate or refine is not reviewed any more (until they
+    approve the answer): an audited, undoable change; None when it held no reviewed value."""
+    document = _locked(system)
+    entry = doc.value_entry(document, path)
+    if entry is None or entry.get("value") is None or entry.get("reviewed") is False:
+        return group
+    document, changed = doc.write_fields(document, {path + doc.REVIEWED: False}, doc.now_stamp())
+    _store(system, document)
+    return record_changes(VALUE_TARGET, system.id, changed, user, "manual", group=group)
+
+
+def add_assumptions(system: System, path: str, block: str, user: User | None) -> str | None:
+    """block added below a level's assumptions (path: doc.assumptions_path), audited and
+    undoable; DocumentInvalid when the level would pass its limit."""
+    document = _locked(system)
+    before = doc.flat_assumptions(document).get(path, "")
+    text = doc.appended_assumptions(before, block)
+    document, changed = doc.write_fields(document, {path: text}, doc.now_stamp())
+    _store(system, document)
+    return record_changes(VALUE_TARGET, system.id, changed, user, "manual")
+
+
+def add_to_conversation(system_id: int, path: str, messages: list[dict[str, Any]]) -> None:
+    """messages added to a value's conversation (pruned): not a value, so not audited."""
+    system = db.session.get(System, system_id)
+    if system is None:
+        return
+    _store(system, doc.add_messages(_locked(system), path, messages, doc.now_stamp()))
+
+
 class SystemValueTarget(ReviewTarget):
     """A system's values as the review core sees them: a field is a value's path in the
-    document (its number) or that path + ".reviewed" (its review status)."""
+    document (its number), that path + ".reviewed" (its review status), or the path of a
+    level's assumptions (its Markdown)."""
 
     kind = VALUE_TARGET
     label = "System"
 
     def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
         query = select(System.id, System.document).where(System.id.in_(list(ids)))
-        return {i: doc.flat_values(document or {}) for i, document in db.session.execute(query)}
+        return {
+            i: doc.flat_values(document or {}) | doc.flat_assumptions(document or {})
+            for i, document in db.session.execute(query)
+        }
 
     def write_many(
         self,
@@ -298,7 +333,7 @@ class SystemValueTarget(ReviewTarget):
         return changed, refused
 
     def parse(self, field: str, raw: str) -> Any:
-        return doc.read_number(raw)
+        return raw if doc.ASSUMPTIONS_PATH.match(field) else doc.read_number(raw)
 
     def names(self, ids: Collection[int]) -> dict[int, str]:
         query = select(System.id, System.name).where(System.id.in_(list(ids)))

@@ -31,6 +31,7 @@ from pydantic import (
 from webapp.contract import READERS, NumberRefused
 from webapp.numbers import NumberInvalid, parse_number
 from webapp.problems import Invalid, Problem
+from webapp.systems.conversation import pruned
 
 ASSUMPTIONS_LIMIT = 10_000  # characters of Markdown per level, as seed 003 says
 # Seed 003 watches documents past 1 MB: stored, but the user is told.
@@ -318,6 +319,11 @@ def iter_values(document: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]
                 yield value_path(step["id"], intervention["id"], entry["key"]), entry
 
 
+def value_entry(document: dict[str, Any], path: str) -> dict[str, Any] | None:
+    """The entry of the value at path, or None when the cell has none."""
+    return next((entry for p, entry in iter_values(document) if p == path), None)
+
+
 def flat_values(document: dict[str, Any]) -> dict[str, Any]:
     """{path: number, path.reviewed: status} for every value: what the review core reads."""
     flat: dict[str, Any] = {}
@@ -351,17 +357,91 @@ def read_number(raw: Any) -> float | int | None:
     return int(number) if number.is_integer() and abs(number) < 2**53 else number
 
 
+# Paths of assumptions: a level's Markdown is a field of the review target like a value.
+ASSUMPTIONS = "assumptions"
+ASSUMPTIONS_PATH = re.compile(
+    r"^(?:steps\[(?P<step>[^\[\]]+)\](?:\.interventions\[(?P<intervention>[^\[\]]+)\])?\.)?"
+    r"assumptions$"
+)
+
+
+def assumptions_path(step_id: str | None = None, intervention_id: str | None = None) -> str:
+    """The path of the system's (no ids), a step's or an intervention's assumptions."""
+    if step_id is None:
+        return ASSUMPTIONS
+    if intervention_id is None:
+        return f"steps[{step_id}].{ASSUMPTIONS}"
+    return f"steps[{step_id}].interventions[{intervention_id}].{ASSUMPTIONS}"
+
+
+def assumptions_holder(document: dict[str, Any], path: str) -> list[dict[str, Any]]:
+    """The objects an assumptions path is in, most specific first (intervention, step,
+    system): the first holds the Markdown, all of them take its updatedAt."""
+    match = ASSUMPTIONS_PATH.match(path)
+    if match is None:
+        raise DocumentInvalid(f"{path!r} is not the path of assumptions.", loc="path")
+    if match["step"] is None:
+        return [document]
+    step, intervention, _holder, _list = owner(document, match["step"], match["intervention"])
+    return [part for part in (intervention, step, document) if part is not None]
+
+
+def appended_assumptions(before: str, block: str) -> str:
+    """before with block added below it (what someone wrote is never rewritten);
+    DocumentInvalid when the level would pass ASSUMPTIONS_LIMIT (never cut short)."""
+    text = f"{before.rstrip()}\n\n{block.strip()}\n" if before.strip() else f"{block.strip()}\n"
+    if len(text) > ASSUMPTIONS_LIMIT:
+        raise DocumentInvalid(
+            f"Adding these assumptions would make {len(text):,} characters, over the "
+            f"{ASSUMPTIONS_LIMIT:,} a level may hold: shorten the level's assumptions first.",
+            code="assumptions_too_long",
+            loc="assumptions",
+        )
+    return text
+
+
+def flat_assumptions(document: dict[str, Any]) -> dict[str, str]:
+    """{path: Markdown} for the system, every step and every intervention."""
+    flat = {ASSUMPTIONS: document.get(ASSUMPTIONS) or ""}
+    for step in document.get("steps", []):
+        flat[assumptions_path(step["id"])] = step.get(ASSUMPTIONS) or ""
+        for work in step.get("interventions", []):
+            flat[assumptions_path(step["id"], work["id"])] = work.get(ASSUMPTIONS) or ""
+    return flat
+
+
+def _write_assumptions(
+    document: dict[str, Any], path: str, new: Any, stamp: str
+) -> tuple[Any, Any] | None:
+    """Set one level's Markdown in document (a copy); the change, or None when it held it."""
+    parts = assumptions_holder(document, path)
+    before, text = parts[0].get(ASSUMPTIONS) or "", new or ""
+    if not isinstance(text, str):
+        raise DocumentInvalid("Assumptions are Markdown text.", loc=path)
+    if before == text:
+        return None
+    parts[0][ASSUMPTIONS] = text
+    for part in parts:
+        part["updatedAt"] = stamp
+    return before, text
+
+
 def write_fields(
     document: dict[str, Any], fields: dict[str, Any], stamp: str
 ) -> tuple[dict[str, Any], dict[str, tuple[Any, Any]]]:
-    """A copy of the document with these fields ({path: number, path.reviewed: status}) set,
-    and what changed. A number written without its status is a person's: reviewed true. An
-    entry left with neither value nor anything else is removed. updatedAt moves up from the
-    intervention to its step and the system for every entry that changed."""
+    """A copy of the document with these fields ({path: number, path.reviewed: status,
+    assumptions path: Markdown}) set, and what changed. A number written without its status
+    is a person's: reviewed true. An entry left with neither value nor anything else is
+    removed. updatedAt moves up from the intervention to its step and the system for every
+    entry that changed."""
     document = copy.deepcopy(document)
     changed: dict[str, tuple[Any, Any]] = {}
     by_entry: dict[str, dict[str, Any]] = {}
     for field, new in fields.items():
+        if ASSUMPTIONS_PATH.match(field):
+            if (change := _write_assumptions(document, field, new, stamp)) is not None:
+                changed[field] = change
+            continue
         step_id, intervention_id, key, is_status = parse_path(field)
         path = value_path(step_id, intervention_id, key)
         by_entry.setdefault(path, {})["reviewed" if is_status else "value"] = new
@@ -421,3 +501,23 @@ def set_value(
             raise DocumentInvalid('reviewed is true, false or "n/a".', loc="reviewed")
         fields[path + REVIEWED] = reviewed
     return write_fields(document, fields, stamp or now_stamp())
+
+
+def add_messages(
+    document: dict[str, Any], path: str, messages: list[dict[str, Any]], stamp: str
+) -> dict[str, Any]:
+    """A copy of the document with messages added to the conversation of the value at path
+    (an entry made for it when the cell has none), pruned to its most; updatedAt moves up."""
+    document = copy.deepcopy(document)
+    step_id, intervention_id, key, _status = parse_path(path)
+    step, intervention, holder, list_key = owner(document, step_id, intervention_id)
+    entries = holder.setdefault(list_key, [])
+    entry = next((e for e in entries if e.get("key") == key), None)
+    if entry is None:
+        entry = {"key": key}
+        entries.append(entry)
+    entry["conversation"] = pruned([*entry.get("conversation", []), *messages])
+    for part in (intervention, step, document):
+        if part is not None:
+            part["updatedAt"] = stamp
+    return validate_document(document)

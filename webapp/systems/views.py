@@ -4,6 +4,7 @@ system page (timeline and grid, with a cell edited in place), and the JSON API."
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import partial
 from typing import Annotated, Any, Literal
 
@@ -28,8 +29,7 @@ from webapp.review import service as review
 from webapp.review.audit import history, undoable_groups
 from webapp.review.models import Suggestion
 from webapp.systems import api, bp, catalog, editing, grid, runs, summary
-from webapp.systems.calculators import CALCULATORS
-from webapp.systems.document import DocumentInvalid, iter_values, read_document, value_path
+from webapp.systems.document import DocumentInvalid, read_document, value_entry, value_path
 from webapp.systems.farm_totals import FarmTotals, farm_totals
 from webapp.systems.forms import IMPORT_MAX_BYTES, ImportForm, ValueForm
 from webapp.systems.models import VALUE_TARGET, Farm, System
@@ -215,10 +215,9 @@ def edit_cell(system_id: int):
     system = system_or_404(system_id)
     row, cell = cell_of(system, request.args)
     form = value_form(row, cell)
-    # An empty intervention value a calculator can work out offers to calculate it.
-    calculable = (
-        row.intervention_id is not None and cell.state == "empty" and cell.key in CALCULATORS
-    )
+    # An empty intervention value a calculator (or the model) can work out offers to calculate
+    # it; any such value can be refined, a filled one recalculated.
+    calculable = cell.state == "empty" and runs.refinable(row.intervention_id, cell.key)
     return render_template(
         "systems/_cell_edit.html",
         system=system,
@@ -226,6 +225,7 @@ def edit_cell(system_id: int):
         cell=cell,
         form=form,
         calculable=calculable,
+        refinable=runs.refinable(row.intervention_id, cell.key),
     )
 
 
@@ -361,7 +361,7 @@ def api_set_value(system_id: int):
     )
     db.session.commit()
     path = value_path(step_id, intervention_id, key)
-    entry = next((e for p, e in iter_values(system.document) if p == path), None)
+    entry = value_entry(system.document, path)
     return jsonify(_saved(system, saved, path=path, entry=entry))
 
 
@@ -405,11 +405,13 @@ def confirm_calculation(system_id: int):
     )
 
 
-def start_and_show(system: System, cells: list[str] | None = None):
+def start_and_show(system: System, start: Callable[[], Run] | None = None):
+    """Start a run (the calculation of every missing value unless start says otherwise) and
+    go to its page; a problem is flashed on the system page."""
     if not EmptyForm().validate_on_submit():
         abort(400, description="The form expired; reload the page and try again.")
     try:
-        run = runs.start_calculation(system, current_user, cells)
+        run = start() if start else runs.start_calculation(system, current_user)
     except RunInProgress as exc:
         db.session.rollback()
         flash(str(exc), "warning")
@@ -438,16 +440,19 @@ def calculate_missing(system_id: int):
 @bp.post("/<int:system_id>/cell/calculate")
 @require_role(Role.editor)
 def calculate_one(system_id: int):
+    """One cell calculated; a filled one only with recalculate=1 (this cell, asked for)."""
     system = system_or_404(system_id)
     form = request.form
-    try:
-        path = runs.one_cell(
-            system.document, form.get("step", ""), form.get("intervention", ""), form.get("key", "")
-        )
-    except Invalid as exc:
-        flash(str(exc), "error")
-        return go(url_for("systems.show", system_id=system.id, _anchor="grid"))
-    return start_and_show(system, [path])
+    start = partial(
+        runs.start_cell,
+        system,
+        current_user,
+        form.get("step", ""),
+        form.get("intervention", ""),
+        form.get("key", ""),
+        recalculate=form.get("recalculate") == "1",
+    )
+    return start_and_show(system, start)
 
 
 @bp.get("/<int:system_id>/runs/<int:run_id>")
@@ -567,6 +572,7 @@ class CellBody(RequestModel):
     step_id: Annotated[str, Field(min_length=1, max_length=64)]
     intervention_id: Annotated[str, Field(min_length=1, max_length=64)]
     key: Annotated[str, Field(min_length=1, max_length=64)]
+    recalculate: StrictBool = False  # a filled cell too: the person asks for this one
 
 
 @api.post("/<int:system_id>/calculate")
@@ -574,13 +580,20 @@ class CellBody(RequestModel):
 @accepts(
     CellBody,
     answers={202: "Queued: a run of one cell, reviewed like the others."},
-    summary="Calculate one empty value of an intervention, as a suggestion.",
+    summary="Calculate one empty value of an intervention (or, with recalculate, a filled one), "
+    "as a suggestion.",
 )
 def api_calculate_one(system_id: int):
     system = system_or_404(system_id)
     body = json_body()
-    path = runs.one_cell(system.document, body["step_id"], body["intervention_id"], body["key"])
-    run = runs.start_calculation(system, current_user, [path])
+    run = runs.start_cell(
+        system,
+        current_user,
+        body["step_id"],
+        body["intervention_id"],
+        body["key"],
+        recalculate=body.get("recalculate", False),
+    )
     db.session.commit()
     return jsonify(run_id=run.id, cells=run.total), 202
 
