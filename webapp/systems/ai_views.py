@@ -15,12 +15,14 @@ from pydantic import Field
 from webapp.api import json_body
 from webapp.auth.access import require_role
 from webapp.auth.roles import Role
-from webapp.contract import RequestModel, accepts
+from webapp.contract import accepts
 from webapp.extensions import db, htmx
 from webapp.problems import Invalid
 from webapp.rendering import render_page
 from webapp.systems import api, bp, runs
 from webapp.systems.views import (
+    CellAt,
+    cell_args,
     cell_of,
     start_and_show,
     system_context,
@@ -72,10 +74,7 @@ def refine_refused(system, problem: str, message: str):
     return render_page("systems/system.html", **system_context(system)), 422
 
 
-class RefineBody(RequestModel):
-    step_id: Annotated[str, Field(min_length=1, max_length=64)]
-    intervention_id: Annotated[str, Field(min_length=1, max_length=64)]
-    key: Annotated[str, Field(min_length=1, max_length=64)]
+class RefineBody(CellAt):
     message: Annotated[str, Field(max_length=20_000)]
 
 
@@ -90,13 +89,6 @@ class RefineBody(RequestModel):
 def api_refine(system_id: int):
     system = system_or_404(system_id)
     body = json_body()
-    run = runs.start_refine(
-        system,
-        current_user,
-        body["step_id"],
-        body["intervention_id"],
-        body["key"],
-        body["message"],
-    )
+    run = runs.start_refine(system, current_user, *cell_args(body), body["message"])
     db.session.commit()
     return jsonify(run_id=run.id, cells=run.total), 202

@@ -568,10 +568,19 @@ def api_calculate_missing(system_id: int):
     return jsonify(run_id=run.id, cells=run.total), 202
 
 
-class CellBody(RequestModel):
+class CellAt(RequestModel):
+    """One value of an intervention."""
+
     step_id: Annotated[str, Field(min_length=1, max_length=64)]
     intervention_id: Annotated[str, Field(min_length=1, max_length=64)]
     key: Annotated[str, Field(min_length=1, max_length=64)]
+
+
+def cell_args(body: dict[str, Any]) -> tuple[str, str, str]:
+    return body["step_id"], body["intervention_id"], body["key"]
+
+
+class CellBody(CellAt):
     recalculate: StrictBool = False  # a filled cell too: the person asks for this one
 
 
@@ -586,14 +595,8 @@ class CellBody(RequestModel):
 def api_calculate_one(system_id: int):
     system = system_or_404(system_id)
     body = json_body()
-    run = runs.start_cell(
-        system,
-        current_user,
-        body["step_id"],
-        body["intervention_id"],
-        body["key"],
-        recalculate=body.get("recalculate", False),
-    )
+    recalculate = body.get("recalculate", False)
+    run = runs.start_cell(system, current_user, *cell_args(body), recalculate=recalculate)
     db.session.commit()
     return jsonify(run_id=run.id, cells=run.total), 202
 
