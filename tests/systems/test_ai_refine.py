@@ -197,3 +197,16 @@ def test_a_batch_leaves_a_cell_filled_after_it_started(client_as):
     assert run.results[FUEL]["error"] == "The cell has a value now."
     values = flat_values(document_of(system_id))
     assert values[FUEL] == 12 and values[FUEL + ".reviewed"] is True
+
+
+def test_an_edit_is_kept_in_the_values_conversation(client_as):
+    editor = api_client(client_as, "editor")
+    system_id = create(editor, document=with_fuel()).get_json()["id"]
+    worked(refine(editor, system_id, "Carburant: 25 L/ha"))
+    body = CELL | {"value": 24}
+    url = f"/api/v1/systems/{system_id}/values"
+    assert editor.post(url, json=body, headers=editor.headers).status_code == 200
+    entry = value_entry(document_of(system_id), FUEL)
+    assert entry["reviewed"] is True  # a person's value
+    last = entry["conversation"][-1]
+    assert (last["action"], last["previous_value"], last["new_value"]) == ("edit", 21, 24)

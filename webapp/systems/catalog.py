@@ -20,6 +20,7 @@ from webapp.review.audit import record_changes
 from webapp.review.models import Suggestion
 from webapp.review.targets import Changed, ReviewTarget, WriteRefused, register_target
 from webapp.systems import document as doc
+from webapp.systems.conversation import user_message
 from webapp.systems.models import VALUE_TARGET, Farm, System
 from webapp.text import control_character_problem
 
@@ -231,12 +232,18 @@ def set_value(
     user: User | None,
     reviewed: Any = None,
 ) -> Saved:
-    """One value set by a person (reviewed unless they say otherwise), audited and undoable."""
+    """One value set by a person (reviewed unless they say otherwise), audited and undoable;
+    a value with a conversation keeps the edit in it."""
     document, changed = doc.set_value(
         _locked(system), step_id, intervention_id, key, value, reviewed
     )
     if not changed:
         return Saved()
+    path = doc.value_path(step_id, intervention_id, key)
+    if path in changed and (doc.value_entry(document, path) or {}).get("conversation"):
+        old, new = changed[path]
+        said = user_message(f"Set to {new}.", "edit", old, new, document["updatedAt"])
+        document = doc.add_messages(document, path, [said], document["updatedAt"])
     _store(system, document)
     group = record_changes(VALUE_TARGET, system.id, changed, user, "manual")
     return Saved(group, doc.size_warning(document))
