@@ -82,7 +82,9 @@ def test_refine_a_value_from_the_grid_and_apply_the_answer(
     added = review.locator("tr.suggestion").filter(has_text="new assumptions of the intervention")
     expect(added).to_contain_text("Puissance")
     screenshot(page, "system-refine-1280")
-    page.get_by_role("button", name="Apply all 2 valid").click()
+    # The value and the assumptions its answer adds, applied together.
+    page.get_by_role("link", name="Apply all valid…").click()
+    page.get_by_role("button", name="Apply 2 value(s)").click()
     expect(page.get_by_text("Applied 2 value(s)")).to_be_visible()
     sent = openai_worker.requests[0][1]["input"]
     assert "The user now writes: Corps: 4" in sent and "- **Corps**: 4" in sent
