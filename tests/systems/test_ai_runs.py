@@ -9,7 +9,13 @@ import json
 import pytest
 from sqlalchemy import select
 
-from tests.support.openai_server import responses_body, responses_function_call
+from tests.support.openai_server import (
+    chat_body,
+    chat_tool_call,
+    openai_settings,
+    responses_body,
+    responses_function_call,
+)
 from tests.support.tables import run_here
 from tests.systems.test_ai_answers import GOOD
 from tests.systems.test_system_api import api_client, create, itinera
@@ -18,6 +24,7 @@ from webapp.extensions import db
 from webapp.jobs.models import Run
 from webapp.review import service as review
 from webapp.review.models import Suggestion
+from webapp.systems import ai
 from webapp.systems.document import assumptions_path, flat_values, value_entry, value_path
 from webapp.systems.models import System
 from webapp.systems.runs import SystemCalculation, start_calculation
@@ -189,3 +196,33 @@ def test_assumptions_past_the_limit_are_an_issue_not_a_cut(client_as, openai_ser
     found = suggestions(run)
     assert set(found) == {SEEDS}
     assert "assumptions_too_long" in {i["code"] for i in found[SEEDS].issues}
+
+
+def test_with_the_model_calculate_all_missing_counts_what_it_may_propose(client_as):
+    editor = api_client(client_as, "editor")
+    system_id = create(editor).get_json()["id"]
+    confirm = editor.get(f"/systems/{system_id}/calculate").get_data(as_text=True)
+    # 31 interventions × (10 calculators + seeds and fertiliser, which the model proposes)
+    assert "<strong>372</strong> empty values" in confirm
+
+
+def test_chat_servers_get_the_calculator_as_a_function_too(tmp_path, openai_server):
+    openai_server.reply(chat_tool_call("calculate", {"key": "gnr"}))
+    openai_server.reply(chat_body(json.dumps(GOOD)))
+    settings = openai_settings(tmp_path, openai_server, FURROW_OPENAI_API="chat")
+    read = ai.ask(settings, {"name": "Bocage"}, DOCUMENT, SEEDS)
+    assert read.value == 94.5 and read.usage.input_tokens == 1000
+    first, second = (body for _path, body in openai_server.requests)
+    assert first["tools"][0]["function"]["name"] == "calculate"
+    tool = next(m for m in second["messages"] if m["role"] == "tool")
+    assert json.loads(tool["content"])["value"] == 21.0
+
+
+def test_the_model_may_call_tools_three_rounds_then_must_answer(tmp_path, openai_server):
+    for n in range(3):
+        openai_server.reply(responses_function_call("calculate", {"key": "gnr"}, f"call_{n}"))
+    openai_server.reply(answer())
+    read = ai.ask(openai_settings(tmp_path, openai_server), {"name": "Bocage"}, DOCUMENT, SEEDS)
+    assert read.value == 94.5
+    offered = [[t["type"] for t in body["tools"]] for _path, body in openai_server.requests]
+    assert offered == [["web_search", "function"]] * 3 + [["web_search"]]

@@ -101,6 +101,11 @@ def missing_cells(document: Mapping[str, Any], keys: tuple[str, ...] | None = No
     return cells
 
 
+def cells_to_calculate(document: Mapping[str, Any]) -> list[str]:
+    """The empty cells "calculate all missing" works on with the provider configured."""
+    return missing_cells(document, askable_keys(provider_name()))
+
+
 def is_filled(document: Mapping[str, Any], path: str) -> bool:
     entry = value_entry(dict(document), path)
     return entry is not None and entry.get("value") is not None
@@ -165,7 +170,7 @@ def start_calculation(system: System, user: User | None, cells: list[str] | None
     """Queue a run over the system's missing cells (or the empty cells given)."""
     action = "missing" if cells is None else "calculate"
     if cells is None:
-        cells = missing_cells(system.document, askable_keys(provider_name()))
+        cells = cells_to_calculate(system.document)
     if not cells:
         raise NothingToCalculate("Nothing to calculate: every calculable value is filled.")
     _not_busy(system)

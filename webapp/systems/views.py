@@ -395,7 +395,7 @@ def run_seconds(cells: int) -> float | None:
 @require_role(Role.editor)
 def confirm_calculation(system_id: int):
     system = system_or_404(system_id)
-    cells = runs.missing_cells(system.document)
+    cells = runs.cells_to_calculate(system.document)
     return render_page(
         "systems/calculate.html",
         system=system,
