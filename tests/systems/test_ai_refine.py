@@ -210,3 +210,11 @@ def test_an_edit_is_kept_in_the_values_conversation(client_as):
     assert entry["reviewed"] is True  # a person's value
     last = entry["conversation"][-1]
     assert (last["action"], last["previous_value"], last["new_value"]) == ("edit", 21, 24)
+
+
+def test_the_page_names_the_assumptions_a_refinement_changed(client_as):
+    editor = api_client(client_as, "editor")
+    system_id = create(editor, document=with_fuel()).get_json()["id"]
+    worked(refine(editor, system_id, "Carburant: 25 L/ha"))
+    page = editor.get(f"/systems/{system_id}").get_data(as_text=True)
+    assert f"Labour ({STEP['name']}): assumptions" in page and "].assumptions" not in page

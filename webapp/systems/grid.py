@@ -8,7 +8,14 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from webapp.systems.document import TOP, DocumentInvalid, indicator_keys, moment, parse_path
+from webapp.systems.document import (
+    ASSUMPTIONS_PATH,
+    TOP,
+    DocumentInvalid,
+    indicator_keys,
+    moment,
+    parse_path,
+)
 from webapp.systems.indicators import DERIVED_KEYS, INDICATORS, STEP_OVERRIDES, Level, keys_at
 from webapp.systems.totals import step_totals
 
@@ -157,8 +164,25 @@ def find_row(document: dict[str, Any], step_id: str, intervention_id: str | None
     )
 
 
+def _level_name(document: dict[str, Any], step_id: str | None, intervention_id: str | None) -> str:
+    """Whose assumptions: the system, a step by its name, an intervention by its name and its
+    step's (or that it was deleted)."""
+    if step_id is None:
+        return "System"
+    step = next((s for s in document.get("steps", []) if s.get("id") == step_id), None)
+    if step is None:
+        return "A deleted step"
+    if intervention_id is None:
+        return step["name"]
+    work = next((i for i in step.get("interventions", []) if i.get("id") == intervention_id), None)
+    return f"{work['name']} ({step['name']})" if work else f"{step['name']}: a deleted intervention"
+
+
 def field_label(document: dict[str, Any], path: str) -> str:
-    """A value's path as people read it: "Labour (Orge + Lupin): ift", "… reviewed"."""
+    """A value's path as people read it: "Labour (Orge + Lupin): ift", "… reviewed", and a
+    level's assumptions: "Labour (Orge + Lupin): assumptions", "System: assumptions"."""
+    if (match := ASSUMPTIONS_PATH.match(path)) is not None:
+        return f"{_level_name(document, match['step'], match['intervention'])}: assumptions"
     try:
         step_id, intervention_id, key, is_status = parse_path(path)
     except DocumentInvalid:
