@@ -96,3 +96,18 @@ def test_refine_a_value_from_the_grid_and_apply_the_answer(
     page.get_by_role("link", name="Back to Affinage").click()
     cell = page.locator("table.system-grid tr.intervention-row").filter(has_text="Labour").first
     expect(cell.locator("td.state-reviewed").first).to_contain_text("18")
+
+    # The value's drawer shows the conversation and refines it again.
+    openai_worker.reply(responses_body(FUEL | {"value": 17, "message": "Avec 120 ch : 17 L/ha."}))
+    page.set_viewport_size({"width": 1280, "height": 900})
+    cell.get_by_role("link", name="Details of Fuel of Labour").click()
+    drawer = page.get_by_role("dialog", name="Labour › Fuel (L/ha)")
+    thread = drawer.locator("ol.thread")
+    expect(thread).to_contain_text("Corps: 4")
+    expect(thread).to_contain_text("Avec une charrue 4 corps : 18 L/ha.")
+    drawer.get_by_label("Refine: what to change about this value").fill("Puissance: 120 ch")
+    drawer.locator(".drawer-refine").scroll_into_view_if_needed()
+    drawer.screenshot(path=str(ARTIFACTS / "system-refine-drawer-1280.png"))
+    drawer.get_by_role("button", name="Refine", exact=True).click()
+    again = page.locator("table.data.review tr.suggestion").first
+    expect(again).to_contain_text("17", timeout=30_000)

@@ -218,3 +218,13 @@ def test_the_page_names_the_assumptions_a_refinement_changed(client_as):
     worked(refine(editor, system_id, "Carburant: 25 L/ha"))
     page = editor.get(f"/systems/{system_id}").get_data(as_text=True)
     assert f"Labour ({STEP['name']}): assumptions" in page and "].assumptions" not in page
+
+
+def test_the_drawer_offers_refine_to_editors(client_as):
+    editor = api_client(client_as, "editor")
+    system_id = create(editor, document=with_fuel()).get_json()["id"]
+    url = f"/systems/{system_id}/cell/drawer?step={STEP['id']}&intervention={LABOUR['id']}&key=gnr"
+    drawer = editor.get(url).get_data(as_text=True)
+    assert f'action="/systems/{system_id}/cell/refine"' in drawer and 'name="message"' in drawer
+    viewer = client_as("viewer")
+    assert "/cell/refine" not in viewer.get(url).get_data(as_text=True)
