@@ -9,6 +9,7 @@ from webapp.extensions import db
 from webapp.tables import catalog
 from webapp.tables.catalog import TableInvalid
 from webapp.tables.models import DataTable, TableRow
+from webapp.uploads import sniff_delimiter
 
 # A German spreadsheet's CSV: semicolons, decimal commas, yes/no in German, a byte-order mark.
 TRIAL = (
@@ -22,10 +23,10 @@ TRIAL = (
 
 
 def test_the_delimiter_is_sniffed_from_the_header_line():
-    assert catalog.sniff_delimiter("a;b;c\n1,5;2,5;3\n") == ";"
-    assert catalog.sniff_delimiter("a\tb\n1,5\t2\n") == "\t"
-    assert catalog.sniff_delimiter('"a;x",b,c\n1,2,3\n') == ","
-    assert catalog.sniff_delimiter("only\n1\n") == ","
+    assert sniff_delimiter("a;b;c\n1,5;2,5;3\n") == ";"
+    assert sniff_delimiter("a\tb\n1,5\t2\n") == "\t"
+    assert sniff_delimiter('"a;x",b,c\n1,2,3\n') == ","
+    assert sniff_delimiter("only\n1\n") == ","
 
 
 def test_the_preview_infers_each_columns_type_from_its_values():

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
@@ -27,7 +26,7 @@ from webapp.tables.cells import COLUMN_TYPES, CellInvalid, display, infer_type
 from webapp.tables.coerce import typed_value
 from webapp.tables.models import ROW_TARGET, DataTable, TableColumn, TableRow
 from webapp.text import control_character_problem
-from webapp.uploads import read_csv
+from webapp.uploads import DELIMITERS, read_csv, sniff_delimiter
 
 NAME_LIMIT = 120
 UNIT_LIMIT = 32
@@ -38,9 +37,7 @@ PER_PAGE = 50
 # Enough to correct a file by; the rest are counted in one closing line.
 MAX_LISTED_PROBLEMS = 100
 ROWS_REFUSED = "Some values do not fit their columns; no row was added."
-DELIMITERS = {",": "commas", ";": "semicolons", "\t": "tabs"}
 STEPS = {"left": -1, "up": -1, "right": 1, "down": 1}
-QUOTED = re.compile(r'"[^"]*"')
 
 
 @dataclass(frozen=True)
@@ -495,19 +492,6 @@ class CsvPreview:
 def read_upload(data: bytes | BinaryIO) -> str:
     """The text of an uploaded table CSV; UploadRefused (a ValueError) says why not."""
     return read_csv(data)
-
-
-def sniff_delimiter(text: str) -> str:
-    """Comma, semicolon or tab: whichever the header line has most of, outside quotes.
-
-    The header decides because csv.Sniffer takes the decimal commas of a semicolon file
-    ("1,5;2,3") for the delimiter.
-    """
-    header = next((line for line in text.splitlines() if line.strip()), "")
-    unquoted = QUOTED.sub("", header)
-    counts = {d: unquoted.count(d) for d in DELIMITERS}
-    best = max(DELIMITERS, key=lambda d: counts[d])
-    return best if counts[best] else ","
 
 
 def preview_csv(text: str) -> CsvPreview:

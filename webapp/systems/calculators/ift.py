@@ -39,8 +39,8 @@ from webapp.systems.calculators.context import (
 from webapp.systems.calculators.figures import DATA, Figure
 from webapp.systems.calculators.result import Result, needs, rounded, shown
 from webapp.systems.indicators import IFT_SEGMENTS, IFT_TOTAL_SEGMENTS
-from webapp.tables.catalog import sniff_delimiter
 from webapp.units import UnitMismatch, convert, find_quantity
+from webapp.uploads import sniff_delimiter
 
 # French crop names as step names write them → the names the reference tables use. Longer
 # names first, so that "orge d'hiver" is not read as "orge".
