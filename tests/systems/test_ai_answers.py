@@ -143,8 +143,12 @@ def test_the_calculator_tool_answers_with_a_calculators_result():
 
 def test_new_assumptions_are_added_below_what_is_there_never_past_the_limit():
     assert appended_assumptions("", "- **Corps**: 4") == "- **Corps**: 4\n"
+    # A list goes on as one list; other text gets a blank line before what is added.
     assert appended_assumptions("- **Sol**: limon\n", "- **Corps**: 4") == (
-        "- **Sol**: limon\n\n- **Corps**: 4\n"
+        "- **Sol**: limon\n- **Corps**: 4\n"
+    )
+    assert appended_assumptions("Sol limoneux.", "- **Corps**: 4") == (
+        "Sol limoneux.\n\n- **Corps**: 4\n"
     )
     with pytest.raises(DocumentInvalid, match="over the 10,000"):
         appended_assumptions("x" * 9_990, "- **Corps**: 4")

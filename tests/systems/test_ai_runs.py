@@ -226,3 +226,12 @@ def test_the_model_may_call_tools_three_rounds_then_must_answer(tmp_path, openai
     assert read.value == 94.5
     offered = [[t["type"] for t in body["tools"]] for _path, body in openai_server.requests]
     assert offered == [["web_search", "function"]] * 3 + [["web_search"]]
+
+
+def test_with_the_model_the_drawer_refines_a_value_no_calculator_gives(client_as):
+    editor = api_client(client_as, "editor")
+    system_id = create(editor).get_json()["id"]
+    query = f"step={STEP['id']}&intervention={LABOUR['id']}&key=semences"
+    page = editor.get(f"/systems/{system_id}/cell/drawer?{query}").get_data(as_text=True)
+    assert f'action="/systems/{system_id}/cell/refine"' in page
+    assert "Calculate</button>" in page and "The calculator needs" not in page

@@ -112,9 +112,17 @@ def _store(system: System, document: dict[str, Any]) -> None:
     system.updated_at = utcnow()
 
 
+def _audited(document: dict[str, Any]) -> dict[str, Any]:
+    """What the audit trail follows in a document: its values and the levels' assumptions
+    (a level without any is no entry: no assumptions and empty ones are the same)."""
+    written = {path: text for path, text in doc.flat_assumptions(document).items() if text}
+    return doc.flat_values(document) | written
+
+
 def _changed_values(before: dict[str, Any], after: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
-    """Every value (and review status) one document has and the other has not, or differently."""
-    old, new = doc.flat_values(before), doc.flat_values(after)
+    """Every value (and review status) and every level's assumptions one document has and
+    the other has not, or differently."""
+    old, new = _audited(before), _audited(after)
     return {
         f: (old.get(f), new.get(f)) for f in dict.fromkeys([*old, *new]) if old.get(f) != new.get(f)
     }

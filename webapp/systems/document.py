@@ -387,9 +387,16 @@ def assumptions_holder(document: dict[str, Any], path: str) -> list[dict[str, An
 
 
 def appended_assumptions(before: str, block: str) -> str:
-    """before with block added below it (what someone wrote is never rewritten);
+    """before with block added below it (what someone wrote is never rewritten): a list
+    that block goes on with stays one list, anything else gets a blank line between;
     DocumentInvalid when the level would pass ASSUMPTIONS_LIMIT (never cut short)."""
-    text = f"{before.rstrip()}\n\n{block.strip()}\n" if before.strip() else f"{block.strip()}\n"
+    before, block = before.rstrip(), block.strip()
+    if not before:
+        text = f"{block}\n"
+    else:
+        goes_on = before.splitlines()[-1].lstrip().startswith("- ") and block.startswith("- ")
+        between = "\n" if goes_on else "\n\n"
+        text = f"{before}{between}{block}\n"
     if len(text) > ASSUMPTIONS_LIMIT:
         raise DocumentInvalid(
             f"Adding these assumptions would make {len(text):,} characters, over the "

@@ -20,7 +20,7 @@ from webapp.jobs.models import Run
 from webapp.problems import Invalid
 from webapp.rendering import render_page
 from webapp.review.models import Change, Suggestion
-from webapp.systems import bp, catalog, grid
+from webapp.systems import bp, catalog, grid, runs
 from webapp.systems.assumptions import find_step
 from webapp.systems.calculators import CALCULATORS, calculate_in
 from webapp.systems.cell_details import (
@@ -121,9 +121,10 @@ def drawer_context(system: System, row: grid.Row, cell: grid.Cell, **more: Any) 
     path = value_path(row.step_id, row.intervention_id, cell.key)
     heading = grid.headings([cell.key])[0]
     editor = current_user.can(Role.editor)
-    calculable = row.intervention_id is not None and cell.key in CALCULATORS
+    # What the provider can propose: with openai, seeds and fertiliser too (the model).
+    calculable = runs.refinable(row.intervention_id, cell.key)
     needs = None
-    if calculable and cell.state == "empty":
+    if calculable and cell.key in CALCULATORS and cell.state == "empty":
         needs = calculate_in(document, row.step_id, row.intervention_id, cell.key).needs
     return {
         "system": system,

@@ -25,6 +25,7 @@ from webapp.systems.document import (
     COLOR,
     TOP,
     DocumentInvalid,
+    appended_assumptions,
     moment,
     now_stamp,
     owner,
@@ -127,7 +128,7 @@ def append_assumption(
     text = level_text(document, step_id, intervention_id)
     if line.strip() in (existing.strip() for existing in text.splitlines()):
         return document
-    joined = f"{text.rstrip()}\n{line}\n" if text.strip() else f"{line}\n"
+    joined = appended_assumptions(text, line)
     return set_assumptions(document, step_id, intervention_id, joined, stamp)
 
 
