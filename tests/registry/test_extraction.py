@@ -1,0 +1,100 @@
+"""The model's evidence: a type-aware prompt, an answer schema per requirement, a cache key, and
+the answer read as untrusted input (a passage must be on the text page it names)."""
+
+import json
+
+from webapp.ai.answers import read_answer
+from webapp.registry.checklist import bundled
+from webapp.registry.extraction import answer_model, build_prompt, cache_key, read_snippets
+from webapp.registry.pages import pages_of
+
+CHECKLIST = bundled()
+TENURE = CHECKLIST.requirement("REQ-002")
+START = CHECKLIST.requirement("REQ-007")
+MONITORING = CHECKLIST.requirement("REQ-017")
+PAGES = pages_of(
+    [
+        "Contents\n1 Overview ..... 2\n2 Land tenure ..... 3\n3 Monitoring ..... 4",
+        "1 Overview\nThe Project started on 06/02/2023 in Kent.",
+        "2 Land tenure\nThe farm is owned by Nicholas Denman, 250 acres held freehold.",
+        "",
+    ]
+)
+
+
+def answer(requirement, *snippets):
+    model = answer_model(requirement)
+    parsed, problems = read_answer(model, json.dumps({"snippets": list(snippets)}))
+    assert problems == []
+    return parsed
+
+
+def test_the_prompt_asks_a_structured_requirement_for_its_fields_by_name():
+    prompt = build_prompt(TENURE, "Deed.pdf", PAGES)
+    assert "- owner_name (Owner): the owner's actual name" in prompt
+    assert "never a role such as 'The Project'" in prompt
+    assert "- area_hectares (Area (ha))" in prompt and "[page 3]" in prompt
+    assert "[page 1]" not in prompt and "[page 4]" not in prompt  # contents, no text
+    start = build_prompt(START, "Plan.pdf", PAGES)
+    assert "project_start_date" in start and "do not reorder day and month" in start
+    assert "a year is never an ID" in start
+    plain = build_prompt(MONITORING, "Plan.pdf", PAGES)
+    assert "give these fields" not in plain
+
+
+def test_the_answer_schema_holds_only_the_requirements_fields():
+    schema = answer_model(TENURE).model_json_schema()
+    fields = schema["$defs"]["StructuredFields"]["properties"]
+    assert set(fields) == {"owner_name", "area_hectares", "tenure_type"}
+    assert "StructuredFields" not in json.dumps(answer_model(MONITORING).model_json_schema())
+    _parsed, problems = read_answer(
+        answer_model(MONITORING),
+        json.dumps(
+            {"snippets": [{"page": "three", "section": None, "text": "x", "confidence": 1}]}
+        ),
+    )
+    assert problems and "snippets.0.page" in problems[0]
+
+
+def test_cache_keys_change_with_document_requirement_type_and_fields():
+    key = cache_key("a" * 64, TENURE)
+    assert key == cache_key("a" * 64, TENURE)
+    assert key != cache_key("b" * 64, TENURE)
+    assert key != cache_key("a" * 64, START)
+    other_type = TENURE.model_copy(update={"validation_type": MONITORING.validation_type})
+    assert key != cache_key("a" * 64, other_type)
+
+
+def test_only_passages_on_the_text_page_they_name_are_evidence():
+    fields = {"owner_name": "Nicholas Denman", "area_hectares": "250 acres", "tenure_type": None}
+    parsed = answer(
+        TENURE,
+        {
+            "page": 3,
+            "section": "2 Land tenure",
+            "text": "owned by Nicholas  Denman, 250 acres",
+            "confidence": 1.4,
+            "structured_fields": fields,
+        },
+        {"page": 1, "section": None, "text": "2 Land tenure", "confidence": 0.9,
+         "structured_fields": fields},
+        {"page": 9, "section": None, "text": "owned", "confidence": 0.9,
+         "structured_fields": fields},
+        {"page": 2, "section": None, "text": "The Project owns it", "confidence": 0.9,
+         "structured_fields": fields | {"owner_name": "The Project"}},
+    )  # fmt: skip
+    snippets, problems = read_snippets(parsed, 7, "Deed.pdf", PAGES)
+    assert len(snippets) == 1
+    (kept,) = snippets
+    assert (kept.document_key, kept.page, kept.section, kept.confidence) == (
+        7,
+        3,
+        "2 Land tenure",
+        1.0,
+    )
+    assert kept.structured_fields == {"owner_name": "Nicholas Denman", "area_hectares": "250 acres"}
+    assert problems == [
+        "A passage was quoted from page 1 of Deed.pdf, a contents page.",
+        "A passage names page 9 of Deed.pdf, which does not exist.",
+        "A passage said to be on page 2 of Deed.pdf is not there: it is not evidence.",
+    ]
