@@ -1,0 +1,88 @@
+"""A review assessed as plain data: offline evidence leaves structured fields to a person;
+fields carried by the model's snippets (or entered) are routed by name and cross-validated."""
+
+from datetime import date
+
+from tests.registry.test_discovery_and_evidence import DEED, PLAN
+from webapp.registry.assessment import assess, field_values
+from webapp.registry.checklist import StructuredField as F
+from webapp.registry.checklist import bundled
+from webapp.registry.dates import DateStyle
+from webapp.registry.evidence import Coverage, Snippet
+from webapp.registry.validation import FieldValue, Status
+
+CHECKLIST = bundled()
+TODAY = date(2026, 11, 26)
+
+
+def by_id(assessment):
+    return {r.requirement.requirement_id: r for r in assessment.requirements}
+
+
+def checks(assessment):
+    return {c.check: c for c in assessment.checks}
+
+
+def test_offline_structured_fields_need_a_person_and_are_never_guessed():
+    assessment = assess(CHECKLIST, [PLAN, DEED], {}, today=TODAY)
+    results = by_id(assessment)
+    assert len(results) == 23
+    assert results["REQ-002"].coverage is Coverage.needs_input and results["REQ-002"].snippets
+    assert results["REQ-002"].fields == []
+    assert results["REQ-017"].coverage is Coverage.covered
+    assert results["REQ-016"].coverage is Coverage.needs_input  # manual
+    found = checks(assessment)
+    assert found["owner_name_present"].status is Status.failed
+    assert "reviewer input" in found["owner_name_present"].message
+    assert results["REQ-002"].to_dict()["snippets"][0]["page"] == 3
+
+
+def test_entered_and_carried_fields_are_routed_by_name_and_cross_validated():
+    owner = Snippet(
+        1,
+        "Project plan.pdf",
+        3,
+        None,
+        "owned by Nick Denman",
+        0.9,
+        {"owner_name": "Nick Denman", "area_hectares": "250 acres"},
+    )
+    deed = Snippet(
+        2, "Deed.pdf", 1, None, "Nicholas Denman, owner", 0.9, {"owner_name": "Nicholas Denman"}
+    )
+    year = Snippet(
+        1,
+        "Project plan.pdf",
+        2,
+        None,
+        "the 2023 project",
+        0.8,
+        {"project_id": "2023", "project_start_date": "06/02/2023"},
+    )
+    styles = {1: DateStyle.day_first, 2: None}
+    entered = [FieldValue(F.tenure_type, "freehold", "Deed.pdf", 1)]
+    assessment = assess(
+        CHECKLIST,
+        [PLAN, DEED],
+        styles,
+        entered,
+        found={"REQ-002": [owner, deed], "REQ-007": [year]},
+        today=TODAY,
+    )
+    results = by_id(assessment)
+    assert results["REQ-002"].coverage is Coverage.covered
+    assert results["REQ-007"].coverage is Coverage.covered
+    found = checks(assessment)
+    assert found["owner_name_consistent"].status is Status.warning
+    assert found["project_id_valid"].status is Status.failed  # a year is never an ID
+    start = [c for c in assessment.checks if c.check == "project_start_date_valid"]
+    assert start[0].status is Status.passed  # 6 February, the plan writes day first
+    assert found["owner_name_present"].status is Status.passed
+
+
+def test_evidence_kept_from_before_fields_existed_still_validates():
+    old = Snippet(1, "Project plan.pdf", 3, None, "owned by Nicholas Denman", 0.9)
+    assert field_values([old], {}) == []
+    assessment = assess(CHECKLIST, [PLAN], {}, found={"REQ-002": [old]}, today=TODAY)
+    assert by_id(assessment)["REQ-002"].coverage is Coverage.needs_input
+    assert checks(assessment)["owner_name_present"].status is Status.failed

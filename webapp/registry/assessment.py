@@ -1,0 +1,84 @@
+"""A review's assessment as plain data: for each requirement its evidence (offline passages,
+or the model's with their fields) and its coverage, then the cross-validation of every
+structured field the evidence and the reviewer stated. The run and the pages build on this."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from webapp.registry.checklist import Checklist, Requirement, StructuredField
+from webapp.registry.dates import DateStyle
+from webapp.registry.evidence import Coverage, Snippet, SourceDocument, coverage, find_evidence
+from webapp.registry.validation import Check, FieldValue, validate
+
+
+@dataclass(frozen=True)
+class RequirementResult:
+    requirement: Requirement
+    snippets: list[Snippet]
+    coverage: Coverage
+    fields: list[FieldValue] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "requirement_id": self.requirement.requirement_id,
+            "validation_type": self.requirement.validation_type.value,
+            "status": self.coverage.value,
+            "snippets": [s.to_dict() for s in self.snippets],
+        }
+
+
+@dataclass(frozen=True)
+class Assessment:
+    requirements: list[RequirementResult]
+    checks: list[Check]
+
+
+def field_values(
+    snippets: Iterable[Snippet], styles: Mapping[int, DateStyle | None]
+) -> list[FieldValue]:
+    """The structured fields the snippets carry, routed by field name (never by requirement);
+    a snippet without any (evidence kept from before fields existed) adds nothing."""
+    values = []
+    for snippet in snippets:
+        for name, value in (snippet.structured_fields or {}).items():
+            if name in StructuredField.__members__ and value not in (None, ""):
+                values.append(
+                    FieldValue(
+                        StructuredField(name),
+                        value,
+                        snippet.document,
+                        snippet.page,
+                        styles.get(snippet.document_key),
+                    )
+                )
+    return values
+
+
+def assess(
+    checklist: Checklist,
+    documents: list[SourceDocument],
+    styles: Mapping[int, DateStyle | None],
+    entered: Iterable[FieldValue] = (),
+    found: Mapping[str, list[Snippet]] | None = None,
+    today: date | None = None,
+) -> Assessment:
+    """Every requirement of the checklist over the documents: found holds the model's
+    snippets per requirement (offline passages otherwise); entered, what reviewers stated
+    (each picked from a snippet). A requirement's fields are the ones it asks for."""
+    entered = list(entered)
+    results, every_value = [], list(entered)
+    for requirement in checklist.requirements:
+        snippets = (found or {}).get(requirement.requirement_id)
+        if snippets is None:
+            snippets = find_evidence(requirement, documents)
+        asked = set(requirement.structured_fields)
+        carried = [v for v in field_values(snippets, styles) if v.field in asked]
+        mine = carried + [v for v in entered if v.field in asked]
+        every_value += carried
+        status = coverage(requirement, snippets, {v.field.value for v in mine})
+        results.append(RequirementResult(requirement, snippets, status, mine))
+    return Assessment(results, validate(every_value, today))
