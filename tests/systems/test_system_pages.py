@@ -1,10 +1,12 @@
 """The farm-systems pages: the farm list, importing a file, the system page's timeline and grid,
 and one cell edited in place."""
 
+import html
 import io
 import json
 import re
 from pathlib import Path
+from urllib.parse import urlencode
 
 from sqlalchemy import select
 
@@ -75,11 +77,12 @@ def test_viewers_see_the_page_but_cannot_import_or_edit(client_as):
 
 
 def _first_cell(page: str) -> str:
-    return (
-        re.search(r'hx-get="(/systems/\d+/cell/edit\?[^"]+intervention=[^&"]+&amp;key=ift)"', page)
-        .group(1)
-        .replace("&amp;", "&")
-    )
+    """The URL htmx asks for the first intervention's IFT editor: the cell's hx-get with the
+    step and intervention its row's hx-vals give."""
+    row = re.search(r"<tr class=\"intervention-row\" hx-vals='([^']+)'>(.*?)</tr>", page, re.S)
+    where = json.loads(html.unescape(row.group(1)))
+    edit = re.search(r'hx-get="(/systems/\d+/cell/edit\?key=ift)"', row.group(2)).group(1)
+    return f"{edit}&{urlencode(where)}"
 
 
 def test_a_cell_is_edited_in_place_and_a_word_is_refused(htmx_client_as, client_as):
