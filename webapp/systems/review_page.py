@@ -42,17 +42,23 @@ class ReviewPage:
     valid_pending: int  # what "apply all valid" would consider, over the whole run
 
 
+def proposed(rows: list[dict[str, Any]]) -> list[Suggestion]:
+    """The rows' suggestions: each cell's value and the assumptions its answer adds."""
+    return [s for r in rows for s in (r["suggestion"], r["assumptions"]) if s is not None]
+
+
 def review_page(run: Run, show: str | None, number: int) -> ReviewPage:
     rows = review_rows(run)
-    suggestions = [r["suggestion"] for r in rows if r["suggestion"] is not None]
+    # Counted as "apply all valid" counts them: the added assumptions too.
+    suggestions = proposed(rows)
     chosen = rows if show is None else [r for r in rows if shown_as(r) == show]
     page = paginate_list(chosen, number, REVIEW_PAGE_CELLS)
     # Only the cells shown are compared with the document now.
-    review.look_up_now([r["suggestion"] for r in page.items if r["suggestion"] is not None])
+    review.look_up_now(proposed(page.items))
     return ReviewPage(
         page,
         count_levels(s.level for s in suggestions),
-        len(rows) - len(suggestions),
+        sum(1 for r in rows if r["suggestion"] is None),
         sum(1 for s in suggestions if s.is_valid and s.status == "pending"),
     )
 
