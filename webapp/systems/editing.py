@@ -26,11 +26,13 @@ from webapp.systems.document import (
     TOP,
     DocumentInvalid,
     appended_assumptions,
+    assumptions_path,
     moment,
     now_stamp,
     owner,
     path_text,
     validate_document,
+    write_fields,
 )
 from webapp.text import control_character_problem
 
@@ -97,16 +99,9 @@ def set_assumptions(
         )
     if problem := control_character_problem(text, multiline=True):
         raise DocumentInvalid(problem, loc="assumptions")
-    document = copy.deepcopy(document)
-    if step_id is None:
-        document["assumptions"] = text
-        _touch(stamp or now_stamp(), document)
-        return _checked(document)
-    s, _i, part = _locate(document, step_id, intervention_id)
-    part["assumptions"] = text
-    step = document["steps"][s]
-    _touch(stamp or now_stamp(), document, part, step)
-    return _checked(document)
+    # The document's one writer of a level's Markdown (the review core's undo writes through it).
+    path = assumptions_path(step_id, intervention_id if step_id else None)
+    return write_fields(document, {path: text}, stamp or now_stamp())[0]
 
 
 def level_text(document: Mapping[str, Any], step_id: str | None, intervention_id: str | None):
