@@ -134,7 +134,9 @@ def test_approve_marks_reviewed_and_a_reviewer_undoes_it(client_as, htmx_client_
     assert ">Approve</button>" not in body and "approved by" in body
     system = db.session.get(System, system_id)
     assert flat_values(system.document)[path + ".reviewed"] is True
-    change = db.session.scalars(select(Change).where(Change.field == path + ".reviewed")).all()
+    change = db.session.scalars(
+        select(Change).where(Change.field == path + ".reviewed").order_by(Change.id)
+    ).all()
     assert [(c.old_value, c.new_value, c.source) for c in change[-1:]] == [(False, True, "manual")]
     # Approving again changes nothing; approving an empty cell is refused.
     again = htmx.post(

@@ -337,7 +337,9 @@ def test_the_api_sets_a_level_s_assumptions_and_deletes_a_system(client_as):
     assert answer.status_code == 200 and answer.get_json()["assumptions"] == "- **Dose**: 2"
     assert system().document["steps"][0]["interventions"][0]["assumptions"] == "- **Dose**: 2"
     # A level's assumptions are audited like its values, and undone like them.
-    change = db.session.scalars(select(Change).where(Change.target_id == system_id)).all()[-1]
+    change = db.session.scalars(
+        select(Change).where(Change.target_id == system_id).order_by(Change.id)
+    ).all()[-1]
     assert change.field.endswith(".assumptions") and change.new_value == "- **Dose**: 2"
     reviewer = api_client(client_as, "reviewer")
     undone = reviewer.post(f"/api/v1/undo/{change.apply_group}", headers=reviewer.headers)
