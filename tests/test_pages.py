@@ -5,7 +5,7 @@ from webapp.extensions import db
 
 
 def test_home_lists_the_five_workspaces(client_as):
-    page = client_as("viewer").get("/").get_data(as_text=True)
+    page = client_as("editor").get("/").get_data(as_text=True)
     for name in (
         "Cultures",
         "Fertilizer plans",
@@ -14,14 +14,14 @@ def test_home_lists_the_five_workspaces(client_as):
         "Registry reviews",
     ):
         assert name in page
-    assert "coming soon" in page
     assert "Run integrity check" not in page  # that button is for admins
 
 
-def test_workspace_pages_say_coming_soon(client_as):
-    response = client_as("viewer").get("/registry")
-    assert response.status_code == 200
-    assert "not open yet" in response.get_data(as_text=True)
+def test_registry_reviews_are_for_editors_and_up(client_as):
+    # Project documents hold personal data (owners' names).
+    assert client_as("viewer").get("/registry").status_code == 403
+    assert "Registry reviews" not in client_as("viewer").get("/").get_data(as_text=True)
+    assert client_as("editor").get("/registry").status_code == 200
 
 
 def test_health_check_needs_no_login_and_reports_both_services(client):

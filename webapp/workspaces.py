@@ -3,8 +3,7 @@
 
 A package makes its blueprints in its `__init__` (`bp` for pages, `api` for the JSON API) and
 lists them in `blueprints`; its view modules, named here, add their routes to them. A new
-workspace is one entry here and those two files; an entry without a package is shown as
-coming soon.
+workspace is one entry here and those two files.
 """
 
 from __future__ import annotations
@@ -24,13 +23,10 @@ class Workspace:
     url: str
     summary: str = ""  # set for the workspaces the home page shows as cards
     views: tuple[str, ...] = ("views",)  # its modules that add routes to its blueprints
-    ready: bool = True  # False: no package yet, its URL says it is coming
     role: Role | None = Role.viewer  # who sees it in the header; None: not in the header
 
     def blueprints(self) -> tuple[Blueprint, ...]:
         """The package's blueprints, its view modules loaded so they have their routes."""
-        if not self.ready:
-            return ()
         for module in self.views:
             import_module(f"webapp.{self.slug}.{module}")
         return import_module(f"webapp.{self.slug}").blueprints
@@ -63,7 +59,7 @@ WORKSPACES = (
         "Registry reviews",
         "/registry",
         "Carbon-project documents against a checklist.",
-        ready=False,
+        role=Role.editor,
     ),
     Workspace("library", "Library", "/library"),
     Workspace("jobs", "Runs", "/runs"),

@@ -13,26 +13,12 @@ from webapp.jobs.models import Run
 from webapp.jobs.queue import job_queue
 from webapp.main import bp
 from webapp.rendering import render_page
-from webapp.workspaces import WORKSPACES, Workspace
 
 
 @bp.route("/")
 def home():
     recent = db.session.scalars(select(Run).order_by(Run.id.desc()).limit(5)).all()
     return render_page("main/home.html", recent=recent, form=EmptyForm())
-
-
-def coming_soon(workspace: Workspace):
-    def view():
-        return render_page("main/workspace.html", workspace=workspace)
-
-    return view
-
-
-# A workspace still to come has its page here until its own package serves its URL.
-for _workspace in WORKSPACES:
-    if not _workspace.ready:
-        bp.add_url_rule(_workspace.url, f"workspace_{_workspace.slug}", coming_soon(_workspace))
 
 
 @bp.route("/healthz")

@@ -1,0 +1,108 @@
+"""A review as stored: documents kept under the instance by generated names, the run's stages
+(discovery reads a PDF page by page), reviewer input picked from a page, verdicts and the
+overall outcome as audited decisions, deletion with the files."""
+
+import pytest
+
+from tests.library.files import pdf_with_text
+from tests.support.tables import run_here
+from webapp.extensions import db
+from webapp.registry import documents as docs
+from webapp.registry.models import Review
+from webapp.registry.reviews import (
+    ReviewInvalid,
+    checks,
+    create_review,
+    decide_requirement,
+    delete_review,
+    enter_fields,
+    outcome,
+    set_outcome,
+    verdicts,
+)
+from webapp.registry.run import ReviewAssessment, start_review_run
+from webapp.review.service import undo
+
+pytestmark = pytest.mark.usefixtures("idle_queue")
+
+PLAN = pdf_with_text(
+    ["Contents", "1 Overview ..... 2", "2 Land tenure ..... 3", "3 Monitoring plan ..... 4"],
+    ["1 Overview", "Project plan. The project restores grassland soils in Kent.",
+     "The project start date is 06/02/2023. Colour of the soil was recorded."],
+    [],
+    ["2 Land tenure", "The farm is owned by Nicholas Denman under a lease agreement;",
+     "the landowner approval is attached as a legal attestation of long-term control."],
+)  # fmt: skip
+DEED = b"# Title deed\n\nThe land is owned by Nick Denman since 1998. Area: 101.2 ha.\n"
+
+
+def assessed(make_user):
+    user = make_user("editor")
+    review = create_review("Denman farm", None, user)
+    pdf = docs.add_document(review, "Project plan.pdf", PLAN, user)
+    deed = docs.add_document(review, "deed.md", DEED, user)
+    db.session.commit()
+    run = run_here(start_review_run(review, user), ReviewAssessment())
+    db.session.refresh(review)
+    return user, review, pdf, deed, run
+
+
+def test_a_review_is_assessed_stage_by_stage(make_user):
+    _user, review, pdf, deed, run = assessed(make_user)
+    assert run.status == "succeeded", run.item_errors
+    assert docs.file_path(pdf).read_bytes() == PLAN and pdf.stored_name != "Project plan.pdf"
+    assert pdf.pages is not None and len(pdf.pages) == 4
+    assert pdf.document_type == "project_plan" and deed.document_type == "land_tenure"
+    assert pdf.date_style == "day-first"
+    discovered = run.results[f"discover:{pdf.id}"]
+    assert discovered["contents"] == 1 and discovered["no_text"] == 1
+    assert review.status == "assessed"
+    statuses = {r.requirement_id: r.status for r in review.requirements}
+    assert statuses["REQ-002"] == "needs_input"
+    for record in review.requirements:
+        assert all(s["page"] != 1 for s in record.snippets if s["document_id"] == pdf.id)
+
+
+def test_reviewer_input_verdicts_and_outcome_are_audited_decisions(make_user):
+    user, review, pdf, _deed, _run = assessed(make_user)
+    with pytest.raises(ReviewInvalid) as refused:
+        enter_fields(
+            review,
+            {"owner_name": {"value": "Nicholas Denman", "document": pdf.id, "page": 1}},
+            user,
+        )
+    assert "table of contents" in str(refused.value)
+    enter_fields(
+        review,
+        {
+            "owner_name": {"value": "Nicholas Denman", "document": pdf.id, "page": 4},
+            "project_start_date": {"value": "06/02/2023", "document": pdf.id, "page": 2},
+        },
+        user,
+    )
+    db.session.commit()
+    found = {c["check"]: c for c in checks(review)}
+    assert found, "checks are stored as the run's findings"
+    statuses = {r.requirement_id: r.status for r in review.requirements}
+    assert statuses["REQ-002"] in ("covered", "partial")
+    group = decide_requirement(review, "REQ-002", "approved", "Deed and plan agree.", user)
+    set_outcome(review, "needs_changes", "Owner spellings differ.", user)
+    db.session.commit()
+    assert verdicts(review)["REQ-002"].value == "approved"
+    assert verdicts(review)["REQ-002"].comment == "Deed and plan agree."
+    assert outcome(review).value == "needs_changes"
+    undo(group, user)
+    db.session.commit()
+    assert "REQ-002" not in verdicts(review)
+    with pytest.raises(ReviewInvalid):
+        decide_requirement(review, "REQ-002", "maybe", "", user)
+
+
+def test_deleting_a_review_deletes_its_files(make_user):
+    _user, review, pdf, deed, _run = assessed(make_user)
+    paths = [docs.file_path(pdf), docs.file_path(deed)]
+    stored = delete_review(review)
+    db.session.commit()
+    docs.remove_files(stored)
+    assert not any(p.exists() for p in paths)
+    assert db.session.get(Review, review.id) is None

@@ -1,0 +1,127 @@
+"""A review's documents: checked uploads kept under the instance by generated names (never the
+name a client sent), their pages once read, and their kind. Text and Markdown are read on
+upload; a PDF is read by the review's run (discovery), in the library's sandbox — the web
+process never parses PDFs."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from pathlib import Path
+
+from flask import current_app
+
+from webapp.auth.models import User
+from webapp.extensions import db
+from webapp.library.extract import check_pdf, check_upload, storable
+from webapp.library.sandbox import bounded_pdf_pages
+from webapp.registry.dates import date_style
+from webapp.registry.discovery import TEXT_PAGES, DocumentType, classify
+from webapp.registry.evidence import SourceDocument
+from webapp.registry.models import Review, ReviewDocument
+from webapp.registry.pages import Page, pages_of
+from webapp.uploads import UploadRefused, decode_text
+
+KINDS = ("pdf", "markdown", "text")
+SUFFIXES = {"pdf": ".pdf", "markdown": ".md", "text": ".txt"}
+MOST_DOCUMENTS = 50  # in one review
+
+
+def max_upload_bytes() -> int:
+    return current_app.config["FURROW"].max_upload_mb * 1024 * 1024
+
+
+def files_dir() -> Path:
+    return current_app.config["FURROW"].instance_path / "registry"
+
+
+def file_path(document: ReviewDocument) -> Path:
+    return files_dir() / document.stored_name
+
+
+def add_document(review: Review, filename: str, data: bytes, user: User | None) -> ReviewDocument:
+    """Check the file, keep it under the instance and add the document (flushed, not
+    committed); UploadRefused says what is wrong, and then nothing is kept."""
+    name, kind = check_upload(filename, data, max_upload_bytes())
+    if kind not in KINDS:
+        raise UploadRefused("unsupported_type", "Upload a PDF, Markdown (.md) or text (.txt) file.")
+    if len(review.documents) >= MOST_DOCUMENTS:
+        raise UploadRefused(
+            "too_many_documents", f"A review holds at most {MOST_DOCUMENTS} documents."
+        )
+    pages = None
+    if kind == "pdf":
+        check_pdf(data)
+    else:
+        text = storable(decode_text(data))
+        if not text:
+            raise UploadRefused("no_text", "The file contains no text to read.")
+        pages = text.split("\f")
+    document = ReviewDocument(
+        review=review,
+        filename=name,
+        stored_name=secrets.token_hex(16) + SUFFIXES[kind],
+        kind=kind,
+        size_bytes=len(data),
+        sha256=hashlib.sha256(data).hexdigest(),
+        document_type=DocumentType.other.value,
+        created_by=user,
+    )
+    set_pages(document, pages)
+    folder = files_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / document.stored_name).write_bytes(data)
+    db.session.add(document)
+    db.session.flush()
+    return document
+
+
+def set_pages(document: ReviewDocument, texts: list[str] | None) -> None:
+    """The document's pages (None: not read yet), the kind they show unless a person set it,
+    and how they write dates."""
+    document.pages = texts
+    if not document.type_set_by_person:
+        first = texts[:TEXT_PAGES] if texts else []
+        document.document_type = classify(document.filename, first).value
+    style = date_style("\n".join(texts)) if texts else None
+    document.date_style = style.value if style else None
+
+
+def read_pdf(document: ReviewDocument) -> None:
+    """Read a stored PDF's pages in the sandbox; a PDF that breaks a limit or cannot be read
+    keeps the reason and no pages."""
+    try:
+        texts = bounded_pdf_pages(file_path(document).read_bytes())
+    except UploadRefused as refused:
+        document.error = str(refused)
+        return
+    except FileNotFoundError:
+        document.error = "The file is missing from the server; upload it again."
+        return
+    document.error = None
+    set_pages(document, [storable(t) for t in texts])
+
+
+def set_type(document: ReviewDocument, kind: str) -> None:
+    """A person's correction of the document's kind; ValueError for an unknown kind."""
+    document.document_type = DocumentType(kind).value
+    document.type_set_by_person = True
+
+
+def pages(document: ReviewDocument) -> list[Page]:
+    return pages_of(document.pages or [])
+
+
+def source_documents(review: Review) -> list[SourceDocument]:
+    """The review's documents as evidence is looked for in them (those read)."""
+    return [
+        SourceDocument(d.id, d.filename, DocumentType(d.document_type), pages(d))
+        for d in review.documents
+        if d.pages is not None
+    ]
+
+
+def remove_files(stored_names: list[str]) -> None:
+    """Delete documents' files, after their rows are gone (a file already gone is fine)."""
+    for name in stored_names:
+        (files_dir() / name).unlink(missing_ok=True)

@@ -1,0 +1,333 @@
+"""A review's life outside its run: made with a checklist, fields a reviewer enters from a
+snippet, a verdict per requirement and an overall outcome (decisions in the audit trail), its
+coverage and cross-validation kept up to date with them, and deletion with its files.
+
+Each function works in the session and leaves the commit to its caller."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import delete, select
+
+from webapp.auth.models import User
+from webapp.extensions import db
+from webapp.problems import Invalid, Problem
+from webapp.registry import documents as docs
+from webapp.registry.assessment import Assessment, assess
+from webapp.registry.checklist import Checklist, StructuredField, bundled
+from webapp.registry.dates import DateStyle
+from webapp.registry.evidence import Snippet
+from webapp.registry.models import Review, ReviewDocument, ReviewRequirement
+from webapp.registry.pages import PageKind
+from webapp.registry.targets import (
+    OUTCOME,
+    OUTCOMES,
+    REVIEW,
+    VERDICT,
+    VERDICTS,
+    Decision,
+    decisions,
+    requirement_verdicts,
+    review_decisions,
+)
+from webapp.registry.validation import Check, FieldValue, Status
+from webapp.review.models import Finding
+from webapp.review.service import decide, store_findings
+from webapp.review.vocabulary import Issue, Severity
+from webapp.text import control_character_problem
+
+NAME_MAX = 200
+COMMENT_MAX = 5000
+VALUE_MAX = 500
+SEVERITIES = {Status.passed: Severity.info, Status.warning: Severity.warning}
+
+
+class ReviewInvalid(Invalid):
+    code = "review_invalid"
+
+
+def check_name(name: str | None) -> str:
+    name = (name or "").strip()
+    if not name:
+        raise ReviewInvalid([Problem("Give the review a name.", loc="name")])
+    if len(name) > NAME_MAX:
+        raise ReviewInvalid([Problem(f"Use at most {NAME_MAX} characters.", loc="name")])
+    if problem := control_character_problem(name):
+        raise ReviewInvalid([Problem(f"Name: {problem}", loc="name")])
+    return name
+
+
+def create_review(name: str | None, checklist: Checklist | None, user: User | None) -> Review:
+    """A new review (flushed) with a record per requirement of its checklist (the bundled
+    soil-carbon one unless another is given); its creator reviews it."""
+    checklist = checklist or bundled()
+    review = Review(
+        name=check_name(name),
+        checklist=checklist.model_dump(mode="json"),
+        created_by=user,
+        reviewer=user,
+        requirements=[
+            ReviewRequirement(requirement_id=r.requirement_id, position=i, snippets=[])
+            for i, r in enumerate(checklist.requirements)
+        ],
+    )
+    db.session.add(review)
+    db.session.flush()
+    return review
+
+
+def delete_review(review: Review) -> list[str]:
+    """Delete the review with its documents; returns their files, to remove after commit."""
+    stored = [d.stored_name for d in review.documents]
+    db.session.delete(review)
+    return stored
+
+
+def requirement(review: Review, requirement_id: str) -> ReviewRequirement | None:
+    return next((r for r in review.requirements if r.requirement_id == requirement_id), None)
+
+
+def snippet_of(data: dict[str, Any]) -> Snippet:
+    """A stored snippet; one kept from before snippets carried fields has none."""
+    return Snippet(
+        data.get("document_id") or 0,
+        data.get("document") or "",
+        data.get("page") or 0,
+        data.get("section"),
+        data.get("text") or "",
+        float(data.get("confidence") or 0),
+        data.get("structured_fields") or None,
+    )
+
+
+def styles(review: Review) -> dict[int, DateStyle | None]:
+    return {d.id: DateStyle(d.date_style) if d.date_style else None for d in review.documents}
+
+
+def entered(review: Review) -> dict[str, Decision]:
+    """The structured fields reviewers entered, by field name."""
+    mine = decisions(REVIEW, [review.id])[review.id]
+    return {k: v for k, v in mine.items() if k in StructuredField.__members__}
+
+
+def entered_values(review: Review) -> list[FieldValue]:
+    by_id = {d.id: d for d in review.documents}
+    date_styles = styles(review)
+    values = []
+    for name, decision in entered(review).items():
+        given = decision.value if isinstance(decision.value, dict) else {}
+        document = by_id.get(given.get("document_id"))
+        if document is None or given.get("value") in (None, ""):
+            continue  # its document was deleted: the value no longer has a source
+        values.append(
+            FieldValue(
+                StructuredField(name),
+                given["value"],
+                document.filename,
+                given.get("page"),
+                date_styles.get(document.id),
+            )
+        )
+    return values
+
+
+def assessment(review: Review) -> Assessment:
+    """The review assessed from the evidence its last run stored and what reviewers entered."""
+    found = {r.requirement_id: [snippet_of(s) for s in r.snippets] for r in review.requirements}
+    return assess(
+        review.methodology,
+        docs.source_documents(review),
+        styles(review),
+        entered_values(review),
+        found=found,
+    )
+
+
+def issue_of(check: Check) -> Issue:
+    severity = SEVERITIES.get(check.status, Severity.error)
+    field = check.field.value if check.field else None
+    details = {"status": check.status.value, "values": check.values}
+    return Issue(check.check, severity, field, check.message, details)
+
+
+def check_of(finding: Finding) -> dict[str, Any]:
+    """A stored check in the API's shape."""
+    return {
+        "check": finding.code,
+        "field": finding.field,
+        "status": finding.details.get("status"),
+        "values": finding.details.get("values") or {},
+        "message": finding.message,
+    }
+
+
+def refresh(review: Review) -> Assessment:
+    """Keep each requirement's status and the checks of the review's run up to date with its
+    evidence and what reviewers entered (after a run, an entry, an undo)."""
+    result = assessment(review)
+    if review.run_id is None:
+        return result
+    by_id = {r.requirement.requirement_id: r for r in result.requirements}
+    for record in review.requirements:
+        found = by_id.get(record.requirement_id)
+        record.status = found.coverage.value if found else None
+    db.session.execute(
+        delete(Finding).where(Finding.run_id == review.run_id, Finding.target_type == REVIEW)
+    )
+    store_findings(review.run_id, REVIEW, [review.id], [issue_of(c) for c in result.checks])
+    return result
+
+
+def checks(review: Review) -> list[dict[str, Any]]:
+    """The cross-validation checks of the review's run, in the order they were made."""
+    if review.run_id is None:
+        return []
+    query = select(Finding).where(Finding.run_id == review.run_id, Finding.target_type == REVIEW)
+    return [check_of(f) for f in db.session.scalars(query.order_by(Finding.id))]
+
+
+@dataclass(frozen=True)
+class Entry:
+    field: StructuredField
+    value: str
+    document: ReviewDocument
+    page: int
+
+
+def read_entry(review: Review, field: str, given: Any) -> Entry:
+    """A reviewer's value for one structured field, checked: a known field, a value, and the
+    text page of one of the review's documents it was picked from."""
+    where = f"fields.{field}"
+    if field not in StructuredField.__members__:
+        known = ", ".join(StructuredField.__members__)
+        raise ReviewInvalid([Problem(f"{field} is not a field; use one of {known}.", loc=field)])
+    if not isinstance(given, dict):
+        raise ReviewInvalid([Problem("Give {value, document, page}.", loc=where)])
+    value = given.get("value")
+    value = str(value).strip() if isinstance(value, (str, int, float)) else ""
+    problems = []
+    if not value:
+        problems.append(Problem("Enter the value as the document states it.", loc=f"{where}.value"))
+    elif len(value) > VALUE_MAX or control_character_problem(value):
+        problems.append(Problem(f"Use one line of at most {VALUE_MAX} characters.", loc=where))
+    document = _document(review, given.get("document"))
+    if document is None:
+        problems.append(Problem("Name one of this review's documents.", loc=f"{where}.document"))
+    page = given.get("page")
+    if document is not None:
+        numbers = {p.number: p for p in docs.pages(document)}
+        if not isinstance(page, int) or isinstance(page, bool) or page not in numbers:
+            problems.append(
+                Problem(f"{document.filename} has no page {page}.", loc=f"{where}.page")
+            )
+        elif numbers[page].kind != PageKind.text:
+            kind = "a table of contents" if numbers[page].kind == PageKind.contents else "empty"
+            problems.append(
+                Problem(f"Page {page} of {document.filename} is {kind}.", loc=f"{where}.page")
+            )
+    if problems:
+        raise ReviewInvalid(problems)
+    return Entry(StructuredField(field), value, document, page)
+
+
+def _document(review: Review, given: Any) -> ReviewDocument | None:
+    for document in review.documents:
+        if given in (document.id, document.filename, str(document.id)):
+            return document
+    return None
+
+
+def enter_fields(review: Review, given: dict[str, Any], user: User | None) -> list[str]:
+    """Record reviewers' values ({field: {value, document, page}}, each checked before any is
+    kept; None clears a field) and bring the review up to date. Returns the groups."""
+    if not isinstance(given, dict) or not given:
+        raise ReviewInvalid("Give at least one field: {field: {value, document, page}}.")
+    problems, entries, cleared = [], [], []
+    for field, value in given.items():
+        if value is None and field in StructuredField.__members__:
+            cleared.append(field)
+            continue
+        try:
+            entries.append(read_entry(review, field, value))
+        except ReviewInvalid as invalid:
+            problems += invalid.problems
+    if problems:
+        raise ReviewInvalid(problems)
+    groups = [
+        decide(
+            review_decisions,
+            review.id,
+            e.field.value,
+            {"value": e.value, "document_id": e.document.id, "page": e.page},
+            "",
+            user,
+        )
+        for e in entries
+    ]
+    groups += [decide(review_decisions, review.id, f, None, "", user) for f in cleared]
+    refresh(review)
+    return groups
+
+
+def decide_requirement(
+    review: Review, requirement_id: str, verdict: str, comment: str | None, user: User | None
+) -> str:
+    """A reviewer's verdict on one requirement, with their words; returns the group."""
+    record = requirement(review, requirement_id)
+    if record is None:
+        raise ReviewInvalid(
+            [Problem(f"The checklist has no requirement {requirement_id}.", loc="requirement_id")]
+        )
+    return decide(
+        requirement_verdicts,
+        record.id,
+        VERDICT,
+        _choice(verdict, VERDICTS, "verdict"),
+        _comment(comment),
+        user,
+    )
+
+
+def set_outcome(review: Review, outcome: str, comment: str | None, user: User | None) -> str:
+    return decide(
+        review_decisions,
+        review.id,
+        OUTCOME,
+        _choice(outcome, OUTCOMES, "outcome"),
+        _comment(comment),
+        user,
+    )
+
+
+def _choice(value: Any, choices: dict[str, str], loc: str) -> str:
+    if value not in choices:
+        listed = ", ".join(choices)
+        raise ReviewInvalid([Problem(f"Choose one of {listed}.", loc=loc)])
+    return value
+
+
+def _comment(comment: str | None) -> str:
+    comment = (comment or "").strip()
+    if len(comment) > COMMENT_MAX:
+        raise ReviewInvalid([Problem(f"Use at most {COMMENT_MAX} characters.", loc="comment")])
+    if problem := control_character_problem(comment, multiline=True):
+        raise ReviewInvalid([Problem(f"Comment: {problem}", loc="comment")])
+    return comment
+
+
+def verdicts(review: Review) -> dict[str, Decision]:
+    """Each requirement's verdict, by requirement id (those decided)."""
+    ids = {r.id: r.requirement_id for r in review.requirements}
+    found = decisions(requirement_verdicts.kind, list(ids), VERDICT)
+    return {ids[i]: d[VERDICT] for i, d in found.items() if VERDICT in d}
+
+
+def outcome(review: Review) -> Decision | None:
+    return decisions(REVIEW, [review.id], OUTCOME)[review.id].get(OUTCOME)
+
+
+def mark_running(review: Review, run_id: int) -> None:
+    """The run whose evidence and checks the review shows from now on."""
+    review.run_id = run_id

@@ -1,0 +1,113 @@
+"""What a person decides in a review, as the review core's targets whose decisions write
+nothing: a verdict on each requirement, and on the review itself its overall outcome and the
+structured fields a reviewer enters (each picked from a snippet). Every decision is a Change,
+audited and undone by the core; the newest one of a field is its present value."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+
+from webapp.extensions import db
+from webapp.registry.checklist import FIELD_LABELS, StructuredField
+from webapp.registry.models import Review, ReviewRequirement
+from webapp.review.models import Change
+from webapp.review.targets import ReviewTarget, register_target
+
+REQUIREMENT = "registry_requirement"
+REVIEW = "registry_review"
+VERDICT, OUTCOME = "verdict", "outcome"
+
+VERDICTS = {
+    "approved": "Approved",
+    "needs_changes": "Needs changes",
+    "not_applicable": "Not applicable",
+}
+OUTCOMES = {
+    "approved": "Approved",
+    "needs_changes": "Needs changes",
+    "rejected": "Rejected",
+}
+
+
+class RequirementVerdicts(ReviewTarget):
+    kind = REQUIREMENT
+    label = "Requirement"
+    writes = False
+
+    def names(self, ids: Collection[int]) -> dict[int, str]:
+        rows = db.session.execute(
+            select(ReviewRequirement.id, ReviewRequirement.requirement_id, Review.name)
+            .join(Review, Review.id == ReviewRequirement.review_id)
+            .where(ReviewRequirement.id.in_(list(ids)))
+        )
+        return {i: f"{review} — {requirement}" for i, requirement, review in rows}
+
+    def url(self, target_id: int) -> str | None:
+        review_id = db.session.scalar(
+            select(ReviewRequirement.review_id).where(ReviewRequirement.id == target_id)
+        )
+        return f"/registry/{review_id}#requirement-{target_id}" if review_id else None
+
+    def field_label(self, field: str) -> str:
+        return "Verdict" if field == VERDICT else field
+
+
+class ReviewDecisions(ReviewTarget):
+    kind = REVIEW
+    label = "Registry review"
+    writes = False
+
+    def names(self, ids: Collection[int]) -> dict[int, str]:
+        rows = db.session.execute(select(Review.id, Review.name).where(Review.id.in_(list(ids))))
+        return dict(rows.tuples().all())
+
+    def url(self, target_id: int) -> str | None:
+        return f"/registry/{target_id}"
+
+    def field_label(self, field: str) -> str:
+        if field == OUTCOME:
+            return "Overall outcome"
+        if field in StructuredField.__members__:
+            return FIELD_LABELS[StructuredField(field)]
+        return field
+
+
+requirement_verdicts = register_target(RequirementVerdicts())
+review_decisions = register_target(ReviewDecisions())
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The newest decision of one field of one record: the value, the reviewer's words,
+    who and when, and the group an undo takes."""
+
+    value: Any
+    comment: str | None
+    by: str | None
+    at: datetime
+    group: str
+
+
+def decisions(kind: str, ids: Collection[int], field: str | None = None) -> dict[int, dict]:
+    """{record id: {field: Decision}} of the newest decision of each field (only `field`
+    when given); a field whose newest decision is None (undone to nothing) is left out."""
+    newest = select(func.max(Change.id)).where(
+        Change.target_type == kind, Change.target_id.in_(list(ids))
+    )
+    if field is not None:
+        newest = newest.where(Change.field == field)
+    newest = newest.group_by(Change.target_id, Change.field)
+    found: dict[int, dict[str, Decision]] = {i: {} for i in ids}
+    for change in db.session.scalars(select(Change).where(Change.id.in_(newest))):
+        if change.new_value is None:
+            continue
+        by = change.user.display_name if change.user else None
+        found[change.target_id][change.field] = Decision(
+            change.new_value, change.comment, by, change.at, change.apply_group
+        )
+    return found
