@@ -102,6 +102,7 @@ class Contract:
     answers: Mapping[int, str] = field(default_factory=dict)
     body_required: bool = True
     summary: str = ""
+    media: str = "application/json"  # what its own answers are (a report may be HTML)
 
 
 def accepts(
@@ -110,11 +111,12 @@ def accepts(
     answers: Mapping[int, str] | None = None,
     body_required: bool = True,
     summary: str = "",
+    media: str = "application/json",
 ) -> Callable[[F], F]:
     """Check the body and query string against their models before the view runs."""
 
     def decorate(view: F) -> F:
-        contract = Contract(body, query, answers or {200: "Done."}, body_required, summary)
+        contract = Contract(body, query, answers or {200: "Done."}, body_required, summary, media)
 
         @wraps(view)
         def checked(*args, **kwargs):
@@ -299,7 +301,7 @@ def _operation(rule, view, contract: Contract, role, method: str, schemas) -> di
         "x-role": role.name if role is not None else "viewer",
         "parameters": parameters,
         "responses": {
-            str(status): _answer(status, description)
+            str(status): _answer(status, description, contract.media)
             for status, description in contract.answers.items()
         }
         | {str(status): _error(description) for status, description in ERRORS.items()},
@@ -312,10 +314,10 @@ def _operation(rule, view, contract: Contract, role, method: str, schemas) -> di
     return operation
 
 
-def _answer(status: int, description: str) -> dict[str, Any]:
+def _answer(status: int, description: str, media: str) -> dict[str, Any]:
     if status == 204:
         return {"description": description}
-    return {"description": description, "content": {"application/json": {"schema": {}}}}
+    return {"description": description, "content": {media: {"schema": {}}}}
 
 
 def _error(description: str) -> dict[str, Any]:
