@@ -1,0 +1,174 @@
+"""The report as plain data, Markdown and JSON, without the app: counts, labels, the checks
+about each requirement's fields, and quoted text that cannot break a table or make a heading."""
+
+import json
+
+from webapp.registry.report import build, download_name, evidence, md, to_json, to_markdown
+
+REVIEW = {
+    "id": 7,
+    "name": "Denman farm",
+    "checklist": "Soil carbon v1.2.2",
+    "status": "assessed",
+    "reviewer": "Ada",
+}
+HOSTILE = "# Owner | The Project *bold*\nsecond line"
+SNIPPET = {
+    "document_id": 3,
+    "document": "plan.pdf",
+    "page": 4,
+    "section": "2 Land tenure",
+    "text": HOSTILE,
+    "confidence": 0.6,
+    "structured_fields": None,
+}
+REQUIREMENTS = [
+    {
+        "requirement_id": "REQ-001",
+        "category": "General",
+        "requirement_text": "Use the latest version of the methodology.",
+        "validation_type": "document_presence",
+        "structured_fields": [],
+        "mandatory": True,
+        "status": "covered",
+        "snippets": [SNIPPET],
+    },
+    {
+        "requirement_id": "REQ-002",
+        "category": "Land Tenure",
+        "requirement_text": "Provide evidence of legal land tenure.",
+        "validation_type": "cross_document",
+        "structured_fields": ["owner_name", "area_hectares"],
+        "mandatory": True,
+        "status": "needs_input",
+        "snippets": [],
+    },
+    {
+        "requirement_id": "REQ-003",
+        "category": "Monitoring",
+        "requirement_text": "Monitor the soil.",
+        "validation_type": "manual",
+        "structured_fields": [],
+        "mandatory": False,
+        "status": None,
+        "snippets": [],
+    },
+]
+ENTERED = {
+    "owner_name": {
+        "value": "Nicholas | Denman",
+        "document": "plan.pdf",
+        "document_id": 3,
+        "page": 4,
+        "comment": "",
+        "by": "Ada",
+        "at": "2026-11-26T10:00:00Z",
+    }
+}
+CHECKS = [
+    {
+        "check": "owner_generic",
+        "field": "owner_name",
+        "status": "fail",
+        "values": {"plan.pdf": "The Project"},
+        "message": "“The Project” is no owner.",
+    },
+    {
+        "check": "owner_match",
+        "field": "owner_name",
+        "status": "warning",
+        "values": {},
+        "message": "Spellings differ.",
+    },
+    {"check": "start_date", "field": "project_start_date", "status": "pass", "values": {},
+     "message": "ok"},
+]  # fmt: skip
+VERDICTS = {"REQ-001": {"verdict": "approved", "comment": "Fine *really*", "by": "Ada",
+                        "at": "2026-11-26T11:00:00Z"}}  # fmt: skip
+OUTCOME = {"outcome": "needs_changes", "comment": "Owner spellings differ.", "by": "Ada",
+           "at": "2026-11-26T12:00:00Z"}  # fmt: skip
+DOCUMENTS = [
+    {"id": 3, "filename": "plan.pdf", "kind": "pdf", "size": 1000, "document_type": "project_plan",
+     "type_set_by_person": False, "pages": 4, "contents_pages": 1, "no_text_pages": 1,
+     "error": None},
+    {"id": 4, "filename": "map.pdf", "kind": "pdf", "size": 10, "document_type": "map_gis",
+     "type_set_by_person": True, "pages": None, "contents_pages": None, "no_text_pages": None,
+     "error": None},
+]  # fmt: skip
+RUN = {"id": 9, "status": "succeeded", "created_at": "2026-11-26T09:00:00Z",
+       "finished_at": "2026-11-26T09:01:00Z", "provider": None, "cost_usd": 0.0}  # fmt: skip
+
+
+def report():
+    return build(REVIEW, REQUIREMENTS, ENTERED, CHECKS, VERDICTS, OUTCOME, DOCUMENTS, RUN)
+
+
+def test_the_summary_counts_statuses_verdicts_and_checks():
+    made = report()
+    summary = made["summary"]
+    assert summary["requirements"] == 3
+    assert summary["by_status"] == {"Covered": 1, "Needs reviewer input": 1, "Not assessed": 1}
+    assert summary["by_verdict"] == {"Approved": 1, "No verdict yet": 2}
+    assert (summary["checks"], summary["failed_checks"], summary["warning_checks"]) == (3, 1, 1)
+    assert made["outcome"]["outcome_label"] == "Needs changes"
+    assert [d["type_label"] for d in made["documents"]] == ["Project plan", "Map / GIS"]
+
+
+def test_each_requirement_has_words_its_fields_and_the_checks_about_them():
+    first, second, third = report()["requirements"]
+    assert first["validation"] == "Document present" and first["status_label"] == "Covered"
+    assert first["verdict_label"] == "Approved" and first["checks"] == []
+    assert second["validation"] == "Fields across documents"
+    assert second["status_label"] == "Needs reviewer input"
+    assert [f["label"] for f in second["fields"]] == ["Owner"]
+    assert [(c["check"], c["result"]) for c in second["checks"]] == [
+        ("owner_generic", "Failed"),
+        ("owner_match", "Warning"),
+    ]
+    assert third["status_label"] == "Not assessed" and third["verdict"] is None
+
+
+def test_the_evidence_shape_is_the_evidence_calls():
+    shaped = evidence(REQUIREMENTS, ENTERED)["requirements"]
+    assert [r["requirement_id"] for r in shaped] == ["REQ-001", "REQ-002", "REQ-003"]
+    assert set(shaped[0]) == {"requirement_id", "validation_type", "status", "snippets", "fields"}
+    assert shaped[0]["snippets"][0]["text"] == HOSTILE
+    assert shaped[1]["fields"][0]["value"] == "Nicholas | Denman"
+
+
+def test_json_holds_evidence_validation_summary_and_verdicts():
+    data = json.loads(to_json(report()))
+    assert set(data) == {
+        "review", "summary", "outcome", "documents", "run", "verdicts", "evidence", "validation",
+    }  # fmt: skip
+    assert data["validation"] == {"checks": CHECKS}
+    assert data["evidence"] == evidence(REQUIREMENTS, ENTERED)
+    assert data["verdicts"] == [{"requirement_id": "REQ-001", **VERDICTS["REQ-001"]}]
+    assert data["summary"]["failed_checks"] == 1
+
+
+def test_markdown_escapes_what_it_quotes():
+    assert md("a | b") == r"a \| b"
+    assert md("# heading\n* item") == r"\# heading \* item"
+    assert md("1. first") == r"1\. first" and md("- item") == r"\- item"
+    assert md("[link](javascript:x) <b>") == r"\[link\](javascript:x) \<b\>"
+    text = to_markdown(report())
+    lines = text.splitlines()
+    # The hostile snippet stays one table row of five cells, and makes no heading.
+    row = next(line for line in lines if "Owner" in line and "plan.pdf" in line and "p." not in line)
+    assert row.startswith("| plan.pdf | 4 |")
+    assert row.replace("\\|", "").count("|") == 6
+    assert "second line" in row
+    assert not any(line.startswith("# Owner") for line in lines)
+    assert [line for line in lines if line.startswith("# ")] == ["# Registry review: Denman farm"]
+    assert "Nicholas \\| Denman" in text
+    assert "**Approved**" in text and "Fine \\*really\\*" in text
+    assert "- Overall outcome: **Needs changes**" in text
+    assert "| Owner | Failed | “The Project” is no owner. |" in text
+    assert "| map.pdf | Map / GIS | not read yet |" in text
+
+
+def test_download_names_are_safe():
+    assert download_name("Denman farm", 7, "md") == "Denman_farm-report.md"
+    assert download_name('../../"etc"', 7, "json") == "etc-report.json"
+    assert download_name("東京", 8, "md") == "review-8-report.md"

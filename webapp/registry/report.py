@@ -1,0 +1,292 @@
+"""A review's report as plain data, and as Markdown and JSON: per requirement its status, the
+reviewer's verdict, its evidence with document and page, the fields entered and the checks
+about them; overall the counts, the outcome, the documents and the run behind the evidence.
+
+Everything here works on plain dicts (what the API answers), so the report is the same in
+every format and is tested without the app. The HTML page renders `report` itself."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from typing import Any
+
+from werkzeug.utils import secure_filename
+
+from webapp.registry.checklist import FIELD_LABELS, StructuredField
+from webapp.registry.discovery import TYPE_LABELS, DocumentType
+from webapp.registry.evidence import COVERAGE_LABELS, Coverage
+from webapp.registry.targets import OUTCOMES, VERDICTS
+
+VALIDATION_LABELS = {
+    "document_presence": "Document present",
+    "structured_field": "Structured fields",
+    "cross_document": "Fields across documents",
+    "manual": "Reviewer's judgement",
+}
+CHECK_LABELS = {"pass": "Pass", "warning": "Warning", "fail": "Failed"}
+NOT_ASSESSED = "Not assessed"
+# What Markdown reads as markup anywhere in a line, and at its start (a list item): escaped
+# so quoted text stays text.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
+_LIST_START = re.compile(r"^(\d+)([.)])|^([-+])")
+
+
+def status_label(status: str | None) -> str:
+    return COVERAGE_LABELS[Coverage(status)] if status in Coverage.__members__ else NOT_ASSESSED
+
+
+def field_label(name: str | None) -> str:
+    if name in StructuredField.__members__:
+        return FIELD_LABELS[StructuredField(name)]
+    return name or ""
+
+
+def _type_label(kind: str) -> str:
+    return TYPE_LABELS[DocumentType(kind)] if kind in DocumentType.__members__ else kind
+
+
+def page_url(review_id: int, document_id: int, page: int) -> str:
+    """The page view of one page of a review's document."""
+    return f"/registry/{review_id}/documents/{document_id}/pages/{page}"
+
+
+def _fields_of(wanted: list[str], entered: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {"field": name, "label": field_label(name), **entered[name]}
+        for name in wanted
+        if name in entered
+    ]
+
+
+def evidence(requirements: list[dict[str, Any]], entered: dict[str, dict[str, Any]]) -> dict:
+    """The evidence call's answer: per requirement its validation type, status, snippets and
+    the fields reviewers entered for it."""
+    return {
+        "requirements": [
+            {
+                "requirement_id": r["requirement_id"],
+                "validation_type": r["validation_type"],
+                "status": r["status"],
+                "snippets": r["snippets"],
+                "fields": _fields_of(r["structured_fields"], entered),
+            }
+            for r in requirements
+        ]
+    }
+
+
+def build(
+    review: dict[str, Any],
+    requirements: list[dict[str, Any]],
+    entered: dict[str, dict[str, Any]],
+    checks: list[dict[str, Any]],
+    verdicts: dict[str, dict[str, Any]],
+    outcome: dict[str, Any] | None,
+    documents: list[dict[str, Any]],
+    run: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The report of a review from its parts (as the API answers them): `requirements` in
+    checklist order with their stored status and snippets, `entered` the fields reviewers
+    entered by name, `verdicts` by requirement id."""
+    rows = []
+    for r in requirements:
+        verdict = verdicts.get(r["requirement_id"])
+        wanted = set(r["structured_fields"])
+        rows.append(
+            {
+                **r,
+                "validation": VALIDATION_LABELS.get(r["validation_type"], r["validation_type"]),
+                "status_label": status_label(r["status"]),
+                "verdict": verdict,
+                "verdict_label": VERDICTS.get(verdict["verdict"]) if verdict else None,
+                "fields": _fields_of(r["structured_fields"], entered),
+                "checks": [
+                    {**c, "result": CHECK_LABELS.get(c["status"], c["status"])}
+                    for c in checks
+                    if c["field"] in wanted
+                ],
+            }
+        )
+    statuses = Counter(row["status_label"] for row in rows)
+    given = Counter(row["verdict_label"] or "No verdict yet" for row in rows)
+    check_statuses = Counter(c["status"] for c in checks)
+    return {
+        "review": review,
+        "summary": {
+            "requirements": len(rows),
+            "by_status": {
+                label: statuses[label]
+                for label in [*COVERAGE_LABELS.values(), NOT_ASSESSED]
+                if statuses[label]
+            },
+            "by_verdict": {
+                label: given[label]
+                for label in [*VERDICTS.values(), "No verdict yet"]
+                if given[label]
+            },
+            "checks": len(checks),
+            "failed_checks": check_statuses["fail"],
+            "warning_checks": check_statuses["warning"],
+        },
+        "outcome": (
+            {**outcome, "outcome_label": OUTCOMES.get(outcome["outcome"], outcome["outcome"])}
+            if outcome
+            else None
+        ),
+        "documents": [{**d, "type_label": _type_label(d["document_type"])} for d in documents],
+        "run": run,
+        "requirements": rows,
+        "verdicts": [
+            {"requirement_id": rid, **verdict}
+            for rid in (r["requirement_id"] for r in requirements)
+            if (verdict := verdicts.get(rid))
+        ],
+        "evidence": evidence(requirements, entered),
+        "validation": {"checks": checks},
+    }
+
+
+def to_json(report: dict[str, Any]) -> str:
+    """The JSON download: summary, verdicts, evidence (as the evidence call) and validation
+    (as the validation call)."""
+    keys = ("review", "summary", "outcome", "documents", "run", "verdicts", "evidence")
+    data = {key: report[key] for key in keys} | {"validation": report["validation"]}
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def md(value: Any) -> str:
+    """Quoted text as Markdown that shows it as written: on one line (a newline would end a
+    table row), every character Markdown reads as markup escaped (`|` would split a cell, a
+    leading `#` make a heading, `*` emphasis)."""
+    text = " ".join(str("" if value is None else value).split())
+    text = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    return _LIST_START.sub(lambda m: f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}", text)
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(md(cell) for cell in row) + " |" for row in rows]
+    return [*lines, ""]
+
+
+def _who(entry: dict[str, Any]) -> str:
+    by, at = entry.get("by"), entry.get("at")
+    return ", ".join(part for part in (by, at and at[:16].replace("T", " ")) if part)
+
+
+def _where(document: str | None, page: int | None) -> str:
+    return f"{document}, p. {page}" if page else (document or "")
+
+
+def to_markdown(report: dict[str, Any]) -> str:
+    review, summary = report["review"], report["summary"]
+    out = [f"# Registry review: {md(review['name'])}", ""]
+    out += [
+        f"- Checklist: {md(review['checklist'])}",
+        f"- Status: {md(review['status'])}",
+        f"- Reviewer: {md(review['reviewer'] or 'none')}",
+        "",
+        "## Summary",
+        "",
+    ]
+    out += _table(
+        ["Requirements by status", "Count"], [[k, v] for k, v in summary["by_status"].items()]
+    )
+    out += _table(
+        ["Requirements by verdict", "Count"], [[k, v] for k, v in summary["by_verdict"].items()]
+    )
+    out += [
+        f"- Checks: {summary['checks']}, failed: {summary['failed_checks']}, "
+        f"warnings: {summary['warning_checks']}",
+    ]
+    outcome = report["outcome"]
+    if outcome:
+        out.append(
+            f"- Overall outcome: **{md(outcome['outcome_label'])}** ({md(_who(outcome))})"
+            + (f": {md(outcome['comment'])}" if outcome.get("comment") else "")
+        )
+    else:
+        out.append("- Overall outcome: not decided yet")
+    run = report["run"]
+    if run:
+        out.append(
+            f"- Evidence from run #{run['id']} ({md(run['status'])}, "
+            f"finished {md(run['finished_at'] or 'not yet')}, "
+            f"provider {md(run['provider'] or 'offline')}, cost ${run['cost_usd']:.4f})"
+        )
+    out += ["", "## Documents", ""]
+    out += _table(
+        ["Document", "Kind", "Pages", "Contents pages", "Pages without text", "Problem"],
+        [
+            [
+                d["filename"],
+                d["type_label"],
+                "not read yet" if d["pages"] is None else d["pages"],
+                d["contents_pages"],
+                d["no_text_pages"],
+                d["error"] or "",
+            ]
+            for d in report["documents"]
+        ],
+    )
+    out += ["## Requirements", ""]
+    for row in report["requirements"]:
+        out += _requirement_markdown(row)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _requirement_markdown(row: dict[str, Any]) -> list[str]:
+    out = [
+        f"### {md(row['requirement_id'])} — {md(row['category'])}",
+        "",
+        md(row["requirement_text"]),
+        "",
+        f"- Validation: {md(row['validation'])}",
+        f"- Status: **{md(row['status_label'])}**",
+    ]
+    verdict = row["verdict"]
+    if verdict:
+        comment = f": {md(verdict['comment'])}" if verdict.get("comment") else ""
+        out.append(f"- Verdict: **{md(row['verdict_label'])}** ({md(_who(verdict))}){comment}")
+    else:
+        out.append("- Verdict: none yet")
+    out.append("")
+    if row["snippets"]:
+        out += _table(
+            ["Document", "Page", "Section", "Text", "Confidence"],
+            [
+                [s["document"], s["page"], s["section"] or "", s["text"], f"{s['confidence']:.2f}"]
+                for s in row["snippets"]
+            ],
+        )
+    else:
+        out += ["No evidence found.", ""]
+    if row["fields"]:
+        out += _table(
+            ["Field", "Value", "Where", "Entered by"],
+            [
+                [f["label"], f["value"], _where(f["document"], f["page"]), _who(f)]
+                for f in row["fields"]
+            ],
+        )
+    if row["checks"]:
+        out += _table(
+            ["Check", "Field", "Result", "Message"],
+            [
+                [
+                    c["check"],
+                    field_label(c["field"]),
+                    CHECK_LABELS.get(c["status"], ""),
+                    c["message"],
+                ]
+                for c in row["checks"]
+            ],
+        )
+    return out
+
+
+def download_name(name: str, review_id: int, extension: str) -> str:
+    """A file name from the review's name that is safe in a Content-Disposition header."""
+    return f"{secure_filename(name) or f'review-{review_id}'}-report.{extension}"
