@@ -59,6 +59,7 @@ WORKSPACES = (
         "Registry reviews",
         "/registry",
         "Carbon-project documents against a checklist.",
+        views=("views", "api_views"),
         role=Role.editor,
     ),
     Workspace("library", "Library", "/library"),

@@ -1,0 +1,384 @@
+"""The registry reviews' JSON API (/api/v1/reviews): reviews and their documents, the run,
+evidence, reviewer input, validation, verdicts, the outcome and the report in three formats.
+Editors and up for all of it (project documents name their owners); verdicts and the overall
+outcome need a reviewer. API tokens carry their user's role."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from flask import Response, abort, jsonify, render_template, request
+from flask_login import current_user
+from pydantic import Field, RootModel
+
+from webapp.api import api_error, json_body
+from webapp.auth.access import require_role
+from webapp.auth.roles import Role
+from webapp.contract import Name, Paging, RequestModel, Text, accepts
+from webapp.extensions import db
+from webapp.jobs.models import Run
+from webapp.library.documents import read_upload
+from webapp.pagination import page_number, paginate, per_page
+from webapp.problems import Problem
+from webapp.registry import api, report, reviews
+from webapp.registry import documents as docs
+from webapp.registry.checklist import ChecklistInvalid, StructuredField, read_checklist
+from webapp.registry.discovery import DocumentType
+from webapp.registry.models import Review, ReviewDocument
+from webapp.registry.pages import PageKind
+from webapp.registry.run import ReviewBusy, latest_runs, start_review_run
+from webapp.registry.targets import OUTCOMES, VERDICTS, Decision
+from webapp.uploads import UploadRefused
+
+PER_PAGE = 25
+RunStatusAnswer = {202: "Queued: run_id is the run.", 409: "A run is live: details.run_id."}
+
+
+def iso(value: datetime | None) -> str | None:
+    return value.isoformat().replace("+00:00", "Z") if value else None
+
+
+def review_or_404(review_id: int) -> Review:
+    return db.get_or_404(Review, review_id, description=f"There is no review #{review_id}.")
+
+
+def document_or_404(review: Review, document_id: int) -> ReviewDocument:
+    found = next((d for d in review.documents if d.id == document_id), None)
+    if found is None:
+        abort(404, description=f"The review has no document #{document_id}.")
+    return found
+
+
+def decision_dict(decision: Decision) -> dict[str, Any]:
+    return {"comment": decision.comment or "", "by": decision.by, "at": iso(decision.at)}
+
+
+def document_dict(document: ReviewDocument) -> dict[str, Any]:
+    kinds = [p.kind for p in docs.pages(document)] if document.pages is not None else None
+    return {
+        "id": document.id,
+        "filename": document.filename,
+        "kind": document.kind,
+        "size": document.size_bytes,
+        "document_type": document.document_type,
+        "type_set_by_person": document.type_set_by_person,
+        "pages": len(kinds) if kinds is not None else None,
+        "contents_pages": kinds.count(PageKind.contents) if kinds is not None else None,
+        "no_text_pages": kinds.count(PageKind.no_text) if kinds is not None else None,
+        "error": document.error,
+    }
+
+
+def run_dict(run: Run | None) -> dict[str, Any] | None:
+    if run is None:
+        return None
+    return {
+        "id": run.id,
+        "status": run.status,
+        "created_at": iso(run.created_at),
+        "finished_at": iso(run.finished_at),
+        "provider": run.provider,
+        "cost_usd": float(run.cost_usd or 0),
+    }
+
+
+def summary_dict(review: Review, run: Run | None) -> dict[str, Any]:
+    return {
+        "id": review.id,
+        "name": review.name,
+        "checklist": review.checklist_name,
+        "status": review.status,
+        "reviewer": review.reviewer.display_name if review.reviewer else None,
+        "documents": len(review.documents),
+        "run_id": run.id if run else None,
+        "run_status": run.status if run else None,
+        "created_at": iso(review.created_at),
+    }
+
+
+def review_dict(review: Review) -> dict[str, Any]:
+    run = db.session.get(Run, review.run_id) if review.run_id else None
+    outcome = reviews.outcome(review)
+    return summary_dict(review, run) | {
+        "documents": [document_dict(d) for d in review.documents],
+        "outcome": {"outcome": outcome.value, **decision_dict(outcome)} if outcome else None,
+    }
+
+
+def entered_dict(review: Review) -> dict[str, dict[str, Any]]:
+    """The fields reviewers entered, by name: value, document (by name), page, who, when."""
+    names = {d.id: d.filename for d in review.documents}
+    found = {}
+    for name, decision in reviews.entered(review).items():
+        given = decision.value if isinstance(decision.value, dict) else {}
+        found[name] = {
+            "value": given.get("value"),
+            "document": names.get(given.get("document_id")),
+            "document_id": given.get("document_id"),
+            "page": given.get("page"),
+            **decision_dict(decision),
+        }
+    return found
+
+
+def requirements_of(review: Review) -> list[dict[str, Any]]:
+    """Each requirement with its stored status (None before the first run) and the evidence
+    of the review's assessment."""
+    stored = {r.requirement_id: r.status for r in review.requirements}
+    return [
+        {
+            "requirement_id": result.requirement.requirement_id,
+            "category": result.requirement.category,
+            "requirement_text": result.requirement.requirement_text,
+            "validation_type": result.requirement.validation_type.value,
+            "structured_fields": [f.value for f in result.requirement.structured_fields],
+            "mandatory": result.requirement.mandatory,
+            "status": stored.get(result.requirement.requirement_id),
+            "snippets": [s.to_dict() for s in result.snippets],
+        }
+        for result in reviews.assessment(review).requirements
+    ]
+
+
+def report_of(review: Review) -> dict[str, Any]:
+    run = db.session.get(Run, review.run_id) if review.run_id else None
+    outcome = reviews.outcome(review)
+    return report.build(
+        summary_dict(review, run),
+        requirements_of(review),
+        entered_dict(review),
+        reviews.checks(review),
+        {
+            rid: {"verdict": d.value, **decision_dict(d)}
+            for rid, d in reviews.verdicts(review).items()
+        },
+        {"outcome": outcome.value, **decision_dict(outcome)} if outcome else None,
+        [document_dict(d) for d in review.documents],
+        run_dict(run),
+    )
+
+
+# Requests
+
+
+class NewReview(RequestModel):
+    name: Name
+    # A checklist of the bundled one's shape; read_checklist names each problem by its path.
+    checklist: Annotated[dict[str, Any], Field(max_length=20)] | None = None
+
+
+class DocumentCorrection(RequestModel):
+    document_type: Literal[tuple(t.value for t in DocumentType)]  # type: ignore[valid-type]
+
+
+class EnteredFields(RootModel[Annotated[dict[Name, dict[Name, Any] | None], Field(max_length=50)]]):
+    """{field: {value, document, page}}: each entry is checked by the review (`fields.<name>`)."""
+
+
+class NewVerdict(RequestModel):
+    requirement_id: Name
+    verdict: Literal[tuple(VERDICTS)]  # type: ignore[valid-type]
+    comment: Text | None = None
+
+
+class NewOutcome(RequestModel):
+    outcome: Literal[tuple(OUTCOMES)]  # type: ignore[valid-type]
+    comment: Text | None = None
+
+
+def checklist_from(given: dict[str, Any] | None):
+    if given is None:
+        return None
+    try:
+        return read_checklist(json.dumps(given))
+    except ChecklistInvalid as invalid:
+        raise ChecklistInvalid(
+            [replace(p, loc=f"checklist.{p.loc}") for p in invalid.problems],
+            summary="The checklist does not fit: " + invalid.message,
+        ) from None
+
+
+# Reviews
+
+
+@api.get("")
+@require_role(Role.editor)
+@accepts(query=Paging, summary="Registry reviews, newest first, paged.")
+def api_reviews():
+    query = db.select(Review).order_by(Review.created_at.desc(), Review.id.desc())
+    page = paginate(query, page_number(request.args), per_page(request.args, PER_PAGE))
+    runs = latest_runs([r.id for r in page.items])
+    return jsonify(page.as_json("reviews", [summary_dict(r, runs.get(r.id)) for r in page.items]))
+
+
+@api.post("")
+@require_role(Role.editor)
+@accepts(NewReview, answers={201: "Created."}, summary="A review with a checklist.")
+def api_create():
+    body = json_body()
+    review = reviews.create_review(
+        body["name"], checklist_from(body.get("checklist")), current_user
+    )
+    db.session.commit()
+    return jsonify(review_dict(review)), 201
+
+
+@api.get("/<int:review_id>")
+@require_role(Role.editor)
+@accepts(summary="A review, its documents and its run.")
+def api_review(review_id: int):
+    return jsonify(review_dict(review_or_404(review_id)))
+
+
+@api.delete("/<int:review_id>")
+@require_role(Role.editor)
+@accepts(answers={204: "Deleted, with its files."}, summary="Delete a review and its files.")
+def api_delete(review_id: int):
+    stored = reviews.delete_review(review_or_404(review_id))
+    db.session.commit()
+    docs.remove_files(stored)
+    return "", 204
+
+
+# Documents
+
+
+@api.post("/<int:review_id>/documents")
+@require_role(Role.editor)
+@accepts(answers={201: "Stored."}, summary="Add a document (multipart: file).")
+def api_add_document(review_id: int):
+    review = review_or_404(review_id)
+    try:
+        document = docs.add_document(review, *read_upload(request.files.get("file")), current_user)
+    except UploadRefused as exc:
+        raise UploadRefused(exc.code, f"{exc} Nothing was stored.") from exc
+    db.session.commit()
+    return jsonify(document_dict(document)), 201
+
+
+@api.patch("/<int:review_id>/documents/<int:document_id>")
+@require_role(Role.editor)
+@accepts(DocumentCorrection, summary="Correct the kind of a document.")
+def api_set_type(review_id: int, document_id: int):
+    document = document_or_404(review_or_404(review_id), document_id)
+    docs.set_type(document, json_body()["document_type"])
+    db.session.commit()
+    return jsonify(document_dict(document))
+
+
+# The run and what it found
+
+
+@api.post("/<int:review_id>/run")
+@require_role(Role.editor)
+@accepts(answers=RunStatusAnswer, summary="Assess the review: discovery to report.")
+def api_run(review_id: int):
+    review = review_or_404(review_id)
+    try:
+        run = start_review_run(review, current_user)
+    except ReviewBusy as busy:
+        db.session.rollback()
+        return api_error(409, busy.code, busy.message, {"run_id": review.run_id})
+    return jsonify(run_id=run.id), 202
+
+
+@api.get("/<int:review_id>/evidence")
+@require_role(Role.editor)
+@accepts(summary="Each requirement's status, evidence and entered fields.")
+def api_evidence(review_id: int):
+    review = review_or_404(review_id)
+    return jsonify(report.evidence(requirements_of(review), entered_dict(review)))
+
+
+@api.put("/<int:review_id>/fields")
+@require_role(Role.editor)
+@accepts(EnteredFields, summary="Enter fields, each from a document's page (null clears).")
+def api_fields(review_id: int):
+    review = review_or_404(review_id)
+    given = json_body()
+    unknown = [f for f in given if f not in StructuredField.__members__]
+    known = ", ".join(StructuredField.__members__)
+    if unknown:
+        raise reviews.ReviewInvalid(
+            [
+                Problem(f"{f} is not a field; use one of {known}.", loc=f"fields.{f}")
+                for f in unknown
+            ]
+        )
+    reviews.enter_fields(review, given, current_user)
+    db.session.commit()
+    return jsonify(fields=entered_dict(review))
+
+
+@api.get("/<int:review_id>/validation")
+@require_role(Role.editor)
+@accepts(summary="The cross-validation checks of the review's run.")
+def api_validation(review_id: int):
+    return jsonify(checks=reviews.checks(review_or_404(review_id)))
+
+
+# Decisions
+
+
+@api.post("/<int:review_id>/verdicts")
+@require_role(Role.reviewer)
+@accepts(NewVerdict, answers={201: "Recorded."}, summary="A verdict on one requirement.")
+def api_verdict(review_id: int):
+    review = review_or_404(review_id)
+    body = json_body()
+    reviews.decide_requirement(
+        review, body["requirement_id"], body["verdict"], body.get("comment"), current_user
+    )
+    db.session.commit()
+    verdict = reviews.verdicts(review)[body["requirement_id"]]
+    return jsonify(
+        requirement_id=body["requirement_id"], verdict=verdict.value, **decision_dict(verdict)
+    ), 201
+
+
+@api.post("/<int:review_id>/outcome")
+@require_role(Role.reviewer)
+@accepts(NewOutcome, answers={201: "Recorded."}, summary="The review's overall outcome.")
+def api_outcome(review_id: int):
+    review = review_or_404(review_id)
+    body = json_body()
+    reviews.set_outcome(review, body["outcome"], body.get("comment"), current_user)
+    db.session.commit()
+    outcome = reviews.outcome(review)
+    return jsonify(outcome=outcome.value, **decision_dict(outcome)), 201
+
+
+# Reports
+
+
+def download(body: str, mimetype: str, review: Review, extension: str) -> Response:
+    filename = report.download_name(review.name, review.id, extension)
+    disposition = f'attachment; filename="{filename}"'
+    return Response(body, mimetype=mimetype, headers={"Content-Disposition": disposition})
+
+
+@api.get("/<int:review_id>/report.html")
+@require_role(Role.editor)
+@accepts(media="text/html", summary="The report as a printable page.")
+def api_report_html(review_id: int):
+    review = review_or_404(review_id)
+    return render_template("registry/report.html", report=report_of(review), url=report.page_url)
+
+
+@api.get("/<int:review_id>/report.md")
+@require_role(Role.editor)
+@accepts(media="text/markdown", summary="The report as Markdown (a download).")
+def api_report_md(review_id: int):
+    review = review_or_404(review_id)
+    return download(report.to_markdown(report_of(review)), "text/markdown", review, "md")
+
+
+@api.get("/<int:review_id>/report.json")
+@require_role(Role.editor)
+@accepts(summary="The report as JSON: summary, verdicts, evidence, validation (a download).")
+def api_report_json(review_id: int):
+    review = review_or_404(review_id)
+    return download(report.to_json(report_of(review)), "application/json", review, "json")
