@@ -13,6 +13,7 @@ from flask.cli import FlaskGroup, with_appcontext
 
 from webapp.config import ConfigError
 from webapp.fertilizer.cli import fertilize_cli
+from webapp.registry.cli import registry_cli
 
 
 def _create_app() -> Flask:
@@ -264,6 +265,7 @@ def register_commands(app: Flask) -> None:
         demo_command,
         crop_cli,
         import_doses_command,
+        registry_cli,
     ):
         app.cli.add_command(command)
 
