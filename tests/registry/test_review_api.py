@@ -1,0 +1,370 @@
+"""The registry reviews API: each call's answer and refusals (roles and tokens, 404, 409 while a
+run is live, 422 naming each problem), evidence and validation after an assessment, and the
+report as a printable page, Markdown and JSON."""
+
+import io
+import json
+
+import pytest
+
+from tests.library.files import pdf_with_text
+from tests.support.tables import run_here
+from webapp.auth.models import ApiToken
+from webapp.extensions import db
+from webapp.jobs.models import Run
+from webapp.registry import documents as docs
+from webapp.registry.checklist import bundled
+from webapp.registry.models import Review, ReviewDocument
+from webapp.registry.run import ReviewAssessment
+
+pytestmark = pytest.mark.usefixtures("idle_queue")
+
+REVIEWS = "/api/v1/reviews"
+PLAN = pdf_with_text(
+    ["Contents", "1 Overview ..... 2", "2 Land tenure ..... 3", "3 Monitoring plan ..... 4"],
+    ["1 Overview", "Project plan. The project restores grassland soils in Kent.",
+     "The project start date is 06/02/2023."],
+    [],
+    ["2 Land tenure", "The farm is owned by Nicholas Denman under a lease agreement;",
+     "the landowner approval is attached as a legal attestation of long-term control."],
+)  # fmt: skip
+DEED = b"# Title deed\n\nThe land is owned by Nick <b>Denman</b> since 1998 | *ha*.\n"
+
+
+@pytest.fixture
+def bearer(make_user):
+    def token(role: str) -> dict[str, str]:
+        _token, secret = ApiToken.issue(make_user(role), "tests")
+        db.session.commit()
+        return {"Authorization": f"Bearer {secret}"}
+
+    return token
+
+
+@pytest.fixture
+def editor(bearer):
+    return bearer("editor")
+
+
+@pytest.fixture
+def reviewer(bearer):
+    return bearer("reviewer")
+
+
+def upload(client, headers, review_id: int, filename: str, data: bytes):
+    return client.post(
+        f"{REVIEWS}/{review_id}/documents",
+        data={"file": (io.BytesIO(data), filename)},
+        headers=headers,
+        content_type="multipart/form-data",
+    )
+
+
+def new_review(client, headers, name="Denman farm") -> dict:
+    answer = client.post(REVIEWS, json={"name": name}, headers=headers)
+    assert answer.status_code == 201, answer.get_data(as_text=True)
+    return answer.get_json()
+
+
+def assessed(client, headers) -> dict:
+    """A review with a PDF plan and a Markdown deed, assessed in this process."""
+    review = new_review(client, headers)
+    plan = upload(client, headers, review["id"], "Project plan.pdf", PLAN).get_json()
+    deed = upload(client, headers, review["id"], "deed.md", DEED).get_json()
+    started = client.post(f"{REVIEWS}/{review['id']}/run", headers=headers)
+    assert started.status_code == 202
+    run = run_here(db.session.get(Run, started.get_json()["run_id"]), ReviewAssessment())
+    assert run.status == "succeeded", run.item_errors
+    return {"id": review["id"], "plan": plan, "deed": deed, "run_id": run.id}
+
+
+def test_an_editor_creates_lists_reads_and_deletes_a_review(client, editor):
+    made = new_review(client, editor)
+    assert made["checklist"].endswith("v1.2.2") and made["status"] == "draft"
+    assert made["reviewer"].startswith("editor-") and made["run_id"] is None
+    new_review(client, editor, "Second")
+    listing = client.get(f"{REVIEWS}?per_page=1", headers=editor).get_json()
+    assert listing["total"] == 2 and listing["pages"] == 2
+    assert [r["name"] for r in listing["reviews"]] == ["Second"]
+    document = upload(client, editor, made["id"], "deed.md", DEED).get_json()
+    assert document["filename"] == "deed.md" and document["kind"] == "markdown"
+    assert document["pages"] == 1 and document["document_type"] == "land_tenure"
+    plan = upload(client, editor, made["id"], "plan.pdf", PLAN).get_json()
+    assert plan["pages"] is None and plan["error"] is None  # read by the run
+    shown = client.get(f"{REVIEWS}/{made['id']}", headers=editor).get_json()
+    assert [d["filename"] for d in shown["documents"]] == ["deed.md", "plan.pdf"]
+    stored = db.session.get(ReviewDocument, document["id"])
+    path = docs.file_path(stored)
+    assert path.exists()
+    assert client.delete(f"{REVIEWS}/{made['id']}", headers=editor).status_code == 204
+    assert not path.exists() and db.session.get(Review, made["id"]) is None
+    gone = client.get(f"{REVIEWS}/{made['id']}", headers=editor)
+    assert gone.status_code == 404 and gone.get_json()["error"]["code"] == "not_found"
+
+
+def test_viewers_are_refused_and_a_session_post_needs_csrf(client, client_as, bearer):
+    viewer = bearer("viewer")
+    for method, url in [("GET", REVIEWS), ("POST", REVIEWS), ("GET", f"{REVIEWS}/1/evidence")]:
+        answer = client.open(url, method=method, json={"name": "x"}, headers=viewer)
+        assert answer.status_code == 403 and answer.get_json()["error"]["code"] == "forbidden"
+    assert client.get(REVIEWS).status_code == 401
+    session = client_as("editor")
+    assert session.post(REVIEWS, json={"name": "x"}).status_code == 400
+    headers = {"X-CSRFToken": session.csrf_token()}
+    assert session.post(REVIEWS, json={"name": "x"}, headers=headers).status_code == 201
+
+
+def test_a_checklist_is_imported_or_refused_with_every_problem_by_path(client, editor):
+    checklist = bundled().model_dump(mode="json")
+    checklist["requirements"] = checklist["requirements"][:2]
+    made = client.post(REVIEWS, json={"name": "Two", "checklist": checklist}, headers=editor)
+    assert made.status_code == 201
+    evidence = client.get(f"{REVIEWS}/{made.get_json()['id']}/evidence", headers=editor)
+    assert len(evidence.get_json()["requirements"]) == 2
+    checklist["requirements"][1]["validation_type"] = "guess"
+    del checklist["requirements"][0]["category"]
+    refused = client.post(REVIEWS, json={"name": "Bad", "checklist": checklist}, headers=editor)
+    assert refused.status_code == 422
+    error = refused.get_json()["error"]
+    assert error["code"] == "checklist_invalid"
+    locs = {e["loc"] for e in error["details"]["errors"]}
+    assert locs == {
+        "checklist.requirements[0].category",
+        "checklist.requirements[1].validation_type",
+    }
+    for body in ({"name": ""}, {"name": "x", "other": 1}, {"name": 5}):
+        answer = client.post(REVIEWS, json=body, headers=editor)
+        assert answer.status_code == 422, body
+    not_json = client.post(
+        REVIEWS, data="{", headers={**editor, "Content-Type": "application/json"}
+    )
+    assert not_json.status_code == 400 and not_json.get_json()["error"]["code"] == "bad_request"
+    assert db.session.query(Review).count() == 1
+
+
+def test_refused_uploads_are_422_with_their_code_and_keep_nothing(client, editor):
+    review = new_review(client, editor)
+    cases = [
+        ("image.png", b"\x89PNG", "unsupported_type"),
+        ("empty.txt", b"", "empty_file"),
+        ("latin.txt", "Möhre".encode("latin-1"), "not_utf8"),
+        ("fake.pdf", PLAN[20:300], "not_a_pdf"),
+    ]
+    for filename, data, code in cases:
+        answer = upload(client, editor, review["id"], filename, data)
+        assert answer.status_code == 422, filename
+        error = answer.get_json()["error"]
+        assert error["code"] == code and "Nothing was stored." in error["message"]
+    missing = client.post(
+        f"{REVIEWS}/{review['id']}/documents",
+        data={},
+        headers=editor,
+        content_type="multipart/form-data",
+    )
+    assert missing.status_code == 422 and missing.get_json()["error"]["code"] == "file_missing"
+    assert db.session.query(ReviewDocument).count() == 0
+    assert upload(client, editor, 999999, "a.txt", b"text").status_code == 404
+
+
+def test_a_reviewer_corrects_a_documents_kind(client, editor):
+    review = new_review(client, editor)
+    deed = upload(client, editor, review["id"], "deed.md", DEED).get_json()
+    url = f"{REVIEWS}/{review['id']}/documents/{deed['id']}"
+    answer = client.patch(url, json={"document_type": "project_plan"}, headers=editor)
+    assert answer.status_code == 200
+    assert answer.get_json()["document_type"] == "project_plan"
+    assert answer.get_json()["type_set_by_person"] is True
+    refused = client.patch(url, json={"document_type": "novel"}, headers=editor)
+    assert refused.status_code == 422
+    assert refused.get_json()["error"]["details"]["errors"][0]["loc"] == "document_type"
+    other = new_review(client, editor, "Other")
+    elsewhere = f"{REVIEWS}/{other['id']}/documents/{deed['id']}"
+    assert (
+        client.patch(elsewhere, json={"document_type": "other"}, headers=editor).status_code == 404
+    )
+
+
+def test_a_run_is_refused_without_documents_and_while_one_is_live(client, editor):
+    review = new_review(client, editor)
+    empty = client.post(f"{REVIEWS}/{review['id']}/run", headers=editor)
+    assert empty.status_code == 422 and empty.get_json()["error"]["code"] == "no_documents"
+    upload(client, editor, review["id"], "deed.md", DEED)
+    started = client.post(f"{REVIEWS}/{review['id']}/run", headers=editor)
+    assert started.status_code == 202
+    run_id = started.get_json()["run_id"]
+    busy = client.post(f"{REVIEWS}/{review['id']}/run", headers=editor)
+    assert busy.status_code == 409
+    error = busy.get_json()["error"]
+    assert error["code"] == "run_in_progress" and error["details"]["run_id"] == run_id
+    shown = client.get(f"{REVIEWS}/{review['id']}", headers=editor).get_json()
+    assert shown["run_id"] == run_id and shown["run_status"] == "queued"
+
+
+def test_evidence_and_validation_after_an_assessment(client, editor):
+    review = assessed(client, editor)
+    evidence = client.get(f"{REVIEWS}/{review['id']}/evidence", headers=editor).get_json()
+    by_id = {r["requirement_id"]: r for r in evidence["requirements"]}
+    assert len(by_id) == 23
+    tenure = by_id["REQ-002"]
+    assert tenure["validation_type"] == "cross_document" and tenure["status"] == "needs_input"
+    assert tenure["snippets"] and tenure["fields"] == []
+    snippet = tenure["snippets"][0]
+    assert {"document", "page", "section", "text", "confidence", "structured_fields"} <= set(
+        snippet
+    )
+    assert all(
+        s["page"] != 1
+        for r in by_id.values()
+        for s in r["snippets"]
+        if s["document"].endswith("pdf")
+    )  # the contents page is never evidence
+    shown = client.get(f"{REVIEWS}/{review['id']}", headers=editor).get_json()
+    plan = next(d for d in shown["documents"] if d["kind"] == "pdf")
+    assert (plan["pages"], plan["contents_pages"], plan["no_text_pages"]) == (4, 1, 1)
+    assert shown["status"] == "assessed" and shown["run_status"] == "succeeded"
+
+    fields = f"{REVIEWS}/{review['id']}/fields"
+    entered = client.put(
+        fields,
+        json={
+            "owner_name": {"value": "Nicholas Denman", "document": "Project plan.pdf", "page": 4},
+            "project_start_date": {
+                "value": "06/02/2023",
+                "document": review["plan"]["id"],
+                "page": 2,
+            },
+        },
+        headers=editor,
+    )
+    assert entered.status_code == 200, entered.get_data(as_text=True)
+    owner = entered.get_json()["fields"]["owner_name"]
+    assert owner["document"] == "Project plan.pdf" and owner["page"] == 4
+    assert owner["by"].startswith("editor-")
+    evidence = client.get(f"{REVIEWS}/{review['id']}/evidence", headers=editor).get_json()
+    tenure = next(r for r in evidence["requirements"] if r["requirement_id"] == "REQ-002")
+    assert [f["field"] for f in tenure["fields"]] == ["owner_name"]
+    assert tenure["status"] in ("partial", "covered")
+
+    checks = client.get(f"{REVIEWS}/{review['id']}/validation", headers=editor).get_json()["checks"]
+    assert checks and all(
+        set(c) == {"check", "field", "status", "values", "message"} for c in checks
+    )
+    assert {c["status"] for c in checks} <= {"pass", "warning", "fail"}
+    assert any(c["field"] == "owner_name" for c in checks)
+
+    cleared = client.put(fields, json={"owner_name": None}, headers=editor)
+    assert cleared.status_code == 200 and "owner_name" not in cleared.get_json()["fields"]
+
+
+def test_entered_fields_are_refused_with_each_problem_named(client, editor):
+    review = assessed(client, editor)
+    fields = f"{REVIEWS}/{review['id']}/fields"
+    refused = client.put(
+        fields,
+        json={
+            "owner_name": {"value": "N. Denman", "document": "Project plan.pdf", "page": 1},
+            "area_hectares": {"value": "", "document": "nowhere.pdf", "page": 2},
+            "colour": {"value": "red", "document": "deed.md", "page": 1},
+        },
+        headers=editor,
+    )
+    assert refused.status_code == 422
+    locs = {e["loc"] for e in refused.get_json()["error"]["details"]["errors"]}
+    assert locs == {"fields.colour"}
+    refused = client.put(
+        fields,
+        json={
+            "owner_name": {"value": "N. Denman", "document": "Project plan.pdf", "page": 1},
+            "area_hectares": {"value": "", "document": "nowhere.pdf", "page": 2},
+        },
+        headers=editor,
+    )
+    locs = {e["loc"] for e in refused.get_json()["error"]["details"]["errors"]}
+    assert locs == {
+        "fields.owner_name.page",
+        "fields.area_hectares.value",
+        "fields.area_hectares.document",
+    }
+    assert client.put(fields, json={}, headers=editor).status_code == 422
+    assert client.put(fields, json=[1], headers=editor).status_code == 422
+    assert client.get(f"{REVIEWS}/{review['id']}/evidence", headers=editor).status_code == 200
+
+
+def test_verdicts_and_the_outcome_need_a_reviewer(client, editor, reviewer):
+    review = assessed(client, editor)
+    verdicts = f"{REVIEWS}/{review['id']}/verdicts"
+    body = {"requirement_id": "REQ-002", "verdict": "approved", "comment": "Deed and plan agree."}
+    refused = client.post(verdicts, json=body, headers=editor)
+    assert refused.status_code == 403
+    given = client.post(verdicts, json=body, headers=reviewer)
+    assert given.status_code == 201
+    verdict = given.get_json()
+    assert verdict["verdict"] == "approved" and verdict["comment"] == "Deed and plan agree."
+    assert verdict["requirement_id"] == "REQ-002" and verdict["by"].startswith("reviewer-")
+    for bad, loc in [
+        ({**body, "verdict": "maybe"}, "verdict"),
+        ({**body, "requirement_id": "REQ-999"}, "requirement_id"),
+        ({**body, "comment": "x" * 5001}, "comment"),
+    ]:
+        answer = client.post(verdicts, json=bad, headers=reviewer)
+        assert answer.status_code == 422, bad
+        assert answer.get_json()["error"]["details"]["errors"][0]["loc"] == loc
+    outcome = f"{REVIEWS}/{review['id']}/outcome"
+    decided = {"outcome": "needs_changes", "comment": "Owner spellings differ."}
+    assert client.post(outcome, json=decided, headers=editor).status_code == 403
+    answer = client.post(outcome, json=decided, headers=reviewer)
+    assert answer.status_code == 201 and answer.get_json()["outcome"] == "needs_changes"
+    shown = client.get(f"{REVIEWS}/{review['id']}", headers=editor).get_json()
+    assert shown["outcome"]["outcome"] == "needs_changes"
+    assert client.post(f"{REVIEWS}/999999/verdicts", json=body, headers=reviewer).status_code == 404
+
+
+def test_the_report_in_three_formats(client, editor, reviewer, bearer):
+    review = assessed(client, editor)
+    viewer = bearer("viewer")
+    client.post(
+        f"{REVIEWS}/{review['id']}/verdicts",
+        json={"requirement_id": "REQ-002", "verdict": "needs_changes",
+              "comment": "<script>alert(1)</script> | # not a heading"},
+        headers=reviewer,
+    )  # fmt: skip
+    base = f"{REVIEWS}/{review['id']}"
+    hostile = {"value": "Nick <b>Denman</b> | *ha*", "document": "deed.md", "page": 1}
+    assert (
+        client.put(f"{base}/fields", json={"owner_name": hostile}, headers=editor).status_code
+        == 200
+    )
+
+    page = client.get(f"{base}/report.html", headers=editor)
+    assert page.status_code == 200 and page.mimetype == "text/html"
+    html = page.get_data(as_text=True)
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "Nick <b>Denman</b>" not in html and "&lt;b&gt;Denman&lt;/b&gt;" in html
+    assert 'class="main-nav"' not in html and "registry-report.css" in html
+    plan_id = review["plan"]["id"]
+    assert f'href="/registry/{review["id"]}/documents/{plan_id}/pages/4"' in html
+    assert "Needs reviewer input" in html and "Needs changes" in html
+
+    markdown = client.get(f"{base}/report.md", headers=editor)
+    assert markdown.status_code == 200 and markdown.mimetype == "text/markdown"
+    disposition = markdown.headers["Content-Disposition"]
+    assert disposition == 'attachment; filename="Denman_farm-report.md"'
+    text = markdown.get_data(as_text=True)
+    assert text.startswith("# Registry review: Denman farm\n")
+    assert "\\# not a heading" in text and "\\<script\\>" in text
+    assert "| Owner | Nick \\<b\\>Denman\\</b\\> \\| \\*ha\\* | deed.md, p. 1 |" in text
+
+    download = client.get(f"{base}/report.json", headers=editor)
+    assert download.status_code == 200 and download.mimetype == "application/json"
+    assert download.headers["Content-Disposition"].endswith('"Denman_farm-report.json"')
+    data = json.loads(download.get_data(as_text=True))
+    evidence = client.get(f"{base}/evidence", headers=editor).get_json()
+    validation = client.get(f"{base}/validation", headers=editor).get_json()
+    assert data["evidence"] == evidence and data["validation"] == validation
+    assert data["verdicts"][0]["verdict"] == "needs_changes"
+    assert data["summary"]["requirements"] == 23
+    assert data["run"]["id"] == review["run_id"] and data["run"]["status"] == "succeeded"
+    for fmt in ("html", "md", "json"):
+        assert client.get(f"{REVIEWS}/999999/report.{fmt}", headers=editor).status_code == 404
+        assert client.get(f"{base}/report.{fmt}", headers=viewer).status_code == 403
