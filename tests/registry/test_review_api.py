@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from tests.jobs.test_run_pages import unreachable_queue
 from tests.library.files import pdf_with_text
 from tests.support.tables import run_here
 from webapp.auth.models import ApiToken
@@ -198,6 +199,18 @@ def test_a_run_is_refused_without_documents_and_while_one_is_live(client, editor
     assert error["code"] == "run_in_progress" and error["details"]["run_id"] == run_id
     shown = client.get(f"{REVIEWS}/{review['id']}", headers=editor).get_json()
     assert shown["run_id"] == run_id and shown["run_status"] == "queued"
+
+
+def test_a_run_without_a_queue_is_503_and_the_review_can_run_later(app, client, editor):
+    review = new_review(client, editor)
+    upload(client, editor, review["id"], "deed.md", DEED)
+    saved = unreachable_queue(app)
+    try:
+        down = client.post(f"{REVIEWS}/{review['id']}/run", headers=editor)
+    finally:
+        app.extensions["furrow.jobs"] = saved
+    assert down.status_code == 503 and down.get_json()["error"]["code"] == "queue_unavailable"
+    assert client.post(f"{REVIEWS}/{review['id']}/run", headers=editor).status_code == 202
 
 
 def test_evidence_and_validation_after_an_assessment(client, editor):
