@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.jobs.test_run_pages import unreachable_queue
-from tests.library.files import pdf_with_text
+from tests.registry.test_review_records import PLAN
 from tests.support.tables import run_here
 from webapp.auth.models import ApiToken
 from webapp.extensions import db
@@ -21,14 +21,6 @@ from webapp.registry.run import ReviewAssessment
 pytestmark = pytest.mark.usefixtures("idle_queue")
 
 REVIEWS = "/api/v1/reviews"
-PLAN = pdf_with_text(
-    ["Contents", "1 Overview ..... 2", "2 Land tenure ..... 3", "3 Monitoring plan ..... 4"],
-    ["1 Overview", "Project plan. The project restores grassland soils in Kent.",
-     "The project start date is 06/02/2023."],
-    [],
-    ["2 Land tenure", "The farm is owned by Nicholas Denman under a lease agreement;",
-     "the landowner approval is attached as a legal attestation of long-term control."],
-)  # fmt: skip
 DEED = b"# Title deed\n\nThe land is owned by Nick <b>Denman</b> since 1998 | *ha*.\n"
 
 

@@ -155,7 +155,9 @@ def test_markdown_escapes_what_it_quotes():
     text = to_markdown(report())
     lines = text.splitlines()
     # The hostile snippet stays one table row of five cells, and makes no heading.
-    row = next(line for line in lines if "Owner" in line and "plan.pdf" in line and "p." not in line)
+    row = next(
+        line for line in lines if "Owner" in line and "plan.pdf" in line and "p." not in line
+    )
     assert row.startswith("| plan.pdf | 4 |")
     assert row.replace("\\|", "").count("|") == 6
     assert "second line" in row
