@@ -165,7 +165,7 @@ def test_markdown_escapes_what_it_quotes():
     assert [line for line in lines if line.startswith("# ")] == ["# Registry review: Denman farm"]
     assert "Nicholas \\| Denman" in text
     assert "**Approved**" in text and "Fine \\*really\\*" in text
-    assert "- Overall outcome: **Needs changes**" in text
+    assert "- Overall outcome: **Needs changes** (Ada, 2026-11-26 12:00 UTC)" in text
     assert "| Owner | Failed | “The Project” is no owner. |" in text
     assert "| map.pdf | Map / GIS | not read yet |" in text
 

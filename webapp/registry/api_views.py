@@ -365,7 +365,9 @@ def download(body: str, mimetype: str, review: Review, extension: str) -> Respon
 @accepts(media="text/html", summary="The report as a printable page.")
 def api_report_html(review_id: int):
     review = review_or_404(review_id)
-    return render_template("registry/report.html", report=report_of(review), url=report.page_url)
+    return render_template(
+        "registry/report.html", report=report_of(review), url=report.page_url, when=report.when
+    )
 
 
 @api.get("/<int:review_id>/report.md")

@@ -171,9 +171,13 @@ def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
     return [*lines, ""]
 
 
+def when(at: str | None) -> str:
+    """An ISO time as people read it: "2026-11-26 18:14 UTC"."""
+    return f"{at[:16].replace('T', ' ')} UTC" if at else ""
+
+
 def _who(entry: dict[str, Any]) -> str:
-    by, at = entry.get("by"), entry.get("at")
-    return ", ".join(part for part in (by, at and at[:16].replace("T", " ")) if part)
+    return ", ".join(part for part in (entry.get("by"), when(entry.get("at"))) if part)
 
 
 def _where(document: str | None, page: int | None) -> str:
@@ -213,7 +217,7 @@ def to_markdown(report: dict[str, Any]) -> str:
     if run:
         out.append(
             f"- Evidence from run #{run['id']} ({md(run['status'])}, "
-            f"finished {md(run['finished_at'] or 'not yet')}, "
+            f"finished {md(when(run['finished_at']) or 'not yet')}, "
             f"provider {md(run['provider'] or 'offline')}, cost ${run['cost_usd']:.4f})"
         )
     out += ["", "## Documents", ""]
