@@ -34,7 +34,7 @@ from webapp.registry.targets import OUTCOMES, VERDICTS, Decision
 from webapp.uploads import UploadRefused
 
 PER_PAGE = 25
-RunStatusAnswer = {202: "Queued: run_id is the run.", 409: "A run is live: details.run_id."}
+RUN_ANSWERS = {202: "Queued: run_id is the run.", 409: "A run is live: details.run_id."}
 
 
 def iso(value: datetime | None) -> str | None:
@@ -274,7 +274,7 @@ def api_set_type(review_id: int, document_id: int):
 
 @api.post("/<int:review_id>/run")
 @require_role(Role.editor)
-@accepts(answers=RunStatusAnswer, summary="Assess the review: discovery to report.")
+@accepts(answers=RUN_ANSWERS, summary="Assess the review: discovery to report.")
 def api_run(review_id: int):
     review = review_or_404(review_id)
     try:
