@@ -13,6 +13,7 @@ from flask import current_app
 
 from webapp.auth.models import User
 from webapp.extensions import db
+from webapp.library.documents import max_upload_bytes
 from webapp.library.extract import check_pdf, check_upload, storable
 from webapp.library.sandbox import bounded_pdf_pages
 from webapp.registry.dates import date_style
@@ -25,10 +26,6 @@ from webapp.uploads import UploadRefused, decode_text
 KINDS = ("pdf", "markdown", "text")
 SUFFIXES = {"pdf": ".pdf", "markdown": ".md", "text": ".txt"}
 MOST_DOCUMENTS = 50  # in one review
-
-
-def max_upload_bytes() -> int:
-    return current_app.config["FURROW"].max_upload_mb * 1024 * 1024
 
 
 def files_dir() -> Path:
