@@ -8,17 +8,24 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Annotated, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from webapp.ai import Usage
 from webapp.registry.checklist import FIELD_LABELS, Requirement, StructuredField, ValidationType
 from webapp.registry.evidence import Snippet
 from webapp.registry.pages import Page, PageKind
 
+if TYPE_CHECKING:
+    from webapp.ai.client import StructuredClient
+
 PROMPT_VERSION = "registry-evidence-1"
 MOST_SNIPPETS = 5
 PROMPT_CHARS = 120_000  # of page text in one prompt; a longer document is asked in parts
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+FIELD_CHARS = 500  # a field's value as stated, like a reviewer's entry
 FIELD_RULES = {
     StructuredField.owner_name: "the owner's actual name (a person or an organisation), never "
     "a role such as 'The Project', 'the landowner' or 'Project Proponent'",
@@ -28,6 +35,7 @@ FIELD_RULES = {
     StructuredField.project_id: "the project's registry ID as written (e.g. C06-4997); a year "
     "is never an ID",
 }
+KIND_WORDS = {PageKind.contents: "a contents page", PageKind.no_text: "a page without text"}
 DATE_RULE = "the date exactly as the document writes it (do not reorder day and month)"
 NUMBER_RULE = "the figure as written, with its unit (% or years)"
 
@@ -40,7 +48,8 @@ INSTRUCTIONS = (
 
 
 class Passage(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # NaN is no confidence (and PostgreSQL's JSON cannot hold it).
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     page: int
     section: str | None
@@ -53,7 +62,8 @@ def answer_model(requirement: Requirement) -> type[BaseModel]:
     the value of each of its fields (null when the passage does not state it)."""
     fields: dict[str, Any] = {"snippets": (list[Passage], ...)}
     if requirement.structured_fields:
-        wanted = {f.value: (str | None, ...) for f in requirement.structured_fields}
+        value = Annotated[str, Field(max_length=FIELD_CHARS)] | None
+        wanted = {f.value: (value, ...) for f in requirement.structured_fields}
         structured = create_model(
             "StructuredFields", __config__=ConfigDict(extra="forbid"), **wanted
         )
@@ -82,6 +92,23 @@ def page_text(pages: list[Page]) -> str:
     return "\n\n".join(
         f"[page {p.number}]\n{p.text.strip()}" for p in pages if p.kind == PageKind.text
     )[:PROMPT_CHARS]
+
+
+def parts(pages: list[Page]) -> list[list[Page]]:
+    """The document's text pages in parts of at most PROMPT_CHARS each (a page longer than
+    that is a part of its own, cut); none when it has no text page."""
+    found: list[list[Page]] = []
+    size = PROMPT_CHARS
+    for page in pages:
+        if page.kind != PageKind.text:
+            continue
+        length = len(page.text.strip()) + 12  # its "[page n]" line and the blank line
+        if not found or size + length > PROMPT_CHARS:
+            found.append([])
+            size = 0
+        found[-1].append(page)
+        size += length
+    return found
 
 
 def build_prompt(requirement: Requirement, document: str, pages: list[Page]) -> str:
@@ -121,8 +148,57 @@ def cache_key(document_sha256: str, requirement: Requirement) -> str:
     return hashlib.sha256("|".join(parts).encode()).hexdigest()
 
 
+@dataclass
+class Asked:
+    """A model's answer for one requirement and one document (its JSON, None when no part of
+    it was usable), what was wrong with it, and what asking it used."""
+
+    answer: dict[str, Any] | None
+    problems: list[str] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+
+
+def ask_document(
+    client: StructuredClient, requirement: Requirement, document: str, pages: list[Page]
+) -> Asked:
+    """Ask the model for the requirement's evidence in one document, part by part; the
+    passages best first. Raises ProviderError (with what was used) when the server fails."""
+    model = answer_model(requirement)
+    asked = Asked(None)
+    found: list[dict[str, Any]] = []
+    for part in parts(pages):
+        # One usage for every part: the client prices its running total.
+        result = client.ask_structured(
+            model, INSTRUCTIONS, build_prompt(requirement, document, part), asked.usage
+        )
+        if result.answer is None:
+            why = "; ".join(result.problems) or "it was empty"
+            asked.problems.append(f"The model's answer about {document} was unusable: {why}.")
+            continue
+        found += result.answer.model_dump(mode="json")["snippets"]
+        asked.answer = {"snippets": []}
+    if asked.answer is not None:
+        found.sort(key=lambda passage: -passage["confidence"])
+        asked.answer["snippets"] = found
+    return asked
+
+
+def read_answer_json(requirement: Requirement, answer: dict[str, Any]) -> BaseModel | None:
+    """A cached answer read back in the requirement's schema (None if the schema moved on)."""
+    try:
+        return answer_model(requirement).model_validate(answer)
+    except ValueError:
+        return None
+
+
 def _plain(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+def _line(text: str | None) -> str | None:
+    """A heading or a field's value as kept: one line, no control characters."""
+    kept = re.sub(r"\s+", " ", CONTROL.sub("", text or "")).strip()
+    return kept or None
 
 
 def read_snippets(
@@ -139,20 +215,21 @@ def read_snippets(
             problems.append(f"A passage names {where}, which does not exist.")
             continue
         if page.kind != PageKind.text:
-            problems.append(f"A passage was quoted from {where}, a {page.kind.value} page.")
+            problems.append(f"A passage was quoted from {where}, {KIND_WORDS[page.kind]}.")
             continue
         if not passage.text.strip() or _plain(passage.text) not in _plain(page.text):
             problems.append(f"A passage said to be on {where} is not there: it is not evidence.")
             continue
         fields = getattr(passage, "structured_fields", None)
-        stated = {k: v for k, v in (fields.model_dump() if fields else {}).items() if v}
+        given = fields.model_dump() if fields else {}
+        stated = {k: _line(v) for k, v in given.items() if _line(v)}
         confidence = min(1.0, max(0.0, passage.confidence))
         kept.append(
             Snippet(
                 document_key,
                 document,
                 page.number,
-                passage.section,
+                _line(passage.section),
                 passage.text.strip(),
                 round(confidence, 2),
                 stated or None,

@@ -4,22 +4,35 @@ its evidence), evidence (each requirement), cross-validation, report."""
 
 from __future__ import annotations
 
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
 
+from flask import current_app
 from sqlalchemy import select
 
+from webapp.ai import ProviderError
 from webapp.auth.models import User
 from webapp.extensions import db
 from webapp.jobs.kinds import ItemError, RunKind, register_kind
 from webapp.jobs.models import Run
 from webapp.jobs.queue import enqueue_run
+from webapp.jobs.runner import add_usage
 from webapp.problems import Invalid
 from webapp.registry import documents as docs
+from webapp.registry import extraction
+from webapp.registry.assessment import field_values
+from webapp.registry.checklist import Requirement
 from webapp.registry.discovery import DocumentType, sources_for
-from webapp.registry.evidence import coverage, find_evidence
-from webapp.registry.models import Review, ReviewStatus
+from webapp.registry.evidence import (
+    SNIPPETS_PER_REQUIREMENT,
+    Snippet,
+    SourceDocument,
+    coverage,
+    find_evidence,
+)
+from webapp.registry.models import EvidenceAnswer, Review, ReviewStatus
 from webapp.registry.pages import PageKind
-from webapp.registry.reviews import entered_values, mark_running, refresh, requirement
+from webapp.registry.reviews import entered_values, mark_running, refresh, requirement, styles
 from webapp.registry.targets import REVIEW
 
 DISCOVER, MAP, EVIDENCE, VALIDATE, REPORT = "discover", "map", "evidence", "validate", "report"
@@ -30,6 +43,12 @@ STAGES = {
     VALIDATE: "cross-validation",
     REPORT: "report",
 }
+
+
+if TYPE_CHECKING:
+    from webapp.ai.client import StructuredClient
+
+ASK_AT_ONCE = 4  # documents asked about one requirement in parallel
 
 
 class ReviewBusy(Invalid):
@@ -51,8 +70,11 @@ def start_review_run(review: Review, user: User | None) -> Run:
         raise Invalid(
             "Add the project's documents before assessing the review.", code="no_documents"
         )
+    settings = current_app.config["FURROW"]
     run = enqueue_run(
         ReviewAssessment, user, {"review_id": review.id}, target=(REVIEW, review.id),
+        provider=settings.provider,
+        model=settings.openai_model if settings.provider == "openai" else None,
         title=f"Assess {review.name}",
     )  # fmt: skip
     mark_running(review, run.id)
@@ -82,6 +104,17 @@ class ReviewAssessment(RunKind):
         "failed": "Failed",
         "warnings": "Warnings",
     }
+
+    def __init__(self) -> None:
+        self._client: StructuredClient | None = None
+
+    def client(self) -> StructuredClient:
+        """The openai provider's client, made once per run (the SDK client is thread-safe)."""
+        if self._client is None:
+            from webapp.ai.client import StructuredClient  # the SDK loads only when asked
+
+            self._client = StructuredClient(current_app.config["FURROW"])
+        return self._client
 
     def plan_items(self, params: dict[str, Any]) -> list[str]:
         review = db.session.get(Review, params["review_id"])
@@ -123,7 +156,7 @@ class ReviewAssessment(RunKind):
                 for category in categories
             }
         if step == EVIDENCE:
-            return self.evidence(review, what)
+            return self.evidence(review, what, run_id)
         if step == VALIDATE:
             found = refresh(review)
             statuses = [c.status.value for c in found.checks]
@@ -154,15 +187,24 @@ class ReviewAssessment(RunKind):
             "no_text": kinds.count(PageKind.no_text),
         }
 
-    def evidence(self, review: Review, requirement_id: str) -> dict[str, Any]:
+    def evidence(self, review: Review, requirement_id: str, run_id: int) -> dict[str, Any]:
+        """The requirement's snippets: offline, the passages that name its terms; with the
+        openai provider, the model's (fields included), and why the others are not evidence."""
         record = requirement(review, requirement_id)
         wanted = review.methodology.requirement(requirement_id)
         if record is None or wanted is None:
             raise ItemError(f"The checklist has no requirement {requirement_id}.")
-        snippets = find_evidence(wanted, docs.source_documents(review))
+        sources = docs.source_documents(review)
+        problems: list[str] = []
+        if current_app.config["FURROW"].provider == "openai":
+            snippets, problems = model_evidence(self.client(), review, wanted, sources, run_id)
+        else:
+            snippets = find_evidence(wanted, sources)
         record.snippets = [s.to_dict() for s in snippets]
-        record.problems = []
-        fields = {v.field.value for v in entered_values(review)}
+        record.problems = problems
+        asked = set(wanted.structured_fields)
+        carried = [v for v in field_values(snippets, styles(review)) if v.field in asked]
+        fields = {v.field.value for v in [*entered_values(review), *carried]}
         record.status = coverage(wanted, snippets, fields).value
         return {"snippets": len(snippets), "status": record.status}
 
@@ -171,6 +213,79 @@ class ReviewAssessment(RunKind):
 
     def review_url(self, run: Any) -> str | None:
         return f"/registry/{run.params['review_id']}"
+
+
+def model_evidence(
+    client: StructuredClient,
+    review: Review,
+    wanted: Requirement,
+    sources: list[SourceDocument],
+    run_id: int,
+) -> tuple[list[Snippet], list[str]]:
+    """The model's snippets for one requirement from the documents its category maps to
+    (every document when none of those kinds is there), best first, and the problems with its
+    answers. Each answer is cached by document and requirement; those not cached are asked in
+    parallel (the database is read and written on this thread only), their cost on the run.
+    A provider that fails is this item's error, the answers it gave kept."""
+    kinds = set(sources_for(wanted.category))
+    chosen = [d for d in sources if d.type in kinds] or sources
+    hashes = {d.id: d.sha256 for d in review.documents}
+    keys = {d.key: extraction.cache_key(hashes[d.key], wanted) for d in chosen}
+    query = select(EvidenceAnswer).where(EvidenceAnswer.key.in_(keys.values()))
+    answers = {a.key: a.answer for a in db.session.scalars(query)}
+    to_ask = [d for d in chosen if keys[d.key] not in answers and extraction.parts(d.pages)]
+    problems: list[str] = []
+    if to_ask:
+        problems, failures = ask_documents(client, wanted, to_ask, keys, answers, run_id)
+        if failures:
+            raise ItemError("; ".join(failures))
+    snippets = []
+    for document in chosen:
+        answer = answers.get(keys[document.key])
+        parsed = extraction.read_answer_json(wanted, answer) if answer is not None else None
+        if parsed is None:
+            continue
+        found, wrong = extraction.read_snippets(parsed, document.key, document.name, document.pages)
+        snippets += found
+        problems += wrong
+    snippets.sort(key=lambda s: -s.confidence)
+    return snippets[:SNIPPETS_PER_REQUIREMENT], problems
+
+
+def ask_documents(
+    client: StructuredClient,
+    wanted: Requirement,
+    documents: list[SourceDocument],
+    keys: dict[int, str],
+    answers: dict[str, Any],
+    run_id: int,
+) -> tuple[list[str], list[str]]:
+    """Ask the model about each document at once; keep (commit) each usable answer in the
+    cache and in answers, and the usage on the run. Returns the answers' problems and the
+    provider's failures."""
+    db.session.commit()  # end the read: no database lock waits on the model
+    with ThreadPoolExecutor(max_workers=min(ASK_AT_ONCE, len(documents))) as pool:
+        futures = [
+            (d, pool.submit(extraction.ask_document, client, wanted, d.name, d.pages))
+            for d in documents
+        ]
+    problems, failures = [], []
+    for document, future in futures:
+        try:
+            asked = future.result()
+        except ProviderError as exc:
+            add_usage(run_id, exc.usage)
+            failures.append(f"{document.name}: {exc}")
+            continue
+        problems += asked.problems
+        if asked.answer is not None:
+            key = keys[document.key]
+            answers[key] = asked.answer
+            cost = asked.usage.cost_usd
+            db.session.merge(EvidenceAnswer(key=key, answer=asked.answer, cost_usd=cost))
+        add_usage(run_id, asked.usage)  # commits the answer with it
+    db.session.commit()
+    return problems, failures
 
 
 def latest_runs(review_ids: list[int]) -> dict[int, Run]:
