@@ -107,6 +107,14 @@ class ReviewAssessment(RunKind):
 
     def __init__(self) -> None:
         self._client: StructuredClient | None = None
+        self._sources: list[SourceDocument] | None = None
+
+    def sources(self, review: Review) -> list[SourceDocument]:
+        """The review's documents as read by discovery, made into pages once per run: every
+        requirement's evidence is looked for in the same pages."""
+        if self._sources is None:
+            self._sources = docs.source_documents(review)
+        return self._sources
 
     def client(self) -> StructuredClient:
         """The openai provider's client, made once per run (the SDK client is thread-safe)."""
@@ -194,7 +202,7 @@ class ReviewAssessment(RunKind):
         wanted = review.methodology.requirement(requirement_id)
         if record is None or wanted is None:
             raise ItemError(f"The checklist has no requirement {requirement_id}.")
-        sources = docs.source_documents(review)
+        sources = self.sources(review)
         problems: list[str] = []
         if current_app.config["FURROW"].provider == "openai":
             snippets, problems = model_evidence(self.client(), review, wanted, sources, run_id)
