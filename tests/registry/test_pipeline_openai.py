@@ -309,3 +309,23 @@ def test_chat_completions_servers_give_evidence_too(make_user, openai_app):  # n
     fields = requirement(review, "REQ-002").snippets[0]["structured_fields"]
     assert fields["owner_name"] == made.OWNER
     assert run.input_tokens == 500 * len(openai_app.requests)
+
+
+def test_a_long_document_is_asked_in_parts_and_their_passages_merged(
+    make_user, routed, monkeypatch
+):
+    monkeypatch.setattr(extraction, "PROMPT_CHARS", 250)  # a part per text page of the plan
+    monitoring = "Soil organic carbon is sampled every five years at stratified sampling points."
+    routed.route(
+        "REQ-017", PLAN,
+        answer(passage("REQ-017", 2, "The project start date is", 0.3)),
+        answer(passage("REQ-017", 4, "The landowner approval is attached", 0.2)),
+        answer(passage("REQ-017", 5, monitoring, 0.9)),
+    )  # fmt: skip
+    review, run = assess(make_user("editor"), {PLAN: made.PLAN})
+    assert run.status == "succeeded", run.item_errors
+    prompts = [b["input"] for _p, b in routed.server.requests if "REQ-017 (" in b["input"]]
+    assert [("[page 2]" in p, "[page 4]" in p, "[page 5]" in p) for p in prompts] == [
+        (True, False, False), (False, True, False), (False, False, True),
+    ]  # fmt: skip
+    assert [s["page"] for s in requirement(review, "REQ-017").snippets] == [5, 2, 4]
