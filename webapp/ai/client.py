@@ -159,19 +159,21 @@ class StructuredClient:
         check: Callable[[M, list[Evidence]], list[str]] | None = None,
         retries: int = 1,
         tools: Sequence[FunctionTool] = (),
+        web_search: bool = True,
     ) -> Structured[M]:
         """Ask for an answer in the model's schema. One that does not fit it, or that check
         (given the answer and its citations) finds problems with, is asked again, retries
         times, with the problems; what is still wrong after that is the result's problems.
-        The model may call tools, at most TOOL_ROUNDS rounds per answer. Every call counts
-        in usage, priced. Raises ProviderError when the server fails."""
+        The model may call tools, at most TOOL_ROUNDS rounds per answer, and search the web
+        (Responses API) unless web_search is False: an answer from given text only. Every
+        call counts in usage, priced. Raises ProviderError when the server fails."""
         result: Structured[M] = Structured(None)
         for _attempt in range(retries + 1):
             asked = prompt
             if result.problems:
                 asked += "\nYour previous answer was rejected: " + "; ".join(result.problems)
             try:
-                text, citations = self._ask(instructions, asked, model, usage, tools)
+                text, citations = self._ask(instructions, asked, model, usage, tools, web_search)
             except openai.OpenAIError as exc:
                 usage.cost_usd = self.cost(usage)
                 raise ProviderError(f"The provider failed: {exc}", usage) from exc
@@ -191,6 +193,7 @@ class StructuredClient:
         model: type[BaseModel],
         usage: Usage,
         tools: Sequence[FunctionTool] = (),
+        web_search: bool = True,
     ) -> tuple[str, list[Evidence]]:
         """The answer's text and the URLs the server cited; raises openai.OpenAIError.
 
@@ -200,6 +203,7 @@ class StructuredClient:
         if self.api == "chat":
             return self._chat(instructions, prompt, schema, usage, tools), []
         asked: str | list[Any] = prompt
+        searching = [{"type": "web_search"}] if web_search else []
         for round_ in range(TOOL_ROUNDS + 1):
             # The last round offers no functions: the model answers with what it has.
             offered = [t.responses_spec() for t in tools] if round_ < TOOL_ROUNDS else []
@@ -207,7 +211,7 @@ class StructuredClient:
                 model=self.model,
                 instructions=instructions,
                 input=asked,
-                tools=[{"type": "web_search"}, *offered],
+                tools=[*searching, *offered],
                 text={"format": {"type": "json_schema", **schema}},
                 **self.temperature_args(),
             )
