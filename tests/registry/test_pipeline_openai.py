@@ -144,6 +144,7 @@ def test_the_models_snippets_carry_fields_routed_by_name_into_cross_validation(m
     assert len(asked) == len(set(asked))
     _path, first = routed.server.requests[0]
     assert first["text"]["format"]["name"] == "requirement_evidence"
+    assert first["tools"] == []  # the document is the source: no web search
     assert "[page 1]" not in first["input"] and "[page 3]" not in first["input"]  # contents, blank
     tenure_prompt = next(
         b["input"] for _p, b in routed.server.requests if "REQ-002 (" in b["input"]

@@ -169,7 +169,11 @@ def ask_document(
     for part in parts(pages):
         # One usage for every part: the client prices its running total.
         result = client.ask_structured(
-            model, INSTRUCTIONS, build_prompt(requirement, document, part), asked.usage
+            model,
+            INSTRUCTIONS,
+            build_prompt(requirement, document, part),
+            asked.usage,
+            web_search=False,  # the evidence is in the document, not on the web
         )
         if result.answer is None:
             why = "; ".join(result.problems) or "it was empty"
