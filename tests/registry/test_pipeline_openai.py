@@ -330,3 +330,14 @@ def test_a_long_document_is_asked_in_parts_and_their_passages_merged(
         (True, False, False), (False, True, False), (False, False, True),
     ]  # fmt: skip
     assert [s["page"] for s in requirement(review, "REQ-017").snippets] == [5, 2, 4]
+
+
+def test_an_openai_provider_without_a_server_says_so_on_each_requirement(make_user, openai_app):  # noqa: F811
+    current_app.config["FURROW"] = dataclasses.replace(
+        current_app.config["FURROW"], openai_api_key=None, openai_base_url=None
+    )
+    review, run = assess(make_user("editor"), {PLAN: made.PLAN})
+    assert run.status == "completed_with_errors"
+    assert "needs OPENAI_API_KEY or OPENAI_BASE_URL" in run.item_errors["evidence:REQ-001"]
+    assert run.results[f"discover:{review.documents[0].id}"]["pages"] == 5
+    assert openai_app.requests == []

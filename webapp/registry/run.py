@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from flask import current_app
 from sqlalchemy import select
 
-from webapp.ai import ProviderError
+from webapp.ai import ProviderError, ProviderUnavailable
 from webapp.auth.models import User
 from webapp.extensions import db
 from webapp.jobs.kinds import ItemError, RunKind, register_kind
@@ -121,7 +121,10 @@ class ReviewAssessment(RunKind):
         if self._client is None:
             from webapp.ai.client import StructuredClient  # the SDK loads only when asked
 
-            self._client = StructuredClient(current_app.config["FURROW"])
+            try:
+                self._client = StructuredClient(current_app.config["FURROW"])
+            except ProviderUnavailable as exc:
+                raise ItemError(str(exc)) from exc
         return self._client
 
     def plan_items(self, params: dict[str, Any]) -> list[str]:
