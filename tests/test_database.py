@@ -2,8 +2,9 @@
 
 from sqlalchemy import select
 
-from webapp.database import IN_CHUNK, among, bulk_insert, utcnow
+from webapp.database import IN_CHUNK, among, bulk_insert, insert_unless_there, utcnow
 from webapp.extensions import db
+from webapp.registry.models import EvidenceAnswer
 from webapp.review.models import Change
 
 
@@ -47,3 +48,14 @@ def test_among_picks_every_id_however_many(app):
         found |= set(db.session.scalars(select(Change.target_id).where(picked)))
     assert found == wanted - {5000}
     assert list(among(db.session, Change.target_id, [])) == []
+
+
+def test_a_row_already_there_is_kept_and_no_error_is_raised(app):
+    # Two runs caching the same answer at once: the second write finds the first's row.
+    table = EvidenceAnswer.__table__
+    first = {"key": "k" * 64, "answer": {"snippets": []}, "cost_usd": 0.5, "created_at": utcnow()}
+    insert_unless_there(db.session, table, first)
+    insert_unless_there(db.session, table, first | {"answer": {"snippets": [1]}, "cost_usd": 1.0})
+    db.session.commit()
+    kept = db.session.scalars(select(EvidenceAnswer)).all()
+    assert [(a.answer, a.cost_usd) for a in kept] == [({"snippets": []}, 0.5)]

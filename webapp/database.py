@@ -10,6 +10,8 @@ from typing import Any
 
 from sqlalchemy import JSON, ColumnElement, DateTime, Engine, Integer, Table, any_, bindparam, event
 from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 from sqlalchemy.types import TypeDecorator
@@ -74,6 +76,14 @@ def bulk_insert(session: Session, table: Table, rows: Sequence[Mapping[str, Any]
     with cursor, cursor.copy(f'COPY "{table.name}" ({columns}) FROM STDIN') as copy:
         for row in rows:
             copy.write_row([json.dumps(row[n]) if n in as_json else row[n] for n in names])
+
+
+def insert_unless_there(session: Session, table: Table, row: Mapping[str, Any]) -> None:
+    """One row, unless a row with its key is there already (another process may have just
+    written it): INSERT … ON CONFLICT DO NOTHING, in each database's own words."""
+    dialect = session.connection().dialect.name
+    insert = postgresql_insert if dialect == "postgresql" else sqlite_insert
+    session.execute(insert(table).values(**row).on_conflict_do_nothing())
 
 
 # Ids per IN (…) elsewhere than PostgreSQL: under SQLite's parameter limit, quick to compile.

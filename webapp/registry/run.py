@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from webapp.ai import ProviderError, ProviderUnavailable
 from webapp.auth.models import User
+from webapp.database import insert_unless_there, utcnow
 from webapp.extensions import db
 from webapp.jobs.kinds import ItemError, RunKind, register_kind
 from webapp.jobs.models import Run
@@ -293,7 +294,8 @@ def ask_documents(
             key = keys[document.key]
             answers[key] = asked.answer
             cost = asked.usage.cost_usd
-            db.session.merge(EvidenceAnswer(key=key, answer=asked.answer, cost_usd=cost))
+            row = {"key": key, "answer": asked.answer, "cost_usd": cost, "created_at": utcnow()}
+            insert_unless_there(db.session, EvidenceAnswer.__table__, row)
         add_usage(run_id, asked.usage)  # commits the answer with it
     db.session.commit()
     return problems, failures
