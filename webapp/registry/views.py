@@ -1,20 +1,75 @@
 """Registry review pages. Reviews hold project documents with personal data (owners' names):
-every page is for editors and up."""
+every page is for editors and up; verdicts, the overall outcome, undo and deleting a review
+are the reviewer role's."""
 
 from __future__ import annotations
 
-from flask import request
+from flask import Response, abort, flash, redirect, request, url_for
+from flask_login import current_user
 from sqlalchemy import select
 
 from webapp.auth.access import require_role
+from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
+from webapp.extensions import db, htmx
+from webapp.jobs.models import Run
+from webapp.jobs.queue import QueueUnavailable
 from webapp.pagination import page_number, paginate
-from webapp.registry import bp
-from webapp.registry.models import Review
-from webapp.registry.run import latest_runs
+from webapp.problems import Invalid, show_on_form
+from webapp.registry import bp, page_data, reviews
+from webapp.registry import documents as docs
+from webapp.registry.checklist import ChecklistInvalid, read_checklist
+from webapp.registry.discovery import TYPE_LABELS, DocumentType
+from webapp.registry.forms import (
+    EntryForm,
+    NewReviewForm,
+    OutcomeForm,
+    TypeForm,
+    UploadForm,
+    VerdictForm,
+)
+from webapp.registry.models import Review, ReviewDocument
+from webapp.registry.pages import PageKind
+from webapp.registry.run import latest_runs, live_run, start_review_run
+from webapp.registry.targets import OUTCOMES, VERDICTS
 from webapp.rendering import render_page
+from webapp.review.audit import undoable_groups
+from webapp.review.service import undo
+from webapp.uploads import UploadRefused, read_bytes
 
 PER_PAGE = 25
+CHECKLIST_MAX_BYTES = 2 * 1024 * 1024
+CHECK_LEVELS = {"pass": "none", "warning": "warning", "fail": "error"}  # their colours
+
+
+def review_or_404(review_id: int) -> Review:
+    return db.get_or_404(Review, review_id, description=f"There is no review #{review_id}.")
+
+
+def document_or_404(review: Review, document_id: int) -> ReviewDocument:
+    document = next((d for d in review.documents if d.id == document_id), None)
+    if document is None:
+        abort(404, description=f"This review has no document #{document_id}.")
+    return document
+
+
+@bp.context_processor
+def words() -> dict:
+    """The words the registry pages show for stored keys."""
+    return {
+        "filters": page_data.FILTERS,
+        "short": page_data.short,
+        "status_label": page_data.status_label,
+        "field_label": page_data.field_label,
+        "check_label": page_data.check_label,
+        "check_levels": CHECK_LEVELS,
+        "check_status_labels": page_data.CHECK_STATUS_LABELS,
+        "validation_labels": page_data.VALIDATION_LABELS,
+        "kind_labels": page_data.KIND_LABELS,
+        "type_labels": {t.value: label for t, label in TYPE_LABELS.items()},
+        "verdict_words": VERDICTS,
+        "outcome_words": OUTCOMES,
+    }
 
 
 @bp.get("")
@@ -24,3 +79,367 @@ def index():
     page = paginate(query, page_number(request.args), PER_PAGE)
     runs = latest_runs([r.id for r in page.items])
     return render_page("registry/index.html", page=page, runs=runs)
+
+
+def render_new(form: NewReviewForm, status: int = 200):
+    return render_page("registry/new.html", form=form), status
+
+
+@bp.route("/new", methods=["GET", "POST"])
+@require_role(Role.editor)
+def new():
+    form = NewReviewForm()
+    if not form.validate_on_submit():
+        return render_new(form, 422 if form.errors else 200)
+    checklist = None
+    upload = form.checklist.data
+    try:
+        if upload and upload.filename:
+            data = read_bytes(upload.stream, CHECKLIST_MAX_BYTES)
+            if len(data) > CHECKLIST_MAX_BYTES:
+                raise ChecklistInvalid("The checklist file is larger than 2 MB.", loc="checklist")
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ChecklistInvalid(
+                    "The checklist is not UTF-8 text.", loc="checklist"
+                ) from None
+            checklist = read_checklist(text)
+        review = reviews.create_review(form.name.data, checklist, current_user)
+    except ChecklistInvalid as exc:
+        form.checklist.errors = [p.message for p in exc.problems]
+        return render_new(form, 422)
+    except Invalid as exc:
+        db.session.rollback()
+        show_on_form(form, exc.problems)
+        return render_new(form, 422)
+    db.session.commit()
+    flash(f"Review “{review.name}” is ready: upload the project's documents.", "success")
+    return redirect(url_for("registry.show", review_id=review.id))
+
+
+def render_review(review: Review, status: int = 200, **forms):
+    checks = reviews.checks(review)
+    rows = page_data.requirement_rows(review, reviews.verdicts(review), checks)
+    shown = page_data.chosen_filter(request.args.get("show"))
+    entries = page_data.history(review)
+    run = live_run(review)
+    latest = db.session.get(Run, review.run_id) if review.run_id else None
+    context = {
+        "review": review,
+        "docs_pages": {d.id: [p.kind.value for p in docs.pages(d)] for d in review.documents},
+        "rows": [r for r in rows if shown in r.filters],
+        "counts": page_data.filter_counts(rows),
+        "shown": shown,
+        "checks": checks,
+        "history": entries,
+        "undoable": undoable_groups([e.change for e in entries], sources=("decide",)),
+        "run": run,
+        "latest": latest,
+        "outcome": reviews.outcome(review),
+        "upload_form": forms.get("upload_form") or UploadForm(),
+        "outcome_form": forms.get("outcome_form") or OutcomeForm(),
+        "type_form": TypeForm(),
+        "form": EmptyForm(),
+        "assess_error": forms.get("assess_error"),
+    }
+    return render_page("registry/review.html", **context), status
+
+
+@bp.get("/<int:review_id>")
+@require_role(Role.editor)
+def show(review_id: int):
+    return render_review(review_or_404(review_id))
+
+
+@bp.get("/<int:review_id>/progress")
+@require_role(Role.editor)
+def progress(review_id: int):
+    """The live run's progress, polled by htmx; once the run has ended the page reloads to
+    show what it found."""
+    review = review_or_404(review_id)
+    run = live_run(review)
+    if run is None:
+        return Response(status=204, headers={"HX-Refresh": "true"})
+    return render_page("registry/_progress.html", review=review, run=run)
+
+
+@bp.post("/<int:review_id>/documents")
+@require_role(Role.editor)
+def upload(review_id: int):
+    review = review_or_404(review_id)
+    form = UploadForm()
+    files = [f for f in request.files.getlist("files") if f and f.filename]
+    if not files:
+        form.files.errors = ["Choose one or more files to upload."]
+        return render_review(review, 422, upload_form=form)
+    added, refused = [], []
+    for upload in files:
+        try:
+            data = read_bytes(upload.stream, docs.max_upload_bytes())
+            added.append(docs.add_document(review, upload.filename, data, current_user).filename)
+        except UploadRefused as exc:
+            refused.append(f"{upload.filename}: {exc} Nothing was kept of it.")
+    db.session.commit()
+    if refused:
+        form.files.errors = refused
+        if added:
+            flash(f"Added {', '.join(added)}.", "success")
+        return render_review(review, 422, upload_form=form)
+    flash(f"Added {', '.join(added)}. Assess the review to read them.", "success")
+    return redirect(url_for("registry.show", review_id=review.id, _anchor="documents"))
+
+
+@bp.post("/<int:review_id>/documents/<int:document_id>/type")
+@require_role(Role.editor)
+def set_type(review_id: int, document_id: int):
+    review = review_or_404(review_id)
+    document = document_or_404(review, document_id)
+    form = TypeForm()
+    if not form.validate_on_submit() or form.document_type.data not in DocumentType.__members__:
+        flash("Choose one of the listed kinds of document.", "error")
+        return redirect(url_for("registry.show", review_id=review.id, _anchor="documents"))
+    docs.set_type(document, form.document_type.data)
+    db.session.commit()
+    kind = TYPE_LABELS[DocumentType(document.document_type)]
+    flash(f"{document.filename} is a {kind.lower()} now; assess again to use it.", "success")
+    return redirect(url_for("registry.show", review_id=review.id, _anchor="documents"))
+
+
+@bp.route("/<int:review_id>/documents/<int:document_id>/delete", methods=["GET", "POST"])
+@require_role(Role.editor)
+def delete_document(review_id: int, document_id: int):
+    review = review_or_404(review_id)
+    document = document_or_404(review, document_id)
+    back = url_for("registry.show", review_id=review.id, _anchor="documents")
+    if request.method == "GET":
+        return confirm(
+            f"Delete {document.filename}",
+            f"Delete {document.filename} from the review “{review.name}”? Values entered from "
+            "it lose their source. This cannot be undone.",
+            url_for("registry.delete_document", review_id=review.id, document_id=document.id),
+            "Delete the document",
+            back,
+        )
+    stored = [document.stored_name]
+    review.documents.remove(document)
+    db.session.flush()
+    reviews.refresh(review)
+    db.session.commit()
+    docs.remove_files(stored)
+    flash(f"Deleted {document.filename}.", "success")
+    return redirect(back)
+
+
+def confirm(title: str, question: str, action: str, button: str, back: str):
+    return render_page(
+        "registry/confirm.html",
+        form=EmptyForm(),
+        title=title,
+        question=question,
+        action=action,
+        button=button,
+        back=back,
+    )
+
+
+@bp.post("/<int:review_id>/assess")
+@require_role(Role.editor)
+def assess(review_id: int):
+    review = review_or_404(review_id)
+    if not EmptyForm().validate_on_submit():
+        abort(400)
+    try:
+        run = start_review_run(review, current_user)
+    except (Invalid, QueueUnavailable) as exc:
+        db.session.rollback()
+        return render_review(review_or_404(review_id), 422, assess_error=str(exc))
+    flash(f"Assessing “{review.name}”: run #{run.id}.", "success")
+    return redirect(url_for("registry.show", review_id=review.id, _anchor="assess"))
+
+
+@bp.post("/<int:review_id>/outcome")
+@require_role(Role.reviewer)
+def set_outcome(review_id: int):
+    review = review_or_404(review_id)
+    form = OutcomeForm()
+    if not form.validate_on_submit():
+        return render_review(review, 422, outcome_form=form)
+    try:
+        reviews.set_outcome(review, form.outcome.data, form.comment.data, current_user)
+    except Invalid as exc:
+        db.session.rollback()
+        show_on_form(form, exc.problems)
+        return render_review(review, 422, outcome_form=form)
+    db.session.commit()
+    flash(f"Overall outcome: {OUTCOMES[form.outcome.data]}.", "success")
+    return redirect(url_for("registry.show", review_id=review.id))
+
+
+@bp.post("/<int:review_id>/undo")
+@require_role(Role.reviewer)
+def undo_decision(review_id: int):
+    review = review_or_404(review_id)
+    group = request.form.get("group", "")
+    if not EmptyForm().validate_on_submit():
+        abort(400)
+    entries = page_data.history(review)
+    if group not in undoable_groups([e.change for e in entries], sources=("decide",)):
+        flash("That decision cannot be undone: a newer one replaced it.", "error")
+        return redirect(url_for("registry.show", review_id=review.id, _anchor="history"))
+    result = undo(group, current_user)
+    reviews.refresh(review)
+    db.session.commit()
+    if result.changed_since:
+        flash("Not undone: the decision changed since.", "error")
+    else:
+        flash("Undone.", "success")
+    return redirect(url_for("registry.show", review_id=review.id, _anchor="history"))
+
+
+@bp.route("/<int:review_id>/delete", methods=["GET", "POST"])
+@require_role(Role.reviewer)
+def delete(review_id: int):
+    review = review_or_404(review_id)
+    if request.method == "GET":
+        return confirm(
+            f"Delete {review.name}",
+            f"Delete the review “{review.name}” with its {len(review.documents)} document(s), "
+            "their files, its evidence and verdicts? This cannot be undone.",
+            url_for("registry.delete", review_id=review.id),
+            "Delete the review",
+            url_for("registry.show", review_id=review.id),
+        )
+    if live_run(review) is not None:
+        flash("The review is being assessed; wait for its run to end, then delete it.", "error")
+        return redirect(url_for("registry.show", review_id=review.id))
+    name = review.name
+    stored = reviews.delete_review(review)
+    db.session.commit()
+    docs.remove_files(stored)
+    flash(f"Deleted the review “{name}” and its documents.", "success")
+    return redirect(url_for("registry.index"))
+
+
+def render_requirement(review: Review, requirement_id: str, status: int = 200, **forms):
+    record = reviews.requirement(review, requirement_id)
+    wanted = review.methodology.requirement(requirement_id)
+    if record is None or wanted is None:
+        abort(404, description=f"The checklist has no requirement {requirement_id}.")
+    ids = [r.requirement_id for r in review.requirements]
+    at = ids.index(requirement_id)
+    fields = [f.value for f in wanted.structured_fields]
+    entered = reviews.entered(review)
+    documents = {d.id: d.filename for d in review.documents}
+    verdict = reviews.verdicts(review).get(requirement_id)
+    context = {
+        "review": review,
+        "record": record,
+        "requirement": wanted,
+        "snippets": record.snippets or [],
+        "fields": fields,
+        "entered": {f: entered[f] for f in fields if f in entered},
+        "documents": documents,
+        "checks": [c for c in reviews.checks(review) if c["field"] in fields],
+        "verdict": verdict,
+        "previous": ids[at - 1] if at > 0 else None,
+        "next": ids[at + 1] if at + 1 < len(ids) else None,
+        "verdict_form": forms.get("verdict_form") or VerdictForm(),
+        "entry_form": forms.get("entry_form"),
+        "entry_at": forms.get("entry_at"),
+        "blank_entry": EntryForm().limit_to(wanted.structured_fields),
+        "notice": forms.get("notice"),
+    }
+    return render_page("registry/requirement.html", "body", **context), status
+
+
+@bp.get("/<int:review_id>/requirements/<requirement_id>")
+@require_role(Role.editor)
+def requirement(review_id: int, requirement_id: str):
+    return render_requirement(review_or_404(review_id), requirement_id)
+
+
+def after_requirement_change(review: Review, requirement_id: str, notice: str):
+    """htmx swaps the page's body in place; a plain form goes back to the page."""
+    if htmx:
+        return render_requirement(review, requirement_id, notice=notice)
+    flash(notice, "success")
+    return redirect(
+        url_for("registry.requirement", review_id=review.id, requirement_id=requirement_id)
+    )
+
+
+@bp.post("/<int:review_id>/requirements/<requirement_id>/fields")
+@require_role(Role.editor)
+def enter_field(review_id: int, requirement_id: str):
+    review = review_or_404(review_id)
+    wanted = review.methodology.requirement(requirement_id)
+    if wanted is None:
+        abort(404, description=f"The checklist has no requirement {requirement_id}.")
+    form = EntryForm().limit_to(wanted.structured_fields)
+    at = request.form.get("at")  # the snippet the form was sent from, to show its errors there
+    if not form.validate_on_submit():
+        return render_requirement(review, requirement_id, 422, entry_form=form, entry_at=at)
+    page = int(form.page.data) if (form.page.data or "").isdigit() else form.page.data
+    document = int(form.document.data) if (form.document.data or "").isdigit() else None
+    given = {"value": form.value.data, "document": document, "page": page}
+    try:
+        reviews.enter_fields(review, {form.field.data: given}, current_user)
+    except Invalid as exc:
+        db.session.rollback()
+        form.value.errors = [p.message for p in exc.problems]
+        review = review_or_404(review_id)
+        return render_requirement(review, requirement_id, 422, entry_form=form, entry_at=at)
+    db.session.commit()
+    label = page_data.field_label(form.field.data)
+    return after_requirement_change(review, requirement_id, f"{label}: {form.value.data} entered.")
+
+
+@bp.post("/<int:review_id>/requirements/<requirement_id>/verdict")
+@require_role(Role.reviewer)
+def verdict(review_id: int, requirement_id: str):
+    review = review_or_404(review_id)
+    form = VerdictForm()
+    if not form.validate_on_submit():
+        return render_requirement(review, requirement_id, 422, verdict_form=form)
+    try:
+        reviews.decide_requirement(
+            review, requirement_id, form.verdict.data, form.comment.data, current_user
+        )
+    except Invalid as exc:
+        db.session.rollback()
+        show_on_form(form, exc.problems)
+        return render_requirement(review, requirement_id, 422, verdict_form=form)
+    db.session.commit()
+    words = VERDICTS[form.verdict.data]
+    return after_requirement_change(review, requirement_id, f"{requirement_id}: {words}.")
+
+
+PAGE_KIND_WORDS = {
+    PageKind.contents: "Table of contents: never used as evidence.",
+    PageKind.no_text: "No text layer: nothing on this page can be read or cited.",
+}
+
+
+@bp.get("/<int:review_id>/documents/<int:document_id>/pages/<int:number>")
+@require_role(Role.editor)
+def page(review_id: int, document_id: int, number: int):
+    review = review_or_404(review_id)
+    document = document_or_404(review, document_id)
+    pages = docs.pages(document)
+    if not 1 <= number <= len(pages):
+        if document.pages is None:
+            abort(404, description=f"{document.filename} is not read yet: assess the review.")
+        abort(404, description=f"{document.filename} has no page {number}.")
+    shown = pages[number - 1]
+    q = request.args.get("q", "")[:2000]
+    return render_page(
+        "registry/page.html",
+        review=review,
+        document=document,
+        page=shown,
+        pages=len(pages),
+        text=page_data.highlight(shown.text, q),
+        q=q,
+        kind_words=PAGE_KIND_WORDS.get(shown.kind),
+    )

@@ -1,0 +1,61 @@
+"""Registry review forms: they only collect input; webapp.registry.reviews, documents and
+checklist decide what is valid."""
+
+from __future__ import annotations
+
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileField
+from wtforms import HiddenField, MultipleFileField, SelectField, StringField, TextAreaField
+from wtforms.fields.choices import SelectChoice
+
+from webapp.registry.checklist import FIELD_LABELS, StructuredField
+from webapp.registry.discovery import TYPE_LABELS
+from webapp.registry.targets import OUTCOMES, VERDICTS
+
+
+class NewReviewForm(FlaskForm):
+    name = StringField("Name", description="The project under review, e.g. “Denman farm 2024”.")
+    checklist = FileField(
+        "Checklist (optional)",
+        description="A methodology checklist as JSON, of the bundled checklist's shape. "
+        "Left empty: Regen Network soil-carbon methodology v1.2.2.",
+    )
+
+
+class UploadForm(FlaskForm):
+    files = MultipleFileField(
+        "Documents", description="PDF, Markdown (.md) or text (.txt); one or several files."
+    )
+
+
+class TypeForm(FlaskForm):
+    document_type = SelectField(
+        "Kind", choices=[SelectChoice(t.value, label) for t, label in TYPE_LABELS.items()]
+    )
+
+
+def _choices(labels: dict[str, str]) -> list[SelectChoice]:
+    return [SelectChoice("", "Choose…"), *(SelectChoice(k, v) for k, v in labels.items())]
+
+
+class OutcomeForm(FlaskForm):
+    outcome = SelectField("Overall outcome", choices=_choices(OUTCOMES))
+    comment = TextAreaField("Comment", render_kw={"rows": 2})
+
+
+class VerdictForm(FlaskForm):
+    verdict = SelectField("Verdict", choices=_choices(VERDICTS))
+    comment = TextAreaField("Comment", render_kw={"rows": 2})
+
+
+class EntryForm(FlaskForm):
+    """A structured field's value picked from one snippet's document and page."""
+
+    field = SelectField("Field")
+    value = StringField("Value", description="As the passage states it.")
+    document = HiddenField()
+    page = HiddenField()
+
+    def limit_to(self, fields: list[StructuredField]) -> EntryForm:
+        self.field.choices = [SelectChoice(f.value, FIELD_LABELS[f]) for f in fields]
+        return self
