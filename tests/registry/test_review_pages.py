@@ -11,7 +11,7 @@ import redis
 from werkzeug.datastructures import FileStorage
 from werkzeug.test import encode_multipart
 
-from tests.library.files import pdf_with_text
+from tests.registry.test_review_records import DEED, PLAN
 from tests.support.html import by_id, rows, soup
 from tests.support.tables import run_here
 from webapp.extensions import db
@@ -24,15 +24,6 @@ from webapp.review.models import Change
 
 pytestmark = pytest.mark.usefixtures("idle_queue")
 
-PLAN = pdf_with_text(
-    ["Contents", "1 Overview ..... 2", "2 Land tenure ..... 3", "3 Monitoring plan ..... 4"],
-    ["1 Overview", "Project plan. The project restores grassland soils in Kent.",
-     "The project start date is 06/02/2023. Colour of the soil was recorded."],
-    [],
-    ["2 Land tenure", "The farm is owned by Nicholas Denman under a lease agreement;",
-     "the landowner approval is attached as a legal attestation of long-term control."],
-)  # fmt: skip
-DEED = b"# Title deed\n\nThe land is owned by Nick Denman since 1998. Area: 101.2 ha.\n"
 SMALL_CHECKLIST = {
     "methodology_id": "test",
     "methodology_name": "Test methodology",
@@ -324,14 +315,14 @@ def test_verdicts_are_the_reviewers_and_outcome_and_undo_work(client_as):
     done = reviewer.submit(url, {"verdict": "approved", "comment": "Deed & plan agree."})
     assert done.status_code == 302
     page = reviewer.get(requirement_url(review))
-    assert "Approved" in by_id(page, "verdict").get_text()
-    assert "Deed & plan agree." in by_id(page, "verdict").get_text()
+    assert "Approved" in by_id(page, "verdict-now").get_text()
+    assert "Deed & plan agree." in by_id(page, "verdict-now").get_text()
     outcome = reviewer.submit(
         f"/registry/{review.id}/outcome", {"outcome": "needs_changes", "comment": "Spellings."}
     )
     assert outcome.status_code == 302
     review_page = reviewer.get(f"/registry/{review.id}")
-    assert "Needs changes" in by_id(review_page, "outcome").get_text()
+    assert "Needs changes" in by_id(review_page, "outcome-now").get_text()
     history = rows(by_id(review_page, "history-table"))
     assert history[0][2:4] == ["Overall outcome", "Needs changes"]
     assert history[1][2:5] == ["REQ-002: verdict", "Approved", "Deed & plan agree."]

@@ -233,8 +233,9 @@ def delete_document(review_id: int, document_id: int):
 
 def confirm(title: str, question: str, action: str, button: str, back: str):
     return render_page(
-        "registry/confirm.html",
+        "tables/confirm.html",
         form=EmptyForm(),
+        hidden=[],
         title=title,
         question=question,
         action=action,
@@ -247,8 +248,6 @@ def confirm(title: str, question: str, action: str, button: str, back: str):
 @require_role(Role.editor)
 def assess(review_id: int):
     review = review_or_404(review_id)
-    if not EmptyForm().validate_on_submit():
-        abort(400)
     try:
         run = start_review_run(review, current_user)
     except (Invalid, QueueUnavailable) as exc:
@@ -281,8 +280,6 @@ def set_outcome(review_id: int):
 def undo_decision(review_id: int):
     review = review_or_404(review_id)
     group = request.form.get("group", "")
-    if not EmptyForm().validate_on_submit():
-        abort(400)
     entries = page_data.history(review)
     if group not in undoable_groups([e.change for e in entries], sources=("decide",)):
         flash("That decision cannot be undone: a newer one replaced it.", "error")

@@ -1,0 +1,91 @@
+"""A registry review in a real browser, from upload to the overall outcome: create it, upload two
+PDFs, assess them with a real worker, enter the owner from a passage, give a verdict and set the
+outcome; on a desktop and on a phone."""
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import browser_queue, sign_in
+from tests.library.files import pdf_with_text
+from tests.registry.test_review_records import PLAN
+from tests.support.app import start_worker, stop_process
+
+pytestmark = pytest.mark.browser
+
+SHOTS = Path("/tmp/shots-registry")
+DEED = pdf_with_text(
+    ["Title deed", "The land is owned by Nick Denman since 1998.",
+     "Land tenure: freehold ownership deed for the farm, area 101.2 ha."],
+)  # fmt: skip
+
+
+@pytest.fixture
+def worker(services, live_server):
+    """A worker that reads the files the server keeps: its instance folder is the server's."""
+    process = start_worker(
+        services,
+        FURROW_QUEUE=browser_queue(services),
+        FURROW_INSTANCE_PATH=str(live_server.instance_path),
+    )
+    yield process
+    stop_process(process)
+
+
+def shoot(page: Page, name: str) -> None:
+    SHOTS.mkdir(exist_ok=True)
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
+    # Each part on its own too, to be read at a phone's width.
+    for part in page.locator("main section[id]").all():
+        part_id = part.get_attribute("id")
+        part.screenshot(path=str(SHOTS / f"{name}-390-{part_id}.png"))
+    page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_a_review_from_upload_to_outcome(page: Page, admin, worker, tmp_path):
+    plan, deed = tmp_path / "Project plan.pdf", tmp_path / "Title deed.pdf"
+    plan.write_bytes(PLAN)
+    deed.write_bytes(DEED)
+    sign_in(page)
+    page.goto("/registry")
+    page.get_by_role("link", name="New review").click()
+    page.get_by_label("Name").fill("Denman farm")
+    page.get_by_role("button", name="Create the review").click()
+    expect(page.locator("h1")).to_have_text("Denman farm")
+
+    page.get_by_label("Documents").set_input_files([str(plan), str(deed)])
+    page.get_by_role("button", name="Upload").click()
+    expect(page.locator("#document-table tbody tr")).to_have_count(2)
+
+    page.get_by_role("button", name="Assess").click()
+    # The progress polls until the run ends, then the page shows what it found.
+    expect(page.locator("#review-status")).to_have_text("assessed", timeout=60_000)
+    expect(page.locator("#document-table")).to_contain_text("1 table of contents")
+    shoot(page, "review")
+
+    page.locator("#requirement-table").get_by_role("link", name="REQ-002").click()
+    passage = page.locator(".registry-snippet").filter(has_text="Nicholas Denman").first
+    passage.get_by_text("Use this passage").click()
+    passage.get_by_label("Field").select_option(label="Owner")
+    passage.get_by_label("Value").fill("Nicholas Denman")
+    passage.get_by_role("button", name="Enter the value").click()
+    expect(page.locator("#notice")).to_have_text("Owner: Nicholas Denman entered.")
+    expect(page.locator("#field-table")).to_contain_text("Nicholas Denman")
+
+    page.get_by_label("Verdict").select_option(label="Approved")
+    page.locator("#verdict-form").get_by_label("Comment").fill("The plan names the owner.")
+    page.get_by_role("button", name="Save the verdict").click()
+    expect(page.locator("#verdict-now")).to_contain_text("Approved")
+    shoot(page, "requirement")
+
+    page.get_by_role("link", name="Denman farm").click()
+    page.get_by_text("Set the overall outcome").click()
+    page.get_by_label("Overall outcome").select_option(label="Needs changes")
+    page.locator("#outcome-form").get_by_label("Comment").fill("Owner spellings differ.")
+    page.get_by_role("button", name="Save the outcome").click()
+    expect(page.locator("#outcome-now")).to_contain_text("Needs changes")
+    expect(page.locator("#history-table tbody tr")).to_have_count(3)
+    shoot(page, "outcome")
