@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import browser_queue, sign_in
+from tests.browser.test_every_page import WIDEST
 from tests.library.files import pdf_with_text
 from tests.registry.test_review_records import PLAN
 from tests.support.app import start_worker, stop_process
@@ -38,6 +39,9 @@ def shoot(page: Page, name: str) -> None:
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 900})
         page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
+        if width == 390:  # wide tables scroll inside their frame: the page never sideways
+            wide = page.evaluate("document.documentElement.scrollWidth") > 391
+            assert not wide, (name, page.evaluate(WIDEST))
     # Each part on its own too, to be read at a phone's width.
     for part in page.locator("main section[id]").all():
         part_id = part.get_attribute("id")
@@ -80,6 +84,12 @@ def test_a_review_from_upload_to_outcome(page: Page, admin, worker, tmp_path):
     page.get_by_role("button", name="Save the verdict").click()
     expect(page.locator("#verdict-now")).to_contain_text("Approved")
     shoot(page, "requirement")
+
+    page.locator(".registry-snippet").filter(has_text="Nicholas Denman").first.get_by_role(
+        "link", name="page 4"
+    ).click()
+    expect(page.locator("#page-text mark")).to_contain_text("Nicholas Denman")
+    shoot(page, "page")
 
     page.get_by_role("link", name="Denman farm").click()
     page.get_by_text("Set the overall outcome").click()
