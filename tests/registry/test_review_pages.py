@@ -243,6 +243,10 @@ def test_filters_count_and_show_requirements(client_as):
     assert "REQ-002" in [r[0] for r in table]
     assert by_id(shown, "requirement-table").find("tr", class_="review-item")
     assert client.get(f"/registry/{review.id}?show=nonsense").status_code == 200
+    # The plan states no start date a reviewer entered: its presence check fails.
+    failed = rows(by_id(client.get(links["Failed checks"]["href"]), "requirement-table"))
+    assert count["Failed checks"] == len(failed) > 0
+    assert "REQ-007" in [r[0] for r in failed] and all("check" in r[4] for r in failed)
 
 
 def test_a_field_is_entered_from_a_passage_and_refusals_say_why(client_as):
@@ -314,6 +318,13 @@ def test_verdicts_are_the_reviewers_and_outcome_and_undo_work(client_as):
     assert bad.status_code == 422
     done = reviewer.submit(url, {"verdict": "approved", "comment": "Deed & plan agree."})
     assert done.status_code == 302
+    swapped = reviewer.submit(
+        f"{requirement_url(review, 'REQ-001')}/verdict",
+        {"verdict": "not_applicable"},
+        headers={"HX-Request": "true"},
+    )
+    assert swapped.status_code == 200 and "<html" not in swapped.get_data(as_text=True)
+    assert "Not applicable" in by_id(swapped, "verdict-now").get_text()
     page = reviewer.get(requirement_url(review))
     assert "Approved" in by_id(page, "verdict-now").get_text()
     assert "Deed & plan agree." in by_id(page, "verdict-now").get_text()
@@ -325,11 +336,12 @@ def test_verdicts_are_the_reviewers_and_outcome_and_undo_work(client_as):
     assert "Needs changes" in by_id(review_page, "outcome-now").get_text()
     history = rows(by_id(review_page, "history-table"))
     assert history[0][2:4] == ["Overall outcome", "Needs changes"]
-    assert history[1][2:5] == ["REQ-002: verdict", "Approved", "Deed & plan agree."]
+    assert history[1][2:4] == ["REQ-001: verdict", "Not applicable"]
+    assert history[2][2:5] == ["REQ-002: verdict", "Approved", "Deed & plan agree."]
     table = {r[0]: r for r in rows(by_id(review_page, "requirement-table"))}
     assert table["REQ-002"][5] == "Approved"
 
-    undo_form = by_id(review_page, "history-table").find_all("form")[1]
+    undo_form = by_id(review_page, "history-table").find_all("form")[2]
     group = undo_form.find("input", attrs={"name": "group"})["value"]
     assert editor.submit(f"/registry/{review.id}/undo", {"group": group}).status_code == 403
     assert reviewer.submit(f"/registry/{review.id}/undo", {"group": group}).status_code == 302

@@ -125,6 +125,7 @@ def render_review(review: Review, status: int = 200, **forms):
     entries = page_data.history(review)
     run = live_run(review)
     latest = db.session.get(Run, review.run_id) if review.run_id else None
+    outcome = reviews.outcome(review)
     context = {
         "review": review,
         "docs_pages": {d.id: [p.kind.value for p in docs.pages(d)] for d in review.documents},
@@ -136,9 +137,10 @@ def render_review(review: Review, status: int = 200, **forms):
         "undoable": undoable_groups([e.change for e in entries], sources=("decide",)),
         "run": run,
         "latest": latest,
-        "outcome": reviews.outcome(review),
+        "outcome": outcome,
         "upload_form": forms.get("upload_form") or UploadForm(),
-        "outcome_form": forms.get("outcome_form") or OutcomeForm(),
+        "outcome_form": forms.get("outcome_form")
+        or OutcomeForm(data={"outcome": outcome.value} if outcome else None),
         "type_form": TypeForm(),
         "form": EmptyForm(),
         "assess_error": forms.get("assess_error"),
@@ -341,7 +343,8 @@ def render_requirement(review: Review, requirement_id: str, status: int = 200, *
         "verdict": verdict,
         "previous": ids[at - 1] if at > 0 else None,
         "next": ids[at + 1] if at + 1 < len(ids) else None,
-        "verdict_form": forms.get("verdict_form") or VerdictForm(),
+        "verdict_form": forms.get("verdict_form")
+        or VerdictForm(data={"verdict": verdict.value} if verdict else None),
         "entry_form": forms.get("entry_form"),
         "entry_at": forms.get("entry_at"),
         "blank_entry": EntryForm().limit_to(wanted.structured_fields),
