@@ -14,6 +14,7 @@ from webapp.auth.roles import Role
 from webapp.extensions import db, htmx
 from webapp.jobs.models import Run
 from webapp.jobs.queue import QueueUnavailable
+from webapp.library.documents import max_upload_bytes
 from webapp.pagination import page_number, paginate
 from webapp.problems import Invalid, show_on_form
 from webapp.registry import bp, page_data, reviews
@@ -178,7 +179,7 @@ def upload(review_id: int):
     added, refused = [], []
     for upload in files:
         try:
-            data = read_bytes(upload.stream, docs.max_upload_bytes())
+            data = read_bytes(upload.stream, max_upload_bytes())
             added.append(docs.add_document(review, upload.filename, data, current_user).filename)
         except UploadRefused as exc:
             refused.append(f"{upload.filename}: {exc} Nothing was kept of it.")
