@@ -19,6 +19,7 @@ from webapp.pagination import page_number, paginate
 from webapp.problems import Invalid, show_on_form
 from webapp.registry import bp, page_data, reviews
 from webapp.registry import documents as docs
+from webapp.registry.api_views import document_or_404, review_or_404
 from webapp.registry.checklist import ChecklistInvalid, read_checklist
 from webapp.registry.discovery import TYPE_LABELS, DocumentType
 from webapp.registry.forms import (
@@ -29,7 +30,7 @@ from webapp.registry.forms import (
     UploadForm,
     VerdictForm,
 )
-from webapp.registry.models import Review, ReviewDocument
+from webapp.registry.models import Review
 from webapp.registry.pages import PageKind
 from webapp.registry.run import latest_runs, live_run, start_review_run
 from webapp.registry.targets import OUTCOMES, VERDICTS
@@ -41,17 +42,6 @@ from webapp.uploads import UploadRefused, read_bytes
 PER_PAGE = 25
 CHECKLIST_MAX_BYTES = 2 * 1024 * 1024
 CHECK_LEVELS = {"pass": "none", "warning": "warning", "fail": "error"}  # their colours
-
-
-def review_or_404(review_id: int) -> Review:
-    return db.get_or_404(Review, review_id, description=f"There is no review #{review_id}.")
-
-
-def document_or_404(review: Review, document_id: int) -> ReviewDocument:
-    document = next((d for d in review.documents if d.id == document_id), None)
-    if document is None:
-        abort(404, description=f"This review has no document #{document_id}.")
-    return document
 
 
 @bp.context_processor
