@@ -109,6 +109,8 @@ def test_create_with_the_bundled_checklist_lists_and_opens_the_review(client_as)
     table = rows(by_id(page, "requirement-table"))
     assert len(table) == 23
     assert "Not assessed yet" in table[0][4]
+    links = [a["href"] for a in soup(page).select(".page-header .actions a")]
+    assert [f"/api/v1/reviews/{review.id}/report.{x}" for x in ("html", "md", "json")] == links[:3]
     listing = client.get("/registry")
     assert (
         by_id(listing, "reviews").find("a", string="Denman farm")["href"]
