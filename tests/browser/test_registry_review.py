@@ -60,7 +60,7 @@ def test_a_review_from_upload_to_outcome(page: Page, admin, worker, tmp_path):
     page.get_by_role("button", name="Create the review").click()
     expect(page.locator("h1")).to_have_text("Denman farm")
 
-    page.get_by_label("Documents").set_input_files([str(plan), str(deed)])
+    page.get_by_label("Add documents").set_input_files([str(plan), str(deed)])
     page.get_by_role("button", name="Upload").click()
     expect(page.locator("#document-table tbody tr")).to_have_count(2)
 

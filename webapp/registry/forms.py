@@ -24,7 +24,7 @@ class NewReviewForm(FlaskForm):
 
 class UploadForm(FlaskForm):
     files = MultipleFileField(
-        "Documents", description="PDF, Markdown (.md) or text (.txt); one or several files."
+        "Add documents", description="PDF, Markdown (.md) or text (.txt); one or several files."
     )
 
 
