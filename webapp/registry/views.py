@@ -132,7 +132,6 @@ def render_review(review: Review, status: int = 200, **forms):
         "upload_form": forms.get("upload_form") or UploadForm(),
         "outcome_form": forms.get("outcome_form")
         or OutcomeForm(data={"outcome": outcome.value} if outcome else None),
-        "type_form": TypeForm(),
         "form": EmptyForm(),
         "assess_error": forms.get("assess_error"),
     }
@@ -189,7 +188,7 @@ def set_type(review_id: int, document_id: int):
     review = review_or_404(review_id)
     document = document_or_404(review, document_id)
     form = TypeForm()
-    if not form.validate_on_submit() or form.document_type.data not in DocumentType.__members__:
+    if not form.validate_on_submit():
         flash("Choose one of the listed kinds of document.", "error")
         return redirect(url_for("registry.show", review_id=review.id, _anchor="documents"))
     docs.set_type(document, form.document_type.data)
