@@ -81,12 +81,15 @@ def page(browser, live_server) -> Iterator[Page]:
 
 
 @pytest.fixture
-def run_worker(services):
-    """Start a real RQ worker when the test calls it; stopped after the test."""
+def run_worker(services, live_server):
+    """Start a real RQ worker when the test calls it; stopped after the test. It keeps the
+    server's instance folder, so it reads the files the server stored (a review's documents)."""
     started = []
 
     def start():
-        started.append(start_worker(services, FURROW_QUEUE=browser_queue(services)))
+        instance = str(live_server.instance_path)
+        queue = browser_queue(services)
+        started.append(start_worker(services, FURROW_QUEUE=queue, FURROW_INSTANCE_PATH=instance))
 
     yield start
     for process in started:

@@ -1,17 +1,16 @@
 """A registry review in a real browser, from upload to the overall outcome: create it, upload two
 PDFs, assess them with a real worker, enter the owner from a passage, give a verdict and set the
-outcome; on a desktop and on a phone."""
+outcome, then read the printable report; on a desktop and on a phone."""
 
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import browser_queue, sign_in
+from tests.browser.conftest import sign_in
 from tests.browser.test_every_page import WIDEST
 from tests.library.files import pdf_with_text
 from tests.registry.test_review_records import PLAN
-from tests.support.app import start_worker, stop_process
 
 pytestmark = pytest.mark.browser
 
@@ -20,18 +19,6 @@ DEED = pdf_with_text(
     ["Title deed", "The land is owned by Nick Denman since 1998.",
      "Land tenure: freehold ownership deed for the farm, area 101.2 ha."],
 )  # fmt: skip
-
-
-@pytest.fixture
-def worker(services, live_server):
-    """A worker that reads the files the server keeps: its instance folder is the server's."""
-    process = start_worker(
-        services,
-        FURROW_QUEUE=browser_queue(services),
-        FURROW_INSTANCE_PATH=str(live_server.instance_path),
-    )
-    yield process
-    stop_process(process)
 
 
 def shoot(page: Page, name: str) -> None:
@@ -49,7 +36,8 @@ def shoot(page: Page, name: str) -> None:
     page.set_viewport_size({"width": 1280, "height": 900})
 
 
-def test_a_review_from_upload_to_outcome(page: Page, admin, worker, tmp_path):
+def test_a_review_from_upload_to_report(page: Page, admin, run_worker, tmp_path):
+    run_worker()
     plan, deed = tmp_path / "Project plan.pdf", tmp_path / "Title deed.pdf"
     plan.write_bytes(PLAN)
     deed.write_bytes(DEED)
@@ -99,3 +87,11 @@ def test_a_review_from_upload_to_outcome(page: Page, admin, worker, tmp_path):
     expect(page.locator("#outcome-now")).to_contain_text("Needs changes")
     expect(page.locator("#history-table tbody tr")).to_have_count(3)
     shoot(page, "outcome")
+
+    # The printable report: every requirement with its status, verdict and evidence.
+    page.get_by_role("link", name="Report (printable)").click()
+    expect(page.locator("h1")).to_contain_text("Denman farm")
+    expect(page.locator("#summary")).to_contain_text("Needs changes")
+    expect(page.locator("body")).to_contain_text("The plan names the owner.")
+    expect(page.locator("body")).to_contain_text("Nicholas Denman")
+    shoot(page, "report")

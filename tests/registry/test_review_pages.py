@@ -15,6 +15,7 @@ from tests.registry.test_review_records import DEED, PLAN
 from tests.support.html import by_id, rows, soup
 from tests.support.tables import run_here
 from webapp.extensions import db
+from webapp.jobs.models import Run
 from webapp.jobs.queue import JobQueue
 from webapp.registry import documents as docs
 from webapp.registry.checklist import bundled
@@ -74,8 +75,6 @@ def assessed(client):
     response = client.submit(f"/registry/{review.id}/assess", page=f"/registry/{review.id}")
     assert response.status_code == 302
     db.session.refresh(review)
-    from webapp.jobs.models import Run
-
     run = run_here(db.session.get(Run, review.run_id), ReviewAssessment())
     assert run.status == "succeeded", run.item_errors
     db.session.refresh(review)
@@ -420,3 +419,19 @@ def test_deleting_a_document_removes_its_file(client_as):
     assert client.submit(url).status_code == 302
     db.session.refresh(review)
     assert review.documents == [] and not path.exists()
+
+
+def test_a_passage_that_states_a_field_fills_its_form_for_the_reviewer_to_confirm(client_as):
+    client = client_as("editor")
+    review = assessed(client)
+    record = next(r for r in review.requirements if r.requirement_id == "REQ-002")
+    stated = {**record.snippets[0], "structured_fields": {"tenure_type": "lease"}}
+    record.snippets = [stated, {**record.snippets[0], "structured_fields": None}]
+    db.session.commit()
+    page = client.get(requirement_url(review))
+    first, second = by_id(page, "snippet-1").find("form"), by_id(page, "snippet-2").find("form")
+    assert first.find("option", selected=True)["value"] == "tenure_type"
+    assert first.find("input", attrs={"name": "value"})["value"] == "lease"
+    assert second.find("option", selected=True) is None
+    assert second.find("input", attrs={"name": "value"})["value"] == ""
+    assert int(first.find("input", attrs={"name": "document"})["value"]) == stated["document_id"]

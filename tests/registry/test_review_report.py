@@ -107,7 +107,7 @@ def test_the_summary_counts_statuses_verdicts_and_checks():
     made = report()
     summary = made["summary"]
     assert summary["requirements"] == 3
-    assert summary["by_status"] == {"Covered": 1, "Needs reviewer input": 1, "Not assessed": 1}
+    assert summary["by_status"] == {"Covered": 1, "Needs reviewer input": 1, "Not assessed yet": 1}
     assert summary["by_verdict"] == {"Approved": 1, "No verdict yet": 2}
     assert (summary["checks"], summary["failed_checks"], summary["warning_checks"]) == (3, 1, 1)
     assert made["outcome"]["outcome_label"] == "Needs changes"
@@ -118,14 +118,14 @@ def test_each_requirement_has_words_its_fields_and_the_checks_about_them():
     first, second, third = report()["requirements"]
     assert first["validation"] == "Document present" and first["status_label"] == "Covered"
     assert first["verdict_label"] == "Approved" and first["checks"] == []
-    assert second["validation"] == "Fields across documents"
+    assert second["validation"] == "Across documents"
     assert second["status_label"] == "Needs reviewer input"
     assert [f["label"] for f in second["fields"]] == ["Owner"]
     assert [(c["check"], c["result"]) for c in second["checks"]] == [
-        ("owner_generic", "Failed"),
+        ("owner_generic", "Fail"),
         ("owner_match", "Warning"),
     ]
-    assert third["status_label"] == "Not assessed" and third["verdict"] is None
+    assert third["status_label"] == "Not assessed yet" and third["verdict"] is None
 
 
 def test_the_evidence_shape_is_the_evidence_calls():
@@ -166,7 +166,7 @@ def test_markdown_escapes_what_it_quotes():
     assert "Nicholas \\| Denman" in text
     assert "**Approved**" in text and "Fine \\*really\\*" in text
     assert "- Overall outcome: **Needs changes** (Ada, 2026-11-26 12:00 UTC)" in text
-    assert "| Owner | Failed | “The Project” is no owner. |" in text
+    assert "| Owner generic | Owner | Fail | “The Project” is no owner. |" in text
     assert "| map.pdf | Map / GIS | not read yet |" in text
 
 

@@ -13,24 +13,12 @@ from sqlalchemy import or_, select
 from sqlalchemy.orm import selectinload
 
 from webapp.extensions import db
-from webapp.registry.checklist import FIELD_LABELS, Requirement, StructuredField, ValidationType
+from webapp.registry.checklist import Requirement, StructuredField
 from webapp.registry.evidence import COVERAGE_LABELS, Coverage
 from webapp.registry.models import Review, ReviewRequirement
 from webapp.registry.targets import OUTCOME, OUTCOMES, REQUIREMENT, REVIEW, VERDICTS, Decision
+from webapp.registry.words import field_label
 from webapp.review.models import Change
-
-KIND_LABELS = {"pdf": "PDF", "markdown": "Markdown", "text": "Text"}
-VALIDATION_LABELS = {
-    ValidationType.document_presence: "Document present",
-    ValidationType.structured_field: "Structured field",
-    ValidationType.cross_document: "Across documents",
-    ValidationType.manual: "Manual review",
-}
-CHECK_STATUS_LABELS = {"pass": "Pass", "warning": "Warning", "fail": "Fail"}
-# What a check named "<field>_<suffix>" checks.
-CHECK_SUFFIXES = {"present": "stated", "valid": "valid", "consistent": "agrees across documents"}
-CHECK_NAMES = {"net_balance": "Net balance adds up", "buffer_share": "Buffer share adds up"}
-NOT_ASSESSED = "Not assessed yet"
 
 # The requirement filters, in the order the page lists them: (key, words).
 FILTERS = (
@@ -43,25 +31,6 @@ FILTERS = (
     ("undecided", "Undecided"),
 )
 FILTER_KEYS = {key for key, _words in FILTERS}
-
-
-def field_label(field: str | None) -> str:
-    if field in StructuredField.__members__:
-        return FIELD_LABELS[StructuredField(field)]
-    return field or "—"
-
-
-def check_label(check: str) -> str:
-    if check in CHECK_NAMES:
-        return CHECK_NAMES[check]
-    field, _, suffix = check.rpartition("_")
-    if field in StructuredField.__members__ and suffix in CHECK_SUFFIXES:
-        return f"{field_label(field)} {CHECK_SUFFIXES[suffix]}"
-    return check.replace("_", " ").capitalize()
-
-
-def status_label(status: str | None) -> str:
-    return COVERAGE_LABELS[Coverage(status)] if status in Coverage.__members__ else NOT_ASSESSED
 
 
 @dataclass(frozen=True)

@@ -14,37 +14,22 @@ from typing import Any
 
 from werkzeug.utils import secure_filename
 
-from webapp.registry.checklist import FIELD_LABELS, StructuredField
-from webapp.registry.discovery import TYPE_LABELS, DocumentType
-from webapp.registry.evidence import COVERAGE_LABELS, Coverage
+from webapp.registry.evidence import COVERAGE_LABELS
 from webapp.registry.targets import OUTCOMES, VERDICTS
+from webapp.registry.words import (
+    CHECK_STATUS_LABELS,
+    NOT_ASSESSED,
+    VALIDATION_LABELS,
+    check_label,
+    field_label,
+    status_label,
+    type_label,
+)
 
-VALIDATION_LABELS = {
-    "document_presence": "Document present",
-    "structured_field": "Structured fields",
-    "cross_document": "Fields across documents",
-    "manual": "Reviewer's judgement",
-}
-CHECK_LABELS = {"pass": "Pass", "warning": "Warning", "fail": "Failed"}
-NOT_ASSESSED = "Not assessed"
 # What Markdown reads as markup anywhere in a line, and at its start (a list item): escaped
 # so quoted text stays text.
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
 _LIST_START = re.compile(r"^(\d+)([.)])|^([-+])")
-
-
-def status_label(status: str | None) -> str:
-    return COVERAGE_LABELS[Coverage(status)] if status in Coverage.__members__ else NOT_ASSESSED
-
-
-def field_label(name: str | None) -> str:
-    if name in StructuredField.__members__:
-        return FIELD_LABELS[StructuredField(name)]
-    return name or ""
-
-
-def _type_label(kind: str) -> str:
-    return TYPE_LABELS[DocumentType(kind)] if kind in DocumentType.__members__ else kind
 
 
 def page_url(review_id: int, document_id: int, page: int) -> str:
@@ -103,7 +88,11 @@ def build(
                 "verdict_label": VERDICTS.get(verdict["verdict"]) if verdict else None,
                 "fields": _fields_of(r["structured_fields"], entered),
                 "checks": [
-                    {**c, "result": CHECK_LABELS.get(c["status"], c["status"])}
+                    {
+                        **c,
+                        "label": check_label(c["check"]),
+                        "result": CHECK_STATUS_LABELS.get(c["status"], c["status"]),
+                    }
                     for c in checks
                     if c["field"] in wanted
                 ],
@@ -135,7 +124,7 @@ def build(
             if outcome
             else None
         ),
-        "documents": [{**d, "type_label": _type_label(d["document_type"])} for d in documents],
+        "documents": [{**d, "type_label": type_label(d["document_type"])} for d in documents],
         "run": run,
         "requirements": rows,
         "verdicts": [
@@ -280,9 +269,9 @@ def _requirement_markdown(row: dict[str, Any]) -> list[str]:
             ["Check", "Field", "Result", "Message"],
             [
                 [
-                    c["check"],
+                    check_label(c["check"]),
                     field_label(c["field"]),
-                    CHECK_LABELS.get(c["status"], ""),
+                    CHECK_STATUS_LABELS.get(c["status"], ""),
                     c["message"],
                 ]
                 for c in row["checks"]

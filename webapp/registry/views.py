@@ -17,7 +17,7 @@ from webapp.jobs.queue import QueueUnavailable
 from webapp.library.documents import max_upload_bytes
 from webapp.pagination import page_number, paginate
 from webapp.problems import Invalid, show_on_form
-from webapp.registry import bp, page_data, reviews
+from webapp.registry import bp, page_data, reviews, words
 from webapp.registry import documents as docs
 from webapp.registry.api_views import document_or_404, review_or_404
 from webapp.registry.checklist import ChecklistInvalid, read_checklist
@@ -45,18 +45,18 @@ CHECK_LEVELS = {"pass": "none", "warning": "warning", "fail": "error"}  # their 
 
 
 @bp.context_processor
-def words() -> dict:
+def registry_words() -> dict:
     """The words the registry pages show for stored keys."""
     return {
         "filters": page_data.FILTERS,
         "short": page_data.short,
-        "status_label": page_data.status_label,
-        "field_label": page_data.field_label,
-        "check_label": page_data.check_label,
+        "status_label": words.status_label,
+        "field_label": words.field_label,
+        "check_label": words.check_label,
         "check_levels": CHECK_LEVELS,
-        "check_status_labels": page_data.CHECK_STATUS_LABELS,
-        "validation_labels": page_data.VALIDATION_LABELS,
-        "kind_labels": page_data.KIND_LABELS,
+        "check_status_labels": words.CHECK_STATUS_LABELS,
+        "validation_labels": words.VALIDATION_LABELS,
+        "kind_labels": words.KIND_LABELS,
         "type_labels": {t.value: label for t, label in TYPE_LABELS.items()},
         "verdict_words": VERDICTS,
         "outcome_words": OUTCOMES,
@@ -310,6 +310,15 @@ def delete(review_id: int):
     return redirect(url_for("registry.index"))
 
 
+def passage_form(snippet: dict, fields: list) -> EntryForm:
+    """The form to enter a field from one passage, filled with the first of the requirement's
+    fields the passage states (the model's reading), for the reviewer to confirm or correct."""
+    carried = snippet.get("structured_fields") or {}
+    stated = next((f.value for f in fields if carried.get(f.value)), None)
+    data = {"field": stated, "value": carried[stated]} if stated else None
+    return EntryForm(formdata=None, data=data).limit_to(fields)
+
+
 def render_requirement(review: Review, requirement_id: str, status: int = 200, **forms):
     record = reviews.requirement(review, requirement_id)
     wanted = review.methodology.requirement(requirement_id)
@@ -337,7 +346,7 @@ def render_requirement(review: Review, requirement_id: str, status: int = 200, *
         or VerdictForm(data={"verdict": verdict.value} if verdict else None),
         "entry_form": forms.get("entry_form"),
         "entry_at": forms.get("entry_at"),
-        "blank_entry": EntryForm().limit_to(wanted.structured_fields),
+        "entries": [passage_form(s, wanted.structured_fields) for s in record.snippets or []],
         "notice": forms.get("notice"),
     }
     return render_page("registry/requirement.html", "body", **context), status
@@ -381,7 +390,7 @@ def enter_field(review_id: int, requirement_id: str):
         review = review_or_404(review_id)
         return render_requirement(review, requirement_id, 422, entry_form=form, entry_at=at)
     db.session.commit()
-    label = page_data.field_label(form.field.data)
+    label = words.field_label(form.field.data)
     return after_requirement_change(review, requirement_id, f"{label}: {form.value.data} entered.")
 
 

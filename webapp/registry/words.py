@@ -1,0 +1,45 @@
+"""A review's codes in people's words, for its pages and its reports alike: a file's format,
+a requirement's validation type and status, a check's name and result, a field, a kind of
+document."""
+
+from __future__ import annotations
+
+from webapp.registry.checklist import FIELD_LABELS, StructuredField
+from webapp.registry.discovery import TYPE_LABELS, DocumentType
+from webapp.registry.evidence import COVERAGE_LABELS, Coverage
+
+KIND_LABELS = {"pdf": "PDF", "markdown": "Markdown", "text": "Text"}
+VALIDATION_LABELS = {
+    "document_presence": "Document present",
+    "structured_field": "Structured field",
+    "cross_document": "Across documents",
+    "manual": "Manual review",
+}
+CHECK_STATUS_LABELS = {"pass": "Pass", "warning": "Warning", "fail": "Fail"}
+# What a check named "<field>_<suffix>" checks.
+CHECK_SUFFIXES = {"present": "stated", "valid": "valid", "consistent": "agrees across documents"}
+CHECK_NAMES = {"net_balance": "Net balance adds up", "buffer_share": "Buffer share adds up"}
+NOT_ASSESSED = "Not assessed yet"
+
+
+def field_label(field: str | None) -> str:
+    if field in StructuredField.__members__:
+        return FIELD_LABELS[StructuredField(field)]
+    return field or "—"
+
+
+def check_label(check: str) -> str:
+    if check in CHECK_NAMES:
+        return CHECK_NAMES[check]
+    field, _, suffix = check.rpartition("_")
+    if field in StructuredField.__members__ and suffix in CHECK_SUFFIXES:
+        return f"{field_label(field)} {CHECK_SUFFIXES[suffix]}"
+    return check.replace("_", " ").capitalize()
+
+
+def status_label(status: str | None) -> str:
+    return COVERAGE_LABELS[Coverage(status)] if status in Coverage.__members__ else NOT_ASSESSED
+
+
+def type_label(kind: str) -> str:
+    return TYPE_LABELS[DocumentType(kind)] if kind in DocumentType.__members__ else kind
