@@ -12,6 +12,7 @@ from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 from tests.support.app import wait_for
 from tests.support.pdfs import pdf_of
 from webapp.extensions import db
+from webapp.library.documents import extraction_run
 from webapp.library.models import Document
 
 
@@ -87,11 +88,13 @@ def inflating_pdf(inflated_bytes: int = 10_000_000) -> bytes:
 
 
 def read_by_the_worker(document_id: int) -> Document:
-    """The document once the worker's extraction run has read it (or given up)."""
+    """The document once the worker's extraction run has read it (or given up) and ended."""
 
     def settled() -> Document | None:
         db.session.rollback()  # see what the worker committed
         document = db.session.get(Document, document_id)
-        return document if document.status != "extracting" else None
+        run = extraction_run(document)
+        ended = run is not None and not run.is_live
+        return document if document.status != "extracting" and ended else None
 
     return wait_for(settled, timeout=60)
