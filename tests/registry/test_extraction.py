@@ -56,6 +56,22 @@ def test_the_answer_schema_holds_only_the_requirements_fields():
     assert problems and "snippets.0.page" in problems[0]
 
 
+def test_a_requirement_with_report_figures_asks_for_them_too():
+    leakage = CHECKLIST.requirement("REQ-012")
+    fields = answer_model(leakage).model_json_schema()["$defs"]["StructuredFields"]["properties"]
+    assert set(fields) == {
+        "leakage_percentage",
+        "soc_change_tco2e",
+        "project_emissions_tco2e",
+        "leakage_tco2e",
+        "net_reductions_tco2e",
+    }
+    prompt = build_prompt(leakage, "Monitoring report.pdf", PAGES)
+    assert "- net_reductions_tco2e (Net reductions (t CO2e)): the report's figure" in prompt
+    without = leakage.model_copy(update={"figures": []})
+    assert cache_key("a" * 64, leakage) != cache_key("a" * 64, without)
+
+
 def test_cache_keys_change_with_document_requirement_type_and_fields():
     key = cache_key("a" * 64, TENURE)
     assert key == cache_key("a" * 64, TENURE)

@@ -106,3 +106,24 @@ def test_deleting_a_review_deletes_its_files(make_user):
     docs.remove_files(stored)
     assert not any(p.exists() for p in paths)
     assert db.session.get(Review, review.id) is None
+
+
+def test_a_reports_figures_entered_by_a_reviewer_are_checked_to_add_up(make_user):
+    user, review, _pdf, deed, _run = assessed(make_user)
+    figures = {
+        "soc_change_tco2e": "1,200 tCO2e",
+        "project_emissions_tco2e": "150 tCO2e",
+        "leakage_tco2e": "50 tCO2e",
+        "net_reductions_tco2e": "1,100 tCO2e",
+    }
+    enter_fields(
+        review,
+        {name: {"value": value, "document": deed.id, "page": 1} for name, value in figures.items()},
+        user,
+    )
+    db.session.commit()
+    found = {c["check"]: c for c in checks(review)}
+    assert found["net_balance"]["status"] == "fail" and "= 1000" in found["net_balance"]["message"]
+    # Figures are asked of the leakage requirement's evidence; its coverage is its percentage.
+    leakage = next(r for r in review.requirements if r.requirement_id == "REQ-012")
+    assert leakage.status in ("missing", "needs_input")

@@ -151,3 +151,52 @@ def test_report_arithmetic():
     assert buffer_share(1000, 20, 200, "Monitoring report").status is Status.passed
     short = buffer_share(1000, 20, 150, "Monitoring report")
     assert short.status is Status.failed and "20 % of 1000 is 200" in short.message
+
+
+def report_figures(document="Monitoring report 2024", **figures):
+    return [one(F[name], value, document, page=12) for name, value in figures.items()]
+
+
+def test_a_reports_figures_are_checked_to_add_up_where_it_states_them_all():
+    report = report_figures(
+        soc_change_tco2e="1,200 tCO2e",
+        project_emissions_tco2e="150 t CO2e",
+        leakage_tco2e="50 tonnes",
+        net_reductions_tco2e="1,100 tCO2e",
+        credits_issued="1000 credits",
+        buffer_credits="200",
+    )
+    stated = [*report, one(F.buffer_pool_percentage, "20%", "Project plan")]
+    found = {c.check: c for c in validate(stated, TODAY)}
+    assert found["net_balance"].status is Status.failed
+    assert (
+        "= 1000" in found["net_balance"].message
+        and found["net_balance"].field is F.net_reductions_tco2e
+    )
+    # The buffer share comes from the plan when the report does not state it.
+    assert found["buffer_share"].status is Status.passed
+
+
+def test_no_sum_is_checked_from_figures_a_report_does_not_all_state():
+    partial = report_figures(soc_change_tco2e="1200 tCO2e", net_reductions_tco2e="1000 tCO2e")
+    other = report_figures("Baseline report", project_emissions_tco2e="150 t", leakage_tco2e="50 t")
+    names = {c.check for c in validate(partial + other, TODAY)}
+    assert "net_balance" not in names and "buffer_share" not in names
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        ("1200 tons", "is not a figure in tonnes CO2e"),
+        ("1,000–1,200 tCO2e", "is a range"),
+        ("about a thousand", "states no number"),
+    ],
+)
+def test_a_figure_that_is_not_one_in_tonnes_is_a_failure(value, words):
+    status, message = status_of(one(F.soc_change_tco2e, value, "Monitoring report"))
+    assert status is Status.failed and words in message
+
+
+def test_credits_below_zero_fail_but_a_net_loss_is_a_figure():
+    assert status_of(one(F.credits_issued, "-5"))[0] is Status.failed
+    assert status_of(one(F.net_reductions_tco2e, "-40 tCO2e"))[0] is Status.passed

@@ -135,6 +135,7 @@ def requirements_of(review: Review) -> list[dict[str, Any]]:
             "requirement_text": result.requirement.requirement_text,
             "validation_type": result.requirement.validation_type.value,
             "structured_fields": [f.value for f in result.requirement.structured_fields],
+            "figures": [f.value for f in result.requirement.figures],
             "mandatory": result.requirement.mandatory,
             "status": stored.get(result.requirement.requirement_id),
             "snippets": [s.to_dict() for s in result.snippets],

@@ -68,14 +68,15 @@ def assess(
 ) -> Assessment:
     """Every requirement of the checklist over the documents: found holds the model's
     snippets per requirement (offline passages otherwise); entered, what reviewers stated
-    (each picked from a snippet). A requirement's fields are the ones it asks for."""
+    (each picked from a snippet). A requirement's fields are the ones it asks for, its
+    figures included; only its structured fields decide its coverage."""
     entered = list(entered)
     results, every_value = [], list(entered)
     for requirement in checklist.requirements:
         snippets = (found or {}).get(requirement.requirement_id)
         if snippets is None:
             snippets = find_evidence(requirement, documents)
-        asked = set(requirement.structured_fields)
+        asked = set(requirement.asked)
         carried = [v for v in field_values(snippets, styles) if v.field in asked]
         mine = carried + [v for v in entered if v.field in asked]
         every_value += carried

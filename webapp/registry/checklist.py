@@ -38,7 +38,25 @@ class StructuredField(StrEnum):
     permanence_period_years = "permanence_period_years"
     buffer_pool_percentage = "buffer_pool_percentage"
     project_id = "project_id"
+    # A report's figures, for the arithmetic it carries (tonnes CO2e; a credit is one tonne).
+    soc_change_tco2e = "soc_change_tco2e"
+    project_emissions_tco2e = "project_emissions_tco2e"
+    leakage_tco2e = "leakage_tco2e"
+    net_reductions_tco2e = "net_reductions_tco2e"
+    credits_issued = "credits_issued"
+    buffer_credits = "buffer_credits"
 
+
+FIGURE_FIELDS = frozenset(
+    {
+        StructuredField.soc_change_tco2e,
+        StructuredField.project_emissions_tco2e,
+        StructuredField.leakage_tco2e,
+        StructuredField.net_reductions_tco2e,
+        StructuredField.credits_issued,
+        StructuredField.buffer_credits,
+    }
+)
 
 FIELD_LABELS = {
     StructuredField.owner_name: "Owner",
@@ -52,6 +70,12 @@ FIELD_LABELS = {
     StructuredField.permanence_period_years: "Permanence period (years)",
     StructuredField.buffer_pool_percentage: "Buffer pool (%)",
     StructuredField.project_id: "Project ID",
+    StructuredField.soc_change_tco2e: "SOC change (t CO2e)",
+    StructuredField.project_emissions_tco2e: "Project emissions (t CO2e)",
+    StructuredField.leakage_tco2e: "Leakage (t CO2e)",
+    StructuredField.net_reductions_tco2e: "Net reductions (t CO2e)",
+    StructuredField.credits_issued: "Credits issued",
+    StructuredField.buffer_credits: "Buffer pool credits",
 }
 
 Text = Annotated[str, Field(min_length=1, max_length=5000)]
@@ -69,6 +93,14 @@ class Requirement(BaseModel):
     validation_type: ValidationType = ValidationType.document_presence
     scope: Annotated[str, Field(max_length=50)] = ""
     structured_fields: list[StructuredField] = []
+    # Figures its evidence may also carry for the arithmetic checks; not needed to cover it
+    # (a project plan states no issuance yet).
+    figures: list[StructuredField] = []
+
+    @property
+    def asked(self) -> list[StructuredField]:
+        """Every field its evidence is asked for: its structured fields, then its figures."""
+        return [*self.structured_fields, *self.figures]
 
 
 class Checklist(BaseModel):

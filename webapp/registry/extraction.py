@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from webapp.ai import Usage
-from webapp.registry.checklist import FIELD_LABELS, Requirement, StructuredField, ValidationType
+from webapp.registry.checklist import (
+    FIELD_LABELS,
+    FIGURE_FIELDS,
+    Requirement,
+    StructuredField,
+    ValidationType,
+)
 from webapp.registry.evidence import Snippet
 from webapp.registry.pages import Page, PageKind
 
@@ -38,6 +44,7 @@ FIELD_RULES = {
 KIND_WORDS = {PageKind.contents: "a contents page", PageKind.no_text: "a page without text"}
 DATE_RULE = "the date exactly as the document writes it (do not reorder day and month)"
 NUMBER_RULE = "the figure as written, with its unit (% or years)"
+FIGURE_RULE = "the report's figure as written, with its unit (t CO2e or credits)"
 
 INSTRUCTIONS = (
     "You review a carbon project's document against one requirement of a methodology "
@@ -61,9 +68,9 @@ def answer_model(requirement: Requirement) -> type[BaseModel]:
     """The answer's schema for this requirement: passages, and for a structured requirement
     the value of each of its fields (null when the passage does not state it)."""
     fields: dict[str, Any] = {"snippets": (list[Passage], ...)}
-    if requirement.structured_fields:
+    if requirement.asked:
         value = Annotated[str, Field(max_length=FIELD_CHARS)] | None
-        wanted = {f.value: (value, ...) for f in requirement.structured_fields}
+        wanted = {f.value: (value, ...) for f in requirement.asked}
         structured = create_model(
             "StructuredFields", __config__=ConfigDict(extra="forbid"), **wanted
         )
@@ -83,6 +90,8 @@ def answer_model(requirement: Requirement) -> type[BaseModel]:
 def field_rule(name: StructuredField) -> str:
     if name in FIELD_RULES:
         return FIELD_RULES[name]
+    if name in FIGURE_FIELDS:
+        return FIGURE_RULE
     is_date = "date" in name.value or name.value.endswith(("_start", "_end"))
     return DATE_RULE if is_date else NUMBER_RULE
 
@@ -118,16 +127,13 @@ def build_prompt(requirement: Requirement, document: str, pages: list[Page]) -> 
         f"{requirement.requirement_text}",
         f"Accepted evidence: {requirement.accepted_evidence}",
     ]
-    if requirement.validation_type in (
-        ValidationType.structured_field,
-        ValidationType.cross_document,
-    ):
+    if requirement.asked:
         lines.append(
             "For each passage, give these fields as the passage states them (null if it does not):"
         )
         lines += [
             f"- {name.value} ({FIELD_LABELS[name]}): {field_rule(name)}"
-            for name in requirement.structured_fields
+            for name in requirement.asked
         ]
     elif requirement.validation_type == ValidationType.manual:
         lines.append("A person judges this requirement: quote the passages they need to read.")
@@ -142,7 +148,7 @@ def cache_key(document_sha256: str, requirement: Requirement) -> str:
         document_sha256,
         requirement.requirement_id,
         requirement.validation_type.value,
-        ",".join(f.value for f in requirement.structured_fields),
+        ",".join(f.value for f in requirement.asked),
         PROMPT_VERSION,
     ]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()

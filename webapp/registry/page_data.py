@@ -67,7 +67,7 @@ def requirement_rows(
         wanted = methodology.requirement(record.requirement_id)
         if wanted is None:
             continue
-        fields = {f.value for f in wanted.structured_fields}
+        fields = {f.value for f in wanted.asked}
         rows.append(
             RequirementRow(
                 record, wanted, verdicts.get(record.requirement_id), bool(fields & troubled)

@@ -37,6 +37,11 @@ def page_url(review_id: int, document_id: int, page: int) -> str:
     return f"/registry/{review_id}/documents/{document_id}/pages/{page}"
 
 
+def asked(requirement: dict[str, Any]) -> list[str]:
+    """The fields a requirement's evidence is asked for: its structured fields and figures."""
+    return [*requirement["structured_fields"], *requirement.get("figures", [])]
+
+
 def _fields_of(wanted: list[str], entered: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     return [
         {"field": name, "label": field_label(name), **entered[name]}
@@ -55,7 +60,7 @@ def evidence(requirements: list[dict[str, Any]], entered: dict[str, dict[str, An
                 "validation_type": r["validation_type"],
                 "status": r["status"],
                 "snippets": r["snippets"],
-                "fields": _fields_of(r["structured_fields"], entered),
+                "fields": _fields_of(asked(r), entered),
             }
             for r in requirements
         ]
@@ -78,7 +83,7 @@ def build(
     rows = []
     for r in requirements:
         verdict = verdicts.get(r["requirement_id"])
-        wanted = set(r["structured_fields"])
+        wanted = set(asked(r))
         rows.append(
             {
                 **r,
@@ -86,7 +91,7 @@ def build(
                 "status_label": status_label(r["status"]),
                 "verdict": verdict,
                 "verdict_label": VERDICTS.get(verdict["verdict"]) if verdict else None,
-                "fields": _fields_of(r["structured_fields"], entered),
+                "fields": _fields_of(asked(r), entered),
                 "checks": [
                     {
                         **c,

@@ -13,7 +13,7 @@ from datetime import date
 from enum import StrEnum
 from typing import Any
 
-from webapp.registry.checklist import FIELD_LABELS, StructuredField
+from webapp.registry.checklist import FIELD_LABELS, FIGURE_FIELDS, StructuredField
 from webapp.registry.dates import DateStyle, read_date
 from webapp.registry.names import NameMatch, compare_names
 from webapp.units import UnitMismatch, convert, find_quantity
@@ -37,6 +37,16 @@ LARGEST_AREA_HA = 1_000_000
 SAME_DATE_DAYS = 120
 SAME_NUMBER_SHARE = 0.05
 ARITHMETIC_TOLERANCE = 0.01  # reports round: 1 % of the larger figure
+# A figure's units: tonnes of CO2e (a credit is one tonne). "tons" may be short tons: not read.
+FIGURE_UNITS = {"", "t", "tco2e", "tco2-e", "tco₂e", "tonne", "tonnes", "credit", "credits"}
+# Figures that cannot be below zero (a SOC change or a net balance can).
+NEVER_NEGATIVE = FIGURE_FIELDS - {F.soc_change_tco2e, F.net_reductions_tco2e}
+NET_FIGURES = {
+    "soc_change": F.soc_change_tco2e,
+    "emissions": F.project_emissions_tco2e,
+    "leakage": F.leakage_tco2e,
+    "net": F.net_reductions_tco2e,
+}
 
 
 class Status(StrEnum):
@@ -108,6 +118,10 @@ def read_number(value: FieldValue) -> tuple[float | None, str | None]:
         if unit not in ("", "year", "years", "yr", "yrs", "-year"):
             return None, f"{label(value.field)}: “{raw}” is not a number of years."
         return found.value, None
+    if value.field in FIGURE_FIELDS:
+        if unit not in FIGURE_UNITS:
+            return None, f"{label(value.field)}: “{raw}” is not a figure in tonnes CO2e."
+        return found.value, None
     if not unit:
         return found.value, None  # an area field's unit is hectares
     try:
@@ -124,7 +138,7 @@ def read_value(value: FieldValue) -> tuple[Any, str | None, str | None]:
         if reading.ambiguous:
             return None, None, f"{label(value.field)} in {where(value)}: {reading.problem}"
         return reading.value, reading.problem, None
-    if value.field in PERCENT_FIELDS | PERIOD_FIELDS | {F.area_hectares}:
+    if value.field in PERCENT_FIELDS | PERIOD_FIELDS | FIGURE_FIELDS | {F.area_hectares}:
         number, problem = read_number(value)
         return number, problem, None
     text = str(value.value).strip() if value.value is not None else ""
@@ -153,6 +167,8 @@ def structural(value: FieldValue, today: date) -> list[Check]:
         fail = f"{read:g} % is not a percentage (0–100)."
     elif value.field in PERIOD_FIELDS and not 1 <= read <= 100:
         fail = f"{read:g} years is outside 1–100 years."
+    elif value.field in NEVER_NEGATIVE and read < 0:
+        fail = f"{label(value.field)} cannot be below zero ({read:g})."
     elif value.field == F.area_hectares:
         if read <= 0:
             fail = f"An area of {read:g} ha is not an area."
@@ -237,17 +253,45 @@ def presence(values: Iterable[FieldValue]) -> list[Check]:
 
 
 def validate(values: Iterable[FieldValue], today: date | None = None) -> list[Check]:
-    """Every check over a review's structured fields: presence, each value, across documents."""
+    """Every check over a review's structured fields: presence, each value, across documents,
+    and the arithmetic of each report's figures."""
     values = list(values)
     today = today or date.today()
     checks = presence(values)
     for value in values:
         checks += structural(value, today)
-    return checks + across(values)
+    return checks + across(values) + arithmetic(values)
+
+
+def arithmetic(values: Iterable[FieldValue]) -> list[Check]:
+    """Where one document states every figure of a sum, does it add up: net reductions = SOC
+    change − emissions − leakage; buffer credits = the buffer pool's share of the credits
+    issued (the share that document states, else the one another document states)."""
+    by_document: dict[str, dict[StructuredField, float]] = {}
+    for value in values:
+        if value.field in FIGURE_FIELDS | {F.buffer_pool_percentage}:
+            number, problem = read_number(value)
+            if number is not None and not problem:
+                by_document.setdefault(value.document, {}).setdefault(value.field, number)
+    shares = [
+        f[F.buffer_pool_percentage] for f in by_document.values() if F.buffer_pool_percentage in f
+    ]
+    checks = []
+    for document, figures in by_document.items():
+        if set(NET_FIGURES.values()) <= figures.keys():
+            checks.append(net_balance({k: figures[f] for k, f in NET_FIGURES.items()}, document))
+        share = figures.get(F.buffer_pool_percentage, shares[0] if shares else None)
+        if {F.credits_issued, F.buffer_credits} <= figures.keys() and share is not None:
+            issued, buffer = figures[F.credits_issued], figures[F.buffer_credits]
+            checks.append(buffer_share(issued, share, buffer, document))
+    return checks
 
 
 def _close(a: float, b: float) -> bool:
     return abs(a - b) <= ARITHMETIC_TOLERANCE * max(abs(a), abs(b), 1)
+
+
+NET = F.net_reductions_tco2e
 
 
 def net_balance(figures: Mapping[str, float], document: str) -> Check:
@@ -256,10 +300,10 @@ def net_balance(figures: Mapping[str, float], document: str) -> Check:
     net = figures["net"]
     values = {document: dict(figures)}
     if _close(expected, net):
-        return Check("net_balance", None, Status.passed, f"Net {net:g} adds up.", values)
+        return Check("net_balance", NET, Status.passed, f"Net {net:g} adds up.", values)
     return Check(
         "net_balance",
-        None,
+        NET,
         Status.failed,
         f"Net {net:g} tCO2e in {document}, but SOC change {figures['soc_change']:g} − emissions "
         f"{figures['emissions']:g} − leakage {figures['leakage']:g} = {expected:g}.",

@@ -326,7 +326,7 @@ def render_requirement(review: Review, requirement_id: str, status: int = 200, *
         abort(404, description=f"The checklist has no requirement {requirement_id}.")
     ids = [r.requirement_id for r in review.requirements]
     at = ids.index(requirement_id)
-    fields = [f.value for f in wanted.structured_fields]
+    fields = [f.value for f in wanted.asked]
     entered = reviews.entered(review)
     documents = {d.id: d.filename for d in review.documents}
     verdict = reviews.verdicts(review).get(requirement_id)
@@ -346,7 +346,7 @@ def render_requirement(review: Review, requirement_id: str, status: int = 200, *
         or VerdictForm(data={"verdict": verdict.value} if verdict else None),
         "entry_form": forms.get("entry_form"),
         "entry_at": forms.get("entry_at"),
-        "entries": [passage_form(s, wanted.structured_fields) for s in record.snippets or []],
+        "entries": [passage_form(s, wanted.asked) for s in record.snippets or []],
         "notice": forms.get("notice"),
     }
     return render_page("registry/requirement.html", "body", **context), status
@@ -375,7 +375,7 @@ def enter_field(review_id: int, requirement_id: str):
     wanted = review.methodology.requirement(requirement_id)
     if wanted is None:
         abort(404, description=f"The checklist has no requirement {requirement_id}.")
-    form = EntryForm().limit_to(wanted.structured_fields)
+    form = EntryForm().limit_to(wanted.asked)
     at = request.form.get("at")  # the snippet the form was sent from, to show its errors there
     if not form.validate_on_submit():
         return render_requirement(review, requirement_id, 422, entry_form=form, entry_at=at)
