@@ -71,7 +71,9 @@ def assessed(client, headers) -> dict:
     return {"id": review["id"], "plan": plan, "deed": deed, "run_id": run.id}
 
 
-def test_an_editor_creates_lists_reads_and_deletes_a_review(client, editor):
+def test_an_editor_creates_lists_and_reads_a_review_and_a_reviewer_deletes_it(
+    client, editor, reviewer
+):
     made = new_review(client, editor)
     assert made["checklist"].endswith("v1.2.2") and made["status"] == "draft"
     assert made["reviewer"].startswith("editor-") and made["run_id"] is None
@@ -89,7 +91,8 @@ def test_an_editor_creates_lists_reads_and_deletes_a_review(client, editor):
     stored = db.session.get(ReviewDocument, document["id"])
     path = docs.file_path(stored)
     assert path.exists()
-    assert client.delete(f"{REVIEWS}/{made['id']}", headers=editor).status_code == 204
+    assert client.delete(f"{REVIEWS}/{made['id']}", headers=editor).status_code == 403
+    assert client.delete(f"{REVIEWS}/{made['id']}", headers=reviewer).status_code == 204
     assert not path.exists() and db.session.get(Review, made["id"]) is None
     gone = client.get(f"{REVIEWS}/{made['id']}", headers=editor)
     assert gone.status_code == 404 and gone.get_json()["error"]["code"] == "not_found"
@@ -177,7 +180,7 @@ def test_a_reviewer_corrects_a_documents_kind(client, editor):
     )
 
 
-def test_a_run_is_refused_without_documents_and_while_one_is_live(client, editor):
+def test_a_run_is_refused_without_documents_and_while_one_is_live(client, editor, reviewer):
     review = new_review(client, editor)
     empty = client.post(f"{REVIEWS}/{review['id']}/run", headers=editor)
     assert empty.status_code == 422 and empty.get_json()["error"]["code"] == "no_documents"
@@ -191,6 +194,9 @@ def test_a_run_is_refused_without_documents_and_while_one_is_live(client, editor
     assert error["code"] == "run_in_progress" and error["details"]["run_id"] == run_id
     shown = client.get(f"{REVIEWS}/{review['id']}", headers=editor).get_json()
     assert shown["run_id"] == run_id and shown["run_status"] == "queued"
+    # Nor is the review deleted under its run.
+    kept = client.delete(f"{REVIEWS}/{review['id']}", headers=reviewer)
+    assert kept.status_code == 409 and kept.get_json()["error"]["code"] == "run_in_progress"
 
 
 def test_a_run_without_a_queue_is_503_and_the_review_can_run_later(app, client, editor):

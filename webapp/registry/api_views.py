@@ -29,7 +29,7 @@ from webapp.registry.checklist import ChecklistInvalid, StructuredField, read_ch
 from webapp.registry.discovery import DocumentType
 from webapp.registry.models import Review, ReviewDocument
 from webapp.registry.pages import PageKind
-from webapp.registry.run import ReviewBusy, latest_runs, start_review_run
+from webapp.registry.run import ReviewBusy, latest_runs, live_run, start_review_run
 from webapp.registry.targets import OUTCOMES, VERDICTS, Decision
 from webapp.uploads import UploadRefused
 
@@ -235,10 +235,17 @@ def api_review(review_id: int):
 
 
 @api.delete("/<int:review_id>")
-@require_role(Role.editor)
-@accepts(answers={204: "Deleted, with its files."}, summary="Delete a review and its files.")
+@require_role(Role.reviewer)
+@accepts(
+    answers={204: "Deleted, with its files.", 409: "A run is assessing it."},
+    summary="Delete a review and its files.",
+)
 def api_delete(review_id: int):
-    stored = reviews.delete_review(review_or_404(review_id))
+    review = review_or_404(review_id)
+    if live_run(review) is not None:
+        message = "The review is being assessed; wait for its run to end, then delete it."
+        return api_error(409, ReviewBusy.code, message, {"run_id": review.run_id})
+    stored = reviews.delete_review(review)
     db.session.commit()
     docs.remove_files(stored)
     return "", 204
