@@ -153,7 +153,8 @@ class CultureFilters:
 
 
 def export_csv(cultures) -> str:
-    """One row per culture; list fields as JSON, harvest method and yield as separate columns."""
+    """One row per culture; list fields as JSON (an empty list as an empty cell), harvest
+    method and yield as separate columns."""
     return csv_text(["id", *CULTURE_FIELDS], (_export_row(to_dict(c)) for c in cultures))
 
 
@@ -161,7 +162,9 @@ def _export_row(row: dict[str, Any]) -> list[Any]:
     return [
         row["id"],
         *(
-            json.dumps(row[f], ensure_ascii=False) if SPECS[f].is_list else row[f]
+            (json.dumps(row[f], ensure_ascii=False) if row[f] else "")
+            if SPECS[f].is_list
+            else row[f]
             for f in CULTURE_FIELDS
         ),
     ]

@@ -207,6 +207,7 @@ FIELDS: tuple[FieldSpec, ...] = (
                 (
                     *("seeds/m2", "seeds/m²", "seeds per m2", "korn/m²", "körner/m²"),
                     *("korn pro m²", "samen/m²", "grains/m²", "graines/m²", "graines par m²"),
+                    "pcs per m2",
                 ),
             ),
             Choice(
@@ -215,6 +216,7 @@ FIELDS: tuple[FieldSpec, ...] = (
                 (
                     *("seeds/lfm", "seeds per lfm", "seeds/m row", "seeds per meter of row"),
                     *("korn/lfm", "körner/lfm", "korn pro lfm", "graines par mètre linéaire"),
+                    *("seeds/m", "seeds per m"),
                 ),
             ),
             Choice(
@@ -222,7 +224,7 @@ FIELDS: tuple[FieldSpec, ...] = (
                 "seeds per plant",
                 (
                     *("seeds/plant", "seeds per plant", "korn je pflanze", "körner pro pflanze"),
-                    "graines par plante",
+                    *("graines par plante", "pcs per plant"),
                 ),
             ),
         ),

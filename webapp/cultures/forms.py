@@ -38,10 +38,15 @@ CultureForm = type(
 
 class ImportForm(FlaskForm):
     file = FileField(
-        "CSV file",
-        validators=[FileRequired("Choose a CSV file."), FileAllowed(["csv"], "Only .csv files.")],
-        description="The columns of the catalog's CSV export; the name column is required. "
-        "Nothing is stored before you confirm the preview.",
+        "CSV or OpenFarmPlanner file",
+        validators=[
+            FileRequired("Choose a CSV file."),
+            FileAllowed(["csv", "json"], "Only .csv files or OpenFarmPlanner's .json export."),
+        ],
+        description="The columns of the catalog's CSV export (commas, semicolons or tabs; the "
+        "name column is required), or OpenFarmPlanner's JSON export of cultures. A row whose "
+        "name and variety match a culture updates it. Nothing is stored before you confirm "
+        "the preview.",
     )
 
 

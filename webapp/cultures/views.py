@@ -24,7 +24,16 @@ from webapp.api import BodyInvalid, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
-from webapp.contract import Id, Name, Names, Paging, RequestModel, accepts, spec_model
+from webapp.contract import (
+    Id,
+    Name,
+    Names,
+    Paging,
+    QueryModel,
+    RequestModel,
+    accepts,
+    spec_model,
+)
 from webapp.cultures import api, bp
 from webapp.cultures.catalog import (
     AUDIT_TARGET,
@@ -63,7 +72,7 @@ from webapp.cultures.fields import (
     shown_value,
 )
 from webapp.cultures.forms import ConfirmImportForm, CultureForm, ImportForm
-from webapp.cultures.importing import preview_csv
+from webapp.cultures.importing import IMPORT_SOURCE, ImportPreview, import_rows, preview_file
 from webapp.cultures.models import Culture
 from webapp.cultures.providers import culture_provider
 from webapp.database import among
@@ -137,7 +146,7 @@ def import_csv():
     except Invalid as exc:
         show_on_form(form, exc.problems)
         return render_import(form, status=422)
-    preview = preview_csv(text)
+    preview = preview_file(text)
     confirm = ConfirmImportForm(formdata=None, csv_text=text) if preview.can_import else None
     return render_import(ImportForm(formdata=None), preview, confirm, 200 if confirm else 422)
 
@@ -154,21 +163,19 @@ def confirm_import():
         form = ImportForm(formdata=None)
         show_on_form(form, exc.problems)
         return render_import(form, status=422)
-    preview = preview_csv(confirm.csv_text.data)
+    preview = preview_file(confirm.csv_text.data)
     if not preview.can_import:
         return render_import(ImportForm(formdata=None), preview, None, 422)
     if preview.implausible_rows and not confirm.save_anyway.data:
         flash("Nothing was imported: tick “Import anyway” to keep the flagged values.", "error")
         return render_import(ImportForm(formdata=None), preview, confirm, 422)
-    try:
-        created = [create_culture(row.values) for row in preview.rows]
-    except CultureInvalid:
-        db.session.rollback()  # all or nothing
-        return render_import(
-            ImportForm(formdata=None), preview_csv(confirm.csv_text.data), None, 422
-        )
+    counts = import_rows(preview, current_user)
     db.session.commit()
-    flash(f"Imported {len(created)} culture(s).", "success")
+    flash(
+        f"Imported: {counts['create']} created, {counts['update']} updated, "
+        f"{counts['unchanged']} unchanged.",
+        "success",
+    )
     return redirect(url_for("cultures.index"))
 
 
@@ -204,9 +211,13 @@ def enrich_batch():
             provider=provider.name,
             model=provider.model,
             estimated_cost=estimate(len(existing)) if estimate else None,
+            enrich_fields=ENRICHABLE_FIELDS,
+            labels=LABELS,
         )
+    mode = request.form.get("mode", "complete")
+    fields = request.form.getlist("fields") if mode == "reresearch" else []
     try:
-        run = start_enrichment(existing, current_user, request.form.get("mode", "complete"))
+        run = start_enrichment(existing, current_user, mode, fields)
     except (Invalid, Unavailable) as exc:
         flash(str(exc), "error")
         return redirect(url_for("cultures.index"))
@@ -440,7 +451,7 @@ def queue_around(run: Run, culture: Culture, show: str) -> dict[str, Any]:
 def undoable_here(changes: list[Change], culture: Culture) -> list[str]:
     """The culture's undoable groups that changed it alone: an apply across a batch is undone
     from its run's queue, not one culture's page."""
-    groups = undoable_groups(changes)
+    groups = undoable_groups(changes, ("apply", IMPORT_SOURCE))
     if not groups:
         return []
     beyond = db.session.scalars(
@@ -738,6 +749,12 @@ CultureChange = spec_model("CultureChange", FIELDS, save_anyway=(bool, False))
 class EnrichBatch(RequestModel):
     ids: Annotated[list[Id], Field(min_length=1, max_length=10_000)]
     mode: Name = "complete"
+    fields: Names = []
+
+
+class ImportQuery(QueryModel):
+    dry_run: bool = False
+    save_anyway: bool = False
 
 
 class EnrichOne(RequestModel):
@@ -815,8 +832,73 @@ def api_enrich_batch():
     )
     if not existing:
         raise Invalid("Give the ids of existing cultures in `ids`.", code="no_cultures", loc="ids")
-    run = start_enrichment(existing, current_user, body.get("mode", "complete"))
+    run = start_enrichment(
+        existing, current_user, body.get("mode", "complete"), body.get("fields") or []
+    )
     return jsonify(run_id=run.id, cultures=len(existing)), 202
+
+
+class ImportInvalid(Invalid):
+    """A catalog file that cannot be imported: every row's problems, each at its line and
+    field ("line 3: expected_yield")."""
+
+    code = "import_invalid"
+
+    def __init__(self, preview: ImportPreview) -> None:
+        self.preview = preview
+        where = "line" if preview.kind == "CSV" else "culture"
+        problems = [
+            Problem(
+                f"{where.capitalize()} {row.line}, {LABELS.get(f, f)}: {m}",
+                f"{where}.{row.line}.{f}",
+            )
+            for row in preview.error_rows
+            for f, m in row.errors.items()
+        ]
+        super().__init__(
+            problems or [Problem(preview.problem or "The file cannot be imported.", "file")],
+            summary=preview.problem
+            or f"{len(preview.error_rows)} row(s) have errors; nothing was imported.",
+        )
+
+    def error_details(self) -> dict[str, Any]:
+        return {"preview": self.preview.to_dict(LABELS), **super().error_details()}
+
+
+def import_text() -> str:
+    """The file an import call sends: a multipart file, or the body itself (text/csv or
+    OpenFarmPlanner's JSON); held to the upload's size and UTF-8."""
+    upload = request.files.get("file")
+    if upload is not None:
+        return read_csv(upload.stream, CSV_MAX_BYTES)
+    return read_csv(request.get_data(cache=True), CSV_MAX_BYTES)
+
+
+@api.post("/import")
+@require_role(Role.editor)
+@accepts(
+    query=ImportQuery,
+    answers={
+        200: "The preview (dry_run=1) or what was imported: created, updated, unchanged.",
+        422: "Rows with errors, each named by line and field; nothing was imported.",
+    },
+    summary="Import cultures: CSV (text/csv or a multipart file) or OpenFarmPlanner JSON.",
+)
+def api_import():
+    text = import_text()
+    if not text.strip():
+        raise Invalid("Send a CSV or OpenFarmPlanner JSON file.", code="file_missing", loc="file")
+    preview = preview_file(text)
+    if not preview.can_import:
+        raise ImportInvalid(preview)
+    query = ImportQuery.model_validate(request.args.to_dict(flat=True))
+    if query.dry_run:
+        return jsonify(dry_run=True, **preview.to_dict(LABELS))
+    if preview.implausible_rows and not query.save_anyway:
+        raise Implausible([i for row in preview.implausible_rows for i in row.findings])
+    counts = import_rows(preview, current_user)
+    db.session.commit()
+    return jsonify(dry_run=False, **preview.to_dict(LABELS), imported=counts)
 
 
 @api.get("/check")
