@@ -1,9 +1,9 @@
 """OpenFarmPlanner's culture export: public facts (tests/cultures/data/SOURCES.md) and a file of
 the tests' own making in the same shape."""
 
-import io
 from pathlib import Path
 
+from tests.cultures.test_import import upload
 from webapp.cultures.importing import preview_file
 from webapp.cultures.models import Culture
 from webapp.extensions import db
@@ -83,14 +83,7 @@ def test_reimporting_the_export_changes_nothing(client_as):
 
 def test_the_page_previews_an_openfarmplanner_file(client_as):
     editor = client_as("editor")
-    response = editor.post(
-        "/cultures/import",
-        data={
-            "csrf_token": editor.csrf_token("/cultures/import"),
-            "file": (io.BytesIO(OWN.encode()), "cultures.json"),
-        },
-        content_type="multipart/form-data",
-    )
+    response = upload(editor, OWN, name="cultures.json")
     page = response.get_data(as_text=True)
     assert response.status_code == 422
     assert "Read as OpenFarmPlanner JSON." in page

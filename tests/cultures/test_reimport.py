@@ -3,6 +3,7 @@
 import html
 import io
 
+from tests.cultures.test_import import upload
 from tests.support.html import by_id
 from webapp.cultures.catalog import export_csv
 from webapp.cultures.importing import preview_csv, preview_file
@@ -113,14 +114,7 @@ def test_a_row_twice_in_one_file_is_an_error(app):
 
 
 def confirm(editor, text):
-    preview = editor.post(
-        "/cultures/import",
-        data={
-            "csrf_token": editor.csrf_token("/cultures/import"),
-            "file": (io.BytesIO(text.encode()), "cultures.csv"),
-        },
-        content_type="multipart/form-data",
-    )
+    preview = upload(editor, text)
     page = preview.get_data(as_text=True)
     hidden = page.split('name="csv_text" type="hidden" value="')[1].split('"')[0]
     return preview, editor.submit(
