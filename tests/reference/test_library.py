@@ -131,6 +131,32 @@ ADDED_SOURCES = {
     "agriland_winter_cereal_seed_rates",
     "farminguk_osr_seed_numbers",
     "lfa_sunflower_sowing",
+    "fao_ecocrop_chickpea",
+    "fao_ecocrop_lentil",
+    "fao_ecocrop_oats",
+    "fao_ecocrop_rye",
+    "fao_ecocrop_durum_wheat",
+    "fao_ecocrop_soybean",
+    "fao_ecocrop_parsnip",
+    "fao_ecocrop_brussels_sprouts",
+    "ifa_world_fertilizer_manual_rice",
+    "rice_internal_nutrient_efficiencies",
+    "agravis_winter_triticale",
+    "illinois_vegguide_pepper",
+    "illinois_vegguide_eggplant",
+    "illinois_vegguide_sweetcorn",
+    "illinois_vegguide_chard",
+    "planet_natural_broccoli",
+    "lindenhurst_seed_library_cauliflower",
+    "homesteadcrowd_kale",
+    "wikifarmer_melon",
+    "west_coast_seeds_kohlrabi_kolpak",
+    "how_to_grow_celeriac",
+    "seeds_n_beyond_florence_fennel",
+    "honest_seed_corn_salad",
+    "lrgarden_arugula",
+    "fedco_perpetual_spinach",
+    "biologyinsights_strawberry_yield",
 }
 
 
@@ -224,8 +250,11 @@ def test_unknown_ambiguous_and_excluded_names_resolve_to_nothing():
     assert lib.resolve("Sweet potato") is None
     assert lib.resolve("Potato", variety="Sweet") is None
     assert lib.resolve("Potato", variety="Linda").id == "potato"
-    assert lib.resolve("Lamb's lettuce") is None
-    assert lib.resolve("blé dur") is None
+    assert lib.resolve("Sea lettuce") is None
+    assert lib.resolve("Sweet potatoes") is None
+    assert lib.resolve("summer squash") is None
+    assert lib.resolve("Wild rice") is None
+    assert lib.resolve("chili pepper") is None
     assert lib.resolve("Tomatoe") is None  # no fuzzy similarity
 
 

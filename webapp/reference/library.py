@@ -24,8 +24,9 @@ read-only mappings and JSON lists become tuples. Ranges stated by a source are `
 
 Fact names and their extra keys:
 
-- ``total_growing_period_days``: FAO-56 Table 11 total days, sowing or planting to the end of
-  the season; min-max. Not a culture's growth duration (planting to *first* harvest).
+- ``total_growing_period_days``: total days, sowing or planting to the end of the season, as
+  FAO-56 Table 11, FAO Ecocrop or a crop manual states them; min-max. Not a culture's growth
+  duration (planting to *first* harvest).
 - ``days_to_first_harvest``: days to first harvest as a source states it ("days to maturity"
   tables); extra ``basis``: ``sowing`` or ``transplanting``, what the count starts from.
 - ``yield_per_sqm_kg``, ``yield_per_plant_kg``: typical min-max; ``cap`` is Furrow's hard
@@ -45,6 +46,8 @@ is never evidence for a value: it can only be offered for a person to confirm.
   ``n``, ``p2o5``, ``k2o`` (number or ``[lo, hi]``) and ``at_yield`` (e.g. "20 t/A").
 - ``nutrient_uptake_kg_per_ha``: FAO tomato page; min/max null; extra ``n``, ``p``, ``k``, each
   ``[lo, hi]`` kg/ha as the page states them.
+- ``nutrient_uptake_kg_per_t``: elemental uptake per tonne of harvested product (rice grain);
+  min/max null; extra ``n``, ``p``, ``k`` in kg per t as the source states them.
 
 Optional extra keys on any fact:
 
@@ -54,6 +57,11 @@ Optional extra keys on any fact:
   one cycle" or "quality groups A/B".
 - ``variants``: those other settings, ``{label: {"min", "max", "cap", ...}}``, e.g. greenhouse
   tomato per year, or winter wheat quality group E.
+- ``figure``: the figure as the source writes it ("26-40 t/ha", "8-10 weeks"), found verbatim
+  in the claim, for facts whose min/max are a unit conversion of it.
+
+Names match whole words, accents and case aside; an English plural the library does not list
+("strawberries", "parsnips") is matched by its singular when the name as given matches nothing.
 """
 
 from __future__ import annotations
@@ -154,6 +162,24 @@ def _without(words: tuple[str, ...], phrase: tuple[str, ...]) -> tuple[str, ...]
     return words
 
 
+def _singular(word: str) -> str:
+    """The English singular of a plural word ("strawberries", "potatoes", "radishes", "leeks");
+    other words as they are. Only asked when the name as given matches no crop."""
+    if len(word) <= 3 or not word.isascii():
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("oes", "ches", "shes", "xes", "sses")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _singulars(words: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(_singular(word) for word in words)
+
+
 def _excluded(crop: Crop, said: Iterable[tuple[str, ...]]) -> bool:
     """Whether what was said contains a name the crop excludes ("sweet potato" for potato)."""
     phrases = [_words(phrase) for phrase in crop.excludes]
@@ -217,7 +243,8 @@ class ReferenceLibrary:
         ("Barley" + "Spring" is spring barley), the name as given, and the name with the
         variety taken out. Then runs of words of the name without the variety, longest first:
         "Cherry tomato" and "Tomate 'Harzfeuer'" find tomato. Runs of one length that name two
-        crops, or a name the crop excludes ("sweet potato"), give None.
+        crops, or a name the crop excludes ("sweet potato"), give None. A name that matches
+        nothing is tried once more with its English plurals made singular ("Parsnips").
         """
         if not isinstance(name, str):
             return None
@@ -225,9 +252,17 @@ class ReferenceLibrary:
         if not words:
             return None
         variety_words = _words(variety) if isinstance(variety, str) else ()
+        crop = self._resolve_words(words, variety_words)
+        if crop is None and _singulars(words) != words:
+            crop = self._resolve_words(_singulars(words), _singulars(variety_words))
+        return crop
+
+    def _resolve_words(self, words: tuple[str, ...], variety_words: tuple[str, ...]) -> Crop | None:
         base = _without(words, variety_words) if variety_words else words
         combined = [base + variety_words, variety_words + base] if variety_words else []
         said = [words, base, *combined]
+        # "Sweet potatoes" names what "sweet potato" does: exclusions read the singular too.
+        said += [_singulars(spoken) for spoken in said]
         for candidate in [*combined, words, base]:
             crop = self._by_name.get(candidate)
             if crop is not None:
