@@ -52,6 +52,19 @@ def test_json_output_is_the_seed_document_and_can_go_to_a_file(tmp_path):
     )
 
 
+def test_the_mean_daily_heat_sum_turns_the_profiles_stage_heat_sums_into_the_season():
+    done = recommend("-c", str(TOMATO_FILE), "-j", "--mean-daily-gdd", "15")
+    assert done.returncode == 0, done.stderr
+    notes = json.loads(done.stdout)["notes"]
+    assert "Season: 130 days from the profile's stage heat sums" in notes
+    bad = recommend("-c", str(TOMATO_FILE), "--mean-daily-gdd", "warm")
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("furrow: --mean-daily-gdd must be a number, got 'warm'")
+    impossible = recommend("-c", str(TOMATO_FILE), "--mean-daily-gdd", "1")
+    assert impossible.returncode == 2
+    assert "mean_daily_gdd: with the profile's stage heat sums (1950 °C·day)" in impossible.stderr
+
+
 def test_target_yield_and_organic_inputs_reach_the_plan():
     plain = json.loads(recommend("-c", str(LETTUCE_FILE), "-j").stdout)
     done = recommend("-c", str(LETTUCE_FILE), "-j", "--target-yield", "6.726", "--organic", "1,0,0")

@@ -66,6 +66,11 @@ def fertilize_cli() -> None:
 @click.option("--organic", help="Organic N,P,K already applied, g/m² (e.g. 3,1,2).")
 @click.option("--region", help="Region, for the openai provider's search.")
 @click.option("--growth-period", help="Growth period in days.")
+@click.option(
+    "--mean-daily-gdd",
+    help="Mean daily heat sum at the site, °C·day per day: with the profile's stage GDD, the"
+    " season's length.",
+)
 @click.option("--provider", help="offline (reference library) or openai [FURROW_PROVIDER].")
 def recommend_command(
     crop_file: str,
@@ -77,6 +82,7 @@ def recommend_command(
     organic: str | None,
     region: str | None,
     growth_period: str | None,
+    mean_daily_gdd: str | None,
     provider: str | None,
 ) -> None:
     """Recommend N-P-K for a crop profile: totals, basal and topdress applications, sources."""
@@ -100,6 +106,7 @@ def recommend_command(
         "region": region,
         "growth_period_days": int(days) if days is not None and days.is_integer() else days,
         "organic": _organic(organic),
+        "mean_daily_gdd": _number(mean_daily_gdd, "--mean-daily-gdd"),
     }
     name = provider or os.environ.get("FURROW_PROVIDER") or "offline"
     try:

@@ -22,6 +22,7 @@ SOIL_CHOICES = [SelectChoice("", "not tested"), *(SelectChoice(s) for s in SOIL_
 NUMBER_FIELDS = {
     "target_yield": "target_yield",
     "growth_period_days": "growth_period_days",
+    "mean_daily_gdd": "mean_daily_gdd",
     "organic_n": "organic",
     "organic_p": "organic",
     "organic_k": "organic",
@@ -41,6 +42,10 @@ class PlanForm(FlaskForm):
     soil_k = SelectField("Soil K status", choices=SOIL_CHOICES, default="")
     region = StringField("Region")
     growth_period_days = StringField("Growth period", description="days")
+    mean_daily_gdd = StringField(
+        "Mean daily heat sum",
+        description="°C·day per day at your site; with the profile's stage GDD it sets the season",
+    )
     organic_n = StringField("Organic N", description="g/m², already applied")
     organic_p = StringField("Organic P", description="g/m², already applied")
     organic_k = StringField("Organic K", description="g/m², already applied")
@@ -94,6 +99,7 @@ def form_document(values: Mapping[str, str], profile: Any) -> dict[str, Any]:
         "crop_profile": profile,
         "target_yield": numbers["target_yield"],
         "growth_period_days": numbers["growth_period_days"],
+        "mean_daily_gdd": numbers["mean_daily_gdd"],
         "soil_p": values.get("soil_p") or None,
         "soil_k": values.get("soil_k") or None,
         "region": (values.get("region") or "").strip() or None,

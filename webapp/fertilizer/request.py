@@ -13,6 +13,9 @@ from webapp.numbers import parse_number
 from webapp.problems import Invalid, Problem
 
 SOIL_STATUSES = ("low", "medium", "high")
+MAX_SEASON_DAYS = 730
+# No site accumulates more heat than this in a day on any base temperature.
+MAX_MEAN_DAILY_GDD = 50
 
 
 class RequestInvalid(Invalid):
@@ -55,6 +58,9 @@ class RecommendRequest:
     region: str | None = None
     growth_period_days: int | None = None
     organic: Nutrients = field(default_factory=Nutrients)
+    # °C·day per day over the season, as the person states it for their site: with the
+    # profile's stage heat sums it gives the season's length.
+    mean_daily_gdd: float | None = None
 
 
 def typed_number(text: str | None) -> float | None:
@@ -80,6 +86,13 @@ def season_bands(stages: tuple[Stage, ...]) -> list[tuple[str, float, float]]:
         bands.append((stage.name, start, end))
         start = end
     return bands
+
+
+def heat_sum(stages: tuple[Stage, ...]) -> float | None:
+    """The profile's total heat sum (°C·day) when every stage states its own, else None."""
+    if not stages or any(stage.required_gdd is None for stage in stages):
+        return None
+    return sum(stage.required_gdd or 0.0 for stage in stages)
 
 
 def stage_at(bands: list[tuple[str, float, float]], position: float) -> str | None:
@@ -187,7 +200,8 @@ def parse_organic(raw: Any) -> Nutrients:
 
 def parse_request(raw: Any) -> RecommendRequest:
     """The request document: {"crop_profile": {...}, optional target_yield (kg/m²), soil_p,
-    soil_k (low|medium|high), region, growth_period_days, organic {N, P, K} g/m²}."""
+    soil_k (low|medium|high), region, growth_period_days, organic {N, P, K} g/m²,
+    mean_daily_gdd (°C·day per day: with the profile's stage heat sums, the season's days)}."""
     if not isinstance(raw, Mapping):
         raise _fail("request", "must be a JSON object")
     allowed = {
@@ -199,6 +213,7 @@ def parse_request(raw: Any) -> RecommendRequest:
         "growth_period_days",
         "organic",
         "provider",
+        "mean_daily_gdd",
     }
     # Every problem at once: each part is checked even when another is wrong.
     problems: dict[str, str] = {}
@@ -221,13 +236,18 @@ def parse_request(raw: Any) -> RecommendRequest:
     if days is not None:
         if isinstance(days, float) and days.is_integer():
             days = int(days)
-        if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= 730:
-            problems["growth_period_days"] = f"must be a whole number of days, 1–730, got {days!r}"
+        if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_SEASON_DAYS:
+            problems["growth_period_days"] = (
+                f"must be a whole number of days, 1–{MAX_SEASON_DAYS}, got {days!r}"
+            )
     organic = checked(parse_organic, raw.get("organic"))
     profile = checked(parse_profile, raw.get("crop_profile"))
     target_yield = checked(_positive, raw.get("target_yield"), "target_yield", 1000)
     soil_p = checked(_soil, raw.get("soil_p"), "soil_p")
     soil_k = checked(_soil, raw.get("soil_k"), "soil_k")
+    mean_gdd = checked(_positive, raw.get("mean_daily_gdd"), "mean_daily_gdd", MAX_MEAN_DAILY_GDD)
+    if mean_gdd is not None and profile is not None:
+        _check_heat_sum_season(profile, mean_gdd, problems)
     if problems:
         message = "; ".join(f"{key}: {problem}" for key, problem in problems.items())
         raise RequestInvalid(message, problems)
@@ -239,4 +259,18 @@ def parse_request(raw: Any) -> RecommendRequest:
         region=(region or "").strip() or None,
         growth_period_days=days,
         organic=organic,
+        mean_daily_gdd=mean_gdd,
     )
+
+
+def _check_heat_sum_season(profile: CropProfile, mean_gdd: float, problems: dict) -> None:
+    """A mean daily heat sum that makes the profile's stages a season no crop has."""
+    total = heat_sum(profile.stages)
+    if total is None:
+        return
+    days = total / mean_gdd
+    if days > MAX_SEASON_DAYS:
+        problems["mean_daily_gdd"] = (
+            f"with the profile's stage heat sums ({total:g} °C·day) it gives {days:.0f} days;"
+            f" a season is at most {MAX_SEASON_DAYS}"
+        )

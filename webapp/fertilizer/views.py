@@ -39,7 +39,7 @@ from webapp.fertilizer.forms import (
     parse_profile_text,
     read_upload,
 )
-from webapp.fertilizer.gateways.reference import ReferenceGateway, season_days
+from webapp.fertilizer.gateways.reference import ReferenceGateway
 from webapp.fertilizer.interactor import NoRecommendation, recommend
 from webapp.fertilizer.models import PlanRecord
 from webapp.fertilizer.plan import K_PER_K2O, P_PER_P2O5
@@ -53,6 +53,7 @@ from webapp.fertilizer.plans import (
     store,
 )
 from webapp.fertilizer.request import RequestInvalid, parse_request
+from webapp.fertilizer.season import season_of
 from webapp.jobs.models import Run
 from webapp.pagination import page_number, paginate
 from webapp.problems import Invalid, Problem, Unavailable, show_on_form
@@ -209,9 +210,7 @@ def show_plan(plan_id: int):
     record = plan_or_404(plan_id)
     plan = record.entity
     request_data = parse_request(record.request)
-    days = request_data.growth_period_days or season_days(
-        ReferenceGateway().find_crop(request_data)
-    )
+    days = season_of(request_data, ReferenceGateway().find_crop(request_data)).days
     save_form = EmptyForm()
     run = db.session.get(Run, record.run_id) if record.run_id else None
     suggested_culture = (run.params or {}).get("culture_id") if run else None
@@ -297,6 +296,7 @@ class RecommendBody(RequestModel):
     region: Any = None
     growth_period_days: Any = None
     organic: Any = None
+    mean_daily_gdd: Any = None
     # A name that is no provider is the request's fault (422), not a service down (503).
     provider: Literal["offline", "openai"] | None = None
 

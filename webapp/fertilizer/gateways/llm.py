@@ -17,6 +17,7 @@ from webapp.fertilizer.gateways.schema import PlanAnswer
 from webapp.fertilizer.interactor import GatewayAnswer, NoRecommendation
 from webapp.fertilizer.plan import K_PER_K2O, P_PER_P2O5, PlanInvalid, plan_from_dict
 from webapp.fertilizer.request import RecommendRequest
+from webapp.fertilizer.season import season_of
 from webapp.reference.evidence import reference_snippets
 from webapp.review.vocabulary import Evidence, Issue, Severity
 
@@ -55,8 +56,11 @@ def describe(request: RecommendRequest) -> str:
         lines.append(f"Soil test: P {request.soil_p or 'unknown'}, K {request.soil_k or 'unknown'}")
     if request.region:
         lines.append(f"Region: {request.region}")
-    if request.growth_period_days:
-        lines.append(f"Growth period: {request.growth_period_days} days")
+    # The season as given, or from the profile's stage heat sums; never the library's here.
+    season = season_of(request, None)
+    if season.days is not None:
+        from_heat = " (from the profile's stage heat sums)" if season.basis == "heat_sums" else ""
+        lines.append(f"Growth period: {season.days} days{from_heat}")
     if not request.organic.is_zero:
         organic = request.organic
         lines.append(

@@ -16,6 +16,7 @@ from webapp.fertilizer.plan import (
     topdress_positions,
 )
 from webapp.fertilizer.request import RecommendRequest, season_bands, stage_at
+from webapp.fertilizer.season import season_of
 from webapp.reference.library import Crop, Fact, ReferenceLibrary, library
 from webapp.review.vocabulary import Issue, Severity
 
@@ -44,6 +45,8 @@ class Requirement:
     pk_cited: bool = True
     midpoints: bool = False
     issues: list[Issue] = field(default_factory=list)
+    # Worked out at the request's target yield already: not to be scaled to it again.
+    at_target: bool = False
 
 
 def _figure(value) -> tuple[float, bool]:
@@ -101,6 +104,36 @@ def _from_uptake(fact: Fact) -> Requirement:
     )
 
 
+def _from_uptake_per_tonne(fact: Fact, crop: Crop, target: float | None) -> Requirement | None:
+    """Uptake per tonne of harvest times a yield: the target yield, else the midpoint of the
+    crop's cited yield; without either there is nothing to multiply."""
+    sources = [fact.source.url]
+    yield_fact = crop.fact("yield_per_sqm_kg")
+    if target is not None:
+        kg_m2, how = target, f"the target yield {_g(target)} kg/m²"
+    elif yield_fact is not None and yield_fact.midpoint is not None:
+        kg_m2 = yield_fact.midpoint
+        how = f"{_g(kg_m2)} kg/m², the midpoint of {yield_fact.claim}"
+        sources.append(yield_fact.source.url)
+    else:
+        return None
+    t_per_ha = kg_m2 * 10
+    per_ha = {e: float(fact.extra[e]) * t_per_ha for e in ("n", "p", "k")}
+    return Requirement(
+        Nutrients(*(per_ha[e] * KG_PER_HA_IN_G_PER_M2 for e in ("n", "p", "k"))),
+        kg_m2,
+        sources,
+        [
+            fact.claim,
+            f"Yield: {how} = {_g(t_per_ha)} t/ha.",
+            f"Uptake per t × {_g(t_per_ha)} t/ha: N {_g(per_ha['n'])}, P {_g(per_ha['p'])},"
+            f" K {_g(per_ha['k'])} kg/ha; ÷ 10 = g/m² (elemental).",
+        ],
+        midpoints=target is None,
+        at_target=target is not None,
+    )
+
+
 def _from_n_demand(fact: Fact, crop: Crop) -> Requirement:
     n = float(fact.min) * KG_PER_HA_IN_G_PER_M2
     reference_dt = fact.extra.get("reference_yield_dt_per_ha")
@@ -121,14 +154,18 @@ def _from_n_demand(fact: Fact, crop: Crop) -> Requirement:
     )
 
 
-def requirement_for(crop: Crop) -> Requirement | None:
-    """The most complete cited figure the library holds: removal, uptake, then N demand."""
+def requirement_for(crop: Crop, target: float | None = None) -> Requirement | None:
+    """The most complete cited figure the library holds: removal, uptake per ha, uptake per
+    tonne of harvest (at the target yield, else the cited yield), then N demand."""
     removal = crop.fact("nutrient_removal_lb_per_acre")
     if removal is not None:
         return _from_removal(removal)
     uptake = crop.fact("nutrient_uptake_kg_per_ha")
     if uptake is not None:
         return _from_uptake(uptake)
+    per_tonne = crop.fact("nutrient_uptake_kg_per_t")
+    if per_tonne is not None:
+        return _from_uptake_per_tonne(per_tonne, crop, target)
     demand = crop.fact("n_demand_kg_per_ha")
     if demand is not None:
         return _from_n_demand(demand, crop)
@@ -145,14 +182,6 @@ def _split(days: float | None, crop: Crop) -> tuple[int, float]:
         if limit is None or days < limit:
             return count, share
     raise AssertionError("SPLITS ends with an open limit")
-
-
-def season_days(crop: Crop | None) -> int | None:
-    """The crop's typical season: the midpoint of its cited growth duration."""
-    duration = crop.fact("total_growing_period_days") if crop else None
-    if duration is None or duration.midpoint is None:
-        return None
-    return round(duration.midpoint)
 
 
 def _hint(position: float, bands, days: float | None) -> str:
@@ -179,7 +208,7 @@ class ReferenceGateway:
         crop = self.find_crop(request)
         if crop is None:
             raise NoRecommendation("no_reference_data", f"no reference data for {profile.name}")
-        need = requirement_for(crop)
+        need = requirement_for(crop, request.target_yield_kg_m2)
         if need is None:
             raise NoRecommendation(
                 "no_reference_data",
@@ -192,7 +221,7 @@ class ReferenceGateway:
         nutrients = need.nutrients
 
         target = request.target_yield_kg_m2
-        if target is not None:
+        if target is not None and not need.at_target:
             if need.reference_yield_kg_m2:
                 factor = target / need.reference_yield_kg_m2
                 nutrients = nutrients.scaled(factor)
@@ -235,24 +264,22 @@ class ReferenceGateway:
                 + " (derived maintenance rule: low × 1.5, medium × 1, high × 0.5)."
             )
 
-        days = request.growth_period_days
+        season = season_of(request, crop)
+        days = season.days
+        notes.append(season.note)
+        if season.source_url:
+            need.sources.append(season.source_url)
         if days is None:
-            days = season_days(crop)
-            if days is not None:
-                duration = crop.facts["total_growing_period_days"]
-                need.sources.append(duration.source.url)
-                notes.append(f"Season: {days} days, the midpoint of {duration.claim}")
-            else:
-                confidence -= 0.05
-                issues.append(
-                    Issue(
-                        "season_unknown",
-                        Severity.info,
-                        "growth_period_days",
-                        "The growth period is unknown; the split assumes a"
-                        f" {'long' if crop.id in LONG_SEASON_CROPS else 'medium'} season.",
-                    )
+            confidence -= 0.05
+            issues.append(
+                Issue(
+                    "season_unknown",
+                    Severity.info,
+                    "growth_period_days",
+                    "The growth period is unknown; the split assumes a"
+                    f" {'long' if crop.id in LONG_SEASON_CROPS else 'medium'} season.",
                 )
+            )
         count, basal_share = _split(days, crop)
         notes.append(
             f"Split (derived extension rule): P and K basal; N {round(basal_share * 100)} % basal"
