@@ -33,7 +33,10 @@ def test_rice_without_a_target_yield_uses_the_midpoint_of_the_cited_yield():
     assert pytest.approx(5.88, abs=0.02) == plan.totals.N
     assert (plan.totals.P, plan.totals.K) == (1.04, 5.8)
     assert UPTAKE in plan.sources and IFA in plan.sources
-    assert "Yield: 0.4 kg/m², the midpoint of IFA World Fertilizer Use Manual" in plan.notes
+    assert (
+        "Yield: 0.4 kg/m² = 4 t/ha, the midpoint of the cited 0.3–0.5 kg/m² (irrigated,"
+        " average): IFA World Fertilizer Use Manual" in plan.notes
+    )
     assert "Uptake per t × 4 t/ha: N 58.8, P 10.4, K 58 kg/ha" in plan.notes
     assert plan.confidence == 0.7  # a range's midpoint, not a stated yield
     assert result.issues == []

@@ -110,10 +110,17 @@ def _from_uptake_per_tonne(fact: Fact, crop: Crop, target: float | None) -> Requ
     sources = [fact.source.url]
     yield_fact = crop.fact("yield_per_sqm_kg")
     if target is not None:
-        kg_m2, how = target, f"the target yield {_g(target)} kg/m²"
+        kg_m2 = target
+        how = f"the target yield {_g(target)} kg/m² = {_g(target * 10)} t/ha."
     elif yield_fact is not None and yield_fact.midpoint is not None:
         kg_m2 = yield_fact.midpoint
-        how = f"{_g(kg_m2)} kg/m², the midpoint of {yield_fact.claim}"
+        setting = yield_fact.extra.get("setting")
+        how = (
+            f"{_g(kg_m2)} kg/m² = {_g(kg_m2 * 10)} t/ha, the midpoint of the cited"
+            f" {_g(yield_fact.min or 0)}–{_g(yield_fact.max or 0)} kg/m²"
+            + (f" ({setting})" if setting else "")
+            + f": {yield_fact.claim}"
+        )
         sources.append(yield_fact.source.url)
     else:
         return None
@@ -125,7 +132,7 @@ def _from_uptake_per_tonne(fact: Fact, crop: Crop, target: float | None) -> Requ
         sources,
         [
             fact.claim,
-            f"Yield: {how} = {_g(t_per_ha)} t/ha.",
+            f"Yield: {how}",
             f"Uptake per t × {_g(t_per_ha)} t/ha: N {_g(per_ha['n'])}, P {_g(per_ha['p'])},"
             f" K {_g(per_ha['k'])} kg/ha; ÷ 10 = g/m² (elemental).",
         ],
