@@ -142,6 +142,7 @@ ADDED_SOURCES = {
     "ifa_world_fertilizer_manual_rice",
     "rice_internal_nutrient_efficiencies",
     "agravis_winter_triticale",
+    "agravis_winter_oats",
     "illinois_vegguide_pepper",
     "illinois_vegguide_eggplant",
     "illinois_vegguide_sweetcorn",
