@@ -2,8 +2,8 @@
 
 import pytest
 
+from webapp.jobs.ending import outcome
 from webapp.jobs.models import RunStatus
-from webapp.jobs.runner import outcome
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,10 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import Any, ClassVar
 
+# Past this many items a run is split among the workers: below it, a chunk's own start (a job,
+# a fork, the kind's set-up) costs more than sharing saves.
+DEFAULT_CHUNK_SIZE = 500
+
 
 class ItemError(Exception):
     """A failure of one item that the run records and moves past; the message is for people."""
@@ -59,6 +63,12 @@ class RunKind(ABC):
         threads (each with its own app context and database session), results are kept in
         batches through keep_results, and a cancel stops new items from starting."""
         return 1
+
+    def chunk_size(self, params: dict[str, Any]) -> int | None:
+        """Items per chunk: a run over more items is split into chunks that every worker
+        takes a share of, each its own job. None keeps the run one job: a kind whose items
+        depend on earlier ones (they must run in order, in one worker) says None."""
+        return DEFAULT_CHUNK_SIZE
 
     def keep_results(self, run: Any, results: dict[str, Any]) -> None:
         """Store a batch of finished items' results (concurrent runs); by default on the run."""

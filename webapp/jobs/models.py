@@ -76,6 +76,9 @@ class Run(db.Model):
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
     requested_by: Mapped[User | None] = relationship()
+    chunks: Mapped[list[RunChunk]] = relationship(
+        back_populates="run", cascade="all, delete-orphan", passive_deletes=True
+    )
 
     @property
     def is_live(self) -> bool:
@@ -150,3 +153,37 @@ class Run(db.Model):
             "finished_at": iso(self.finished_at),
             "cancel_requested_at": iso(self.cancel_requested_at),
         }
+
+
+class ChunkStatus(StrEnum):
+    queued = "queued"
+    running = "running"
+    done = "done"
+    cancelled = "cancelled"
+    lost = "lost"  # its worker died or its job vanished: its unfinished items resume
+
+
+OPEN_CHUNK_STATUSES = (ChunkStatus.queued, ChunkStatus.running)
+
+
+class RunChunk(db.Model):
+    """A share of a large run's items with its own RQ job, worker and heartbeat, so every
+    worker takes part in one run. The run row keeps progress and results for all chunks."""
+
+    __tablename__ = "run_chunks"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), index=True)
+    position: Mapped[int] = mapped_column(default=0)
+    items: Mapped[list[str]] = mapped_column(JSON, default=list)
+    status: Mapped[str] = mapped_column(String(32), default=ChunkStatus.queued)
+    rq_job_id: Mapped[str | None] = mapped_column(String(64))
+    worker_name: Mapped[str | None] = mapped_column(String(128))
+    error_code: Mapped[str | None] = mapped_column(String(64))
+    error_message: Mapped[str | None] = mapped_column(Text)
+    queued_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    run: Mapped[Run] = relationship(back_populates="chunks")

@@ -12,14 +12,22 @@ from markupsafe import Markup
 from rq import Queue
 from rq.exceptions import InvalidJobOperation, NoSuchJobError
 from rq.job import Job
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 
 from webapp.auth.models import User
 from webapp.config import Settings
 from webapp.database import utcnow
 from webapp.extensions import db
+from webapp.jobs.ending import end_if_last, lock_run
 from webapp.jobs.kinds import RUN_KINDS, RunKind
-from webapp.jobs.models import LIVE_STATUSES, RESUMABLE_STATUSES, Run, RunStatus
+from webapp.jobs.models import (
+    LIVE_STATUSES,
+    RESUMABLE_STATUSES,
+    ChunkStatus,
+    Run,
+    RunChunk,
+    RunStatus,
+)
 from webapp.problems import Unavailable
 
 EXECUTE_RUN = "webapp.jobs.runner.execute_run"
@@ -89,23 +97,62 @@ def _unavailable_message(exc: Exception) -> str:
     return f"The job queue is not reachable ({where}): {exc}. Nothing was started."
 
 
-def _put_on_queue(run: Run) -> None:
-    """Enqueue run's job; on a Redis failure mark the run failed and raise QueueUnavailable."""
-    kind = RUN_KINDS[run.kind]
+def _chunks(run: Run, kind: RunKind) -> list[RunChunk]:
+    """The run's unfinished items in chunks, when there are more than one chunk's worth."""
+    size = kind.chunk_size(run.params)
+    pending = run.pending_items
+    if not size or len(pending) <= size:
+        return []
+    chunks = [
+        RunChunk(run_id=run.id, position=n, items=pending[start : start + size])
+        for n, start in enumerate(range(0, len(pending), size))
+    ]
+    db.session.add_all(chunks)
+    return chunks
+
+
+def _job_id(run: Run, part: str = "") -> str:
     # Unique even if a row id is reused (SQLite may reuse the highest id after a delete).
-    run.rq_job_id = f"run-{run.id}-{run.attempt}-{secrets.token_hex(4)}"
+    return f"run-{run.id}-{run.attempt}{part}-{secrets.token_hex(4)}"
+
+
+def _put_on_queue(run: Run) -> None:
+    """Enqueue run's job, or one job per chunk of a large run; on a Redis failure mark the run
+    failed and raise QueueUnavailable."""
+    kind = RUN_KINDS[run.kind]
+    chunks = _chunks(run, kind())
+    for chunk in chunks:
+        chunk.rq_job_id = _job_id(run, f"-c{chunk.position}")
+    run.rq_job_id = None if chunks else _job_id(run)
     db.session.commit()
+    queue = job_queue().queue
     try:
-        job_queue().queue.enqueue(
-            EXECUTE_RUN,
-            run.id,
-            kind.path(),
-            job_id=run.rq_job_id,
-            job_timeout=kind.timeout_seconds,
-            result_ttl=3600,
-            failure_ttl=7 * 24 * 3600,
-            description=f"{run.kind} #{run.id}",
-        )
+        if not chunks:
+            queue.enqueue(
+                EXECUTE_RUN,
+                run.id,
+                kind.path(),
+                job_id=run.rq_job_id,
+                job_timeout=kind.timeout_seconds,
+                result_ttl=3600,
+                failure_ttl=7 * 24 * 3600,
+                description=f"{run.kind} #{run.id}",
+            )
+        else:
+            queue.enqueue_many(
+                [
+                    Queue.prepare_data(
+                        EXECUTE_RUN,
+                        (run.id, kind.path(), chunk.id),
+                        job_id=chunk.rq_job_id,
+                        description=f"{run.kind} #{run.id} ({n + 1} of {len(chunks)})",
+                        timeout=kind.timeout_seconds,
+                        result_ttl=3600,
+                        failure_ttl=7 * 24 * 3600,
+                    )
+                    for n, chunk in enumerate(chunks)
+                ]
+            )
     except redis.RedisError as exc:
         message = _unavailable_message(exc)
         run.status = RunStatus.failed
@@ -176,10 +223,7 @@ def request_cancel(run: Run) -> None:
     if cancelled_while_queued:
         db.session.commit()
         # The row already says cancelled, so a worker that takes the job skips it anyway.
-        try:
-            Job.fetch(run.rq_job_id, connection=job_queue().redis).cancel()
-        except (NoSuchJobError, InvalidJobOperation, redis.RedisError) as exc:
-            current_app.logger.info("job of run %s not taken off the queue: %s", run.id, exc)
+        _take_off_queue(run, [run.rq_job_id, *_cancel_queued_chunks(run)])
     else:
         db.session.execute(
             update(Run)
@@ -187,7 +231,33 @@ def request_cancel(run: Run) -> None:
             .values(cancel_requested_at=now, message="Cancelling after the current item…")
         )
         db.session.commit()
+        # Chunks no worker took yet end now; the last running one ends the run.
+        lock_run(run.id)
+        jobs = _cancel_queued_chunks(run)
+        if jobs:
+            end_if_last(run, RUN_KINDS[run.kind]())
+        db.session.commit()
+        _take_off_queue(run, jobs)
     db.session.refresh(run)
+
+
+def _cancel_queued_chunks(run: Run) -> list[str]:
+    """Mark the run's chunks still queued cancelled; their job ids."""
+    queued = db.session.scalars(
+        select(RunChunk).where(RunChunk.run_id == run.id, RunChunk.status == ChunkStatus.queued)
+    ).all()
+    for chunk in queued:
+        chunk.status, chunk.finished_at = ChunkStatus.cancelled, utcnow()
+    db.session.flush()
+    return [chunk.rq_job_id for chunk in queued if chunk.rq_job_id]
+
+
+def _take_off_queue(run: Run, job_ids: list[str | None]) -> None:
+    for job_id in filter(None, job_ids):
+        try:
+            Job.fetch(job_id, connection=job_queue().redis).cancel()
+        except (NoSuchJobError, InvalidJobOperation, redis.RedisError) as exc:
+            current_app.logger.info("job of run %s not taken off the queue: %s", run.id, exc)
 
 
 def resume_run(run: Run) -> Run:
@@ -211,7 +281,9 @@ def resume_run(run: Run) -> Run:
     run.stage = "queued"
     run.message = f"Resumed for {len(pending)} unfinished item(s)."
     run.error_code = run.error_message = None
-    run.cancel_requested_at = run.finished_at = run.heartbeat_at = None
+    run.cancel_requested_at = run.finished_at = run.heartbeat_at = run.started_at = None
+    # The earlier attempt's chunks are over; the unfinished items get chunks of their own.
+    db.session.execute(delete(RunChunk).where(RunChunk.run_id == run.id))
     run.attempt += 1
     run.queued_at = utcnow()
     _put_on_queue(run)

@@ -12,13 +12,14 @@ from typing import Any
 
 from flask import current_app
 from rq import get_current_job
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
 from webapp.config import Settings
 from webapp.database import utcnow
 from webapp.extensions import db
+from webapp.jobs.ending import complete, end_chunk, finish, lock_run, summary
 from webapp.jobs.kinds import ItemError, RunKind, load_kind
-from webapp.jobs.models import Run, RunStatus
+from webapp.jobs.models import LIVE_STATUSES, ChunkStatus, Run, RunChunk, RunStatus
 from webapp.jobs.processes import die_with_parent
 
 log = logging.getLogger(__name__)
@@ -27,11 +28,12 @@ log = logging.getLogger(__name__)
 class Heartbeat:
     """Writes heartbeat_at every few seconds on its own connection while the run works.
 
-    The sweeper marks a running run whose heartbeat stopped as lost (worker_lost).
+    The sweeper marks a running run (or chunk) whose heartbeat stopped as lost (worker_lost).
     """
 
-    def __init__(self, run_id: int, every: float) -> None:
+    def __init__(self, run_id: int, every: float, chunk_id: int | None = None) -> None:
         self.run_id = run_id
+        self.chunk_id = chunk_id
         self.every = every
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._beat, name=f"heartbeat-{run_id}", daemon=True)
@@ -52,6 +54,12 @@ class Heartbeat:
                     connection.execute(
                         update(Run).where(Run.id == self.run_id).values(heartbeat_at=utcnow())
                     )
+                    if self.chunk_id is not None:
+                        connection.execute(
+                            update(RunChunk)
+                            .where(RunChunk.id == self.chunk_id)
+                            .values(heartbeat_at=utcnow())
+                        )
             except Exception:
                 log.exception("heartbeat of run %s failed", self.run_id)
 
@@ -91,6 +99,34 @@ def _claim(run_id: int, worker_name: str | None) -> bool:
     return bool(claimed)
 
 
+def _claim_chunk(chunk_id: int, run_id: int, worker_name: str | None) -> bool | None:
+    """The chunk queued → running (False if it was not queued any more), and its run running
+    with it (None when the run was cancelled or ended meanwhile)."""
+    now = utcnow()
+    took = db.session.execute(
+        update(RunChunk)
+        .where(RunChunk.id == chunk_id, RunChunk.status == ChunkStatus.queued)
+        .values(
+            status=ChunkStatus.running, started_at=now, heartbeat_at=now, worker_name=worker_name
+        )
+    ).rowcount
+    if not took:
+        db.session.commit()
+        return False
+    live = db.session.execute(
+        update(Run)
+        .where(Run.id == run_id, Run.status.in_(LIVE_STATUSES), Run.cancel_requested_at.is_(None))
+        .values(
+            status=RunStatus.running,
+            started_at=func.coalesce(Run.started_at, now),
+            heartbeat_at=now,
+            worker_name=worker_name,
+        )
+    ).rowcount
+    db.session.commit()
+    return True if live else None
+
+
 def _stop_reason(run_id: int) -> str | None:
     """Why the run should stop before its next item, if it should."""
     status, cancel_requested_at = db.session.execute(
@@ -102,39 +138,6 @@ def _stop_reason(run_id: int) -> str | None:
     if status != RunStatus.running:
         return status
     return None
-
-
-def _finish(run: Run, status: RunStatus, message: str, **error: str) -> None:
-    # Only a run still ours: the sweeper may have marked it lost or hard-cancelled it meanwhile.
-    db.session.execute(
-        update(Run)
-        .where(Run.id == run.id, Run.status == RunStatus.running)
-        .values(status=status, stage=status.value, message=message, finished_at=utcnow(), **error)
-    )
-    db.session.commit()
-
-
-def _summary(run: Run, kind: RunKind) -> str:
-    errors = kind.failed_items(run)
-    ok = run.done - errors
-    text = f"{ok} of {run.total} item(s) done"
-    return text + (f", {errors} with errors." if errors else ".")
-
-
-def outcome(done: int, failed: int) -> RunStatus:
-    """How a run that worked through its items ended: a run that did nothing is not green."""
-    if failed == 0:
-        return RunStatus.succeeded
-    return RunStatus.failed if failed >= done else RunStatus.completed_with_errors
-
-
-def _complete(run: Run, kind: RunKind) -> None:
-    summary = _summary(run, kind)
-    status = outcome(run.done, kind.failed_items(run))
-    if status == RunStatus.failed:
-        _finish(run, status, summary, error_code="no_item_done", error_message=summary)
-    else:
-        _finish(run, status, summary)
 
 
 # Stage changes reported by items working in threads ((key, stage) pairs).
@@ -149,38 +152,69 @@ def report_stage(key: str, stage: str) -> None:
     stage_events.put((key, stage))
 
 
-def work_through(run: Run, kind: RunKind) -> None:
-    """Process the run's unfinished items in order, saving progress after each one."""
+def _items(run: Run, chunk: RunChunk | None) -> list[str]:
+    """The unfinished items of the run, or of its chunk."""
+    pending = run.pending_items
+    if chunk is None:
+        return pending
+    unfinished = set(pending)
+    return [key for key in chunk.items if key in unfinished]
+
+
+def _fresh(run: Run) -> None:
+    """Lock the run row and read it again, before adding to what other chunks saved."""
+    lock_run(run.id)
+    db.session.refresh(run)
+
+
+def _end(run: Run, kind: RunKind, chunk: RunChunk | None, stopping: str | None) -> None:
+    """The run's end once its items are worked through (or a cancel stopped them); a chunk
+    ends itself, and the run only if it is the last."""
+    if chunk is not None:
+        if stopping is None or stopping == "cancelled":
+            done = ChunkStatus.done if stopping is None else ChunkStatus.cancelled
+            end_chunk(run, kind, chunk.id, done)
+    elif stopping == "cancelled":
+        finish(run, RunStatus.cancelled, f"Cancelled; {summary(run, kind)}")
+    elif stopping is None:
+        complete(run, kind)
+
+
+def work_through(run: Run, kind: RunKind, chunk: RunChunk | None = None) -> None:
+    """Process the unfinished items of the run (or of its chunk) in order, saving progress
+    after each one."""
     if kind.concurrency(run.params) > 1:
-        work_through_concurrently(run, kind)
+        work_through_concurrently(run, kind, chunk)
         return
-    for key in run.pending_items:
+    for key in _items(run, chunk):
         reason = _stop_reason(run.id)
-        if reason == "cancelled":
-            _finish(run, RunStatus.cancelled, f"Cancelled; {_summary(run, kind)}")
-            return
         if reason is not None:
+            _end(run, kind, chunk, reason)
             return
         run.stage = kind.stage_for(key)
         run.message = f"Working on {key}"
         db.session.commit()
+        result, error = None, None
         try:
             result = kind.process_item(key, run.params, run.id)
         except ItemError as exc:
             db.session.rollback()
-            run.item_errors = {**run.item_errors, key: str(exc)}
+            error = str(exc)
         except Exception as exc:
             log.exception("run %s item %s failed", run.id, key)
             db.session.rollback()
-            run.item_errors = {**run.item_errors, key: f"{type(exc).__name__}: {exc}"}
-        else:
-            if result is not None:
-                run.results = {**run.results, key: result}
+            error = f"{type(exc).__name__}: {exc}"
+        db.session.commit()
+        _fresh(run)
+        if error is not None:
+            run.item_errors = {**run.item_errors, key: error}
+        elif result is not None:
+            run.results = {**run.results, key: result}
         run.done_items = [*run.done_items, key]
         run.done = len(run.done_items)
         run.heartbeat_at = utcnow()
         db.session.commit()
-    _complete(run, kind)
+    _end(run, kind, chunk, None)
 
 
 def _in_own_context(app, kind: RunKind, key: str, params: dict[str, Any], run_id: int) -> Any:
@@ -201,12 +235,12 @@ def _outcome(future: Future) -> tuple[Any, str | None]:
         return None, f"{type(exc).__name__}: {exc}"
 
 
-def work_through_concurrently(run: Run, kind: RunKind) -> None:
+def work_through_concurrently(run: Run, kind: RunKind, chunk: RunChunk | None = None) -> None:
     """Up to kind.concurrency() items at once; finished ones are saved in batches. A cancel
     lets the items in flight finish (their results are kept) and starts no new one."""
     limit = kind.concurrency(run.params)
     app = current_app._get_current_object()  # type: ignore[attr-defined]
-    pending = iter(run.pending_items)
+    pending = iter(_items(run, chunk))
     running: dict[Future, str] = {}
     finished: dict[str, Any] = {}
     errors: dict[str, str] = {}
@@ -218,8 +252,10 @@ def work_through_concurrently(run: Run, kind: RunKind) -> None:
         if not final and time.monotonic() - last_save < SAVE_EVERY_SECONDS:
             return
         keys = [*finished, *errors]
+        _fresh(run)
         if finished:
             kind.keep_results(run, dict(finished))
+            lock_run(run.id)  # again: keep_results may have committed (its usage)
         run.item_errors = {**run.item_errors, **errors}
         run.done_items = [*run.done_items, *keys]
         run.done = len(run.done_items)
@@ -261,25 +297,26 @@ def work_through_concurrently(run: Run, kind: RunKind) -> None:
                 else:
                     finished[key] = result
     save(final=True)
-    if stopping == "cancelled":
-        _finish(run, RunStatus.cancelled, f"Cancelled; {_summary(run, kind)}")
-    elif stopping is None:
-        _complete(run, kind)
+    _end(run, kind, chunk, stopping)
 
 
-def execute_run(run_id: int, kind_path: str) -> str:
-    """The RQ job: run in the forked work horse, inside the worker's app context."""
+def execute_run(run_id: int, kind_path: str, chunk_id: int | None = None) -> str:
+    """The RQ job of a run, or of one chunk of it: run in the forked work horse, inside the
+    worker's app context."""
     # The horse must not outlive its worker, so a killed worker means a lost run, not a ghost.
     die_with_parent()
     # Connections inherited through fork belong to the parent; open fresh ones.
     db.engine.dispose(close=False)
     settings: Settings = current_app.config["FURROW"]
     job = get_current_job()
-    if not _claim(run_id, job.worker_name if job else None):
+    worker_name = job.worker_name if job else None
+    kind = load_kind(kind_path)()
+    if chunk_id is not None:
+        return _execute_chunk(run_id, kind, chunk_id, worker_name, settings)
+    if not _claim(run_id, worker_name):
         return "skipped: the run was not queued any more"
     run = db.session.get(Run, run_id)
     assert run is not None
-    kind = load_kind(kind_path)()
     with Heartbeat(run_id, settings.heartbeat_seconds):
         try:
             work_through(run, kind)
@@ -300,3 +337,28 @@ def execute_run(run_id: int, kind_path: str) -> str:
             db.session.commit()
             raise
     return f"run {run_id} finished"
+
+
+def _execute_chunk(
+    run_id: int, kind: RunKind, chunk_id: int, worker_name: str | None, settings: Settings
+) -> str:
+    claimed = _claim_chunk(chunk_id, run_id, worker_name)
+    if claimed is False:
+        return "skipped: the chunk was not queued any more"
+    run = db.session.get(Run, run_id)
+    assert run is not None
+    if claimed is None:
+        end_chunk(run, kind, chunk_id, ChunkStatus.cancelled)
+        return "skipped: the run was cancelled or ended"
+    chunk = db.session.get(RunChunk, chunk_id)
+    assert chunk is not None
+    with Heartbeat(run_id, settings.heartbeat_seconds, chunk_id):
+        try:
+            work_through(run, kind, chunk)
+        except Exception as exc:
+            log.exception("run %s chunk %s failed", run_id, chunk_id)
+            db.session.rollback()
+            reason = f"A share of its items failed: {type(exc).__name__}: {exc}."
+            end_chunk(run, kind, chunk_id, ChunkStatus.lost, "job_error", reason)
+            raise
+    return f"run {run_id} chunk {chunk_id} finished"

@@ -19,7 +19,16 @@ from webapp.auth.models import LoginAttempt
 from webapp.config import Settings
 from webapp.database import failure_line, utcnow
 from webapp.extensions import db
-from webapp.jobs.models import LIVE_STATUSES, Run, RunStatus
+from webapp.jobs.ending import end_if_last, lock_run
+from webapp.jobs.kinds import RUN_KINDS
+from webapp.jobs.models import (
+    LIVE_STATUSES,
+    OPEN_CHUNK_STATUSES,
+    ChunkStatus,
+    Run,
+    RunChunk,
+    RunStatus,
+)
 from webapp.jobs.queue import job_queue
 
 log = logging.getLogger(__name__)
@@ -57,13 +66,13 @@ QUEUE_LOST = Lost(
 
 
 def lost_reason(
-    run: Run,
+    run: Run | RunChunk,
     job_status: JobStatus | None,
     now: datetime,
     settings: Settings,
     queue_started_at: datetime | None = None,
 ) -> Lost | None:
-    """Why a live run can no longer finish, or None while it still can.
+    """Why a live run (or an open chunk of one) can no longer finish, or None while it still can.
 
     A queued run without its job is lost once the enqueue grace has passed, or at once when it
     was queued before the Redis server started: a restarted Redis holds no job older than itself.
@@ -109,10 +118,58 @@ def _mark(run_id: int, status: RunStatus, values: dict) -> bool:
     return bool(changed)
 
 
-def _hard_stop(connection: redis.Redis, run: Run) -> None:
+def _hard_stop(connection: redis.Redis, run: Run, chunks: list[RunChunk]) -> None:
     # A job no longer executing needs no stop: marking the row is all that is left.
-    with contextlib.suppress(NoSuchJobError, InvalidJobOperation):
-        send_stop_job_command(connection, run.rq_job_id)
+    for job_id in [run.rq_job_id, *(c.rq_job_id for c in chunks)]:
+        if job_id:
+            with contextlib.suppress(NoSuchJobError, InvalidJobOperation):
+                send_stop_job_command(connection, job_id)
+    for chunk in chunks:
+        chunk.status, chunk.finished_at = ChunkStatus.cancelled, utcnow()
+    db.session.commit()
+
+
+def _open_chunks(run: Run) -> list[RunChunk]:
+    query = select(RunChunk).where(
+        RunChunk.run_id == run.id, RunChunk.status.in_(OPEN_CHUNK_STATUSES)
+    )
+    return list(db.session.scalars(query.order_by(RunChunk.position)))
+
+
+def _sweep_chunks(
+    connection: redis.Redis,
+    run: Run,
+    chunks: list[RunChunk],
+    now: datetime,
+    settings: Settings,
+    restarted_at: datetime | None,
+    report: SweepReport,
+) -> None:
+    """A chunk whose job or worker is gone is lost (its items resume later); the run goes on
+    with its other chunks, and ends failed when the last of them ends."""
+    for chunk in chunks:
+        lost = lost_reason(
+            chunk, _job_status(connection, chunk.rq_job_id), now, settings, restarted_at
+        )
+        if lost is None:
+            continue
+        lock_run(run.id)
+        changed = db.session.execute(
+            update(RunChunk)
+            .where(RunChunk.id == chunk.id, RunChunk.status.in_(OPEN_CHUNK_STATUSES))
+            .values(
+                status=ChunkStatus.lost,
+                finished_at=utcnow(),
+                error_code=lost.code,
+                error_message=lost.reason,
+            )
+        ).rowcount
+        if changed:
+            log.warning("run %s chunk %s marked %s: %s", run.id, chunk.id, lost.code, lost.reason)
+            if run.kind in RUN_KINDS:
+                end_if_last(run, RUN_KINDS[run.kind]())
+            (report.queue_lost if lost is QUEUE_LOST else report.lost).append(run.id)
+        db.session.commit()
 
 
 def sweep(now: datetime | None = None) -> SweepReport:
@@ -135,15 +192,19 @@ def _sweep(now: datetime | None) -> SweepReport:
     db.session.commit()
     restarted_at = queue_started_at(connection) if live else None
     for run in live:
+        chunks = _open_chunks(run)
         overdue_cancel = (
             run.status == RunStatus.running
             and run.cancel_requested_at is not None
             and (now - run.cancel_requested_at).total_seconds() > settings.cancel_grace_seconds
         )
         if overdue_cancel:
-            _hard_stop(connection, run)
+            _hard_stop(connection, run, chunks)
             if _mark(run.id, RunStatus.cancelled, {"message": "Cancelled (stopped mid-item)."}):
                 report.hard_cancelled.append(run.id)
+            continue
+        if chunks:
+            _sweep_chunks(connection, run, chunks, now, settings, restarted_at, report)
             continue
         lost = lost_reason(run, _job_status(connection, run.rq_job_id), now, settings, restarted_at)
         if lost and _mark(
