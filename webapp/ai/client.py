@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any, Generic
 
 import openai
@@ -115,6 +116,36 @@ class Structured(Generic[M]):
     citations: list[Evidence] = field(default_factory=list)
 
 
+@lru_cache(maxsize=4)
+def openai_client(api_key: str, base_url: str | None, timeout: float) -> openai.OpenAI:
+    """The process's SDK client for one server, made once: its set-up (the SDK's resources,
+    the HTTP pool and TLS context) is paid by the first caller, not by every run."""
+    client = openai.OpenAI(
+        api_key=api_key,
+        base_url=base_url,
+        timeout=timeout,
+        max_retries=3,  # the SDK retries 429, 5xx and timeouts with exponential backoff
+    )
+    # The resources load their modules on first use: load them now, while nothing waits.
+    client.responses, client.chat.completions  # noqa: B018
+    return client
+
+
+def warm(settings: Settings) -> None:
+    """Make the client before the first job (a worker's start), so the work horses the worker
+    forks inherit it and no job's first calls pay its set-up."""
+    if settings.openai_api_key or settings.openai_base_url:
+        shared_client(settings)
+
+
+def shared_client(settings: Settings) -> openai.OpenAI:
+    return openai_client(
+        settings.openai_api_key or "not-needed-by-this-server",
+        settings.openai_base_url,
+        settings.openai_timeout,
+    )
+
+
 class StructuredClient:
     def __init__(self, settings: Settings, client: openai.OpenAI | None = None) -> None:
         if client is None and not (settings.openai_api_key or settings.openai_base_url):
@@ -124,12 +155,7 @@ class StructuredClient:
         self.settings = settings
         self.model = settings.openai_model
         self.api = settings.openai_api
-        self.client = client or openai.OpenAI(
-            api_key=settings.openai_api_key or "not-needed-by-this-server",
-            base_url=settings.openai_base_url,
-            timeout=settings.openai_timeout,
-            max_retries=3,  # the SDK retries 429, 5xx and timeouts with exponential backoff
-        )
+        self.client = client or shared_client(settings)
 
     @property
     def searches_the_web(self) -> bool:
