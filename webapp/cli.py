@@ -67,6 +67,8 @@ def worker(burst: bool) -> None:
     import redis
     from rq import Worker
 
+    from webapp.ai.client import warm
+
     settings = current_app.config["FURROW"]
     # No socket timeout here: the worker blocks on the queue for long stretches.
     connection = redis.Redis.from_url(settings.effective_redis_url, socket_connect_timeout=5)
@@ -76,6 +78,7 @@ def worker(burst: bool) -> None:
     except redis.RedisError as exc:
         fail(f"cannot reach {where}: {exc} (set REDIS_URL, or start `furrow serve`)")
     name = f"furrow-{socket.gethostname()}-{os.getpid()}"
+    warm(settings)  # the jobs' work horses are forked from here: they inherit the client
     try:
         Worker([settings.queue_name], connection=connection, name=name).work(
             burst=burst, logging_level="INFO", with_scheduler=False
