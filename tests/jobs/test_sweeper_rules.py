@@ -3,7 +3,7 @@ from datetime import UTC, datetime, timedelta
 from rq.job import JobStatus
 
 from webapp.config import load_settings
-from webapp.jobs.models import Run, RunStatus
+from webapp.jobs.models import ChunkStatus, Run, RunChunk, RunStatus
 from webapp.jobs.sweeper import QUEUE_LOST, Lost, lost_reason
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
@@ -57,3 +57,20 @@ def test_a_running_run_whose_job_failed_in_rq_is_lost_at_once(tmp_path):
     run = run_with(RunStatus.running, heartbeat_at=NOW)
     lost = lost_reason(run, JobStatus.FAILED, NOW, settings(tmp_path))
     assert lost == Lost("worker_lost", "Its job ended as failed without finishing the run.")
+
+
+def test_a_queued_chunk_whose_job_failed_before_it_started_is_lost(tmp_path):
+    chunk = RunChunk(status=ChunkStatus.queued, queued_at=NOW - timedelta(seconds=5))
+    lost = lost_reason(chunk, JobStatus.FAILED, NOW, settings(tmp_path))
+    assert lost == Lost("worker_lost", "Its job ended as failed before it started.")
+    assert lost_reason(chunk, JobStatus.QUEUED, NOW, settings(tmp_path)) is None
+
+
+def test_a_running_chunk_whose_heartbeat_stopped_is_lost(tmp_path):
+    chunk = RunChunk(
+        status=ChunkStatus.running,
+        queued_at=NOW - timedelta(minutes=5),
+        heartbeat_at=NOW - timedelta(seconds=40),
+    )
+    lost = lost_reason(chunk, JobStatus.STARTED, NOW, settings(tmp_path))
+    assert lost == Lost("worker_lost", "Its worker stopped answering 40 s ago (killed or crashed).")

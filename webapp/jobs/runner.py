@@ -235,9 +235,81 @@ def _outcome(future: Future) -> tuple[Any, str | None]:
         return None, f"{type(exc).__name__}: {exc}"
 
 
+def save_batch(
+    run_id: int, kind: RunKind, finished: dict[str, Any], errors: dict[str, str]
+) -> None:
+    """Add finished items (their results through kind.keep_results) and their errors to the
+    run, under its lock, in this thread's session."""
+    run = db.session.get(Run, run_id)
+    assert run is not None
+    _fresh(run)
+    if finished:
+        kind.keep_results(run, finished)
+        lock_run(run_id)  # again: keep_results may have committed (its usage)
+    run.item_errors = {**run.item_errors, **errors}
+    run.done_items = [*run.done_items, *finished, *errors]
+    run.done = len(run.done_items)
+    run.heartbeat_at = utcnow()
+    while not stage_events.empty():
+        key, stage = stage_events.get_nowait()
+        run.stage, run.message = stage, f"Working on {key}"
+    db.session.commit()
+
+
+class Saver:
+    """Saves batches of finished items on a thread and database session of its own, so the
+    calls of the next items start while the last ones are saved (a save never holds them up).
+    Batches that queue up while one is saved are saved together."""
+
+    def __init__(self, app, run_id: int, kind: RunKind) -> None:
+        self.app, self.run_id, self.kind = app, run_id, kind
+        self.batches: queue.SimpleQueue[tuple[dict, dict] | None] = queue.SimpleQueue()
+        self.error: Exception | None = None
+        self._thread = threading.Thread(target=self._save, name=f"save-{run_id}", daemon=True)
+        self._thread.start()
+
+    def put(self, finished: dict[str, Any], errors: dict[str, str]) -> None:
+        self.batches.put((dict(finished), dict(errors)))
+
+    def close(self) -> None:
+        """Wait for every batch to be saved; raise what a save raised."""
+        self.batches.put(None)
+        self._thread.join()
+        if self.error is not None:
+            raise self.error
+
+    def _save(self) -> None:
+        with self.app.app_context():
+            try:
+                closing = False
+                while not closing:
+                    batch = self.batches.get()
+                    if batch is None:
+                        return
+                    finished, errors = batch
+                    while not self.batches.empty():
+                        more = self.batches.get_nowait()
+                        if more is None:
+                            closing = True
+                            break
+                        finished |= more[0]
+                        errors |= more[1]
+                    if self.error is None:
+                        save_batch(self.run_id, self.kind, finished, errors)
+            except Exception as exc:
+                log.exception("saving run %s failed", self.run_id)
+                db.session.rollback()
+                self.error = exc
+                while self.batches.get() is not None:  # let close() return
+                    pass
+            finally:
+                db.session.remove()
+
+
 def work_through_concurrently(run: Run, kind: RunKind, chunk: RunChunk | None = None) -> None:
-    """Up to kind.concurrency() items at once; finished ones are saved in batches. A cancel
-    lets the items in flight finish (their results are kept) and starts no new one."""
+    """Up to kind.concurrency() items at once; finished ones are saved in batches (on the
+    Saver's thread). A cancel lets the items in flight finish (their results are kept) and
+    starts no new one."""
     limit = kind.concurrency(run.params)
     app = current_app._get_current_object()  # type: ignore[attr-defined]
     pending = iter(_items(run, chunk))
@@ -245,58 +317,45 @@ def work_through_concurrently(run: Run, kind: RunKind, chunk: RunChunk | None = 
     finished: dict[str, Any] = {}
     errors: dict[str, str] = {}
     stopping = _stop_reason(run.id)
-    last_save = time.monotonic()
-
-    def save(final: bool = False) -> None:
-        nonlocal last_save, stopping
-        if not final and time.monotonic() - last_save < SAVE_EVERY_SECONDS:
-            return
-        keys = [*finished, *errors]
-        _fresh(run)
-        if finished:
-            kind.keep_results(run, dict(finished))
-            lock_run(run.id)  # again: keep_results may have committed (its usage)
-        run.item_errors = {**run.item_errors, **errors}
-        run.done_items = [*run.done_items, *keys]
-        run.done = len(run.done_items)
-        run.heartbeat_at = utcnow()
-        while not stage_events.empty():
-            key, stage = stage_events.get_nowait()
-            run.stage, run.message = stage, f"Working on {key}"
-        db.session.commit()
-        finished.clear()
-        errors.clear()
-        last_save = time.monotonic()
-        if not final and stopping is None:
-            stopping = _stop_reason(run.id)
-
-    last_check = time.monotonic()
-    with ThreadPoolExecutor(max_workers=limit, thread_name_prefix=f"run-{run.id}") as pool:
-        while True:
-            # Before starting more rows, look for a cancel (often enough to stop between rows,
-            # seldom enough that quick items do not wait on the database).
-            if stopping is None and len(running) < limit and time.monotonic() - last_check > 0.05:
-                stopping = _stop_reason(run.id)
-                last_check = time.monotonic()
-            while stopping is None and len(running) < limit:
-                key = next(pending, None)
-                if key is None:
+    last_save = last_check = time.monotonic()
+    saver = Saver(app, run.id, kind)
+    try:
+        with ThreadPoolExecutor(max_workers=limit, thread_name_prefix=f"run-{run.id}") as pool:
+            while saver.error is None:
+                # Before starting more rows, look for a cancel (often enough to stop between
+                # rows, seldom enough that quick items do not wait on the database).
+                if (
+                    stopping is None
+                    and len(running) < limit
+                    and time.monotonic() - last_check > 0.05
+                ):
+                    stopping = _stop_reason(run.id)
+                    last_check = time.monotonic()
+                while stopping is None and len(running) < limit:
+                    key = next(pending, None)
+                    if key is None:
+                        break
+                    future = pool.submit(_in_own_context, app, kind, key, run.params, run.id)
+                    running[future] = key
+                if time.monotonic() - last_save >= SAVE_EVERY_SECONDS and (finished or errors):
+                    saver.put(finished, errors)
+                    finished.clear()
+                    errors.clear()
+                    last_save = time.monotonic()
+                if not running:
                     break
-                future = pool.submit(_in_own_context, app, kind, key, run.params, run.id)
-                running[future] = key
-            # Saved after the next items started, so the database never holds them up.
-            save()
-            if not running:
-                break
-            done, _ = wait(running, timeout=SAVE_EVERY_SECONDS, return_when=FIRST_COMPLETED)
-            for future in done:
-                key = running.pop(future)
-                result, error = _outcome(future)
-                if error is not None:
-                    errors[key] = error
-                else:
-                    finished[key] = result
-    save(final=True)
+                done, _ = wait(running, timeout=SAVE_EVERY_SECONDS, return_when=FIRST_COMPLETED)
+                for future in done:
+                    key = running.pop(future)
+                    result, error = _outcome(future)
+                    if error is not None:
+                        errors[key] = error
+                    else:
+                        finished[key] = result
+        saver.put(finished, errors)
+    finally:
+        saver.close()
+    db.session.refresh(run)
     _end(run, kind, chunk, stopping)
 
 

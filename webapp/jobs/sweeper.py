@@ -78,6 +78,8 @@ def lost_reason(
     was queued before the Redis server started: a restarted Redis holds no job older than itself.
     """
     if run.status == RunStatus.queued:
+        if job_status in DEAD_JOB_STATUSES:  # its job failed before it could start the work
+            return Lost("worker_lost", f"Its job ended as {job_status.value} before it started.")
         before_restart = queue_started_at is not None and run.queued_at < queue_started_at
         if job_status is None and (before_restart or now - run.queued_at > ENQUEUE_GRACE):
             return QUEUE_LOST
