@@ -9,21 +9,15 @@ from rq import Worker
 from sqlalchemy import select
 
 from tests.jobs.chunked_kinds import ChunkedItems, OrderedItems
+from tests.jobs.test_worker_runs import reload
 from tests.support.app import start_worker, stop_process, wait_for
 from tests.support.kinds import open_gates
 from webapp.extensions import db
-from webapp.jobs.models import ChunkStatus, Run, RunChunk, RunStatus
+from webapp.jobs.models import ChunkStatus, RunChunk, RunStatus
 from webapp.jobs.queue import enqueue_run, request_cancel, resume_run
 from webapp.jobs.sweeper import sweep
 
 pytestmark = pytest.mark.worker
-
-
-def reload(run_id: int) -> Run:
-    db.session.expire_all()
-    run = db.session.get(Run, run_id)
-    db.session.commit()
-    return run
 
 
 def chunks(run_id: int) -> list[RunChunk]:
