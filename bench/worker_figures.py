@@ -85,7 +85,8 @@ def computation(user) -> float:
     return ROWS / elapsed
 
 
-def measure(workers: int) -> dict[str, float]:
+def measure(workers: int, database: str) -> dict[str, float]:
+    os.environ["DATABASE_URL"] = database  # served_app leaves its own database's URL there
     with served_app(workers=workers) as app:
         from webapp.auth.accounts import create_user
         from webapp.auth.roles import Role
@@ -102,8 +103,8 @@ def measure(workers: int) -> dict[str, float]:
 def main() -> None:
     database = os.environ.get("DATABASE_URL", "")
     if not database.startswith("postgresql"):
-        os.environ["DATABASE_URL"] = DEFAULT_DATABASE
-    one, two = measure(1), measure(2)
+        database = DEFAULT_DATABASE
+    one, two = measure(1, database), measure(2, database)
     print(f"offline culture enrichment of {CULTURES:,} cultures, one run:")
     print(
         f"  1 worker {one['enrichment']:,.0f}/s, 2 workers {two['enrichment']:,.0f}/s: "
