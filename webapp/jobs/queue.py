@@ -9,7 +9,7 @@ from typing import Any
 import redis
 from flask import current_app, url_for
 from markupsafe import Markup
-from rq import Queue
+from rq import Queue, Worker
 from rq.exceptions import InvalidJobOperation, NoSuchJobError
 from rq.job import Job
 from sqlalchemy import delete, select, update
@@ -98,11 +98,17 @@ def _unavailable_message(exc: Exception) -> str:
 
 
 def _chunks(run: Run, kind: RunKind) -> list[RunChunk]:
-    """The run's unfinished items in chunks, when there are more than one chunk's worth."""
+    """The run's unfinished items in chunks, when there are more than one chunk's worth: two
+    chunks per worker listening now (one at least), each of chunk_size items or more. A chunk
+    pays its job's start and the kind's set-up (a table run reads its rows again), so a run
+    gets no more chunks than its workers can share well; two each keeps a worker that finishes
+    early busy, and leaves some for a worker that joins."""
     size = kind.chunk_size(run.params)
     pending = run.pending_items
     if not size or len(pending) <= size:
         return []
+    shares = 2 * max(Worker.count(queue=job_queue().queue), 1)
+    size = max(size, -(-len(pending) // shares))
     chunks = [
         RunChunk(run_id=run.id, position=n, items=pending[start : start + size])
         for n, start in enumerate(range(0, len(pending), size))
