@@ -127,3 +127,8 @@ def test_a_reports_figures_entered_by_a_reviewer_are_checked_to_add_up(make_user
     # Figures are asked of the leakage requirement's evidence; its coverage is its percentage.
     leakage = next(r for r in review.requirements if r.requirement_id == "REQ-012")
     assert leakage.status in ("missing", "needs_input")
+
+
+def test_a_reviews_run_stays_one_job_whatever_its_size():
+    # Evidence needs discovery done and the report everything: its items run in order.
+    assert ReviewAssessment().chunk_size({"review_id": 1}) is None

@@ -313,3 +313,10 @@ def test_the_api_answers_a_run_as_a_batch_calculation_summary(client_as):
     assert failed["success"] is False and failed["error"]
     missing = editor.get(f"/api/v1/systems/{system_id}/runs/999999", headers=editor.headers)
     assert missing.status_code == 404 and missing.get_json()["error"]["code"]
+
+
+def test_only_an_offline_batch_is_shared_by_workers(app):
+    kind = SystemCalculation()
+    assert kind.chunk_size({"action": "missing"}) is not None
+    for action in ("calculate", "refine"):
+        assert kind.chunk_size({"action": action}) is None

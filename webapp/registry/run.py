@@ -140,6 +140,10 @@ class ReviewAssessment(RunKind):
             REPORT,
         ]
 
+    def chunk_size(self, params: dict[str, Any]) -> int | None:
+        # Its items run in order: evidence needs discovery done, the report everything.
+        return None
+
     def stage_for(self, key: str) -> str:
         return STAGES[key.partition(":")[0]]
 

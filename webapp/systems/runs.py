@@ -364,6 +364,11 @@ class SystemCalculation(RunKind):
         offline_batch = params.get("action", "missing") == "missing" and provider_name() != "openai"
         return 2 if offline_batch else 1
 
+    def chunk_size(self, params: dict[str, Any]) -> int | None:
+        # Only an offline batch may be shared by workers: a run that writes conversations
+        # stays one job, so two writes to one document never cross.
+        return super().chunk_size(params) if self.concurrency(params) > 1 else None
+
     def stage_for(self, key: str) -> str:
         return "calculating"
 
