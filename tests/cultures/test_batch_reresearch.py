@@ -3,6 +3,7 @@
 import pytest
 
 from tests.cultures.test_enrichment_flow import finished_run
+from tests.support.cultures import add_crowded_tomato
 from webapp.cultures.models import Culture
 from webapp.extensions import db
 from webapp.jobs.models import Run
@@ -69,3 +70,14 @@ def test_the_api_takes_the_fields_to_re_research(client_as, worker):
         assert refused.status_code == 422
         assert refused.get_json()["error"]["details"]["errors"][0]["loc"] == loc
     assert db.session.query(Run).count() == 1
+
+
+def test_the_enrichment_panel_alone_offers_the_research_choice(client_as):
+    # htmx renders the panel's block alone: it imports what it uses itself.
+    editor = client_as("editor")
+    culture = add_crowded_tomato()
+    db.session.commit()
+    panel = editor.get(f"/cultures/{culture.id}/enrichment", headers={"HX-Request": "true"})
+    assert panel.status_code == 200
+    body = panel.get_data(as_text=True)
+    assert "<html" not in body and ">Enrich</button>" in body and 'name="fields"' in body
