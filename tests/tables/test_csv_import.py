@@ -68,17 +68,9 @@ def test_files_that_cannot_become_a_table_say_why(text, problem):
     assert any(problem in p for p in preview.problems), preview.problems
 
 
-def test_uploads_must_be_utf8_and_at_most_5_mb():
-    assert catalog.read_upload("\ufeffa;b\n".encode()) == "a;b\n"
-    with pytest.raises(ValueError, match="not UTF-8"):
-        catalog.read_upload("Sorte;Ertrag\nMöhre;3\n".encode("latin-1"))
-    with pytest.raises(ValueError, match="larger than 5 MB"):
-        catalog.read_upload(b"a\n" + b"x" * (5 * 1024 * 1024))
-
-
 def test_the_import_creates_the_table_with_the_types_a_person_chose(app, make_user):
     user = make_user("editor")
-    text = catalog.read_upload(TRIAL.encode())
+    text = TRIAL
     table = catalog.import_csv(
         "Trial 2024",
         text,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
@@ -26,7 +26,7 @@ from webapp.tables.cells import COLUMN_TYPES, CellInvalid, display, infer_type
 from webapp.tables.coerce import typed_value
 from webapp.tables.models import ROW_TARGET, DataTable, TableColumn, TableRow
 from webapp.text import control_character_problem
-from webapp.uploads import DELIMITERS, read_csv, sniff_delimiter
+from webapp.uploads import DELIMITERS, sniff_delimiter
 
 NAME_LIMIT = 120
 UNIT_LIMIT = 32
@@ -461,21 +461,38 @@ class CsvColumn:
     options: list[str]
 
 
+# An unnamed first column (a spreadsheet's or pandas' row index) is offered under this name.
+UNNAMED_FIRST = "column 1"
+# Lines with more values than the header that are listed before the rest are counted.
+MAX_WIDTH_PROBLEMS = 20
+
+
 @dataclass
 class CsvPreview:
+    """rows: every row of a small file, or the head of a large one (total counts them all);
+    batches: where each batch of batch_rows rows starts, (byte offset, line before it)."""
+
     columns: list[CsvColumn] = field(default_factory=list)
     rows: list[dict[str, str]] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)  # each row's line in the file
     delimiter: str = ","
     problems: list[str] = field(default_factory=list)
+    total: int = 0
+    unnamed_first: bool = False
+    batches: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def can_import(self) -> bool:
-        return not self.problems and bool(self.rows)
+        return not self.problems and self.total > 0
 
     @property
     def delimiter_name(self) -> str:
         return DELIMITERS[self.delimiter]
+
+    @property
+    def partial(self) -> bool:
+        """Only the file's head is held (a large file): types are guessed from it."""
+        return self.total > len(self.rows)
 
     def samples(self, name: str, count: int = 3) -> list[str]:
         """A column's first distinct values, shown beside its guessed type."""
@@ -489,52 +506,98 @@ class CsvPreview:
         return seen
 
 
-def read_upload(data: bytes | BinaryIO) -> str:
-    """The text of an uploaded table CSV; UploadRefused (a ValueError) says why not."""
-    return read_csv(data)
+class LineSource:
+    """A binary file's lines as text for csv.reader, knowing the byte offset where the next
+    unread line starts (csv.reader never reads ahead of the record it returns)."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle = handle
+        self.offset = handle.tell()
+
+    def __iter__(self) -> LineSource:
+        return self
+
+    def __next__(self) -> str:
+        raw = self.handle.readline()
+        if not raw:
+            raise StopIteration
+        self.offset += len(raw)
+        return raw.decode("utf-8")
 
 
-def preview_csv(text: str) -> CsvPreview:
-    """The columns with the types their values suggest, and the rows; nothing is stored."""
-    text = text.removeprefix("\ufeff")  # a byte-order mark would join the first column's name
-    preview = CsvPreview(delimiter=sniff_delimiter(text))
-    reader = csv.reader(io.StringIO(text), delimiter=preview.delimiter)
+def _header_names(header: list[str], preview: CsvPreview) -> list[str]:
+    names = [name.strip() for name in header]
+    if names and not names[0] and any(names[1:]):
+        names[0] = UNNAMED_FIRST
+        preview.unnamed_first = True
+    seen: set[str] = set()
+    for number, name in enumerate(names, start=1):
+        if not name:
+            preview.problems.append(f"Column {number} has no name in the first line.")
+        elif len(name) > NAME_LIMIT:
+            preview.problems.append(
+                f"Column {number}'s name is longer than {NAME_LIMIT} characters."
+            )
+        elif name.casefold() in seen:
+            preview.problems.append(f"“{name}” names two columns; column names must differ.")
+        seen.add(name.casefold())
+    if len(names) > MAX_COLUMNS:
+        preview.problems.append(f"A table has at most {MAX_COLUMNS} columns.")
+    return names
+
+
+def scan_csv(
+    lines: Iterable[str],
+    delimiter: str,
+    keep_rows: int | None = MAX_ROWS,
+    batch_rows: int = 0,
+) -> CsvPreview:
+    """Read a CSV line by line: its columns with the types their first keep_rows rows suggest,
+    those rows, the count of all, and (for a LineSource, batch_rows > 0) where each batch of
+    rows starts. keep_rows=None keeps every row up to MAX_ROWS and refuses more, as the
+    in-page import does; nothing is stored."""
+    preview = CsvPreview(delimiter=delimiter)
+    reader = csv.reader(lines, delimiter=delimiter)
     header: list[str] = []
+    limit = MAX_ROWS if keep_rows is None else keep_rows
+    wide = 0
     try:
-        header = [name.strip() for name in next(reader, [])]
-        if not any(header):
+        first = next(reader, [])
+        if first:
+            first[0] = first[0].removeprefix("\ufeff")  # a byte-order mark would join the name
+        if not any(name.strip() for name in first):
             preview.problems.append("The file is empty: the first line must name the columns.")
             return preview
-        seen: set[str] = set()
-        for number, name in enumerate(header, start=1):
-            if not name:
-                preview.problems.append(f"Column {number} has no name in the first line.")
-            elif len(name) > NAME_LIMIT:
-                preview.problems.append(
-                    f"Column {number}'s name is longer than {NAME_LIMIT} characters."
-                )
-            elif name.casefold() in seen:
-                preview.problems.append(f"“{name}” names two columns; column names must differ.")
-            seen.add(name.casefold())
-        if len(header) > MAX_COLUMNS:
-            preview.problems.append(f"A table has at most {MAX_COLUMNS} columns.")
-        for record in reader:
+        header = _header_names(first, preview)
+        while True:
+            start, line_before = getattr(lines, "offset", 0), reader.line_num
+            record = next(reader, None)
+            if record is None:
+                break
             if not any(value.strip() for value in record):
                 continue
-            if len(preview.rows) == MAX_ROWS:
+            if len(record) > len(header):
+                wide += 1
+                if wide <= MAX_WIDTH_PROBLEMS:
+                    preview.problems.append(
+                        f"Line {reader.line_num} has {len(record)} values, but the first line "
+                        f"names {len(header)} columns."
+                    )
+                continue
+            if batch_rows and preview.total % batch_rows == 0:
+                preview.batches.append((start, line_before))
+            preview.total += 1
+            if len(preview.rows) < limit:
+                preview.rows.append(dict(zip(header, record, strict=False)))
+                preview.lines.append(reader.line_num)
+            elif keep_rows is None:
                 preview.problems.append(f"At most {MAX_ROWS:,} rows can be imported at once.")
                 break
-            if len(record) > len(header):
-                preview.problems.append(
-                    f"Line {reader.line_num} has {len(record)} values, but the first line names "
-                    f"{len(header)} columns."
-                )
-                continue
-            preview.rows.append(dict(zip(header, record, strict=False)))
-            preview.lines.append(reader.line_num)
     except csv.Error as exc:
         preview.problems.append(f"The CSV cannot be read at line {reader.line_num}: {exc}.")
-    if not preview.rows and not preview.problems:
+    if wide > MAX_WIDTH_PROBLEMS:
+        preview.problems.append(f"… and {wide - MAX_WIDTH_PROBLEMS:,} more such line(s).")
+    if not preview.total and not preview.problems:
         preview.problems.append("The file has no rows under its first line.")
     for name in header:
         column_type, options = infer_type([row.get(name, "") for row in preview.rows])
@@ -542,11 +605,37 @@ def preview_csv(text: str) -> CsvPreview:
     return preview
 
 
+def preview_csv(text: str) -> CsvPreview:
+    """The columns with the types their values suggest, and the rows; nothing is stored."""
+    text = text.removeprefix("\ufeff")
+    return scan_csv(io.StringIO(text), sniff_delimiter(text), keep_rows=None)
+
+
+def import_definitions(
+    preview: CsvPreview,
+    column_types: Mapping[str, tuple[str, Sequence[str], str | None]],
+    drop_first: bool,
+) -> list[dict[str, Any]]:
+    """The columns to create: the confirmed types ({column name: (type, options, unit)}, a
+    column not given keeps its inferred type), without an unnamed first column dropped."""
+    kept = preview.columns[1:] if drop_first and preview.unnamed_first else preview.columns
+    definitions = []
+    for column in kept:
+        column_type, options, unit = column_types.get(
+            column.name, (column.type, column.options, None)
+        )
+        definitions.append(
+            {"name": column.name, "type": column_type, "options": list(options), "unit": unit}
+        )
+    return definitions
+
+
 def import_csv(
     name: str,
     text: str,
     column_types: Mapping[str, tuple[str, Sequence[str], str | None]],
     user: User | None,
+    drop_first: bool = False,
 ) -> DataTable:
     """A new table from a CSV with the types a person confirmed, {column name: (type, options,
     unit)} (a column not given keeps its inferred type). Every value must fit its column's type,
@@ -554,16 +643,10 @@ def import_csv(
     preview = preview_csv(text)
     if not preview.can_import:
         raise TableInvalid([Problem(message, field="file") for message in preview.problems])
-    definitions = []
-    for column in preview.columns:
-        column_type, options, unit = column_types.get(
-            column.name, (column.type, column.options, None)
-        )
-        definitions.append(
-            {"name": column.name, "type": column_type, "options": list(options), "unit": unit}
-        )
-    table = _new_table(name, definitions, user)
-    parsed = _parse_rows(table.columns, preview.rows)
+    table = _new_table(name, import_definitions(preview, column_types, drop_first), user)
+    names = {c.name for c in table.columns}
+    rows = [{k: v for k, v in row.items() if k in names} for row in preview.rows]
+    parsed = _parse_rows(table.columns, rows)
     db.session.add(table)
     db.session.flush()
     # The import is the rows' origin (the table records who made it and when); auditing each

@@ -7,7 +7,16 @@ from typing import Any
 
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileAllowed, FileField, FileRequired
-from wtforms import FieldList, Form, FormField, HiddenField, SelectField, StringField, TextAreaField
+from wtforms import (
+    BooleanField,
+    FieldList,
+    Form,
+    FormField,
+    HiddenField,
+    SelectField,
+    StringField,
+    TextAreaField,
+)
 from wtforms.fields.choices import SelectChoice
 from wtforms.fields.core import Field
 
@@ -85,14 +94,21 @@ class ImportForm(FlaskForm):
             FileRequired("Choose a CSV file."),
             FileAllowed(["csv", "tsv", "txt"], "Only .csv, .tsv or .txt files."),
         ],
-        description="UTF-8, at most 5 MB and 10,000 rows; the first line names the columns. "
-        "Comma, semicolon and tab delimiters are recognised.",
+        description="UTF-8, at most 50 MB; the first line names the columns. Files over 5 MB or "
+        "10,000 rows are imported in the background, with a progress bar. Comma, semicolon "
+        "and tab delimiters are recognised.",
     )
 
 
 class ConfirmImportForm(FlaskForm):
     name = StringField("Table name")
-    csv_text = HiddenField()
+    csv_text = HiddenField()  # a small file's text, imported in the page
+    upload = HiddenField()  # a large file's stored name, imported by a run
+    drop_first = BooleanField(
+        "Leave out “column 1”",
+        description="The first column has no name: a spreadsheet's or pandas' row numbers, "
+        "most likely.",
+    )
     columns = FieldList(FormField(ColumnForm))
 
     def column_types(self) -> dict[str, tuple[str, list[str], str]]:

@@ -20,6 +20,7 @@ from flask import (
 from flask_login import current_user
 from pydantic import Field
 from sqlalchemy.orm import selectinload
+from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.utils import secure_filename
 
 from webapp.api import json_body
@@ -29,10 +30,10 @@ from webapp.auth.roles import Role
 from webapp.contract import Name, Names, Paging, RequestModel, accepts
 from webapp.extensions import db
 from webapp.pagination import Page, page_number, paginate, per_page
-from webapp.problems import Invalid, show_on_form
+from webapp.problems import show_on_form
 from webapp.rendering import render_page
 from webapp.review.audit import history, undoable_groups
-from webapp.tables import api, bp, catalog
+from webapp.tables import api, bp, catalog, importing
 from webapp.tables.browsing import OPERATORS, RowView
 from webapp.tables.catalog import TableInvalid
 from webapp.tables.cells import CellInvalid, display
@@ -114,55 +115,120 @@ def new():
 def render_import(form, preview=None, confirm=None, problems=None, status: int = 200):
     """problems: set when a confirmed import failed; those about values, row by row."""
     return render_page(
-        "tables/import.html", form=form, preview=preview, confirm=confirm, problems=problems
+        "tables/import.html",
+        form=form,
+        preview=preview,
+        confirm=confirm,
+        problems=problems,
+        head_rows=importing.HEAD_ROWS,
+        batch_rows=importing.BATCH_ROWS,
     ), status
+
+
+def refused_upload(exc: UploadRefused):
+    form = ImportForm(formdata=None)
+    show_on_form(form, exc.problems)
+    return render_import(form, status=422)
+
+
+def confirm_form(preview, filename: str, **data: Any) -> ConfirmImportForm:
+    columns = [
+        {"name": c.name, "type": c.type, "options": "\n".join(c.options)} for c in preview.columns
+    ]
+    name = Path(filename or "").stem.strip()[: catalog.NAME_LIMIT]
+    return ConfirmImportForm(formdata=None, data={"name": name, "columns": columns, **data})
 
 
 @bp.route("/import", methods=["GET", "POST"])
 @require_role(Role.editor)
 def import_csv():
-    form = ImportForm()
-    if not form.validate_on_submit():
+    """The upload, streamed to a file and previewed from its head: a small file is imported in
+    the page as before, a large one (up to 50 MB) by a run."""
+    # Room for the multipart framing around a file of the largest size taken.
+    request.max_content_length = importing.MAX_BYTES + 64 * 1024
+    try:
+        form = ImportForm()
+        submitted = form.validate_on_submit()
+    except RequestEntityTooLarge:
+        return refused_upload(UploadRefused("file_too_large", importing.TOO_LARGE))
+    if not submitted:
         return render_import(form, status=422 if form.errors else 200)
     upload = form.file.data
     try:
-        text = catalog.read_upload(upload)
-    except Invalid as exc:
-        show_on_form(form, exc.problems)
-        return render_import(form, status=422)
-    preview = catalog.preview_csv(text)
+        token = importing.store_upload(upload.stream)
+    except UploadRefused as exc:
+        return refused_upload(exc)
+    path = importing.stored_path(token)
+    preview = importing.preview_file(path)
+    if importing.is_small(path, preview):
+        text = path.read_text("utf-8-sig")
+        path.unlink()
+        preview = catalog.preview_csv(text)
+        if not preview.can_import:
+            return render_import(ImportForm(formdata=None), preview, status=422)
+        confirm = confirm_form(preview, upload.filename, csv_text=text)
+        return render_import(ImportForm(formdata=None), preview, confirm)
     if not preview.can_import:
+        path.unlink()
         return render_import(ImportForm(formdata=None), preview, status=422)
-    columns = [
-        {"name": c.name, "type": c.type, "options": "\n".join(c.options)} for c in preview.columns
-    ]
-    name = Path(upload.filename or "").stem.strip()[: catalog.NAME_LIMIT]
-    confirm = ConfirmImportForm(
-        formdata=None, data={"name": name, "csv_text": text, "columns": columns}
-    )
+    confirm = confirm_form(preview, upload.filename, upload=token)
     return render_import(ImportForm(formdata=None), preview, confirm)
+
+
+def confirm_places(confirm: ConfirmImportForm):
+    """Where a problem about a column definition shows; a dropped first column has none."""
+    entries = [e.form for e in confirm.columns]
+    return column_places(entries[1:] if confirm.drop_first.data else entries)
+
+
+def confirm_large_import(confirm: ConfirmImportForm):
+    try:
+        run = importing.start_import(
+            confirm.upload.data,
+            confirm.name.data or "",
+            confirm.column_types(),
+            bool(confirm.drop_first.data),
+            current_user,
+        )
+    except UploadRefused as exc:
+        return refused_upload(exc)
+    except TableInvalid as exc:
+        db.session.rollback()
+        rest = show_on_form(confirm, exc.problems, confirm_places(confirm))
+        preview = importing.preview_file(importing.stored_path(confirm.upload.data))
+        shown = confirm if preview.can_import else None
+        problems = [p for p in rest if p.loc != "file"]
+        return render_import(ImportForm(formdata=None), preview, shown, problems, 422)
+    db.session.commit()
+    table = db.session.get(DataTable, run.params["table_id"])
+    flash(f"Created “{table.name}”: its rows are being imported, as shown below.", "info")
+    return redirect(url_for("runs.show_run", run_id=run.id))
 
 
 @bp.post("/import/confirm")
 @require_role(Role.editor)
 def confirm_import():
     confirm = ConfirmImportForm()
+    if confirm.upload.data:
+        return confirm_large_import(confirm)
     text = confirm.csv_text.data
     if not text:
         abort(400, description="The preview to confirm is missing; upload the file again.")
     try:
         check_csv_text(text)
     except UploadRefused as exc:  # a client put more into the form than an upload may hold
-        form = ImportForm(formdata=None)
-        show_on_form(form, exc.problems)
-        return render_import(form, status=422)
+        return refused_upload(exc)
     try:
         table = catalog.import_csv(
-            confirm.name.data or "", text, confirm.column_types(), current_user
+            confirm.name.data or "",
+            text,
+            confirm.column_types(),
+            current_user,
+            drop_first=bool(confirm.drop_first.data),
         )
     except TableInvalid as exc:
         db.session.rollback()  # all or nothing
-        rest = show_on_form(confirm, exc.problems, column_places([e.form for e in confirm.columns]))
+        rest = show_on_form(confirm, exc.problems, confirm_places(confirm))
         problems = [p for p in rest if p.loc != "file"]  # the preview lists the file's own
         preview = catalog.preview_csv(text)
         shown = confirm if preview.can_import else None
