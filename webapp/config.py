@@ -41,6 +41,8 @@ class Settings:
     secure_cookies: bool
     # Hosts (or host:port) server-side page reads may reach although they are private.
     fetch_allow_hosts: tuple[str, ...] = ()
+    # The most rows one table enrichment run may work on (a run is a background job).
+    max_rows_per_run: int = 10_000
 
     @property
     def embedded_redis_socket(self) -> Path:
@@ -217,6 +219,7 @@ def load_settings(env: dict[str, str] | None = None) -> Settings:
         sweep_seconds=_float(env, "FURROW_SWEEP_SECONDS", 5.0),
         trusted_proxies=_int(env, "FURROW_TRUSTED_PROXIES", 0, minimum=0),
         secure_cookies=_flag(env, "FURROW_SECURE_COOKIES"),
+        max_rows_per_run=_int(env, "FURROW_MAX_ROWS_PER_RUN", 10_000, minimum=1),
         fetch_allow_hosts=tuple(
             host.strip().lower()
             for host in (env.get("FURROW_FETCH_ALLOW_HOSTS") or "").split(",")

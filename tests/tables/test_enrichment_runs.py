@@ -182,7 +182,7 @@ def test_an_invalid_value_is_refused_until_edited(app, make_user, idle_queue):
     assert db.session.get(TableRow, row_id).cells[table.column_named("Season").key] == "autumn"
 
 
-def test_starting_checks_the_request(app, make_user, companies, idle_queue):
+def test_starting_checks_the_request(app, make_user, companies, idle_queue, monkeypatch):
     user = make_user("editor")
     with pytest.raises(ValueError, match="no column called 'Revenue'"):
         start_enrichment(companies, "Revenue", "lookup", lookup_params(), None, user)
@@ -190,6 +190,8 @@ def test_starting_checks_the_request(app, make_user, companies, idle_queue):
         start_enrichment(companies, "Founded", "lookup", {}, None, user)
     with pytest.raises(ValueError, match="names 'CEO', which is not a column"):
         start_enrichment(companies, "Founded", "lookup", {"question": "{CEO}?"}, None, user)
-    with pytest.raises(ValueError, match="At most 5 rows per call"):
-        start_enrichment(companies, "Founded", "lookup", lookup_params(), None, user, limit=5)
+    capped = dataclasses.replace(app.config["FURROW"], max_rows_per_run=2)
+    monkeypatch.setitem(app.config, "FURROW", capped)
+    with pytest.raises(ValueError, match="At most 2 rows per run"):
+        start_enrichment(companies, "Founded", "lookup", lookup_params(), None, user)
     assert db.session.query(Run).count() == 0

@@ -24,11 +24,11 @@ from webapp.review import service as review
 from webapp.review.vocabulary import level_filter
 from webapp.tables import api, bp
 from webapp.tables.enrichment import (
-    API_ROW_LIMIT,
     EnrichInvalid,
     TableApply,
     TableEnrichment,
     apply_rows,
+    cost_estimate,
     reasoning,
     row_labels,
     row_suggestions,
@@ -288,8 +288,12 @@ class EnrichRows(RequestModel):
 @require_role(Role.editor)
 @accepts(
     EnrichRows,
-    answers={202: "Queued.", 409: "Already being enriched: details.run_id is that run."},
-    summary="Fill a column for up to 20 rows.",
+    answers={
+        202: "Queued: run_id, rows, and estimated_cost for a strategy that calls the model.",
+        409: "Already being enriched: details.run_id is that run.",
+        422: "Not as given, or more rows than FURROW_MAX_ROWS_PER_RUN.",
+    },
+    summary="Fill a column for any number of rows, up to FURROW_MAX_ROWS_PER_RUN, in a run.",
 )
 def api_enrich(table_id: int):
     table = table_or_404(table_id)
@@ -301,9 +305,9 @@ def api_enrich(table_id: int):
         body.get("params") or {},
         body.get("row_ids"),
         current_user,
-        limit=API_ROW_LIMIT,
     )
-    return jsonify(run_id=run.id), 202
+    db.session.commit()
+    return jsonify(run_id=run.id, rows=len(run.items), estimated_cost=cost_estimate(run)), 202
 
 
 @bp.context_processor

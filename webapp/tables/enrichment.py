@@ -41,7 +41,6 @@ from webapp.tables.strategies.base import (
 )
 from webapp.tables.tools import tools_for
 
-API_ROW_LIMIT = 20  # rows per enrich call through the API, as the seed says
 CONFIDENCE_ORDER = ("none", "low", "medium", "high")
 # The failed rows a run page lists; the review page pages through all of them.
 FAILED_ROWS_SHOWN = 100
@@ -357,10 +356,10 @@ def start_enrichment(
     params: Mapping[str, Any],
     row_ids: Iterable[int] | None,
     user: User,
-    limit: int | None = None,
 ) -> Run:
-    """Check the request and queue one run. EnrichInvalid, RunInProgress (the column is
-    being filled already), ProviderUnavailable and QueueUnavailable say why not."""
+    """Check the request and queue one run of at most FURROW_MAX_ROWS_PER_RUN rows.
+    EnrichInvalid, RunInProgress (the column is being filled already), ProviderUnavailable and
+    QueueUnavailable say why not."""
     column = table.column_named(column_name or "")
     if column is None:
         raise EnrichInvalid(f"There is no column called {column_name!r}.")
@@ -379,8 +378,13 @@ def start_enrichment(
     ids = list(db.session.scalars(existing.order_by(TableRow.position, TableRow.id)))
     if not ids:
         raise EnrichInvalid("Choose at least one row of this table.")
-    if limit is not None and len(ids) > limit:
-        raise EnrichInvalid(f"At most {limit} rows per call; split the rows over several calls.")
+    cap = current_app.config["FURROW"].max_rows_per_run
+    if len(ids) > cap:
+        raise EnrichInvalid(
+            f"At most {cap:,} rows per run (FURROW_MAX_ROWS_PER_RUN); these are {len(ids):,}: "
+            "split them over several runs.",
+            code="too_many_rows",
+        )
     # Checked last: a request that cannot run is refused for what is wrong with it.
     for live in live_runs(TableEnrichment):
         if live.params.get("column_id") == column.id:
@@ -406,6 +410,34 @@ def start_enrichment(
         model=current_app.config["FURROW"].openai_model if provider == "openai" else None,
         title=f"Fill ‘{column.name}’ in {table.name} ({rows}) · {strategy.display_name}",
     )
+
+
+def cost_estimate(run: Run) -> dict[str, Any] | None:
+    """What a run whose rows call the LLM provider will likely cost, from a typical row's
+    usage at the model's price; None for a run that calls no model."""
+    if run.provider != "openai":
+        return None
+    usage = get_strategy(run.params["strategy"]).typical_usage(run.params["params"])
+    if usage is None:
+        return None
+    structured = StructuredClient(current_app.config["FURROW"])
+    rows = len(run.items)
+    known = bool(structured.price())
+    per_row = structured.cost(usage)
+    return {
+        "rows": rows,
+        "model": structured.model,
+        "usd": round(rows * per_row, 2) if known else None,
+        "per_row_usd": per_row if known else None,
+        "typical_row": {
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "web_searches": usage.web_searches,
+        },
+        "basis": "A typical row's usage at the model's price; the run records what it really used."
+        if known
+        else f"No price is known for {structured.model}: set FURROW_OPENAI_PRICES.",
+    }
 
 
 def research_log(run: Run) -> list[dict[str, Any]]:

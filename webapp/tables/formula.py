@@ -181,6 +181,14 @@ def check_formula(formula: str) -> None:
     _compile(formula)
 
 
+def needs_model(formula: str) -> bool:
+    """Whether a checked formula is beyond the safe evaluator (each row then asks the model)."""
+    try:
+        return _compile(formula).needs_model is not None
+    except NeedsModel:
+        return True
+
+
 @functools.lru_cache(maxsize=1024)
 def _compile(formula: str) -> _Compiled:
     scanned = _scan(formula)

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from webapp.ai import Usage
 from webapp.problems import Invalid
 
 STEP_TYPES = ("search", "fetch", "compute", "answer", "error", "thinking", "coverage")
@@ -91,6 +92,11 @@ class RowStrategy(ABC):
         return self.max_steps
 
     def thoroughness(self, params: Mapping[str, Any]) -> str | None:
+        return None
+
+    def typical_usage(self, params: Mapping[str, Any]) -> Usage | None:
+        """What one row typically uses of an LLM provider, for a run's cost estimate; None
+        when the rows call no model."""
         return None
 
     def describe(self, params: Mapping[str, Any]) -> str:

@@ -6,7 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from webapp.tables.formula import FormulaError, NeedsModel, check_formula, evaluate
+from webapp.ai import Usage
+from webapp.tables.formula import (
+    FormulaError,
+    NeedsModel,
+    check_formula,
+    evaluate,
+    needs_model,
+)
 from webapp.tables.strategies import register_strategy
 from webapp.tables.strategies.base import (
     EmptyReference,
@@ -26,6 +33,12 @@ class ComputationStrategy(RowStrategy):
 
     def concurrency(self, params: Mapping[str, Any]) -> int:
         return 10
+
+    def typical_usage(self, params: Mapping[str, Any]) -> Usage | None:
+        """A formula the safe evaluator computes calls no model; one beyond it, one per row."""
+        if needs_model(params["formula"]):
+            return Usage(input_tokens=600, output_tokens=50)
+        return None
 
     def validate_params(self, params: Mapping[str, Any]) -> None:
         """A formula that does not parse, or uses what is never allowed, is refused before

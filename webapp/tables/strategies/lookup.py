@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from webapp.ai import Usage
 from webapp.tables.strategies import register_strategy
 from webapp.tables.strategies.base import (
     RowStep,
@@ -24,6 +25,10 @@ class LookupStrategy(RowStrategy):
     name = "lookup"
     display_name = "Quick Lookup"
     max_steps = 2
+
+    def typical_usage(self, params) -> Usage:
+        # One call over search snippets: the prompt, the snippets read, a one-line answer.
+        return Usage(input_tokens=2000, output_tokens=100, web_searches=1)
 
     def execute_one(self, row, params, tools, target) -> Iterator[RowStep]:
         question = interpolate_template(params["question"], row)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from webapp.ai import Usage
 from webapp.tables.strategies import register_strategy
 from webapp.tables.strategies.base import (
     RowStep,
@@ -17,6 +18,11 @@ from webapp.tables.strategies.base import (
 from webapp.tables.strategies.lookup import row_context
 
 THOROUGHNESS = {"exploratory": 5, "comprehensive": 12}
+# A row's calls at each thoroughness: searches and page reads that grow the conversation.
+TYPICAL_USAGE = {
+    "exploratory": Usage(input_tokens=12_000, output_tokens=600, web_searches=2),
+    "comprehensive": Usage(input_tokens=40_000, output_tokens=1_500, web_searches=4),
+}
 
 
 class ResearchStrategy(RowStrategy):
@@ -32,6 +38,9 @@ class ResearchStrategy(RowStrategy):
 
     def thoroughness(self, params: Mapping[str, Any]) -> str:
         return params.get("thoroughness") or "exploratory"
+
+    def typical_usage(self, params: Mapping[str, Any]) -> Usage:
+        return TYPICAL_USAGE[self.thoroughness(params)]
 
     def step_budget(self, params: Mapping[str, Any]) -> int:
         return THOROUGHNESS[self.thoroughness(params)]
