@@ -1,22 +1,30 @@
-"""Research-table enrichment throughput.
+"""Research tables at 100,000 rows.
 
-- Computation over 10,000 rows end to end: a run through RQ, taken by a `furrow serve`
-  worker (SQLite + embedded Redis), from the request to a proposal of 10,000 rows: rows/s.
-- The table page of that 10,000-row table, first and last page, in table order, sorted by a
-  number and by a text column and filtered: p50/p95 server time.
+- Import of a 100,000-row CSV the way the import page does it (streamed to the instance,
+  previewed from its head, a run inserting batches), worked in this process: rows/s and peak
+  RSS (the process's high-water mark, reset before the import; the run's file is ~7 MB).
+- The table page of that table, first and last page, in table order, sorted by a number and
+  by a text column, filtered by a number and by a select column: p50/p95 server time.
+- Computation over 100,000 rows end to end: a run through RQ, taken by the `furrow serve`
+  workers (2), from the request until every row's suggestion is stored: rows/s.
 - Quick Lookup over 60 rows against a loopback OpenAI-compatible server that answers after
   200 ms: wall time divided by the ideal (60 rows / 3 at a time × 1 call × 0.2 s = 4 s).
 
+SQLite with embedded Redis by default; with
+`DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test REDIS_URL=redis://127.0.0.1:6379/0`
+a database of its own is created next to that one and dropped after.
 Run from the repository root: `.venv/bin/python bench/table_figures.py`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import multiprocessing
 import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -26,10 +34,134 @@ sys.path.insert(0, str(ROOT))
 from tests.support.openai_server import ScriptedOpenAI, responses_body  # noqa: E402
 from tests.support.server import served_app  # noqa: E402
 
-COMPUTED_ROWS = 10_000
+ROWS = int(os.environ.get("BENCH_ROWS", "100000"))
 LOOKUP_ROWS = 60
 LATENCY = float(os.environ.get("BENCH_LATENCY", "0.2"))
-PAGE_REQUESTS = 50
+PAGE_REQUESTS = 40
+WORKERS = 2
+CROPS = ("Barley", "Maize", "Oats", "Potato", "Rice", "Rye", "Soybean", "Wheat")
+
+
+def database_name() -> str:
+    return "PostgreSQL" if os.environ.get("DATABASE_URL", "").startswith("postgres") else "SQLite"
+
+
+def write_csv(path: Path) -> None:
+    with path.open("w", encoding="utf-8") as out:
+        out.write("Plot,Crop,Yield,Price,Qty,Note,Total\n")
+        for n in range(ROWS):
+            crop = CROPS[n % len(CROPS)]
+            out.write(
+                f"P{n:06d},{crop},{n % 97 / 10 + 1},{n % 89 + 0.5},{n % 13 + 1},"
+                f"plot {n} of the {crop.lower()} trial on loam,\n"
+            )
+
+
+def memory_kb(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def reset_peak_rss() -> None:
+    """Linux: writing 5 to clear_refs resets the high-water mark (VmHWM) to the current RSS."""
+    Path("/proc/self/clear_refs").write_text("5")
+
+
+def idle_queue(app):
+    """The app's queue swapped for one nobody listens on: a run started now is worked here."""
+    from rq import Queue
+
+    from webapp.jobs.queue import JobQueue
+
+    jobs = app.extensions["furrow.jobs"]
+    app.extensions["furrow.jobs"] = JobQueue(jobs.redis, Queue("bench-idle", connection=jobs.redis))
+    return jobs
+
+
+def work_here(run, kind) -> None:
+    from webapp.extensions import db
+    from webapp.jobs.models import Run, RunStatus
+    from webapp.jobs.runner import work_through
+
+    db.session.execute(db.update(Run).where(Run.id == run.id).values(status=RunStatus.running))
+    db.session.commit()
+    db.session.refresh(run)
+    work_through(run, kind)
+    db.session.refresh(run)
+
+
+def import_rows(app, user, csv_path: Path) -> int:
+    from webapp.extensions import db
+    from webapp.tables import importing
+
+    size_mb = csv_path.stat().st_size / 2**20
+    reset_peak_rss()
+    before = memory_kb("VmRSS")
+    began = time.perf_counter()
+    with csv_path.open("rb") as upload:
+        token = importing.store_upload(upload)
+    preview = importing.preview_file(importing.stored_path(token))
+    jobs = idle_queue(app)
+    try:
+        run = importing.start_import(token, "Plots", {}, False, user)
+        db.session.commit()
+    finally:
+        app.extensions["furrow.jobs"] = jobs
+    work_here(run, importing.TableImport())
+    elapsed = time.perf_counter() - began
+    assert run.status == "succeeded", (run.status, run.item_errors)
+    assert preview.total == ROWS
+    peak = memory_kb("VmHWM")
+    print(
+        f"import of {ROWS:,} rows ({size_mb:.1f} MB): {ROWS / elapsed:,.0f} rows/s "
+        f"({elapsed:.2f} s); peak RSS {peak / 1024:.0f} MB ({(peak - before) / 1024:+.0f} MB "
+        f"over the {before / 1024:.0f} MB before)"
+    )
+    return run.params["table_id"]
+
+
+def percentile(times: list[float], share: float) -> float:
+    ordered = sorted(times)
+    return ordered[min(len(ordered) - 1, math.ceil(share * len(ordered)) - 1)]
+
+
+def table_pages(app, user, table_id: int) -> None:
+    """The table page at ROWS rows, first and last pages, timed inside the app."""
+    from webapp.extensions import db
+    from webapp.tables import catalog
+    from webapp.tables.browsing import RowView
+    from webapp.tables.models import DataTable
+
+    client = app.test_client()
+    with client.session_transaction() as session:
+        session["_user_id"] = user.get_id()
+        session["_fresh"] = True
+    table = db.session.get(DataTable, table_id)
+    keys = {c.name: c.key for c in table.columns}
+    views = [
+        ("", "in table order"),
+        (f"sort={keys['Yield']}&dir=desc", "sorted by a number column, descending"),
+        (f"sort={keys['Plot']}", "sorted by a text column"),
+        (f"col={keys['Yield']}&op=gt&q=5", "filtered Yield > 5"),
+        (f"col={keys['Crop']}&op=eq&q=Maize", "filtered Crop = Maize (a select column)"),
+    ]
+    for query, words in views:
+        args = dict(pair.split("=") for pair in query.split("&") if pair)
+        total = catalog.rows_page(table, 1, view=RowView.from_args(table, args)).total
+        db.session.commit()
+        for page in (1, max(1, -(-total // catalog.PER_PAGE))):
+            times = []
+            for _ in range(PAGE_REQUESTS):
+                began = time.perf_counter()
+                response = client.get(f"/tables/{table_id}?page={page}&{query}")
+                times.append((time.perf_counter() - began) * 1000)
+                assert response.status_code == 200
+            print(
+                f"table page {page:,} of {total:,} rows, {words}: p50 "
+                f"{statistics.median(times):.1f} ms, p95 {percentile(times, 0.95):.1f} ms"
+            )
 
 
 def wait_until_done(run_id: int) -> str:
@@ -42,67 +174,37 @@ def wait_until_done(run_id: int) -> str:
         db.session.commit()
         if status not in ("queued", "running"):
             return status
-        time.sleep(0.05)
+        time.sleep(0.1)
 
 
-def computation(user) -> int:
-    from tests.support.tables import make_table
-    from webapp.tables.enrichment import proposal, start_enrichment
+def computation(app, user, table_id: int) -> None:
+    from flask import current_app
+    from sqlalchemy import func, select
 
-    rows = [
-        {"Item": f"item {n}", "Price": n % 97 + 0.5, "Qty": n % 13 + 1}
-        for n in range(COMPUTED_ROWS)
-    ]
-    table = make_table(
-        "Orders",
-        [("Item", "text"), ("Price", "number"), ("Qty", "number"), ("Total", "number")],
-        rows,
-    )
-    began = time.perf_counter()
-    run = start_enrichment(
-        table, "Total", "computation", {"formula": "round({Price} * {Qty}, 2)"}, None, user
-    )
-    status = wait_until_done(run.id)
-    elapsed = time.perf_counter() - began
-    operations = len(proposal(run)["operations"])
-    assert status == "succeeded" and operations == COMPUTED_ROWS, (status, operations)
-    print(
-        f"computation over {COMPUTED_ROWS:,} rows, end to end through a worker: "
-        f"{COMPUTED_ROWS / elapsed:,.0f} rows/s ({elapsed:.2f} s)"
-    )
-    return table.id
-
-
-def table_pages(app, user, table_id: int) -> None:
-    """The table page of a 10,000-row table, first and last pages, timed inside the app."""
-    client = app.test_client()
-    with client.session_transaction() as session:
-        session["_user_id"] = user.get_id()
-        session["_fresh"] = True
     from webapp.extensions import db
+    from webapp.review.models import Suggestion
+    from webapp.tables.enrichment import start_enrichment
     from webapp.tables.models import DataTable
 
-    keys = {c.name: c.key for c in db.session.get(DataTable, table_id).columns}
-    last = COMPUTED_ROWS // 50
-    views = [
-        ("", "in table order"),
-        (f"&sort={keys['Total']}&dir=desc", "sorted by a number column, descending"),
-        (f"&sort={keys['Item']}", "sorted by a text column"),
-        (f"&col={keys['Price']}&op=gt&q=50", "filtered Price > 50"),
-    ]
-    for query, words in views:
-        for page in (1, last):
-            times = []
-            for _ in range(PAGE_REQUESTS):
-                began = time.perf_counter()
-                response = client.get(f"/tables/{table_id}?page={page}{query}")
-                times.append((time.perf_counter() - began) * 1000)
-                assert response.status_code == 200
-            times.sort()
-            print(
-                f"table page {page} of a {COMPUTED_ROWS:,}-row table, {words}: p50 "
-                f"{statistics.median(times):.1f} ms, p95 {times[int(0.95 * len(times))]:.1f} ms"
-            )
+    saved = current_app.config["FURROW"]
+    current_app.config["FURROW"] = dataclasses.replace(saved, max_rows_per_run=ROWS)
+    try:
+        table = db.session.get(DataTable, table_id)
+        began = time.perf_counter()
+        run = start_enrichment(
+            table, "Total", "computation", {"formula": "round({Price} * {Qty}, 2)"}, None, user
+        )
+        db.session.commit()
+    finally:
+        current_app.config["FURROW"] = saved
+    status = wait_until_done(run.id)
+    elapsed = time.perf_counter() - began
+    stored = db.session.scalar(select(func.count()).where(Suggestion.run_id == run.id))
+    assert status == "succeeded" and stored == ROWS, (status, stored)
+    print(
+        f"computation over {ROWS:,} rows, end to end through {WORKERS} workers: "
+        f"{ROWS / elapsed:,.0f} rows/s ({elapsed:.2f} s)"
+    )
 
 
 def serve_openai(conn, replies, delay: float) -> None:
@@ -119,13 +221,8 @@ def serve_openai(conn, replies, delay: float) -> None:
 
 def lookup(app, user) -> None:
     from flask import current_app
-    from rq import Queue
 
     from tests.support.tables import make_table
-    from webapp.extensions import db
-    from webapp.jobs.models import Run, RunStatus
-    from webapp.jobs.queue import JobQueue
-    from webapp.jobs.runner import work_through
     from webapp.tables.enrichment import TableEnrichment, start_enrichment
 
     # The server runs in its own process, as a real one would: it does not share our CPU.
@@ -146,12 +243,8 @@ def lookup(app, user) -> None:
             [("Company", "text"), ("Founded", "number")],
             [{"Company": f"Company {n}"} for n in range(LOOKUP_ROWS)],
         )
-        # Worked here, not by the serve's workers (they use the offline provider): its job
-        # goes to a queue nobody listens on.
-        jobs = app.extensions["furrow.jobs"]
-        app.extensions["furrow.jobs"] = JobQueue(
-            jobs.redis, Queue("bench-idle", connection=jobs.redis)
-        )
+        # Worked here, not by the serve's workers (they use the offline provider).
+        jobs = idle_queue(app)
         try:
             run = start_enrichment(
                 table, "Founded", "lookup", {"question": "When was {Company} founded?"}, None, user
@@ -159,12 +252,8 @@ def lookup(app, user) -> None:
         finally:
             app.extensions["furrow.jobs"] = jobs
         began = time.perf_counter()
-        db.session.execute(db.update(Run).where(Run.id == run.id).values(status=RunStatus.running))
-        db.session.commit()
-        db.session.refresh(run)
-        work_through(run, TableEnrichment())
+        work_here(run, TableEnrichment())
         elapsed = time.perf_counter() - began
-        db.session.refresh(run)
         assert run.status == "succeeded", run.status
     finally:
         current_app.config["FURROW"] = saved
@@ -180,17 +269,22 @@ def lookup(app, user) -> None:
 
 
 def main() -> None:
-    with served_app(workers=1) as app:
-        from webapp.auth.accounts import create_user
-        from webapp.auth.roles import Role
-        from webapp.extensions import db
+    print(f"— {database_name()} —")
+    with tempfile.TemporaryDirectory(prefix="furrow-bench-csv-") as folder:
+        csv_path = Path(folder) / "plots.csv"
+        write_csv(csv_path)
+        with served_app(workers=WORKERS) as app:
+            from webapp.auth.accounts import create_user
+            from webapp.auth.roles import Role
+            from webapp.extensions import db
 
-        with app.app_context():
-            user = create_user("bench@example.org", "bench password", Role.admin)
-            db.session.commit()
-            table_id = computation(user)
-            table_pages(app, user, table_id)
-            lookup(app, user)
+            with app.app_context():
+                user = create_user("bench@example.org", "bench password", Role.admin)
+                db.session.commit()
+                table_id = import_rows(app, user, csv_path)
+                table_pages(app, user, table_id)
+                computation(app, user, table_id)
+                lookup(app, user)
 
 
 if __name__ == "__main__":
