@@ -7,7 +7,7 @@ import json
 
 from tests.support.html import by_id, rows, soup
 from webapp.extensions import db
-from webapp.tables import catalog
+from webapp.tables import catalog, views
 
 COLUMNS = [
     {"name": "Variety", "type": "text"},
@@ -158,3 +158,21 @@ def test_the_cell_editor_comes_with_its_script_and_a_cancel_it_can_press(client_
     editor = soup(client.get(f"/tables/{table.id}/rows/{row.id}/cells/{column.id}/edit"))
     cancel = editor.find("button", class_="cell-cancel")
     assert cancel["hx-get"] == f"/tables/{table.id}/rows/{row.id}/cells/{column.id}"
+
+
+def test_a_large_tables_facets_come_after_its_rows(client_as, monkeypatch):
+    monkeypatch.setattr(views, "FACETS_INLINE_ROWS", 4)
+    table = make_table()
+    viewer = client_as("viewer")
+    page = soup(viewer.get(f"/tables/{table.id}"))
+    aside = page.find("aside", class_="facets")
+    assert aside.find_all("li") == [] and aside["hx-trigger"] == "load"
+    assert len(page.find(id="table-rows").tbody.find_all("tr")) == 5
+    facets = soup(viewer.get(aside["hx-get"])).find("aside", class_="facets")
+    items = [li.get_text(" ", strip=True) for li in facets.find_all("li")]
+    assert items == ["loam 3", "clay 1", "sand 1"]
+    # a filter the page shows is the one its facets count
+    narrowed = f"/tables/{table.id}?col={key(table, 'Yield')}&op=gt&q=9"
+    lazy = soup(viewer.get(narrowed)).find("aside", class_="facets")["hx-get"]
+    items = [li.get_text(" ", strip=True) for li in soup(viewer.get(lazy)).find_all("li")]
+    assert items == ["loam 1", "sand 1"]

@@ -164,17 +164,19 @@ def _batch_rows(
     """Each record's cells by column key, and the lines refused (a value its column cannot
     hold: the row is left out and named)."""
     kept, refused = [], []
+    # Plain values: reading ORM attributes for every cell of 100,000 rows is a quarter of it.
+    specs = [(c.key, c.name, c.type, tuple(c.options or ()), c.unit) for c in columns]
     for line, record in records:
         values = record[1:] if drop_first else record
         cells: dict[str, Any] = {}
         try:
-            for column, raw in zip(columns, values, strict=False):
+            for (key, name, column_type, options, unit), raw in zip(specs, values, strict=False):
                 try:
-                    value, _note = typed_value(column.type, raw, column.options, column.unit)
+                    value, _note = typed_value(column_type, raw, options, unit)
                 except CellInvalid as exc:
-                    raise CellInvalid(f"Line {line:,}, {column.name}: {exc}") from None
+                    raise CellInvalid(f"Line {line:,}, {name}: {exc}") from None
                 if value is not None:
-                    cells[column.key] = value
+                    cells[key] = value
         except CellInvalid as exc:
             refused.append(str(exc))
             continue

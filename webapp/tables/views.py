@@ -55,6 +55,8 @@ bp.add_app_template_filter(display, "cell")
 
 TABLES_PER_PAGE = 25
 API_MOST_ROWS = 500
+# Above this many rows, a table's facets are counted in a request of their own.
+FACETS_INLINE_ROWS = 10_000
 
 
 def table_or_404(table_id: int) -> DataTable:
@@ -239,16 +241,26 @@ def confirm_import():
     return redirect(url_for("tables.show", table_id=table.id))
 
 
+def facets_now(table: DataTable, view: RowView, page: Page) -> bool:
+    """Whether the facets are counted with the page: not for a large table, whose counts scan
+    every row; its page asks for them once the rows are shown."""
+    if not any(c.type == "select" for c in table.columns):
+        return True
+    rows = catalog.row_counts([table.id])[table.id] if view.filtered else page.total
+    return rows <= FACETS_INLINE_ROWS
+
+
 def render_table(table: DataTable, number: int, add_form=None, status: int = 200):
     view = RowView.from_args(table, request.args)
+    page = catalog.rows_page(table, number, view=view)
     return render_page(
         "tables/table.html",
         "rows",
         table=table,
         view=view,
         operators=OPERATORS,
-        facets=view.facets(table),
-        page=catalog.rows_page(table, number, view=view),
+        facets=view.facets(table) if facets_now(table, view, page) else None,
+        page=page,
         add_form=add_form or values_form(table.columns, prefix="add"),
     ), status
 
@@ -256,6 +268,14 @@ def render_table(table: DataTable, number: int, add_form=None, status: int = 200
 @bp.get("/<int:table_id>")
 def show(table_id: int):
     return render_table(table_or_404(table_id), page_number(request.args))
+
+
+@bp.get("/<int:table_id>/facets")
+def facets(table_id: int):
+    """A large table's facets, asked for by its page once the rows are shown."""
+    table = table_or_404(table_id)
+    view = RowView.from_args(table, request.args)
+    return render_template("tables/_facets.html", table=table, view=view, facets=view.facets(table))
 
 
 @bp.get("/<int:table_id>/export.<fmt>")
