@@ -306,7 +306,6 @@ def api_enrich(table_id: int):
         body.get("row_ids"),
         current_user,
     )
-    db.session.commit()
     return jsonify(run_id=run.id, rows=len(run.items), estimated_cost=cost_estimate(run)), 202
 
 
