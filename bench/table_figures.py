@@ -37,7 +37,7 @@ from tests.support.server import served_app  # noqa: E402
 ROWS = int(os.environ.get("BENCH_ROWS", "100000"))
 LOOKUP_ROWS = 60
 LATENCY = float(os.environ.get("BENCH_LATENCY", "0.2"))
-PAGE_REQUESTS = 40
+PAGE_REQUESTS = 20
 WORKERS = 2
 CROPS = ("Barley", "Maize", "Oats", "Potato", "Rice", "Rye", "Soybean", "Wheat")
 
