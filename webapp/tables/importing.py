@@ -211,6 +211,10 @@ class TableImport(RunKind):
     def plan_items(self, params: dict[str, Any]) -> list[str]:
         return [str(n) for n in range(len(params["batches"]))]
 
+    def chunk_size(self, params: dict[str, Any]) -> int | None:
+        # The upload is a file of this machine's instance: a worker elsewhere cannot read it.
+        return None
+
     def item_names(self, run: Run) -> dict[str, str]:
         batches = run.params["batches"]
         return {
