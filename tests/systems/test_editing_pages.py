@@ -8,15 +8,18 @@ import re
 import pytest
 from sqlalchemy import select
 
+from tests.support.tables import run_here
 from tests.systems.test_calculation_runs import started
 from tests.systems.test_system_api import api_client, create
 from tests.systems.test_system_pages import upload
 from webapp.extensions import db
+from webapp.jobs.models import Run
 from webapp.review.models import Change, Suggestion
 from webapp.systems import catalog
 from webapp.systems.demo import DEMO_DOCUMENT
 from webapp.systems.document import ASSUMPTIONS_LIMIT
 from webapp.systems.models import VALUE_TARGET, Farm, System
+from webapp.systems.runs import SystemCalculation
 
 
 def system():
@@ -232,11 +235,24 @@ def test_a_system_s_details_are_edited_within_bounds_and_it_is_deleted(client_as
 
 
 @pytest.mark.usefixtures("idle_queue")
-def test_a_deleted_system_s_run_pages_answer_cleanly(client_as):
+def test_a_system_is_deleted_once_its_run_ended_and_the_run_s_pages_answer_cleanly(client_as):
     editor = api_client(client_as, "editor")
     system_id = create(editor).get_json()["id"]
-    run = started(editor, system_id)
-    editor.submit(f"/systems/{system_id}/delete", page=f"/systems/{system_id}")
+    queued = editor.post(f"/api/v1/systems/{system_id}/calculate-missing", headers=editor.headers)
+    run = db.session.get(Run, queued.get_json()["run_id"])
+    # A system being calculated is not deleted, from its page, its farm's or the API.
+    page = f"/systems/{system_id}"
+    refused = editor.submit(f"{page}/delete", page=page)
+    assert refused.status_code == 302 and refused.headers["Location"].endswith(f"/runs/{run.id}")
+    assert "Cancel it or wait for its end, then delete." in text(editor.get(f"/runs/{run.id}"))
+    farm_id = db.session.get(System, system_id).farm_id
+    assert editor.submit(f"/systems/farms/{farm_id}/delete", page="/systems").status_code == 302
+    busy = editor.delete(f"/api/v1/systems/{system_id}", headers=editor.headers)
+    assert busy.status_code == 409 and busy.get_json()["error"]["details"]["run_id"] == run.id
+    assert db.session.get(System, system_id) is not None
+    # Once the run has ended, the system goes and its run's pages stay.
+    run_here(run, SystemCalculation())
+    editor.submit(f"{page}/delete", page=page)
     assert db.session.get(System, system_id) is None
     removed = select(Change).where(Change.target_type == VALUE_TARGET, Change.source == "delete")
     assert db.session.scalars(removed).all() == []  # the system had no values yet

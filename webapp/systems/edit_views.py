@@ -22,9 +22,10 @@ from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.contract import RequestModel, accepts
 from webapp.extensions import db
+from webapp.jobs.queue import RunInProgress
 from webapp.problems import Invalid, show_on_form
 from webapp.rendering import render_page
-from webapp.systems import api, bp, catalog, editing
+from webapp.systems import api, bp, catalog, editing, runs
 from webapp.systems.assumptions import propose_assumptions
 from webapp.systems.document import ASSUMPTIONS_LIMIT, TOP, DocumentInvalid, owner
 from webapp.systems.edit_forms import (
@@ -129,6 +130,17 @@ def confirmed(do: Callable[[], Any], message: str, target: str):
     db.session.commit()
     flash(message, "success")
     return redirect(target)
+
+
+def busy_run(systems: list[System]):
+    """A system being calculated is not deleted: its run's page, with why, instead."""
+    try:
+        for system in systems:
+            runs.not_busy(system)
+    except RunInProgress as exc:
+        flash(f"{exc} Cancel it or wait for its end, then delete.", "warning")
+        return redirect(url_for("runs.show_run", run_id=exc.run.id))
+    return None
 
 
 # Assumptions
@@ -428,6 +440,9 @@ def edit_system(system_id: int):
 def delete_system(system_id: int):
     system = system_or_404(system_id)
     if request.method == "POST":
+        busy = busy_run([system])
+        if busy is not None:
+            return busy
         return confirmed(
             lambda: catalog.delete_system(system, current_user),
             f"Deleted the system “{system.name}”.",
@@ -472,6 +487,9 @@ def delete_farm(farm_id: int):
     count = len(farm.systems)
     systems = f" with its {counted(count, 'system', 'systems')}" if count else ""
     if request.method == "POST":
+        busy = busy_run(farm.systems)
+        if busy is not None:
+            return busy
         return confirmed(
             lambda: catalog.delete_farm(farm, current_user),
             f"Deleted the farm “{farm.name}”{systems}.",
@@ -525,10 +543,12 @@ def api_set_assumptions(system_id: int):
 @api.delete("/<int:system_id>")
 @require_role(Role.editor)
 @accepts(
-    answers={204: "Deleted; its values stay in the audit trail."},
+    answers={204: "Deleted; its values stay in the audit trail.", 409: "A run is calculating it."},
     summary="Delete a system; its open suggestions are rejected.",
 )
 def api_delete(system_id: int):
-    catalog.delete_system(system_or_404(system_id), current_user)
+    system = system_or_404(system_id)
+    runs.not_busy(system)  # 409 with the run's id
+    catalog.delete_system(system, current_user)
     db.session.commit()
     return "", 204

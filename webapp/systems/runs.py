@@ -133,9 +133,9 @@ def one_cell(
     return path
 
 
-def _not_busy(system: System) -> None:
+def not_busy(system: System) -> None:
     """RunInProgress when a run is calculating the system's values already: two would
-    propose the same cells twice."""
+    propose the same cells twice, and a deleted system would leave it writing to nothing."""
     for live in live_runs(SystemCalculation):
         if live.params.get("system_id") == system.id:
             raise RunInProgress(live, f"Calculating the values of {system.name}")
@@ -173,7 +173,7 @@ def start_calculation(system: System, user: User | None, cells: list[str] | None
         cells = cells_to_calculate(system.document)
     if not cells:
         raise NothingToCalculate("Nothing to calculate: every calculable value is filled.")
-    _not_busy(system)
+    not_busy(system)
     return _enqueue(system, user, cells, action)
 
 
@@ -189,7 +189,7 @@ def start_cell(
     it), whose value is then not reviewed any more (an audited, undoable change)."""
     keys = askable_keys(provider_name())
     path = one_cell(system.document, step_id, intervention_id, key, recalculate, keys)
-    _not_busy(system)
+    not_busy(system)
     if recalculate:
         catalog.reopen(system, path, user)
     return _enqueue(system, user, [path], "recalculate" if recalculate else "calculate")
@@ -246,7 +246,7 @@ def start_refine(
     provider = provider_name()
     keys = askable_keys(provider)
     path = one_cell(system.document, step_id, intervention_id, key, recalculate=True, keys=keys)
-    _not_busy(system)
+    not_busy(system)
     group = None  # what the refinement changes is undone as one
     if provider != "openai":
         block = "\n".join(assumption_lines(text))
