@@ -51,9 +51,13 @@ def test_a_large_file_is_imported_by_a_run_in_batches(client_as, idle_queue, mon
     assert run.kind == "table_import" and run.total == 2  # 2,000 rows a batch
     stored = importing.imports_dir() / f"{run.params['token']}.csv"
     assert stored.is_file()
+    table_page = f"/tables/{run.params['table_id']}"
+    notice = "The rows are being imported: 0 of 2 batches of the file are in"
+    assert notice in editor.get(table_page).get_data(as_text=True)
 
     run_here(run, TableImport())
     assert run.status == "succeeded"
+    assert "being imported" not in editor.get(table_page).get_data(as_text=True)
     table = db.session.get(DataTable, run.params["table_id"])
     assert [c.name for c in table.columns] == ["Plot", "Yield", "Soil"]  # column 1 dropped
     rows = imported(table)

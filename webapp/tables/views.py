@@ -29,6 +29,8 @@ from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.contract import Name, Names, Paging, RequestModel, accepts
 from webapp.extensions import db
+from webapp.jobs.models import Run
+from webapp.jobs.queue import live_runs
 from webapp.pagination import Page, page_number, paginate, per_page
 from webapp.problems import show_on_form
 from webapp.rendering import render_page
@@ -250,6 +252,13 @@ def facets_now(table: DataTable, view: RowView, page: Page) -> bool:
     return rows <= FACETS_INLINE_ROWS
 
 
+def import_in_progress(table: DataTable) -> Run | None:
+    """The run importing the table's rows, while it is live: the page shows only part yet."""
+    return next(
+        (r for r in live_runs(importing.TableImport) if r.params.get("table_id") == table.id), None
+    )
+
+
 def render_table(table: DataTable, number: int, add_form=None, status: int = 200):
     view = RowView.from_args(table, request.args)
     page = catalog.rows_page(table, number, view=view)
@@ -257,6 +266,7 @@ def render_table(table: DataTable, number: int, add_form=None, status: int = 200
         "tables/table.html",
         "rows",
         table=table,
+        importing=import_in_progress(table),
         view=view,
         operators=OPERATORS,
         facets=view.facets(table) if facets_now(table, view, page) else None,
