@@ -66,7 +66,8 @@ def test_a_large_file_is_imported_by_a_run_in_batches(client_as, idle_queue, mon
     assert rows[-1] == {"Plot": f"P{ROWS - 1:05d}", "Yield": 8.9, "Soil": "Loam"}
     assert not stored.exists()  # removed once the last batch is in
     shown = editor.get(f"/runs/{run.id}").get_data(as_text=True)
-    assert "Imported 3,500 row(s)." in shown and "Rows 1–2,000" in shown
+    assert '<strong>Imported 3,500 row(s).</strong>' in shown and "Rows 1–2,000" in shown
+    assert f'href="/tables/{table.id}">Open the table “plots”' in shown
 
 
 def test_rows_whose_values_do_not_fit_are_left_out_and_named(client_as, idle_queue, monkeypatch):
@@ -81,7 +82,7 @@ def test_rows_whose_values_do_not_fit_are_left_out_and_named(client_as, idle_que
     assert table.columns[0].name == "column 1" and table.columns[0].type == "number"
     assert len(imported(table)) == ROWS - 1
     shown = editor.get(f"/runs/{run.id}").get_data(as_text=True)
-    assert "1 row(s) were refused" in shown
+    assert 'class="flash flash-warning" id="verdict"' in shown and "1 row(s) were refused" in shown
     assert "Line 2,500, Yield: Give a number, not &#39;n/a&#39;." in shown
 
 

@@ -237,7 +237,7 @@ def test_ten_thousand_rows_page_by_fifty(client_as):
     db.session.commit()
     viewer = client_as("viewer")
     first = viewer.get(f"/tables/{table.id}").get_data(as_text=True)
-    assert "Page 1 of 200" in first and "10000 row(s)" in first
+    assert "Page 1 of 200" in first and "10,000 row(s)" in first
     assert first.count('<tr id="row-') == 50
     assert ">plot 1<" in first and ">plot 50<" in first and ">plot 51<" not in first
     middle = viewer.get(f"/tables/{table.id}?page=101").get_data(as_text=True)

@@ -128,6 +128,11 @@ class RunKind(ABC):
         """Where people review what the run proposed, for the kinds that propose."""
         return None
 
+    def result_link(self, run: Any) -> tuple[str, str] | None:
+        """Where what the run makes is seen, as a link's words and address, for the kinds that
+        make something other than proposals (shown while the run is live, too)."""
+        return None
+
     def proposal(self, run: Any) -> dict[str, Any] | None:
         """The run's proposal as one document (GET /api/v1/runs/<id>/proposal), for the kinds
         that keep one."""

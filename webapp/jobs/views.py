@@ -120,6 +120,7 @@ def show_run(run_id: int):
         kind_title=kind_title(run.kind),
         outcomes=kind().outcomes(run) if kind else [],
         review_url=kind().review_url(run) if kind and not run.is_live else None,
+        result_link=kind().result_link(run) if kind else None,
         verdict=kind().verdict(run) if kind else None,
         may_control=may_control(run),
         form=EmptyForm(),

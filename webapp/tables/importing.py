@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from flask import current_app
+from flask import current_app, url_for
 from sqlalchemy import select
 
 from webapp.auth.models import User
@@ -269,6 +269,12 @@ class TableImport(RunKind):
         if set(items) <= {*done, key}:
             path.unlink(missing_ok=True)
 
+    def result_link(self, run: Run) -> tuple[str, str] | None:
+        table = db.session.get(DataTable, run.params["table_id"])
+        if table is None:
+            return None
+        return f"Open the table “{table.name}”", url_for("tables.show", table_id=table.id)
+
     def verdict(self, run: Run) -> tuple[str, str] | None:
         if run.is_live:
             return None
@@ -277,5 +283,5 @@ class TableImport(RunKind):
         refused = sum(r.get("refused", 0) for r in results)
         text = f"Imported {added:,} row(s)."
         if refused:
-            return text + f" {refused:,} row(s) were refused: see the items below.", "warning"
-        return text, "info"
+            return "warning", text + f" {refused:,} row(s) were refused: see the items below."
+        return "info", text
