@@ -66,7 +66,7 @@ def test_a_large_file_is_imported_by_a_run_in_batches(client_as, idle_queue, mon
     assert rows[-1] == {"Plot": f"P{ROWS - 1:05d}", "Yield": 8.9, "Soil": "Loam"}
     assert not stored.exists()  # removed once the last batch is in
     shown = editor.get(f"/runs/{run.id}").get_data(as_text=True)
-    assert '<strong>Imported 3,500 row(s).</strong>' in shown and "Rows 1–2,000" in shown
+    assert "<strong>Imported 3,500 row(s).</strong>" in shown and "Rows 1–2,000" in shown
     assert f'href="/tables/{table.id}">Open the table “plots”' in shown
 
 
