@@ -13,7 +13,8 @@
 SQLite with embedded Redis by default; with
 `DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test REDIS_URL=redis://127.0.0.1:6379/0`
 a database of its own is created next to that one and dropped after.
-Run from the repository root: `.venv/bin/python bench/table_figures.py`.
+Run from the repository root: `.venv/bin/python bench/table_figures.py`
+(`BENCH_ONLY=pages` for the import and the table pages alone).
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ ROWS = int(os.environ.get("BENCH_ROWS", "100000"))
 LOOKUP_ROWS = 60
 LATENCY = float(os.environ.get("BENCH_LATENCY", "0.2"))
 PAGE_REQUESTS = 20
+# BENCH_ONLY=pages stops after the import and the table pages.
+ONLY = os.environ.get("BENCH_ONLY", "")
 WORKERS = 2
 CROPS = ("Barley", "Maize", "Oats", "Potato", "Rice", "Rye", "Soybean", "Wheat")
 
@@ -283,8 +286,9 @@ def main() -> None:
                 db.session.commit()
                 table_id = import_rows(app, user, csv_path)
                 table_pages(app, user, table_id)
-                computation(app, user, table_id)
-                lookup(app, user)
+                if ONLY != "pages":
+                    computation(app, user, table_id)
+                    lookup(app, user)
 
 
 if __name__ == "__main__":
