@@ -10,6 +10,7 @@ from webapp.jobs.models import Run, RunStatus
 from webapp.jobs.runner import work_through
 from webapp.tables.enrichment import TableEnrichment
 from webapp.tables.models import DataTable, TableColumn, TableRow
+from webapp.tables.sort_keys import write_keys
 
 
 def make_table(name: str, columns: list[tuple], rows: list[dict[str, Any]]) -> DataTable:
@@ -29,9 +30,13 @@ def make_table(name: str, columns: list[tuple], rows: list[dict[str, Any]]) -> D
     db.session.add(table)
     db.session.flush()
     keys = {c.name: c.key for c in table.columns}
+    added = []
     for position, values in enumerate(rows):
         cells = {keys[k]: v for k, v in values.items() if v is not None}
-        db.session.add(TableRow(table_id=table.id, position=position, cells=cells))
+        added.append(TableRow(table_id=table.id, position=position, cells=cells))
+    db.session.add_all(added)
+    db.session.flush()
+    write_keys({row.id: row.cells for row in added})
     db.session.commit()
     return table
 

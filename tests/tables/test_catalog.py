@@ -275,10 +275,12 @@ def test_a_page_of_ten_thousand_rows_takes_a_count_a_limited_query_and_its_rows(
     labels = [row.by_name(table.columns)["Label"] for row in page.items]
     assert labels == [f"row {n}" for n in range(6801, 6851)]
     assert len(statements) == 3
-    limited, count, rows = statements
+    count, limited, rows = statements
     assert "COUNT(" in count.upper() and "LIMIT" in limited.upper()
-    # the page's ids are sorted and skipped, then only those rows are read, with their cells
+    # the page's ids are sorted and skipped (from the end: page 137 of 200 is nearer it), then
+    # only those rows are read, with their cells
     assert limited.upper().startswith("SELECT TABLE_ROWS.ID \nFROM")
+    assert "POSITION DESC" in limited.upper()
     assert "IN (" in rows.upper() and "LIMIT" not in rows.upper()
     last = catalog.rows_page(table, 200)
     assert last.items[-1].by_name(table.columns)["Label"] == "row 10000"

@@ -11,20 +11,21 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import delete, func, insert, select
 
 from webapp.auth.models import User
 from webapp.database import utcnow
 from webapp.exports import csv_text
 from webapp.extensions import db
-from webapp.pagination import Page, paginate
+from webapp.pagination import Page
 from webapp.problems import Invalid
 from webapp.problems import Problem as CoreProblem
 from webapp.review.audit import record_changes
 from webapp.tables.browsing import EVERY_ROW, RowView
 from webapp.tables.cells import COLUMN_TYPES, CellInvalid, display, infer_type
 from webapp.tables.coerce import typed_value
-from webapp.tables.models import ROW_TARGET, DataTable, TableColumn, TableRow
+from webapp.tables.models import ROW_TARGET, DataTable, TableCellKey, TableColumn, TableRow
+from webapp.tables.sort_keys import write_keys
 from webapp.text import control_character_problem
 from webapp.uploads import DELIMITERS, sniff_delimiter
 
@@ -268,6 +269,7 @@ def delete_column(column: TableColumn) -> None:
         if key in (row.cells or {}):
             # A new dict: SQLAlchemy does not see changes made inside a JSON value.
             row.cells = {k: v for k, v in row.cells.items() if k != key}
+    db.session.execute(delete(TableCellKey).where(TableCellKey.column_id == column.id))
     _renumber(table, [c for c in table.columns if c is not column])
     _touch(table)
     db.session.flush()
@@ -336,6 +338,7 @@ def _insert_rows(
         for row_id, row_cells in zip(ids, cells, strict=True):
             changes = {key: (None, value) for key, value in row_cells.items()}
             record_changes(ROW_TARGET, row_id, changes, user, source)
+    write_keys(dict(zip(ids, cells, strict=True)))
     _touch(table)
     return ids
 
@@ -376,6 +379,7 @@ def set_cell(row: TableRow, column: TableColumn, raw: Any, user: User | None) ->
     if new is not None:
         cells[column.key] = new
     row.cells = cells
+    write_keys({row.id: cells})
     record_changes(ROW_TARGET, row.id, {column.key: (old, new)}, user, "manual")
     _touch(column.table)
     return CellSaved(True, note)
@@ -384,9 +388,8 @@ def set_cell(row: TableRow, column: TableColumn, raw: Any, user: User | None) ->
 def rows_page(
     table: DataTable, page: int, per_page: int = PER_PAGE, view: RowView = EVERY_ROW
 ) -> Page:
-    """The page's row ids first, then those rows: the database sorts and skips ids rather than
-    whole rows with their cells (a third quicker for a late page of 100,000 rows)."""
-    ids = paginate(view.query(table).with_only_columns(TableRow.id), page, per_page)
+    """The page's row ids first (from the cells' keys, see RowView.page), then those rows."""
+    ids = view.page(table, page, per_page)
     rows: dict[int, TableRow] = {}
     if ids.items:
         found = db.session.scalars(select(TableRow).where(TableRow.id.in_(ids.items)))

@@ -32,6 +32,7 @@ from webapp.review.vocabulary import Confidence, Evidence, Issue, Severity, Sugg
 from webapp.tables.cells import CellInvalid, parse_cell
 from webapp.tables.coerce import coerce_value
 from webapp.tables.models import ROW_TARGET, DataTable, ResearchLogEntry, TableColumn, TableRow
+from webapp.tables.sort_keys import write_keys
 from webapp.tables.strategies import get_strategy
 from webapp.tables.strategies.base import (
     EmptyReference,
@@ -577,6 +578,7 @@ class TableRowTarget(ReviewTarget):
         )
         if updates:
             db.session.execute(statement, updates)
+        write_keys({update["row_id"]: update["new_cells"] for update in updates})
         review.forget(TableRow, values)
         _touch_tables(tables)
         return changed, refused

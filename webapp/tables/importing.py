@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from flask import current_app, url_for
-from sqlalchemy import select
+from sqlalchemy import func, select, text
 
 from webapp.auth.models import User
 from webapp.database import bulk_insert, utcnow
@@ -36,6 +36,7 @@ from webapp.tables.catalog import (
 from webapp.tables.cells import CellInvalid
 from webapp.tables.coerce import typed_value
 from webapp.tables.models import DataTable, TableColumn, TableRow
+from webapp.tables.sort_keys import write_keys
 from webapp.uploads import CSV_MAX_BYTES, NOT_UTF8, UploadRefused, size_text, sniff_delimiter
 
 MAX_BYTES = 50 * 1024 * 1024
@@ -199,10 +200,20 @@ def read_batch(path: Path, delimiter: str, offset: int, line_before: int) -> lis
     return records
 
 
+def refresh_statistics() -> None:
+    """On PostgreSQL, vacuum and analyze the rows and their keys once an import is in: the
+    planner then knows the table's size and its values, and a count reads the index alone,
+    rather than after autovacuum's next round."""
+    if db.engine.dialect.name != "postgresql":
+        return
+    with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        connection.execute(text("VACUUM (ANALYZE) table_rows, table_cell_keys"))
+
+
 @register_kind
 class TableImport(RunKind):
-    """A stored CSV into its table, a batch of rows per item; the upload is removed once the
-    last batch is in."""
+    """A stored CSV into its table, a batch of rows per item; once the last batch is in, the
+    upload is removed and the database's statistics refreshed."""
 
     name = "table_import"
     title = "Table import"
@@ -237,6 +248,7 @@ class TableImport(RunKind):
         cells, refused = _batch_rows(records, table.columns, params["drop_first"])
         now = utcnow()
         first = number * BATCH_ROWS
+        before = db.session.scalar(select(func.coalesce(func.max(TableRow.id), 0)))
         bulk_insert(
             db.session,
             TableRow.__table__,
@@ -251,9 +263,19 @@ class TableImport(RunKind):
                 for n, row in enumerate(cells)
             ],
         )
+        # The batch's ids, which bulk_insert does not return (a row added by hand meanwhile may
+        # share a position, never an id).
+        added = select(TableRow.id, TableRow.position).where(
+            TableRow.table_id == table.id,
+            TableRow.id > before,
+            TableRow.position.between(first, first + len(cells) - 1),
+        )
+        write_keys(
+            {row_id: cells[position - first] for row_id, position in db.session.execute(added)}
+        )
         table.updated_at = now
         db.session.commit()
-        self._remove_when_last(run_id, key, path)
+        self._finish_when_last(run_id, key, path)
         result: dict[str, Any] = {"rows": len(cells), "refused": len(refused)}
         if refused:
             named = "; ".join(refused[:REFUSALS_NAMED])
@@ -261,13 +283,14 @@ class TableImport(RunKind):
             result["error"] = named + (f"; and {more:,} more." if more > 0 else ".")
         return result
 
-    def _remove_when_last(self, run_id: int, key: str, path: Path) -> None:
+    def _finish_when_last(self, run_id: int, key: str, path: Path) -> None:
         items, done = db.session.execute(
             select(Run.items, Run.done_items).where(Run.id == run_id)
         ).one()
         db.session.commit()
         if set(items) <= {*done, key}:
             path.unlink(missing_ok=True)
+            refresh_statistics()
 
     def result_link(self, run: Run) -> tuple[str, str] | None:
         table = db.session.get(DataTable, run.params["table_id"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Integer, String
+from sqlalchemy import JSON, Float, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.auth.models import User
@@ -94,6 +94,29 @@ class TableRow(db.Model):
     def by_name(self, columns: list[TableColumn]) -> dict[str, Any]:
         """The row as {column name: value}, what strategies and exports see."""
         return {c.name: self.value(c) for c in columns}
+
+
+class TableCellKey(db.Model):
+    """A filled cell as an index can sort and filter it (webapp.tables.sort_keys writes them):
+    a number or a boolean as number, text lower-cased and cut to sort_keys.TEXT_KEY_CHARS. An
+    empty cell has none."""
+
+    __tablename__ = "table_cell_keys"
+    __table_args__ = (
+        # A column's cells in sort order, ties in the table's order: a page or a count of a
+        # sorted or filtered table reads this index alone.
+        db.Index("ix_table_cell_keys_order", "column_id", "number", "text", "position", "row_id"),
+    )
+
+    row_id: Mapped[int] = mapped_column(
+        ForeignKey("table_rows.id", ondelete="CASCADE"), primary_key=True
+    )
+    # No foreign key: checking one per key would double an import's time; deleting a column
+    # deletes its keys (catalog.delete_column), and a column's id is never used again.
+    column_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    position: Mapped[int] = mapped_column(Integer)  # the row's, which never changes
+    number: Mapped[float | None] = mapped_column(Float)
+    text: Mapped[str | None] = mapped_column(String(250))
 
 
 class ResearchLogEntry(db.Model):

@@ -1,0 +1,59 @@
+"""The sort keys of a table's cells (TableCellKey): what the table page sorts, filters and
+counts by through one index instead of reading every row's JSON.
+
+Every write of rows' cells calls write_keys with the cells as stored now; deleting a row or a
+column removes its keys by cascade.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import delete, select
+
+from webapp.database import among, bulk_insert
+from webapp.extensions import db
+from webapp.tables.models import TableCellKey, TableRow
+
+# Longer than any filter value (browsing.FILTER_LIMIT), so comparing a cut key with one is
+# comparing the whole text; it also keeps an index entry within PostgreSQL's limit.
+TEXT_KEY_CHARS = 250
+
+
+def cell_key(value: Any) -> tuple[float | None, str | None] | None:
+    """(number, text) as a cell sorts: numbers as numbers (a boolean as 0 or 1), text
+    case-insensitively; None for an empty cell."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool | int | float):
+        return float(value), None
+    return None, str(value).lower()[:TEXT_KEY_CHARS]
+
+
+def write_keys(cells_of: Mapping[int, Mapping[str, Any]]) -> None:
+    """Replace the keys of these rows (row id -> cells as stored now, keyed by column id)."""
+    positions: dict[int, int] = {}
+    for picked in among(db.session, TableCellKey.row_id, cells_of):
+        db.session.execute(delete(TableCellKey).where(picked))
+    for picked in among(db.session, TableRow.id, cells_of):
+        query = select(TableRow.id, TableRow.position).where(picked)
+        positions.update((row_id, position) for row_id, position in db.session.execute(query))
+    keys = []
+    for row_id, cells in cells_of.items():
+        if row_id not in positions:
+            continue
+        for column_key, value in cells.items():
+            key = cell_key(value)
+            if key is not None:
+                number, text = key
+                keys.append(
+                    {
+                        "row_id": row_id,
+                        "column_id": int(column_key),
+                        "position": positions[row_id],
+                        "number": number,
+                        "text": text,
+                    }
+                )
+    bulk_insert(db.session, TableCellKey.__table__, keys)
