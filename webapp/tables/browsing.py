@@ -173,11 +173,13 @@ class RowView:
         return query if condition is None else query.where(condition)
 
     def count(self, table: DataTable) -> int:
-        if self.op in ("eq", "gt", "lt"):
-            # Counted in the index alone: every key of the column is a row of the table.
-            keys = select(FILTER_KEY.row_id).where(FILTER_KEY.column_id == self.column.id)
-            return _count(keys.where(self._key_condition()))
-        return _count(self._rows(table))
+        if self.column is None or self.op == "contains":
+            return _count(self._rows(table))
+        # Counted in the index alone: every key of the column is a row of the table.
+        keys = select(FILTER_KEY.row_id).where(FILTER_KEY.column_id == self.column.id)
+        if self.op == "empty":
+            return EVERY_ROW.count(table) - _count(keys)
+        return _count(keys.where(self._key_condition()))
 
     def _sort_order(self, key) -> Order:
         return [
