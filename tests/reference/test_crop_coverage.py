@@ -145,6 +145,14 @@ def test_figures_mean_what_the_fact_means():
     from_seed = broccoli.extra["variants"]["from seed"]
     assert (from_seed["min"], from_seed["max"], from_seed["basis"]) == (70, 100, "sowing")
 
+    cauliflower = _crop("cauliflower").fact("days_to_first_harvest")
+    assert (cauliflower.min, cauliflower.max) == (60, 100)
+    assert cauliflower.extra["basis"] == "transplanting"
+    from_seed = cauliflower.extra["variants"]["from seed"]
+    assert (from_seed["min"], from_seed["max"], from_seed["basis"]) == (85, 130, "sowing")
+    rocket = _crop("rocket").fact("days_to_first_harvest")
+    assert (rocket.min, rocket.max, rocket.extra["basis"]) == (28, 49, "sowing")  # 4 to 7 weeks
+
     strawberry = _crop("strawberry").fact("yield_per_plant_kg")
     assert (strawberry.min, strawberry.max) == (0.23, 0.91)  # 0.5 to 2 pounds
     pepper = _crop("bell_pepper").fact("days_sowing_to_transplant")
