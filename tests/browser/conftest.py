@@ -32,7 +32,7 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
     if not CHROMIUM.exists():
         pytest.fail(
@@ -49,13 +49,20 @@ def browser_queue(services) -> str:
     return f"{services.queue_name}-browser"
 
 
-@pytest.fixture(scope="module")
-def live_server(services, session_app, tmp_path_factory) -> Iterator[Server]:
-    """furrow serve with no workers of its own: each test starts one when it wants runs to go."""
+@pytest.fixture(scope="session")
+def browser_server(services, tmp_path_factory) -> Iterator[Server]:
+    """furrow serve with no workers of its own, started once for every browser test (its start
+    was most of a short module's time): each test starts a worker when it wants runs to go."""
     instance = tmp_path_factory.mktemp("browser-instance")
     server = start_server(services.env(FURROW_QUEUE=browser_queue(services)), instance, workers=0)
     yield server
     server.stop(signal.SIGINT)
+
+
+@pytest.fixture(scope="module")
+def live_server(browser_server, session_app) -> Iterator[Server]:
+    """The browser tests' server; each module starts on an empty database."""
+    yield browser_server
     with session_app.app_context():
         empty_all_tables()
 
