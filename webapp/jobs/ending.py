@@ -2,10 +2,12 @@
 the run when its last chunk ends.
 
 Chunks of one run save into the same run row from different workers. Each save takes the row's
-write lock first (an UPDATE: a row lock on PostgreSQL, the database's write lock on SQLite),
-then reads the row and writes it back, so one chunk's results, errors and done items never
-overwrite another's. Keeping results on the run row (rather than a table of results per item)
-leaves every RunKind's keep_results, outcomes and verdict working on run.results as they are."""
+write lock (an UPDATE: a row lock on PostgreSQL, the database's write lock on SQLite), then
+reads the row and writes it back, so one chunk's results and errors never overwrite another's;
+the count done goes up atomically, and each chunk keeps the items it finished on its own row
+(the run's list of them is made whole when the run ends, and by a resume). Keeping results on
+the run row (rather than a table of results per item) leaves every RunKind's keep_results,
+outcomes and verdict working on run.results as they are."""
 
 from __future__ import annotations
 
@@ -96,6 +98,7 @@ def end_if_last(run: Run, kind: RunKind) -> None:
     db.session.refresh(run)
     if not run.is_live:
         return
+    fold_chunks(run)
     live = (RunStatus.queued, RunStatus.running)
     lost = db.session.scalars(
         select(RunChunk)
@@ -110,3 +113,10 @@ def end_if_last(run: Run, kind: RunKind) -> None:
         finish(run, RunStatus.failed, reason, live, error_code=code, error_message=reason)
     else:
         complete(run, kind, live)
+
+
+def fold_chunks(run: Run) -> None:
+    """The items the run's chunks finished, on the run's own list (in the run's order)."""
+    done = run.done_keys()
+    if len(done) != len(run.done_items):
+        run.done_items = [key for key in run.items if key in done]

@@ -70,8 +70,18 @@ class RunKind(ABC):
         depend on earlier ones (they must run in order, in one worker) says None."""
         return DEFAULT_CHUNK_SIZE
 
+    def prepare(self, params: dict[str, Any], keys: list[str]) -> None:  # noqa: B027
+        """Called once before a job works through these items (the run's unfinished ones, or
+        its chunk's): a kind that reads what its items need up front reads only theirs."""
+
+    def store_results(self, run: Any, results: dict[str, Any]) -> None:  # noqa: B027
+        """Write a batch of finished items' results to the kind's own tables, before the run
+        row is locked (chunks saving at once do not wait on each other for this); then
+        keep_results adds them to the run, under its lock, in the same transaction."""
+
     def keep_results(self, run: Any, results: dict[str, Any]) -> None:
-        """Store a batch of finished items' results (concurrent runs); by default on the run."""
+        """Keep a batch of finished items' results on the run (under its lock); by default
+        run.results by key."""
         run.results = {**run.results, **results}
 
     def failed_items(self, run: Any) -> int:

@@ -7,7 +7,7 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Integer, Numeric, String, Text
+from sqlalchemy import JSON, ForeignKey, Integer, Numeric, String, Text, select
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.auth.models import User
@@ -88,9 +88,18 @@ class Run(db.Model):
     def can_resume(self) -> bool:
         return self.status in RESUMABLE_STATUSES and len(self.pending_items) > 0
 
+    def done_keys(self) -> set[str]:
+        """The items finished (failed ones included): the run's, and its chunks' not yet folded
+        into the run (a chunk keeps its own while the run works)."""
+        done = set(self.done_items)
+        query = select(RunChunk.done_items).where(RunChunk.run_id == self.id)
+        for keys in db.session.scalars(query):
+            done.update(keys)
+        return done
+
     @property
     def pending_items(self) -> list[str]:
-        finished = set(self.done_items) - set(self.item_errors)
+        finished = self.done_keys() - set(self.item_errors)
         return [key for key in self.items if key not in finished]
 
     @property
@@ -168,7 +177,9 @@ OPEN_CHUNK_STATUSES = (ChunkStatus.queued, ChunkStatus.running)
 
 class RunChunk(db.Model):
     """A share of a large run's items with its own RQ job, worker and heartbeat, so every
-    worker takes part in one run. The run row keeps progress and results for all chunks."""
+    worker takes part in one run. The run row keeps results, errors and the count done for all
+    chunks; the chunk keeps the items it finished (folded into the run's when the run ends), so
+    a save never rewrites the list of every item the run finished."""
 
     __tablename__ = "run_chunks"
 
@@ -176,6 +187,8 @@ class RunChunk(db.Model):
     run_id: Mapped[int] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), index=True)
     position: Mapped[int] = mapped_column(default=0)
     items: Mapped[list[str]] = mapped_column(JSON, default=list)
+    done: Mapped[int] = mapped_column(default=0, server_default="0")
+    done_items: Mapped[list[str]] = mapped_column(JSON, default=list, server_default="[]")
     status: Mapped[str] = mapped_column(String(32), default=ChunkStatus.queued)
     rq_job_id: Mapped[str | None] = mapped_column(String(64))
     worker_name: Mapped[str | None] = mapped_column(String(128))

@@ -280,7 +280,8 @@ def resume_run(run: Run) -> Run:
     if not pending:
         raise RunStateError(f"Run #{run.id} has no unfinished items.")
     retried = set(pending)
-    run.done_items = [key for key in run.done_items if key not in retried]
+    done = run.done_keys()  # before the chunks that kept them go
+    run.done_items = [key for key in run.items if key in done and key not in retried]
     run.item_errors = {k: v for k, v in run.item_errors.items() if k not in retried}
     run.done = len(run.done_items)
     run.status = RunStatus.queued

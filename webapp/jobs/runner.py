@@ -6,6 +6,7 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Collection
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from decimal import Decimal
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 from flask import current_app
 from rq import get_current_job
 from sqlalchemy import func, select, update
+from sqlalchemy.orm import load_only
 
 from webapp.config import Settings
 from webapp.database import utcnow
@@ -64,8 +66,9 @@ class Heartbeat:
                 log.exception("heartbeat of run %s failed", self.run_id)
 
 
-def add_usage(run_id: int, usage) -> None:
-    """Add a provider call's tokens and cost to the run (atomic, whatever else writes it)."""
+def add_usage(run_id: int, usage, commit: bool = True) -> None:
+    """Add a provider call's tokens and cost to the run (atomic, whatever else writes it);
+    commit=False leaves it to the caller's transaction."""
     if not (usage.input_tokens or usage.output_tokens or usage.web_searches or usage.cost_usd):
         return
     db.session.execute(
@@ -77,8 +80,10 @@ def add_usage(run_id: int, usage) -> None:
             web_searches=Run.web_searches + usage.web_searches,
             cost_usd=Run.cost_usd + Decimal(str(usage.cost_usd)),
         )
+        .execution_options(synchronize_session=False)
     )
-    db.session.commit()
+    if commit:
+        db.session.commit()
 
 
 def _claim(run_id: int, worker_name: str | None) -> bool:
@@ -127,6 +132,18 @@ def _claim_chunk(chunk_id: int, run_id: int, worker_name: str | None) -> bool | 
     return True if live else None
 
 
+def _show_working(run_id: int, stage: str, key: str) -> bool:
+    """Show the item being worked on, unless the run should stop before it (then False)."""
+    shown = db.session.execute(
+        update(Run)
+        .where(Run.id == run_id, Run.status == RunStatus.running, Run.cancel_requested_at.is_(None))
+        .values(stage=stage, message=f"Working on {key}")
+        .execution_options(synchronize_session=False)
+    ).rowcount
+    db.session.commit()
+    return bool(shown)
+
+
 def _stop_reason(run_id: int) -> str | None:
     """Why the run should stop before its next item, if it should."""
     status, cancel_requested_at = db.session.execute(
@@ -154,17 +171,10 @@ def report_stage(key: str, stage: str) -> None:
 
 def _items(run: Run, chunk: RunChunk | None) -> list[str]:
     """The unfinished items of the run, or of its chunk."""
-    pending = run.pending_items
     if chunk is None:
-        return pending
-    unfinished = set(pending)
-    return [key for key in chunk.items if key in unfinished]
-
-
-def _fresh(run: Run) -> None:
-    """Lock the run row and read it again, before adding to what other chunks saved."""
-    lock_run(run.id)
-    db.session.refresh(run)
+        return run.pending_items
+    done = set(chunk.done_items)
+    return [key for key in chunk.items if key not in done]
 
 
 def _end(run: Run, kind: RunKind, chunk: RunChunk | None, stopping: str | None) -> None:
@@ -183,37 +193,37 @@ def _end(run: Run, kind: RunKind, chunk: RunChunk | None, stopping: str | None) 
 def work_through(run: Run, kind: RunKind, chunk: RunChunk | None = None) -> None:
     """Process the unfinished items of the run (or of its chunk) in order, saving progress
     after each one."""
+    keys = _items(run, chunk)
+    kind.prepare(run.params, keys)
     if kind.concurrency(run.params) > 1:
-        work_through_concurrently(run, kind, chunk)
+        work_through_concurrently(run, kind, keys, chunk)
         return
-    for key in _items(run, chunk):
-        reason = _stop_reason(run.id)
-        if reason is not None:
-            _end(run, kind, chunk, reason)
+    # Plain values: a commit expires the run, and reading it again would load its item lists.
+    run_id, params = run.id, run.params
+    chunk_id = chunk.id if chunk is not None else None
+    for key in keys:
+        if not _show_working(run_id, kind.stage_for(key), key):
+            db.session.refresh(run)
+            _end(run, kind, chunk, _stop_reason(run_id))
             return
-        run.stage = kind.stage_for(key)
-        run.message = f"Working on {key}"
-        db.session.commit()
         result, error = None, None
         try:
-            result = kind.process_item(key, run.params, run.id)
+            result = kind.process_item(key, params, run_id)
         except ItemError as exc:
             db.session.rollback()
             error = str(exc)
         except Exception as exc:
-            log.exception("run %s item %s failed", run.id, key)
+            log.exception("run %s item %s failed", run_id, key)
             db.session.rollback()
             error = f"{type(exc).__name__}: {exc}"
         db.session.commit()
-        _fresh(run)
         if error is not None:
-            run.item_errors = {**run.item_errors, key: error}
-        elif result is not None:
-            run.results = {**run.results, key: result}
-        run.done_items = [*run.done_items, key]
-        run.done = len(run.done_items)
-        run.heartbeat_at = utcnow()
-        db.session.commit()
+            save_batch(run_id, kind, {}, {key: error}, chunk_id)
+        elif result is None:
+            save_batch(run_id, kind, {}, {}, chunk_id, [key])
+        else:
+            save_batch(run_id, kind, {key: result}, {}, chunk_id)
+    db.session.refresh(run)
     _end(run, kind, chunk, None)
 
 
@@ -235,24 +245,59 @@ def _outcome(future: Future) -> tuple[Any, str | None]:
         return None, f"{type(exc).__name__}: {exc}"
 
 
+def _saved_columns(run_id: int, *columns) -> Run:
+    """The run with only the columns a save reads: never its item lists (100,000 keys in a
+    large run), which a chunk's save does not touch."""
+    query = (
+        select(Run)
+        .options(load_only(Run.id, Run.kind, Run.results, Run.item_errors, *columns))
+        .where(Run.id == run_id)
+        .execution_options(populate_existing=True)
+    )
+    return db.session.scalars(query).one()
+
+
 def save_batch(
-    run_id: int, kind: RunKind, finished: dict[str, Any], errors: dict[str, str]
+    run_id: int,
+    kind: RunKind,
+    finished: dict[str, Any],
+    errors: dict[str, str],
+    chunk_id: int | None = None,
+    empty: Collection[str] = (),
 ) -> None:
-    """Add finished items (their results through kind.keep_results) and their errors to the
-    run, under its lock, in this thread's session."""
-    run = db.session.get(Run, run_id)
-    assert run is not None
-    _fresh(run)
+    """Add finished items (their results through kind.keep_results), their errors and items
+    finished with nothing to keep (empty) to the run, in one transaction of this thread's
+    session. What the kind stores elsewhere is written first; the run row's lock is taken
+    last, so chunks saving at once wait on each other only for the run row's update.
+
+    A chunk's finished items go on its own row; an unchunked run's on the run's."""
+    own_columns = () if chunk_id is not None else (Run.done_items,)
+    if finished:
+        kind.store_results(_saved_columns(run_id), finished)
+    lock_run(run_id)
+    run = _saved_columns(run_id, *own_columns)
     if finished:
         kind.keep_results(run, finished)
-        lock_run(run_id)  # again: keep_results may have committed (its usage)
-    run.item_errors = {**run.item_errors, **errors}
-    run.done_items = [*run.done_items, *finished, *errors]
-    run.done = len(run.done_items)
-    run.heartbeat_at = utcnow()
+    if errors:
+        run.item_errors = {**run.item_errors, **errors}
+    keys = [*finished, *errors, *empty]
+    if chunk_id is None:
+        run.done_items = [*run.done_items, *keys]
+    else:
+        chunk = db.session.get(RunChunk, chunk_id, populate_existing=True)
+        assert chunk is not None
+        chunk.done_items = [*chunk.done_items, *keys]
+        chunk.done = len(chunk.done_items)
+    values: dict[str, Any] = {"done": Run.done + len(keys), "heartbeat_at": utcnow()}
     while not stage_events.empty():
         key, stage = stage_events.get_nowait()
-        run.stage, run.message = stage, f"Working on {key}"
+        values |= {"stage": stage, "message": f"Working on {key}"}
+    db.session.execute(
+        update(Run)
+        .where(Run.id == run_id)
+        .values(**values)
+        .execution_options(synchronize_session=False)
+    )
     db.session.commit()
 
 
@@ -261,8 +306,8 @@ class Saver:
     calls of the next items start while the last ones are saved (a save never holds them up).
     Batches that queue up while one is saved are saved together."""
 
-    def __init__(self, app, run_id: int, kind: RunKind) -> None:
-        self.app, self.run_id, self.kind = app, run_id, kind
+    def __init__(self, app, run_id: int, kind: RunKind, chunk_id: int | None) -> None:
+        self.app, self.run_id, self.kind, self.chunk_id = app, run_id, kind, chunk_id
         self.batches: queue.SimpleQueue[tuple[dict, dict] | None] = queue.SimpleQueue()
         self.error: Exception | None = None
         self._thread = threading.Thread(target=self._save, name=f"save-{run_id}", daemon=True)
@@ -295,7 +340,7 @@ class Saver:
                         finished |= more[0]
                         errors |= more[1]
                     if self.error is None:
-                        save_batch(self.run_id, self.kind, finished, errors)
+                        save_batch(self.run_id, self.kind, finished, errors, self.chunk_id)
             except Exception as exc:
                 log.exception("saving run %s failed", self.run_id)
                 db.session.rollback()
@@ -306,19 +351,21 @@ class Saver:
                 db.session.remove()
 
 
-def work_through_concurrently(run: Run, kind: RunKind, chunk: RunChunk | None = None) -> None:
+def work_through_concurrently(
+    run: Run, kind: RunKind, keys: list[str], chunk: RunChunk | None = None
+) -> None:
     """Up to kind.concurrency() items at once; finished ones are saved in batches (on the
     Saver's thread). A cancel lets the items in flight finish (their results are kept) and
     starts no new one."""
     limit = kind.concurrency(run.params)
     app = current_app._get_current_object()  # type: ignore[attr-defined]
-    pending = iter(_items(run, chunk))
+    pending = iter(keys)
     running: dict[Future, str] = {}
     finished: dict[str, Any] = {}
     errors: dict[str, str] = {}
     stopping = _stop_reason(run.id)
     last_save = last_check = time.monotonic()
-    saver = Saver(app, run.id, kind)
+    saver = Saver(app, run.id, kind, chunk.id if chunk is not None else None)
     try:
         with ThreadPoolExecutor(max_workers=limit, thread_name_prefix=f"run-{run.id}") as pool:
             while saver.error is None:

@@ -189,10 +189,15 @@ class TableEnrichment(RunKind):
     def concurrency(self, params: dict[str, Any]) -> int:
         return get_strategy(params["strategy"]).concurrency(params["params"])
 
+    def prepare(self, params: dict[str, Any], keys: list[str]) -> None:
+        """The rows of these items only (a chunk's share, not the run's 100,000)."""
+        with self._lock:
+            self._snapshot = load_snapshot(params, [int(key) for key in keys])
+
     def snapshot(self, params: dict[str, Any]) -> RowsSnapshot:
         with self._lock:
             if self._snapshot is None:
-                self._snapshot = load_snapshot(params)
+                self._snapshot = load_snapshot(params, params["row_ids"])
             return self._snapshot
 
     def tools(self, provider: str):
@@ -259,15 +264,12 @@ class TableEnrichment(RunKind):
         """Rows whose strategy failed are kept with their trace, and count as failed."""
         return len(run.item_errors) + int((run.results or {}).get("error", 0))
 
-    def keep_results(self, run: Run, results: dict[str, Any]) -> None:
+    def store_results(self, run: Run, results: dict[str, Any]) -> None:
         """The research log and the suggestions of a batch of rows, in two inserts."""
-        snapshot = self.snapshot(run.params)
-        target = snapshot.target
-        usage = Usage()
+        # Loaded before the first row: a save never reads the run's params (every row id).
+        target = (self._snapshot or self.snapshot(run.params)).target
         log_rows, suggestions = [], []
         for entry in results.values():
-            for name, value in (entry.get("usage") or {}).items():
-                setattr(usage, name, getattr(usage, name) + value)
             log_rows.append(
                 {
                     "run_id": run.id,
@@ -282,13 +284,17 @@ class TableEnrichment(RunKind):
         if log_rows:
             db.session.execute(insert(ResearchLogEntry), log_rows)
         store_suggestions(suggestions)
+
+    def keep_results(self, run: Run, results: dict[str, Any]) -> None:
+        """The batch's rows counted by status on the run, and what their calls used."""
+        usage = Usage()
         counts = dict(run.results or {})
         for entry in results.values():
             counts[entry["status"]] = counts.get(entry["status"], 0) + 1
+            for name, value in (entry.get("usage") or {}).items():
+                setattr(usage, name, getattr(usage, name) + value)
         run.results = counts
-        if usage.input_tokens or usage.output_tokens or usage.web_searches:
-            db.session.flush()
-            add_usage(run.id, usage)
+        add_usage(run.id, usage, commit=False)
 
 
 def proposed_row(run_id: int, target: Target, entry: Mapping[str, Any]) -> dict[str, Any]:
@@ -319,7 +325,8 @@ def proposed_row(run_id: int, target: Target, entry: Mapping[str, Any]) -> dict[
     )
 
 
-def load_snapshot(params: Mapping[str, Any]) -> RowsSnapshot:
+def load_snapshot(params: Mapping[str, Any], row_ids: Sequence[int]) -> RowsSnapshot:
+    """The table's columns and these rows' cells, as they are now."""
     table = db.session.get(DataTable, params["table_id"])
     if table is None:
         raise StrategyError("The table no longer exists.")
@@ -327,7 +334,7 @@ def load_snapshot(params: Mapping[str, Any]) -> RowsSnapshot:
     if column is None or column.table_id != table.id:
         raise StrategyError("The column to fill no longer exists.")
     snapshot = RowsSnapshot(Target.of(column), [(c.key, c.name, c.type) for c in table.columns])
-    ids = [int(i) for i in params["row_ids"]]
+    ids = [int(i) for i in row_ids]
     for chunk in range(0, len(ids), 5000):
         query = select(TableRow.id, TableRow.cells, TableRow.position).where(
             TableRow.table_id == table.id, TableRow.id.in_(ids[chunk : chunk + 5000])
