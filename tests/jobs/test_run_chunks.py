@@ -77,6 +77,14 @@ def test_a_large_run_is_split_and_a_small_or_ordered_one_stays_one_job(
         assert run.rq_job_id and chunks(run.id) == []
     assert idle_queue.queue.count == 4
 
+    shown = large.to_dict()["chunks"]
+    assert shown["by_status"] == {"queued": 2}
+    assert [(c["items"], c["done"], c["status"]) for c in shown["not_done"]] == [
+        (4, 0, "queued"),
+        (3, 0, "queued"),
+    ]
+    assert small.to_dict()["chunks"] is None
+
     request_cancel(large)  # still queued: every chunk is taken off the queue with it
     assert reload(large.id).status == RunStatus.cancelled
     assert {c.status for c in chunks(large.id)} == {ChunkStatus.cancelled}
@@ -130,7 +138,7 @@ def test_cancel_stops_every_chunk_and_resume_queues_only_unfinished_items(
 
 
 def test_a_lost_worker_fails_its_chunk_the_others_go_on_and_the_run_resumes(
-    app, make_user, worker, second_worker, tmp_path
+    app, make_user, worker, second_worker, tmp_path, client_as
 ):
     run = chunked(make_user, tmp_path, count=6, size=3)
     both = wait_for(lambda: len(running_chunks(run.id)) == 2 and running_chunks(run.id), 60)
@@ -148,6 +156,19 @@ def test_a_lost_worker_fails_its_chunk_the_others_go_on_and_the_run_resumes(
     assert failed.error_code == "worker_lost"
     assert sorted(failed.done_items) == sorted(survivor.items)
     assert failed.can_resume and sorted(failed.pending_items) == sorted(doomed.items)
+
+    # The run page and the API show the chunks: counts by status, and the lost one with why.
+    client = client_as("viewer")
+    shown = client.get(f"/api/v1/runs/{run.id}").get_json()["chunks"]
+    assert shown["total"] == 2 and shown["by_status"] == {"done": 1, "lost": 1}
+    [lost_shown] = shown["not_done"]
+    assert lost_shown["position"] == lost.position + 1 and lost_shown["items"] == 3
+    assert lost_shown["status"] == "lost" and lost_shown["worker"] == doomed.worker_name
+    assert lost_shown["error"]["code"] == "worker_lost"
+    assert "stopped answering" in lost_shown["error"]["message"]
+    page = client.get(f"/runs/{run.id}").get_data(as_text=True)
+    assert 'id="chunks"' in page and doomed.worker_name in page
+    assert "stopped answering" in page and f"{lost.position + 1} of 2" in page
 
     resume_run(failed)  # three items left: one job, taken by the remaining worker
     assert chunks(run.id) == []

@@ -408,7 +408,7 @@ def review_queue(run: Run, show: str = "") -> Queue:
             findings.setdefault(culture_id, []).append(finding.to_dict())
     ids = CultureEnrichment().target_ids(run)
     labels = culture_labels(ids)
-    done = set(run.done_items)
+    done = run.done_keys()
     nothing = _Tally()
     items = []
     for culture_id in ids:

@@ -7,7 +7,7 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Integer, Numeric, String, Text, select
+from sqlalchemy import JSON, ForeignKey, Integer, Numeric, String, Text, func, select
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.auth.models import User
@@ -102,6 +102,32 @@ class Run(db.Model):
         finished = self.done_keys() - set(self.item_errors)
         return [key for key in self.items if key not in finished]
 
+    def chunk_summary(self) -> dict[str, Any] | None:
+        """A run split into chunks, compactly (it may have 200): how many chunks are in each
+        status, and each chunk not done with its items, done count, worker and why it ended
+        (a lost chunk's worker died or its job vanished). None for a run of one job."""
+        by_status = dict(
+            db.session.execute(
+                select(RunChunk.status, func.count())
+                .where(RunChunk.run_id == self.id)
+                .group_by(RunChunk.status)
+            ).all()
+        )
+        if not by_status:
+            return None
+        not_done = db.session.scalars(
+            select(RunChunk)
+            .where(RunChunk.run_id == self.id, RunChunk.status != ChunkStatus.done)
+            .order_by(RunChunk.position)
+        )
+        return {
+            "total": sum(by_status.values()),
+            "by_status": {
+                status: by_status[status] for status in ChunkStatus if status in by_status
+            },
+            "not_done": [chunk.to_dict() for chunk in not_done],
+        }
+
     @property
     def duration(self) -> str | None:
         """How long the run took, or has taken so far: "2 min 5 s"."""
@@ -155,6 +181,7 @@ class Run(db.Model):
                 "web_searches": self.web_searches,
                 "cost_usd": str(self.cost_usd),
             },
+            "chunks": self.chunk_summary(),
             "attempt": self.attempt,
             "can_resume": self.can_resume,
             "created_at": iso(self.created_at),
@@ -200,3 +227,15 @@ class RunChunk(db.Model):
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
     run: Mapped[Run] = relationship(back_populates="chunks")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "position": self.position + 1,
+            "items": len(self.items),
+            "done": self.done,
+            "status": self.status,
+            "worker": self.worker_name,
+            "error": {"code": self.error_code, "message": self.error_message}
+            if self.error_code
+            else None,
+        }

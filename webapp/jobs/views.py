@@ -122,6 +122,7 @@ def show_run(run_id: int):
         review_url=kind().review_url(run) if kind and not run.is_live else None,
         result_link=kind().result_link(run) if kind else None,
         verdict=kind().verdict(run) if kind else None,
+        chunks=run.chunk_summary(),
         may_control=may_control(run),
         form=EmptyForm(),
     )

@@ -91,7 +91,7 @@ def _item(run: Run, kind: RunKind, target: ReviewTarget, entry: RunTarget) -> di
         validation["errors"].append(
             {"code": "item_failed", "severity": "error", "field": None, "message": item_error}
         )
-    done = key in run.done_items
+    done = key in run.done_keys()
     return {
         "type": target.kind,
         "id": entry.id,
