@@ -9,6 +9,7 @@ import time
 from collections.abc import Collection
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from decimal import Decimal
+from itertools import islice
 from typing import Any
 
 from flask import current_app
@@ -162,6 +163,11 @@ stage_events: queue.SimpleQueue[tuple[str, str]] = queue.SimpleQueue()
 # How often a concurrent run saves its finished items: often enough to watch, rarely enough
 # that ten thousand quick items are not ten thousand commits.
 SAVE_EVERY_SECONDS = 0.25
+# A pool thread takes quick items (a formula computed) a share at a time, a share lasting about
+# this long: handing each item over to a thread would cost more than the item. Items that take
+# longer (a provider's answer) go one at a time.
+SHARE_SECONDS = 0.02
+MOST_PER_SHARE = 500
 
 
 def report_stage(key: str, stage: str) -> None:
@@ -206,16 +212,7 @@ def work_through(run: Run, kind: RunKind, chunk: RunChunk | None = None) -> None
             db.session.refresh(run)
             _end(run, kind, chunk, _stop_reason(run_id))
             return
-        result, error = None, None
-        try:
-            result = kind.process_item(key, params, run_id)
-        except ItemError as exc:
-            db.session.rollback()
-            error = str(exc)
-        except Exception as exc:
-            log.exception("run %s item %s failed", run_id, key)
-            db.session.rollback()
-            error = f"{type(exc).__name__}: {exc}"
+        result, error = _attempt(kind, key, params, run_id)
         db.session.commit()
         if error is not None:
             save_batch(run_id, kind, {}, {key: error}, chunk_id)
@@ -227,22 +224,33 @@ def work_through(run: Run, kind: RunKind, chunk: RunChunk | None = None) -> None
     _end(run, kind, chunk, None)
 
 
-def _in_own_context(app, kind: RunKind, key: str, params: dict[str, Any], run_id: int) -> Any:
-    with app.app_context():
-        try:
-            return kind.process_item(key, params, run_id)
-        finally:
-            db.session.remove()
-
-
-def _outcome(future: Future) -> tuple[Any, str | None]:
+def _attempt(
+    kind: RunKind, key: str, params: dict[str, Any], run_id: int
+) -> tuple[Any, str | None]:
+    """One item's result, or its error (what it wrote is rolled back)."""
     try:
-        return future.result(), None
+        return kind.process_item(key, params, run_id), None
     except ItemError as exc:
+        db.session.rollback()
         return None, str(exc)
     except Exception as exc:
-        log.exception("an item of a concurrent run failed")
+        log.exception("run %s item %s failed", run_id, key)
+        db.session.rollback()
         return None, f"{type(exc).__name__}: {exc}"
+
+
+def _in_own_context(
+    app, kind: RunKind, keys: list[str], params: dict[str, Any], run_id: int
+) -> tuple[list[tuple[str, Any, str | None]], float]:
+    """A share of items worked in turn on a pool thread: each one's result or error, and the
+    seconds the share took."""
+    began = time.monotonic()
+    with app.app_context():
+        try:
+            outcomes = [(key, *_attempt(kind, key, params, run_id)) for key in keys]
+        finally:
+            db.session.remove()
+    return outcomes, time.monotonic() - began
 
 
 def _saved_columns(run_id: int, *columns) -> Run:
@@ -360,7 +368,8 @@ def work_through_concurrently(
     limit = kind.concurrency(run.params)
     app = current_app._get_current_object()  # type: ignore[attr-defined]
     pending = iter(keys)
-    running: dict[Future, str] = {}
+    share = 1  # items per pool task, from how long the last share's items took
+    running: dict[Future, list[str]] = {}
     finished: dict[str, Any] = {}
     errors: dict[str, str] = {}
     stopping = _stop_reason(run.id)
@@ -379,11 +388,11 @@ def work_through_concurrently(
                     stopping = _stop_reason(run.id)
                     last_check = time.monotonic()
                 while stopping is None and len(running) < limit:
-                    key = next(pending, None)
-                    if key is None:
+                    taken = list(islice(pending, share))
+                    if not taken:
                         break
-                    future = pool.submit(_in_own_context, app, kind, key, run.params, run.id)
-                    running[future] = key
+                    future = pool.submit(_in_own_context, app, kind, taken, run.params, run.id)
+                    running[future] = taken
                 if time.monotonic() - last_save >= SAVE_EVERY_SECONDS and (finished or errors):
                     saver.put(finished, errors)
                     finished.clear()
@@ -393,12 +402,15 @@ def work_through_concurrently(
                     break
                 done, _ = wait(running, timeout=SAVE_EVERY_SECONDS, return_when=FIRST_COMPLETED)
                 for future in done:
-                    key = running.pop(future)
-                    result, error = _outcome(future)
-                    if error is not None:
-                        errors[key] = error
-                    else:
-                        finished[key] = result
+                    taken = running.pop(future)
+                    outcomes, seconds = future.result()
+                    for key, result, error in outcomes:
+                        if error is not None:
+                            errors[key] = error
+                        else:
+                            finished[key] = result
+                    fit = int(SHARE_SECONDS * len(taken) / max(seconds, 1e-6))
+                    share = max(1, min(MOST_PER_SHARE, fit))
         saver.put(finished, errors)
     finally:
         saver.close()
