@@ -185,26 +185,36 @@ def wait_until_done(run_id: int) -> str:
         time.sleep(0.1)
 
 
-def computation(app, user, table_id: int) -> None:
+def start_computation(table, user, rows: int):
+    """The run computing `round({Price} * {Qty}, 2)` into Total for every row of the table, the
+    row cap raised to the table's rows."""
     from flask import current_app
-    from sqlalchemy import func, select
 
     from webapp.extensions import db
-    from webapp.review.models import Suggestion
     from webapp.tables.enrichment import start_enrichment
-    from webapp.tables.models import DataTable
 
     saved = current_app.config["FURROW"]
-    current_app.config["FURROW"] = dataclasses.replace(saved, max_rows_per_run=ROWS)
+    current_app.config["FURROW"] = dataclasses.replace(saved, max_rows_per_run=rows)
     try:
-        table = db.session.get(DataTable, table_id)
-        began = time.perf_counter()
         run = start_enrichment(
             table, "Total", "computation", {"formula": "round({Price} * {Qty}, 2)"}, None, user
         )
         db.session.commit()
     finally:
         current_app.config["FURROW"] = saved
+    return run
+
+
+def computation(app, user, table_id: int) -> None:
+    from sqlalchemy import func, select
+
+    from webapp.extensions import db
+    from webapp.review.models import Suggestion
+    from webapp.tables.models import DataTable
+
+    table = db.session.get(DataTable, table_id)
+    began = time.perf_counter()
+    run = start_computation(table, user, ROWS)
     status = wait_until_done(run.id)
     elapsed = time.perf_counter() - began
     stored = db.session.scalar(select(func.count()).where(Suggestion.run_id == run.id))

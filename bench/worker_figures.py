@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 sys.path.insert(0, str(ROOT / "bench"))
 
-from table_figures import wait_until_done  # noqa: E402
+from table_figures import start_computation, wait_until_done  # noqa: E402
 
 from tests.support.server import served_app  # noqa: E402
 
@@ -66,7 +66,7 @@ def enrichment(user) -> float:
 def computation(user) -> float:
     """Rows per second of one table computation run."""
     from tests.support.tables import make_table
-    from webapp.tables.enrichment import proposal, start_enrichment
+    from webapp.tables.enrichment import proposal
 
     rows = [{"Item": f"item {n}", "Price": n % 97 + 0.5, "Qty": n % 13 + 1} for n in range(ROWS)]
     table = make_table(
@@ -75,9 +75,7 @@ def computation(user) -> float:
         rows,
     )
     began = time.perf_counter()
-    run = start_enrichment(
-        table, "Total", "computation", {"formula": "round({Price} * {Qty}, 2)"}, None, user
-    )
+    run = start_computation(table, user, ROWS)
     status = wait_until_done(run.id)
     elapsed = time.perf_counter() - began
     operations = len(proposal(run)["operations"])

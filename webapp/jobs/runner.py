@@ -168,6 +168,8 @@ SAVE_EVERY_SECONDS = 0.25
 # longer (a provider's answer) go one at a time.
 SHARE_SECONDS = 0.02
 MOST_PER_SHARE = 500
+# How often a run looks for a cancel between items it starts.
+CHECK_EVERY_SECONDS = 0.05
 
 
 def report_stage(key: str, stage: str) -> None:
@@ -197,11 +199,12 @@ def _end(run: Run, kind: RunKind, chunk: RunChunk | None, stopping: str | None) 
 
 
 def work_through(run: Run, kind: RunKind, chunk: RunChunk | None = None) -> None:
-    """Process the unfinished items of the run (or of its chunk) in order, saving progress
-    after each one."""
+    """Process the unfinished items of the run (or of its chunk) in order. Items that may
+    depend on earlier ones (a kind that works one at a time and is never split into chunks)
+    are each saved before the next starts; other items are saved in batches."""
     keys = _items(run, chunk)
     kind.prepare(run.params, keys)
-    if kind.concurrency(run.params) > 1:
+    if kind.concurrency(run.params) > 1 or kind.chunk_size(run.params) is not None:
         work_through_concurrently(run, kind, keys, chunk)
         return
     # Plain values: a commit expires the run, and reading it again would load its item lists.
@@ -243,11 +246,18 @@ def _in_own_context(
     app, kind: RunKind, keys: list[str], params: dict[str, Any], run_id: int
 ) -> tuple[list[tuple[str, Any, str | None]], float]:
     """A share of items worked in turn on a pool thread: each one's result or error, and the
-    seconds the share took."""
-    began = time.monotonic()
+    seconds the share took. A share that takes longer than expected looks for a cancel between
+    its items, and leaves the rest unstarted when there is one."""
+    began = last_check = time.monotonic()
+    outcomes: list[tuple[str, Any, str | None]] = []
     with app.app_context():
         try:
-            outcomes = [(key, *_attempt(kind, key, params, run_id)) for key in keys]
+            for key in keys:
+                if time.monotonic() - last_check > CHECK_EVERY_SECONDS:
+                    if _stop_reason(run_id) is not None:
+                        break
+                    last_check = time.monotonic()
+                outcomes.append((key, *_attempt(kind, key, params, run_id)))
         finally:
             db.session.remove()
     return outcomes, time.monotonic() - began
@@ -289,9 +299,9 @@ def save_batch(
     if errors:
         run.item_errors = {**run.item_errors, **errors}
     keys = [*finished, *errors, *empty]
-    if chunk_id is None:
+    if keys and chunk_id is None:
         run.done_items = [*run.done_items, *keys]
-    else:
+    elif keys:
         chunk = db.session.get(RunChunk, chunk_id, populate_existing=True)
         assert chunk is not None
         chunk.done_items = [*chunk.done_items, *keys]
@@ -362,38 +372,43 @@ class Saver:
 def work_through_concurrently(
     run: Run, kind: RunKind, keys: list[str], chunk: RunChunk | None = None
 ) -> None:
-    """Up to kind.concurrency() items at once; finished ones are saved in batches (on the
-    Saver's thread). A cancel lets the items in flight finish (their results are kept) and
-    starts no new one."""
-    limit = kind.concurrency(run.params)
+    """Up to kind.concurrency() items at once, on pool threads; finished ones are saved in
+    batches (on the Saver's thread). A cancel lets the items in flight finish (their results
+    are kept) and starts no new one."""
+    # Plain values: a commit expires the run, and reading it again would load its item lists.
+    run_id, params = run.id, run.params
+    limit = kind.concurrency(params)
     app = current_app._get_current_object()  # type: ignore[attr-defined]
     pending = iter(keys)
     share = 1  # items per pool task, from how long the last share's items took
     running: dict[Future, list[str]] = {}
     finished: dict[str, Any] = {}
     errors: dict[str, str] = {}
-    stopping = _stop_reason(run.id)
+    stopping = _stop_reason(run_id)
     last_save = last_check = time.monotonic()
-    saver = Saver(app, run.id, kind, chunk.id if chunk is not None else None)
+    saver = Saver(app, run_id, kind, chunk.id if chunk is not None else None)
     try:
-        with ThreadPoolExecutor(max_workers=limit, thread_name_prefix=f"run-{run.id}") as pool:
+        with ThreadPoolExecutor(max_workers=limit, thread_name_prefix=f"run-{run_id}") as pool:
             while saver.error is None:
                 # Before starting more rows, look for a cancel (often enough to stop between
                 # rows, seldom enough that quick items do not wait on the database).
                 if (
                     stopping is None
                     and len(running) < limit
-                    and time.monotonic() - last_check > 0.05
+                    and time.monotonic() - last_check > CHECK_EVERY_SECONDS
                 ):
-                    stopping = _stop_reason(run.id)
+                    stopping = _stop_reason(run_id)
                     last_check = time.monotonic()
                 while stopping is None and len(running) < limit:
                     taken = list(islice(pending, share))
                     if not taken:
                         break
-                    future = pool.submit(_in_own_context, app, kind, taken, run.params, run.id)
+                    report_stage(taken[0], kind.stage_for(taken[0]))
+                    future = pool.submit(_in_own_context, app, kind, taken, params, run_id)
                     running[future] = taken
-                if time.monotonic() - last_save >= SAVE_EVERY_SECONDS and (finished or errors):
+                # Saved every so often: what finished, or else the stage of a slow item.
+                news = finished or errors or not stage_events.empty()
+                if time.monotonic() - last_save >= SAVE_EVERY_SECONDS and news:
                     saver.put(finished, errors)
                     finished.clear()
                     errors.clear()
@@ -404,12 +419,14 @@ def work_through_concurrently(
                 for future in done:
                     taken = running.pop(future)
                     outcomes, seconds = future.result()
+                    if len(outcomes) < len(taken):  # the share saw a cancel: start no more
+                        stopping = _stop_reason(run_id)
                     for key, result, error in outcomes:
                         if error is not None:
                             errors[key] = error
                         else:
                             finished[key] = result
-                    fit = int(SHARE_SECONDS * len(taken) / max(seconds, 1e-6))
+                    fit = int(SHARE_SECONDS * max(len(outcomes), 1) / max(seconds, 1e-6))
                     share = max(1, min(MOST_PER_SHARE, fit))
         saver.put(finished, errors)
     finally:
