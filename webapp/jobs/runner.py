@@ -216,7 +216,6 @@ def work_through(run: Run, kind: RunKind, chunk: RunChunk | None = None) -> None
             _end(run, kind, chunk, _stop_reason(run_id))
             return
         result, error = _attempt(kind, key, params, run_id)
-        db.session.commit()
         if error is not None:
             save_batch(run_id, kind, {}, {key: error}, chunk_id)
         elif result is None:
@@ -230,9 +229,11 @@ def work_through(run: Run, kind: RunKind, chunk: RunChunk | None = None) -> None
 def _attempt(
     kind: RunKind, key: str, params: dict[str, Any], run_id: int
 ) -> tuple[Any, str | None]:
-    """One item's result, or its error (what it wrote is rolled back)."""
+    """One item's result with what it wrote committed, or its error with that rolled back."""
     try:
-        return kind.process_item(key, params, run_id), None
+        result = kind.process_item(key, params, run_id)
+        db.session.commit()
+        return result, None
     except ItemError as exc:
         db.session.rollback()
         return None, str(exc)
