@@ -2,7 +2,7 @@
 its own share
 
 Revision ID: b7e2c4d91a05
-Revises: 50cfcb110cd8
+Revises: f31ebf3f1924
 Create Date: 2026-11-26 21:55:00.000000
 
 """
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = 'b7e2c4d91a05'
-down_revision = '50cfcb110cd8'
+down_revision = 'f31ebf3f1924'
 branch_labels = None
 depends_on = None
 

@@ -15,6 +15,11 @@ from webapp.database import UTCDateTime, utcnow
 from webapp.extensions import db
 
 
+def error_of(code: str | None, message: str | None) -> dict[str, str | None] | None:
+    """A run's or a chunk's error as the API shows it, when it has one."""
+    return {"code": code, "message": message} if code else None
+
+
 class RunStatus(StrEnum):
     queued = "queued"
     running = "running"
@@ -172,9 +177,7 @@ class Run(db.Model):
             },
             "item_errors": self.item_errors,
             "results": self.results,
-            "error": {"code": self.error_code, "message": self.error_message}
-            if self.error_code
-            else None,
+            "error": error_of(self.error_code, self.error_message),
             "usage": {
                 "input_tokens": self.input_tokens,
                 "output_tokens": self.output_tokens,
@@ -235,7 +238,5 @@ class RunChunk(db.Model):
             "done": self.done,
             "status": self.status,
             "worker": self.worker_name,
-            "error": {"code": self.error_code, "message": self.error_message}
-            if self.error_code
-            else None,
+            "error": error_of(self.error_code, self.error_message),
         }
