@@ -54,7 +54,10 @@ def browser_server(services, tmp_path_factory) -> Iterator[Server]:
     """furrow serve with no workers of its own, started once for every browser test (its start
     was most of a short module's time): each test starts a worker when it wants runs to go."""
     instance = tmp_path_factory.mktemp("browser-instance")
-    server = start_server(services.env(FURROW_QUEUE=browser_queue(services)), instance, workers=0)
+    # It lives while other tests run on the same database: its periodic sweep must not mark
+    # the runs they make lost on purpose before they look.
+    env = services.env(FURROW_QUEUE=browser_queue(services), FURROW_SWEEP_SECONDS="86400")
+    server = start_server(env, instance, workers=0)
     yield server
     server.stop(signal.SIGINT)
 

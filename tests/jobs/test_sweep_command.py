@@ -1,17 +1,14 @@
 from datetime import timedelta
 
-from tests.support.app import furrow, stop_process
+from tests.support.app import furrow
 from webapp.database import utcnow
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
 
 
 def test_cli_sweep_once_reports_a_lost_run_and_fails_clearly_without_redis(
-    app, services, make_user, worker_holder
+    app, services, make_user
 ):
-    # The session's worker sweeps now and then too: it must not mark the run before the CLI.
-    stop_process(worker_holder.process)
-
     def queued_run():
         old = utcnow() - timedelta(minutes=5)
         run = Run(
