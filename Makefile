@@ -28,8 +28,11 @@ run: $(STAMP)
 	$(BIN)/furrow demo
 	$(BIN)/furrow serve --host $(HOST) --port $(PORT)
 
+# The suite in parallel, a test file per process (each has its own database, Redis and queue).
+PYTEST_PARALLEL ?= -n auto --maxprocesses=4 --dist loadfile
+
 test: $(DEV_STAMP) /usr/bin/chromium
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_PARALLEL)
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
