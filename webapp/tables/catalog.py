@@ -25,7 +25,7 @@ from webapp.tables.browsing import EVERY_ROW, RowView
 from webapp.tables.cells import COLUMN_TYPES, CellInvalid, display, infer_type
 from webapp.tables.coerce import typed_value
 from webapp.tables.models import ROW_TARGET, DataTable, TableCellKey, TableColumn, TableRow
-from webapp.tables.sort_keys import write_keys
+from webapp.tables.sort_keys import add_keys, write_keys
 from webapp.text import control_character_problem
 from webapp.uploads import DELIMITERS, sniff_delimiter
 
@@ -338,7 +338,10 @@ def _insert_rows(
         for row_id, row_cells in zip(ids, cells, strict=True):
             changes = {key: (None, value) for key, value in row_cells.items()}
             record_changes(ROW_TARGET, row_id, changes, user, source)
-    write_keys(dict(zip(ids, cells, strict=True)))
+    add_keys(
+        (row_id, start + 1 + n, row_cells)
+        for n, (row_id, row_cells) in enumerate(zip(ids, cells, strict=True))
+    )
     _touch(table)
     return ids
 

@@ -36,7 +36,7 @@ from webapp.tables.catalog import (
 from webapp.tables.cells import CellInvalid
 from webapp.tables.coerce import typed_value
 from webapp.tables.models import DataTable, TableColumn, TableRow
-from webapp.tables.sort_keys import write_keys
+from webapp.tables.sort_keys import add_keys
 from webapp.uploads import CSV_MAX_BYTES, NOT_UTF8, UploadRefused, size_text, sniff_delimiter
 
 MAX_BYTES = 50 * 1024 * 1024
@@ -270,8 +270,9 @@ class TableImport(RunKind):
             TableRow.id > before,
             TableRow.position.between(first, first + len(cells) - 1),
         )
-        write_keys(
-            {row_id: cells[position - first] for row_id, position in db.session.execute(added)}
+        add_keys(
+            (row_id, position, cells[position - first])
+            for row_id, position in db.session.execute(added).all()
         )
         table.updated_at = now
         db.session.commit()

@@ -1,13 +1,13 @@
 """The sort keys of a table's cells (TableCellKey): what the table page sorts, filters and
 counts by through one index instead of reading every row's JSON.
 
-Every write of rows' cells calls write_keys with the cells as stored now; deleting a row or a
-column removes its keys by cascade.
+Every write of rows' cells calls write_keys with the cells as stored now (add_keys for rows
+just added); deleting a row or a column removes its keys by cascade.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sqlalchemy import delete, select
@@ -39,10 +39,13 @@ def write_keys(cells_of: Mapping[int, Mapping[str, Any]]) -> None:
     for picked in among(db.session, TableRow.id, cells_of):
         query = select(TableRow.id, TableRow.position).where(picked)
         positions.update((row_id, position) for row_id, position in db.session.execute(query))
+    add_keys((row_id, positions[row_id], cells_of[row_id]) for row_id in positions)
+
+
+def add_keys(rows: Iterable[tuple[int, int, Mapping[str, Any]]]) -> None:
+    """The keys of rows just added, which have none yet: (row id, position, cells)."""
     keys = []
-    for row_id, cells in cells_of.items():
-        if row_id not in positions:
-            continue
+    for row_id, position, cells in rows:
         for column_key, value in cells.items():
             key = cell_key(value)
             if key is not None:
@@ -51,7 +54,7 @@ def write_keys(cells_of: Mapping[int, Mapping[str, Any]]) -> None:
                     {
                         "row_id": row_id,
                         "column_id": int(column_key),
-                        "position": positions[row_id],
+                        "position": position,
                         "number": number,
                         "text": text,
                     }
