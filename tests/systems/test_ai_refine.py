@@ -209,7 +209,7 @@ def test_an_edit_is_kept_in_the_values_conversation(client_as):
     entry = value_entry(document_of(system_id), FUEL)
     assert entry["reviewed"] is True  # a person's value
     last = entry["conversation"][-1]
-    assert (last["action"], last["previous_value"], last["new_value"]) == ("edit", 21, 24)
+    assert (last["action"], last["previous_value"], last["new_value"]) == ("manual_edit", 21, 24)
 
 
 def test_the_page_names_the_assumptions_a_refinement_changed(client_as):

@@ -47,8 +47,8 @@ def test_a_user_message_keeps_its_action_and_values():
         "new_value": 18.5,
         "timestamp": STAMP,
     }
-    with pytest.raises(ValueError, match="calculate, refine, edit"):
-        user_message("?", "approve", None, None, STAMP)
+    with pytest.raises(ValueError, match="manual_edit, approve, refine, calculate"):
+        user_message("?", "edit", None, None, STAMP)
 
 
 def test_an_answer_is_kept_as_the_seed_shows_it():

@@ -48,7 +48,7 @@ def test_a_bad_file_names_each_problem_by_its_path():
     raw["steps"][3]["interventions"][2]["day"] = "deux"
     raw["steps"][1]["color"] = "vert"
     raw["steps"][0]["interventions"][0]["type"] = "intervention_middle"
-    raw["steps"][2]["interventions"][0]["values"] = [{"key": "ift", "value": "un peu"}]
+    raw["steps"][2]["interventions"][0]["values"] = [{"key": "ift", "value": True}]
     raw["steps"][4]["assumptions"] = "x" * 10_001
     del raw["steps"][5]["name"]
     with pytest.raises(doc.DocumentInvalid) as refused:
@@ -200,3 +200,54 @@ def test_a_step_row_carries_the_step_totals():
     new, _ = doc.set_value(new, step["id"], second, "frequence", 2)
     step_row = next(r for r in rows(new, columns(new)) if r.intervention_id is None)
     assert step_row.totals["ift"] == 2.5
+
+
+TEXT_VALUES = "itinera-text-values.json"
+
+
+def test_values_written_as_text_are_kept_as_written_with_their_status():
+    raw = itinera(TEXT_VALUES)
+    stored = doc.read_document((DATA / TEXT_VALUES).read_text(encoding="utf-8"))
+    assert stored == raw  # "0,15", "environ 2", status and conversations come back as they were
+    herbicide = stored["steps"][0]["interventions"][0]["values"]
+    assert [(v["value"], v["status"]) for v in herbicide] == [
+        ("0,15", "ia"),
+        (1, "user"),
+        ("environ 2", "ia"),
+        ("35.5", "calculated"),
+    ]
+    assert doc.text_values(stored) == {
+        doc.value_path("step-ble", "int-herbicide", "gnr"): "environ 2",
+        doc.value_path("step-ble", "int-moisson", "mecanisation"): "beaucoup",
+    }
+    assert [doc.value_number(v["value"]) for v in herbicide] == [0.15, 1, None, 35.5]
+
+
+def test_a_value_is_a_number_or_text_of_bounded_length():
+    raw = itinera(TEXT_VALUES)
+    values = raw["steps"][0]["interventions"][0]["values"]
+    values[0]["value"] = "x" * (doc.TEXT_VALUE_LIMIT + 1)
+    values[1]["value"] = [1]
+    with pytest.raises(doc.DocumentInvalid) as refused:
+        doc.validate_document(raw)
+    assert sorted(refused.value.errors) == [
+        "steps[0].interventions[0].values[0].value",
+        "steps[0].interventions[0].values[1].value",
+    ]
+
+
+def test_reviewing_alone_keeps_the_value_and_a_value_that_is_not_a_number_is_not_reviewed():
+    stored = doc.validate_document(itinera(TEXT_VALUES))
+    stamp = "2026-11-26T10:00:00.000Z"
+    approved, changed = doc.set_value(
+        stored, "step-ble", "int-herbicide", "ift", reviewed=True, stamp=stamp
+    )
+    path = doc.value_path("step-ble", "int-herbicide", "ift")
+    assert changed == {path + doc.REVIEWED: (None, True)}
+    assert doc.value_entry(approved, path)["value"] == "0,15"
+    with pytest.raises(doc.DocumentInvalid, match="not a number"):
+        doc.set_value(stored, "step-ble", "int-herbicide", "gnr", reviewed=True, stamp=stamp)
+    # A person's own value replaces the text, read as a number.
+    corrected, _ = doc.set_value(stored, "step-ble", "int-herbicide", "gnr", "2,5", stamp=stamp)
+    gnr = doc.value_entry(corrected, doc.value_path("step-ble", "int-herbicide", "gnr"))
+    assert (gnr["value"], gnr["reviewed"], gnr["status"]) == (2.5, True, "ia")

@@ -15,7 +15,7 @@ from tests.systems.test_system_api import api_client, create, itinera
 from webapp.extensions import db
 from webapp.review.models import Change
 from webapp.systems.cell_details import Made, made_by, thread
-from webapp.systems.document import flat_values, value_path
+from webapp.systems.document import flat_values, validate_document, value_entry, value_path
 from webapp.systems.models import System
 
 pytestmark = pytest.mark.usefixtures("idle_queue")
@@ -273,3 +273,53 @@ def test_a_step_value_has_its_drawer_with_the_step_and_system_assumptions(client
     assert "argileux" in page and "the step&#39;s name (its crop)" in page
     # A step's value has no calculator: it is set or approved, never calculated.
     assert ">Approve</button>" in page and "Calculate</button>" not in page
+
+
+def test_approving_is_said_in_the_conversation_which_keeps_its_system_message(client_as):
+    many = [
+        CONVERSATION[0],
+        *(
+            {"role": "user", "content": f"note {n}", "timestamp": "2026-01-13T14:02Z"}
+            for n in range(12)
+        ),
+    ]
+    entry = {"value": 0.8, "reviewed": False, "conversation": many}
+    _editor, system_id = imported(client_as, ift=entry)
+    editor = client_as("editor")
+    assert editor.submit(f"/systems/{system_id}/cell/approve", fields("ift")).status_code == 302
+    path = value_path(STEP["id"], LABOUR["id"], "ift")
+    system = db.session.get(System, system_id)
+    conversation = value_entry(system.document, path)["conversation"]
+    assert len(conversation) == 10 and conversation[0] == CONVERSATION[0]
+    last = conversation[-1]
+    assert (last["role"], last["action"], last["previous_value"], last["new_value"]) == (
+        "user",
+        "approve",
+        0.8,
+        0.8,
+    )
+    page = editor.get(drawer_url(system_id, "ift")).get_data(as_text=True)
+    assert "approved the value" in page
+
+
+def test_approving_a_value_without_a_conversation_begins_one_naming_it(client_as):
+    _editor, system_id = imported(client_as, ift={"value": 0.8, "reviewed": False})
+    client_as("editor").submit(f"/systems/{system_id}/cell/approve", fields("ift"))
+    path = value_path(STEP["id"], LABOUR["id"], "ift")
+    conversation = value_entry(db.session.get(System, system_id).document, path)["conversation"]
+    assert [(m["role"], m.get("action")) for m in conversation] == [
+        ("system", None),
+        ("user", "approve"),
+    ]
+    assert conversation[0]["content"] == "Labour (Orge + Lupin): Treatment frequency index."
+
+
+def test_an_edit_stored_under_its_earlier_name_reads_as_the_seeds():
+    earlier = {"role": "user", "content": "Set to 2.", "action": "edit", "timestamp": "x"}
+    assert thread([earlier])[0].action == "edited the value"
+    document = copy.deepcopy(DOCUMENT)
+    work = document["steps"][0]["interventions"][0]
+    work["values"] = [{"key": "ift", "value": 2, "conversation": [earlier]}]
+    stored = validate_document(document)
+    said = stored["steps"][0]["interventions"][0]["values"][0]["conversation"][0]
+    assert said["action"] == "manual_edit"

@@ -163,3 +163,76 @@ def test_a_document_over_one_megabyte_is_stored_with_a_warning(client_as):
     assert created.status_code == 201
     assert "over 1 MB" in created.get_json()["warning"]
     assert editor.get(f"/api/v1/systems/{created.get_json()['id']}").get_json() == document
+
+
+def test_reviewed_alone_approves_the_value_as_it_stands_and_undo_reopens_it(client_as):
+    editor = api_client(client_as, "editor")
+    system_id = create(editor).get_json()["id"]
+    step = itinera()["steps"][1]
+    work = step["interventions"][2]
+    url = f"/api/v1/systems/{system_id}/values"
+    body = {"step_id": step["id"], "intervention_id": work["id"], "key": "ift"}
+    editor.post(url, json=body | {"value": 0.15, "reviewed": False}, headers=editor.headers)
+    approved = editor.post(url, json=body | {"reviewed": True}, headers=editor.headers)
+    assert approved.status_code == 200, approved.get_json()
+    entry = approved.get_json()["entry"]
+    assert (entry["value"], entry["reviewed"]) == (0.15, True)
+    said = entry["conversation"][-1]
+    assert (said["action"], said["previous_value"], said["new_value"]) == ("approve", 0.15, 0.15)
+    group = approved.get_json()["undo_group"]
+    audited = db.session.scalars(select(Change).where(Change.apply_group == group)).all()
+    path = value_path(step["id"], work["id"], "ift")
+    assert [(c.field, c.old_value, c.new_value) for c in audited] == [
+        (path + ".reviewed", False, True)
+    ]
+    reviewer = api_client(client_as, "reviewer")
+    undone = reviewer.post(f"/api/v1/undo/{group}", headers=reviewer.headers)
+    assert undone.status_code == 200, undone.get_json()
+    back = editor.get(f"/api/v1/systems/{system_id}").get_json()
+    entry = back["steps"][1]["interventions"][2]["values"][0]
+    assert (entry["value"], entry["reviewed"]) == (0.15, False)
+
+
+def test_reviewed_alone_needs_a_value_and_null_clears_one(client_as):
+    editor = api_client(client_as, "editor")
+    system_id = create(editor).get_json()["id"]
+    step = itinera()["steps"][1]
+    work = step["interventions"][2]
+    url = f"/api/v1/systems/{system_id}/values"
+    body = {"step_id": step["id"], "intervention_id": work["id"], "key": "ift"}
+    nothing = editor.post(url, json=body | {"reviewed": True}, headers=editor.headers)
+    assert nothing.status_code == 422
+    assert "no value to review" in nothing.get_json()["error"]["message"]
+    empty = editor.post(url, json=body, headers=editor.headers)
+    assert empty.status_code == 422
+    not_applicable = editor.post(url, json=body | {"reviewed": "n/a"}, headers=editor.headers)
+    assert not_applicable.get_json()["entry"] == {"key": "ift", "reviewed": "n/a"}
+    editor.post(url, json=body | {"value": 0.5, "reviewed": False}, headers=editor.headers)
+    cleared = editor.post(url, json=body | {"value": None}, headers=editor.headers).get_json()
+    assert cleared["entry"] is None  # no value and nothing to review: the entry is gone
+    stored = editor.get(f"/api/v1/systems/{system_id}").get_json()
+    assert stored["steps"][1]["interventions"][2]["values"] == []
+
+
+def test_an_itinera_file_with_text_values_is_imported_said_and_exported_as_it_came(client_as):
+    editor = api_client(client_as, "editor")
+    answer = create(editor, document=itinera("itinera-text-values.json"))
+    assert answer.status_code == 201, answer.get_json()
+    body = answer.get_json()
+    assert body["not_numbers"] == [
+        {
+            "path": value_path("step-ble", "int-herbicide", "gnr"),
+            "label": "Désherbage (Blé tendre d'hiver): Fuel",
+            "value": "environ 2",
+        },
+        {
+            "path": value_path("step-ble", "int-moisson", "mecanisation"),
+            "label": "Moisson (Blé tendre d'hiver): Machinery",
+            "value": "beaucoup",
+        },
+    ]
+    assert "counted in no total" in body["not_numbers_message"]
+    exported = editor.get(f"/systems/{body['id']}.json")
+    assert json.loads(exported.get_data()) == itinera("itinera-text-values.json")
+    plain = create(editor)
+    assert "not_numbers" not in plain.get_json()

@@ -11,7 +11,11 @@ from urllib.parse import urlencode
 from sqlalchemy import select
 
 from webapp.extensions import db
+from webapp.systems.document import value_path
+from webapp.systems.drawer import cell_id
+from webapp.systems.grid import STATES
 from webapp.systems.models import Farm, System
+from webapp.systems.runs import cells_to_calculate
 
 DATA = Path(__file__).parent / "data"
 
@@ -150,3 +154,68 @@ def test_a_reviewer_undoes_an_edit_from_the_system_page(client_as):
     assert "There was nothing to undo." in again.get_data(
         as_text=True
     ) or "Nothing was undone" in again.get_data(as_text=True)
+
+
+def _cell(page: str, step: str, intervention: str | None, key: str) -> str:
+    """The <td> of one value on the system page."""
+    found = re.search(rf'<td id="{cell_id(step, intervention, key)}" (.*?)</td>', page, re.S)
+    return found.group(1)
+
+
+def test_each_state_has_its_colour_mark_and_legend_entry(client_as):
+    editor = client_as("editor")
+    answer = upload(editor, "itinera-text-values.json")
+    page = editor.get(answer.headers["Location"]).get_data(as_text=True)
+    # The import names the values that are not numbers.
+    assert "2 value(s) are text that is not a number" in page
+    assert "Désherbage (Blé tendre d&#39;hiver): Fuel “environ 2”" in page
+    legend = page.split('class="value-legend"')[1].split("</ul>")[0]
+    for state, (mark, meaning) in STATES.items():
+        entry = f'<li class="value-cell state-{state}"><span class="value-mark" aria-hidden="true">'
+        assert f"{entry}{mark}</span> {html.escape(meaning, quote=False)}</li>" in legend
+    assert len(set(mark for mark, _ in STATES.values())) == len(STATES)
+    confident = _cell(page, "step-ble", "int-herbicide", "ift")
+    assert "state-confident" in confident and ">★</span> 0.15" in confident
+    unsure = _cell(page, "step-ble", "int-moisson", "gnr")
+    assert "state-unreviewed confidence-medium" in unsure and ">?</span> 18" in unsure
+    invalid = _cell(page, "step-ble", "int-herbicide", "gnr")
+    assert "state-invalid" in invalid and ">!</span>" in invalid and "not a number" in invalid
+    assert "“environ 2”, counted in no total" in invalid
+
+
+def test_a_yield_shows_the_unit_its_step_states(client_as):
+    editor = client_as("editor")
+    system_url = upload(editor, "itinera-text-values.json").headers["Location"]
+    page = editor.get(system_url).get_data(as_text=True)
+    assert 'title="rendement">Yield<span class="column-type">unit per step</span>' in page
+    assert '72 <span class="cell-unit">q/ha</span>' in _cell(page, "step-ble", None, "rendement")
+    rapeseed = _cell(page, "step-colza", None, "rendement")
+    assert '3.4 <span class="cell-unit">t/ha</span>' in rapeseed
+    drawer = editor.get(
+        f"{system_url}/cell/drawer?step=step-ble&intervention=&key=rendement"
+    ).get_data(as_text=True)
+    assert "Blé tendre d&#39;hiver › Yield (q/ha)" in drawer and "72</strong> q/ha" in drawer
+    # One unit for every step: said once, in the heading.
+    plain = upload(editor).headers["Location"]
+    page = editor.get(plain).get_data(as_text=True)
+    assert 'title="rendement">Yield<span class="column-type">t/ha</span>' in page
+    assert 'class="cell-unit"' not in page
+
+
+def test_text_that_is_not_a_number_is_never_calculated_over_nor_approved(client_as):
+    editor = client_as("editor")
+    upload(editor, "itinera-text-values.json")
+    system = db.session.scalars(select(System)).one()
+    gnr = value_path("step-ble", "int-herbicide", "gnr")
+    assert gnr not in cells_to_calculate(system.document)
+    assert value_path("step-colza", "int-semis", "gnr") in cells_to_calculate(system.document)
+    refused = editor.submit(
+        f"/systems/{system.id}/cell/approve",
+        {"step": "step-ble", "intervention": "int-herbicide", "key": "gnr"},
+        page=f"/systems/{system.id}",
+    )
+    assert refused.status_code == 302
+    drawer = editor.get(refused.headers["Location"]).get_data(as_text=True)
+    assert "“environ 2” is not a number: correct the value before approving it." in drawer
+    assert "<strong>“environ 2”</strong>: not a number" in drawer
+    assert ">Approve</button>" not in drawer

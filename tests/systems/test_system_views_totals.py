@@ -5,10 +5,11 @@ import copy
 import csv
 import io
 
-from tests.systems.test_system_api import api_client, create
+from tests.systems.test_system_api import api_client, create, itinera
 from tests.systems.test_totals import value, wheat
 from webapp.systems.demo import DEMO_DOCUMENT
-from webapp.systems.summary import step_chart, yearly_rows
+from webapp.systems.grid import columns
+from webapp.systems.summary import csv_header, step_chart, yearly_rows
 from webapp.systems.totals import system_totals
 
 
@@ -128,3 +129,50 @@ def test_the_csv_has_a_row_per_step_and_intervention_with_labelled_columns(clien
     wheat_row = table[1]
     assert wheat_row[1] == "" and float(wheat_row[header.index("Yield (t/ha)")]) == 8
     assert any(r[1] == '\'=HYPERLINK("http://x")' for r in table)
+
+
+def text_values_system(client_as):
+    editor = api_client(client_as, "editor")
+    answer = create(editor, document=itinera("itinera-text-values.json"))
+    assert answer.status_code == 201, answer.get_json()
+    return editor, answer.get_json()
+
+
+def test_text_that_reads_as_a_number_counts_and_other_text_counts_nowhere(client_as):
+    editor, created = text_values_system(client_as)
+    totals = editor.get(f"/api/v1/systems/{created['id']}/totals").get_json()
+    wheat_totals = totals["steps"][0]
+    herbicide = wheat_totals["interventions"]["int-herbicide"]["values"]
+    assert herbicide["ift"] == {"value": 0.15, "unit": "IFT"}
+    assert herbicide["coutsPhytos"] == {"value": 35.5, "unit": "€/ha"}
+    assert "gnr" not in herbicide  # "environ 2" is no number
+    assert wheat_totals["values"]["gnr"] == {"value": 18, "unit": "L/ha"}
+    assert wheat_totals["missing"]["gnr"] == ["int-herbicide"]
+    assert "mecanisation" not in wheat_totals["values"]  # "beaucoup" only
+    # 72 q/ha at 210 €/t: the step's yield in its own unit, converted for the output.
+    assert wheat_totals["values"]["rendement"] == {"value": 72, "unit": "q/ha"}
+    assert wheat_totals["values"]["totalProduits"] == {"value": 1512, "unit": "€/ha"}
+    assert totals["steps"][1]["values"]["rendement"] == {"value": 3.4, "unit": "t/ha"}
+
+
+def test_the_csv_gives_each_yield_its_steps_unit_and_text_as_written(client_as):
+    editor, created = text_values_system(client_as)
+    answer = editor.get(f"/systems/{created['id']}.csv")
+    table = list(csv.reader(io.StringIO(answer.get_data(as_text=True))))
+    header = table[0]
+    assert "Yield (t/ha)" not in header
+    at = header.index("Yield")
+    assert header[at + 1] == "Yield unit"
+    wheat_row, rapeseed_row = (r for r in table if r[1] == "")
+    assert (float(wheat_row[at]), wheat_row[at + 1]) == (72, "q/ha")
+    assert (float(rapeseed_row[at]), rapeseed_row[at + 1]) == (3.4, "t/ha")
+    herbicide = next(r for r in table if r[1] == "Désherbage")
+    assert float(herbicide[header.index("Treatment frequency index (IFT)")]) == 0.15
+    assert herbicide[header.index("Fuel (L/ha)")] == "environ 2"
+
+
+def test_one_yield_unit_is_said_in_the_heading():
+    one = copy.deepcopy(itinera("itinera-text-values.json"))
+    one["steps"][1]["assumptions"] = "- **Unité rendement**: q/ha"
+    assert "Yield (q/ha)" in csv_header(columns(one), one)
+    assert "Yield unit" not in csv_header(columns(one), one)

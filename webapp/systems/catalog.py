@@ -5,7 +5,7 @@ document, setting one value (audited, undoable), and the review target the core 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from flask import url_for
@@ -20,11 +20,13 @@ from webapp.review.audit import record_changes
 from webapp.review.models import Suggestion
 from webapp.review.targets import Changed, ReviewTarget, WriteRefused, register_target
 from webapp.systems import document as doc
-from webapp.systems.conversation import user_message
+from webapp.systems.conversation import system_message, user_message
+from webapp.systems.grid import field_label
 from webapp.systems.models import VALUE_TARGET, Farm, System
 from webapp.text import control_character_problem
 
 NAME_LIMIT = 200
+NOT_NUMBERS_NAMED = 10  # the values a message names before it counts the rest
 # A system's details and their bounds (the columns' sizes, as the API bounds them).
 DETAILS = (
     ("description", 20_000, True),
@@ -40,10 +42,25 @@ class SystemInvalid(Invalid):
 
 @dataclass(frozen=True)
 class Saved:
-    """What a write did: the audit group (None when nothing changed) and a size warning."""
+    """What a write did: the audit group (None when nothing changed), a size warning, and
+    {path: text} of the values a whole document brought that are text but not numbers."""
 
     group: str | None = None
     warning: str | None = None
+    not_numbers: Mapping[str, str] = field(default_factory=dict)
+
+    def not_numbers_said(self, document: dict[str, Any]) -> str | None:
+        """The values that are not numbers, by name, in a sentence; None when there are none."""
+        if not self.not_numbers:
+            return None
+        named = [f"{field_label(document, p)} “{text}”" for p, text in self.not_numbers.items()]
+        shown = "; ".join(named[:NOT_NUMBERS_NAMED])
+        more = len(named) - NOT_NUMBERS_NAMED
+        return (
+            f"{len(named)} value(s) are text that is not a number: kept as written, shown as "
+            f"invalid and counted in no total until corrected — {shown}"
+            + (f"; and {more} more." if more > 0 else ".")
+        )
 
 
 def _name(raw: Any, loc: str, what: str) -> str:
@@ -97,7 +114,7 @@ def import_system(
     db.session.flush()
     created = {f: (None, v) for f, v in doc.flat_values(checked).items() if v is not None}
     group = record_changes(VALUE_TARGET, system.id, created, user, "import")
-    return system, Saved(group, doc.size_warning(checked))
+    return system, Saved(group, doc.size_warning(checked), doc.text_values(checked))
 
 
 def _locked(system: System) -> dict[str, Any]:
@@ -135,7 +152,7 @@ def replace_document(system: System, document: Any, user: User | None) -> Saved:
     _store(system, checked)
     group = record_changes(VALUE_TARGET, system.id, changed, user, "manual")
     _close_suggestions(system.id, checked, user)
-    return Saved(group, doc.size_warning(checked))
+    return Saved(group, doc.size_warning(checked), doc.text_values(checked))
 
 
 def edit_document(
@@ -240,38 +257,63 @@ def set_value(
     user: User | None,
     reviewed: Any = None,
 ) -> Saved:
-    """One value set by a person (reviewed unless they say otherwise), audited and undoable;
-    a value with a conversation keeps the edit in it."""
+    """One value set by a person (reviewed unless they say otherwise), audited and undoable.
+    value doc.KEEP sets only its review status. A value with a conversation keeps the edit in
+    it; an approval (reviewed true alone) is said in it as set_reviewed says it."""
     document, changed = doc.set_value(
         _locked(system), step_id, intervention_id, key, value, reviewed
     )
     if not changed:
         return Saved()
     path = doc.value_path(step_id, intervention_id, key)
+    stamp = document["updatedAt"]
     if path in changed and (doc.value_entry(document, path) or {}).get("conversation"):
         old, new = changed[path]
-        said = user_message(f"Set to {new}.", "edit", old, new, document["updatedAt"])
-        document = doc.add_messages(document, path, [said], document["updatedAt"])
+        said = user_message(f"Set to {new}.", "manual_edit", old, new, stamp)
+        document = doc.add_messages(document, path, [said], stamp)
+    elif path not in changed and changed.get(path + doc.REVIEWED, (None, None))[1] is True:
+        document = _said_approved(document, path, stamp)
     _store(system, document)
     group = record_changes(VALUE_TARGET, system.id, changed, user, "manual")
     return Saved(group, doc.size_warning(document))
+
+
+def _said_approved(document: dict[str, Any], path: str, stamp: str) -> dict[str, Any]:
+    """The document with the approval in the value's conversation (seed 003's action
+    approve), begun with what the value is when it has none yet."""
+    entry = doc.value_entry(document, path) or {}
+    value = entry.get("value")
+    said = (
+        []
+        if entry.get("conversation")
+        else [system_message(f"{field_label(document, path)}.", stamp)]
+    )
+    said.append(user_message("Approved as it stands.", "approve", value, value, stamp))
+    return doc.add_messages(document, path, said, stamp)
 
 
 def set_reviewed(
     system: System, step_id: str, intervention_id: str | None, key: str, user: User | None
 ) -> Saved:
     """A person approves a value as it stands: reviewed true, audited and undoable like an
-    edit. Only a value that is there and applies can be approved."""
+    edit, and said in its conversation. Only a value that is there, is a number and applies
+    can be approved."""
     document = _locked(system)
     path = doc.value_path(step_id, intervention_id, key)
     _step, _intervention, holder, list_key = doc.owner(document, step_id, intervention_id)
     entry = next((e for e in holder.get(list_key, []) if e.get("key") == key), {})
     if entry.get("value") is None or entry.get("reviewed") == "n/a":
         raise SystemInvalid("There is no value to approve here.", loc="key")
-    document, changed = doc.write_fields(document, {path + doc.REVIEWED: True}, doc.now_stamp())
+    if doc.not_a_number(entry["value"]):
+        raise SystemInvalid(
+            f"“{entry['value']}” is not a number: correct the value before approving it.",
+            loc="key",
+        )
+    stamp = doc.now_stamp()
+    document, changed = doc.write_fields(document, {path + doc.REVIEWED: True}, stamp)
     if not changed:
         return Saved()
-    _store(system, document)
+    _store(system, _said_approved(document, path, stamp))
     return Saved(record_changes(VALUE_TARGET, system.id, changed, user, "manual"))
 
 

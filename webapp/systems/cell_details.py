@@ -15,7 +15,7 @@ from typing import Any
 
 from webapp.systems.assumptions import Assumptions, find_step, resolve_for
 from webapp.systems.assumptions import resolve as resolve_levels
-from webapp.systems.grid import STATES, Cell
+from webapp.systems.conversation import seed_action
 
 LEVEL_WORDS = {
     "step_name": "the step's name (its crop)",
@@ -36,7 +36,6 @@ ROLE_WORDS = {"system": "Task", "assistant": "Assistant", "user": "Person"}
 ACTION_WORDS = {
     "approve": "approved the value",
     "manual_edit": "edited the value",
-    "edit": "edited the value",
     "refine": "asked to refine",
     "calculate": "asked to calculate",
 }
@@ -48,13 +47,6 @@ SOURCE_WORDS = {
     "decide": "decided",
     "plan": "planned",
 }
-
-
-def review_state(cell: Cell) -> str:
-    """The grid's state of the value in words; a high-confidence AI value says so."""
-    if cell.state == "unreviewed" and cell.confidence == "high":
-        return "not reviewed yet: a calculated or AI value with high confidence"
-    return STATES[cell.state][1]
 
 
 @dataclass(frozen=True)
@@ -138,7 +130,7 @@ def _said(message: Mapping[str, Any]) -> Said:
         text = _text(answer.get("content") or answer.get("message") or answer.get("answer"))
     said.text = text
     said.timestamp = _text(message.get("timestamp"))
-    action = _text(message.get("action"))
+    action = _text(seed_action(message.get("action")))
     said.action = ACTION_WORDS.get(action, action)
     before, after = message.get("previous_value"), message.get("new_value")
     if _number(before) or _number(after):

@@ -7,7 +7,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 MOST_MESSAGES = 10
-ACTIONS = ("calculate", "refine", "edit")
+# What a person's message did, by seed 003's names (manual_edit, approve, refine), and
+# calculate, which the seed does not name: a person asked for a value to be worked out.
+ACTIONS = ("manual_edit", "approve", "refine", "calculate")
+# Names documents stored before they followed the seed: read (and written back) as the seed's.
+EARLIER_ACTIONS = {"edit": "manual_edit"}
+
+
+def seed_action(action: Any) -> Any:
+    """An action as seed 003 names it (an earlier name mapped, anything else as it is)."""
+    return EARLIER_ACTIONS.get(action, action) if isinstance(action, str) else action
 
 
 def pruned(messages: Sequence[Mapping[str, Any]], most: int = MOST_MESSAGES) -> list[dict]:
@@ -27,8 +36,7 @@ def system_message(content: str, stamp: str) -> dict[str, Any]:
 def user_message(
     content: str, action: str, previous_value: Any, new_value: Any, stamp: str
 ) -> dict[str, Any]:
-    """What a person asked of the value (calculate, refine or edit) and the value before and
-    after."""
+    """What a person did to the value (one of ACTIONS) and the value before and after."""
     if action not in ACTIONS:
         raise ValueError(f"action is one of {', '.join(ACTIONS)}")
     return {

@@ -31,12 +31,13 @@ from pydantic import (
 from webapp.contract import READERS, NumberRefused
 from webapp.numbers import NumberInvalid, parse_number
 from webapp.problems import Invalid, Problem
-from webapp.systems.conversation import pruned
+from webapp.systems.conversation import pruned, seed_action
 
 ASSUMPTIONS_LIMIT = 10_000  # characters of Markdown per level, as seed 003 says
 # Seed 003 watches documents past 1 MB: stored, but the user is told.
 LARGE_DOCUMENT_BYTES = 1_000_000
 TOP, BOTTOM = "intervention_top", "intervention_bottom"
+TEXT_VALUE_LIMIT = 500
 REVIEWED = ".reviewed"
 
 # Ids and keys are short enough that the longest value path fits the audit trail's field (255).
@@ -66,6 +67,12 @@ class Message(Part):
     role: Literal["system", "assistant", "user"]
     content: Annotated[str, Field(max_length=50_000)]
     timestamp: Stamp | None = None
+    action: Any = None
+
+    @field_validator("action", mode="before")
+    @classmethod
+    def _seed_action(cls, action: Any) -> Any:
+        return seed_action(action)
 
 
 class Value(Part):
@@ -78,8 +85,16 @@ class Value(Part):
     @field_validator("value", mode="before")
     @classmethod
     def _number(cls, value: Any) -> Any:
+        """A number, or text as itinera's files may hold it (`number | string`): kept as
+        written; value_number reads it, and text that is not a number counts nowhere."""
         if value is None:
             return None
+        if isinstance(value, str):
+            if len(value) > TEXT_VALUE_LIMIT:
+                raise ValueError(
+                    f"a value written as text is at most {TEXT_VALUE_LIMIT} characters"
+                )
+            return value
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ValueError("give a number (or null)")
         if not math.isfinite(value):
@@ -344,6 +359,29 @@ def indicator_keys(document: dict[str, Any]) -> list[str]:
     return list(keys)
 
 
+def value_number(raw: Any) -> float | None:
+    """A stored value as a number: a number as it is, text that reads as one ("3,5") as that
+    number; None when there is none or the text is not a number."""
+    if raw is None:
+        return None
+    if isinstance(raw, int | float) and not isinstance(raw, bool):
+        return raw
+    try:
+        return parse_number(raw)
+    except NumberInvalid:
+        return None
+
+
+def not_a_number(raw: Any) -> bool:
+    """Whether a stored value is text that is not a number (kept, but counted nowhere)."""
+    return raw is not None and value_number(raw) is None
+
+
+def text_values(document: dict[str, Any]) -> dict[str, str]:
+    """{path: text} of every value whose text is not a number."""
+    return {path: e["value"] for path, e in iter_values(document) if not_a_number(e.get("value"))}
+
+
 def read_number(raw: Any) -> float | int | None:
     """A value as a person or a client gives it: a number, text such as "3,5", or empty."""
     if raw is None or (isinstance(raw, str) and not raw.strip()):
@@ -454,14 +492,17 @@ def write_fields(
         by_entry.setdefault(path, {})["reviewed" if is_status else "value"] = new
     for path, wanted in by_entry.items():
         step_id, intervention_id, key, _status = parse_path(path)
-        if "value" in wanted and "reviewed" not in wanted:
-            wanted["reviewed"] = True
         step, intervention, holder, list_key = owner(document, step_id, intervention_id)
         entries = holder.get(list_key, [])
         entry = next((e for e in entries if e.get("key") == key), None)
         before = {"value": None, "reviewed": None} | (
             {n: entry.get(n) for n in ("value", "reviewed")} if entry else {}
         )
+        if "value" in wanted and "reviewed" not in wanted:
+            if wanted["value"] is not None:
+                wanted["reviewed"] = True
+            elif before["reviewed"] in (True, False):
+                wanted["reviewed"] = None  # a value cleared leaves nothing to review ("n/a" stays)
         if entry is None:
             entry = {"key": key}
             holder[list_key] = [*entries, entry]
@@ -485,28 +526,46 @@ def write_fields(
     return validate_document(document), changed
 
 
+# What set_value gets when no value is given: the value stays as it is.
+KEEP = object()
+
+
 def set_value(
     document: dict[str, Any],
     step_id: str,
     intervention_id: str | None,
     key: str,
-    value: Any,
+    value: Any = KEEP,
     reviewed: Any = None,
     stamp: str | None = None,
 ) -> tuple[dict[str, Any], dict[str, tuple[Any, Any]]]:
-    """One value set by a person: read as a number (a word is refused), reviewed true unless
-    they say otherwise; the document must hold the step and intervention."""
+    """One value set by a person: read as a number (a word is refused; None or "" clears it),
+    reviewed true unless they say otherwise; the document must hold the step and
+    intervention. Without a value (KEEP) only its review status is set: true or false only on
+    a value that is there and is a number, "n/a" on any."""
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,63}", key or ""):
         raise DocumentInvalid(
             "An indicator key is a word of letters, digits and _ (such as ift).", loc="key"
         )
     owner(document, step_id, intervention_id)  # a missing step or intervention, by name
     path = value_path(step_id, intervention_id, key)
-    fields: dict[str, Any] = {path: read_number(value)}
+    fields: dict[str, Any] = {}
+    if value is not KEEP:
+        fields[path] = read_number(value)
     if reviewed is not None:
         if reviewed not in (True, False, "n/a"):
             raise DocumentInvalid('reviewed is true, false or "n/a".', loc="reviewed")
         fields[path + REVIEWED] = reviewed
+    if not fields:
+        raise DocumentInvalid("Give a value, a review status (reviewed) or both.", loc="value")
+    if value is KEEP and reviewed != "n/a":
+        held = (value_entry(document, path) or {}).get("value")
+        if held is None:
+            raise DocumentInvalid("There is no value to review here.", loc="value")
+        if not_a_number(held):
+            raise DocumentInvalid(
+                f"“{held}” is not a number: correct the value before reviewing it.", loc="value"
+            )
     return write_fields(document, fields, stamp or now_stamp())
 
 

@@ -27,7 +27,6 @@ from webapp.systems.cell_details import (
     Made,
     assumptions_in_effect,
     made_by,
-    review_state,
     texts,
     thread,
 )
@@ -119,7 +118,6 @@ def how_made(system: System, path: str) -> dict[str, Any] | None:
 def drawer_context(system: System, row: grid.Row, cell: grid.Cell, **more: Any) -> dict:
     document = system.document
     path = value_path(row.step_id, row.intervention_id, cell.key)
-    heading = grid.headings([cell.key])[0]
     editor = current_user.can(Role.editor)
     # What the provider can propose: with openai, seeds and fertiliser too (the model).
     calculable = runs.refinable(row.intervention_id, cell.key)
@@ -130,16 +128,16 @@ def drawer_context(system: System, row: grid.Row, cell: grid.Cell, **more: Any) 
         "system": system,
         "row": row,
         "cell": cell,
-        "unit": heading.unit,
-        "title": f"{row.name} › {heading.label}" + (f" ({heading.unit})" if heading.unit else ""),
+        "unit": cell.unit,
+        "title": f"{row.name} › {cell.label}" + (f" ({cell.unit})" if cell.unit else ""),
         "step_name": find_step(document, row.step_id).get("name", ""),
-        "state": review_state(cell),
+        "state": cell.meaning,
         "made": made_by(path, audit_rows(system.id, path)),
         "thread": thread((cell.entry or {}).get("conversation")),
         "assumptions": assumptions_in_effect(document, row.step_id, row.intervention_id),
         "how": how_made(system, path),
         "needs": needs,
-        "may_approve": editor and cell.state == "unreviewed",
+        "may_approve": editor and cell.state in grid.UNREVIEWED,
         "may_calculate": editor and calculable and cell.state != "na",
         "may_edit": editor,
         "in_drawer": bool(htmx),

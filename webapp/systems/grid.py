@@ -1,6 +1,7 @@
 """The interventions × indicators grid of a system page, as plain rows: each step, then its
-interventions in the order of their day, with the value entry under each indicator key and
-the state people see it in (reviewed, not reviewed, not applicable, empty)."""
+interventions in the order of their day, with the value entry under each indicator key, its
+unit (a step's yield in the unit the step states) and the state people see it in (reviewed,
+not reviewed with high confidence or not, not a number, not applicable, empty)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ from webapp.systems.document import (
     DocumentInvalid,
     indicator_keys,
     moment,
+    not_a_number,
     parse_path,
+    value_number,
 )
 from webapp.systems.indicators import DERIVED_KEYS, INDICATORS, STEP_OVERRIDES, Level, keys_at
-from webapp.systems.totals import step_totals
+from webapp.systems.totals import step_totals, yield_unit
 
 # The registry's indicators a person or a calculator sets per intervention, then what a step
 # sets for itself; the derived ones (totals, margin) are the totals' to compute.
@@ -29,18 +32,25 @@ REGISTRY_KEYS = tuple(
         ]
     )
 )
+# Each state's mark and meaning, in the legend's order.
 STATES = {
     "reviewed": ("✓", "reviewed by a person"),
+    "confident": ("★", "not reviewed yet: a calculated or AI value with high confidence"),
     "unreviewed": ("?", "not reviewed yet (calculated, AI or imported)"),
+    "invalid": ("!", "not a number: kept as written, counted in no total"),
     "na": ("n/a", "not applicable"),
     "empty": ("—", "no value yet"),
 }
+# The states of a value waiting for a person's review.
+UNREVIEWED = ("confident", "unreviewed")
 
 
 @dataclass(frozen=True)
 class Cell:
     key: str
     entry: dict[str, Any] | None
+    unit: str = ""
+    unit_in_cell: bool = False  # the column's cells differ in unit: each says its own
 
     @property
     def state(self) -> str:
@@ -49,7 +59,11 @@ class Cell:
             return "na"
         if entry.get("value") is None:
             return "empty"
-        return "reviewed" if entry.get("reviewed") is True else "unreviewed"
+        if not_a_number(entry["value"]):
+            return "invalid"
+        if entry.get("reviewed") is True:
+            return "reviewed"
+        return "confident" if entry.get("confidence") == "high" else "unreviewed"
 
     @property
     def mark(self) -> str:
@@ -65,7 +79,13 @@ class Cell:
 
     @property
     def value(self) -> Any:
+        """The value as the document holds it (a number, or text as an itinera file has it)."""
         return (self.entry or {}).get("value")
+
+    @property
+    def number(self) -> float | None:
+        """The value as a number (text such as "3,5" read as one); None when it is none."""
+        return value_number(self.value)
 
     @property
     def confidence(self) -> str | None:
@@ -104,15 +124,35 @@ def columns(document: dict[str, Any]) -> list[str]:
 class Heading:
     key: str
     label: str
-    unit: str
+    unit: str  # "" when there is none, or when the column's cells differ (each says its own)
+    units_differ: bool = False
 
 
-def headings(keys: list[str]) -> list[Heading]:
-    """Each column as people read it: the indicator's label and unit, or the bare key."""
+def yield_units(document: dict[str, Any]) -> dict[str, str]:
+    """{step id: the unit its yield is in} (t/ha unless the step states q/ha)."""
+    return {step["id"]: yield_unit(step) for step in document.get("steps", [])}
+
+
+def column_units(document: dict[str, Any], key: str) -> set[str]:
+    """The units a column's values are in: one, but a yield in each step's own."""
+    if key == "rendement":
+        return set(yield_units(document).values()) or {INDICATORS[key].unit}
+    known = INDICATORS.get(key)
+    return {known.unit if known else ""}
+
+
+def headings(keys: list[str], document: dict[str, Any]) -> list[Heading]:
+    """Each column as people read it: the indicator's label and unit, or the bare key; a
+    column whose steps state different units (t/ha and q/ha yields) says so."""
     found = []
     for key in keys:
         known = INDICATORS.get(key)
-        found.append(Heading(key, known.label_en, known.unit) if known else Heading(key, key, ""))
+        units = column_units(document, key)
+        label = known.label_en if known else key
+        if len(units) > 1:
+            found.append(Heading(key, label, "", units_differ=True))
+        else:
+            found.append(Heading(key, label, next(iter(units))))
     return found
 
 
@@ -123,9 +163,15 @@ def label(key: str) -> str:
 
 def rows(document: dict[str, Any], keys: list[str]) -> list[Row]:
     found: list[Row] = []
+    differ = {k for k in keys if len(column_units(document, k)) > 1}
+
+    def cells(units: dict[str, str], entries: list[dict[str, Any]]) -> tuple[Cell, ...]:
+        by_key = {e["key"]: e for e in entries}
+        return tuple(Cell(k, by_key.get(k), units[k], unit_in_cell=k in differ) for k in keys)
+
     for step in document.get("steps", []):
         start = moment(step["startDate"]).date()
-        own = {e["key"]: e for e in step.get("stepValues", [])}
+        units = units_of(step, keys)
         found.append(
             Row(
                 step["id"],
@@ -133,13 +179,12 @@ def rows(document: dict[str, Any], keys: list[str]) -> list[Row]:
                 step["name"],
                 start,
                 not step.get("secondary_crop"),
-                tuple(Cell(k, own.get(k)) for k in keys),
+                cells(units, step.get("stepValues", [])),
                 step_totals(step).values,
             )
         )
         work = sorted(step.get("interventions", []), key=lambda i: int(i.get("day", "0")))
         for intervention in work:
-            values = {e["key"]: e for e in intervention.get("values", [])}
             found.append(
                 Row(
                     step["id"],
@@ -147,10 +192,19 @@ def rows(document: dict[str, Any], keys: list[str]) -> list[Row]:
                     intervention["name"],
                     start + timedelta(days=int(intervention.get("day", "0"))),
                     intervention.get("type", TOP) == TOP,
-                    tuple(Cell(k, values.get(k)) for k in keys),
+                    cells(units, intervention.get("values", [])),
                 )
             )
     return found
+
+
+def units_of(step: dict[str, Any], keys: list[str]) -> dict[str, str]:
+    """The unit of each key's values in the step: the indicator's, a yield's as the step
+    states it, none for a key the registry does not know."""
+    units = {k: INDICATORS[k].unit if k in INDICATORS else "" for k in keys}
+    if "rendement" in units:
+        units["rendement"] = yield_unit(step)
+    return units
 
 
 def find_row(document: dict[str, Any], step_id: str, intervention_id: str | None) -> Row | None:

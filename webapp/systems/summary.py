@@ -215,30 +215,33 @@ def step_chart(document: Mapping[str, Any], totals: SystemTotals) -> Chart:
     return Chart(tuple(rows))
 
 
-def csv_header(keys: list[str]) -> list[str]:
-    """Step, intervention, date, then each indicator as "label (unit)"."""
-    return [
-        "Step",
-        "Intervention",
-        "Date",
-        *(f"{h.label} ({h.unit})" if h.unit else h.label for h in grid.headings(keys)),
-    ]
-
-
-def _number(value: Any) -> float | int | None:
-    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+def csv_header(keys: list[str], document: dict[str, Any]) -> list[str]:
+    """Step, intervention, date, then each indicator as "label (unit)"; a column whose steps
+    state different units (t/ha and q/ha yields) is followed by a column of each row's unit."""
+    header = ["Step", "Intervention", "Date"]
+    for h in grid.headings(keys, document):
+        header.append(f"{h.label} ({h.unit})" if h.unit else h.label)
+        if h.units_differ:
+            header.append(f"{h.label} unit")
+    return header
 
 
 def csv_rows(document: dict[str, Any], keys: list[str]) -> list[list[Any]]:
     """One row per step (its own values, else its totals) and per intervention; numbers as
-    they are, empty where there is none."""
+    they are (text that reads as one as its number), text that is not a number as written,
+    empty where there is none."""
     step_names = {s.get("id"): s.get("name") for s in document.get("steps") or ()}
     found = []
     for row in grid.rows(document, keys):
-        values = []
+        values: list[Any] = []
         for cell in row.cells:
-            own = _number(cell.value)
-            values.append(own if own is not None else row.totals.get(cell.key))
+            if cell.state == "invalid":
+                values.append(cell.value)
+            else:
+                own = cell.number
+                values.append(own if own is not None else row.totals.get(cell.key))
+            if cell.unit_in_cell:
+                values.append(cell.unit if values[-1] is not None else None)
         intervention = "" if row.intervention_id is None else row.name
         found.append([step_names[row.step_id], intervention, row.when.isoformat(), *values])
     return found

@@ -146,7 +146,7 @@ def step_crop(step: Mapping[str, Any]) -> str | None:
     return step.get("name") or None
 
 
-def _yield_unit(step: Mapping[str, Any]) -> str:
+def yield_unit(step: Mapping[str, Any]) -> str:
     """The step's yield unit: "- **Unité rendement**: q/ha" in its assumptions, else t/ha."""
     for assumption in parse_assumptions(step.get("assumptions"), "step"):
         if assumption.key.casefold() in ("unité rendement", "yield unit"):
@@ -158,7 +158,7 @@ def _yield_unit(step: Mapping[str, Any]) -> str:
 
 def _products(totals: StepTotals, step: Mapping[str, Any]) -> None:
     """totalProduits = rendement × prixVente (€/t; a yield in q/ha is converted to t/ha)."""
-    unit = _yield_unit(step)
+    unit = yield_unit(step)
     if "rendement" in totals.values:
         totals.units["rendement"] = unit
     if "totalProduits" in totals.values:

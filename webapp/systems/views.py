@@ -29,7 +29,13 @@ from webapp.review import service as review
 from webapp.review.audit import history, undoable_groups
 from webapp.review.models import Suggestion
 from webapp.systems import api, bp, catalog, editing, grid, runs, summary
-from webapp.systems.document import DocumentInvalid, read_document, value_entry, value_path
+from webapp.systems.document import (
+    KEEP,
+    DocumentInvalid,
+    read_document,
+    value_entry,
+    value_path,
+)
 from webapp.systems.farm_totals import FarmTotals, farm_totals
 from webapp.systems.forms import IMPORT_MAX_BYTES, ImportForm, ValueForm
 from webapp.systems.models import VALUE_TARGET, Farm, System
@@ -90,6 +96,8 @@ def import_file():
     flash(f"Imported “{system.name}” into {farm.name}: {len(steps)} step(s).", "success")
     if saved.warning:
         flash(saved.warning, "warning")
+    if said := saved.not_numbers_said(system.document):
+        flash(said, "warning")
     return redirect(url_for("systems.show", system_id=system.id))
 
 
@@ -110,7 +118,7 @@ def system_context(system: System) -> dict[str, Any]:
         "chart": summary.step_chart(system.document, totals),
         "timeline": layout(system.document),
         "outline": editing.outline(system.document),
-        "headings": grid.headings(keys),
+        "headings": grid.headings(keys, system.document),
         "rows": grid.rows(system.document, keys),
         "states": grid.STATES,
         "changes": changes,
@@ -169,7 +177,8 @@ def export_csv(system_id: int):
     """The grid for a spreadsheet: a row per step and per intervention, a column per indicator."""
     system = system_or_404(system_id)
     keys = grid.columns(system.document)
-    body = csv_text(summary.csv_header(keys), summary.csv_rows(system.document, keys))
+    document = system.document
+    body = csv_text(summary.csv_header(keys, document), summary.csv_rows(document, keys))
     return Response(
         body,
         mimetype="text/csv",
@@ -289,6 +298,12 @@ class NewValue(RequestModel):
 
 def _saved(system: System, saved: catalog.Saved, **more: Any) -> dict[str, Any]:
     answer = catalog.to_dict(system) | more | {"undo_group": saved.group}
+    if saved.not_numbers:
+        answer["not_numbers"] = [
+            {"path": path, "label": grid.field_label(system.document, path), "value": text}
+            for path, text in saved.not_numbers.items()
+        ]
+        answer["not_numbers_message"] = saved.not_numbers_said(system.document)
     return answer | ({"warning": saved.warning} if saved.warning else {})
 
 
@@ -304,7 +319,10 @@ def api_index():
 @require_role(Role.editor)
 @accepts(
     NewSystem,
-    answers={201: "Imported; `warning` when the document is over 1 MB."},
+    answers={
+        201: "Imported; `warning` when the document is over 1 MB; `not_numbers` (path, label, "
+        "value) for values that are text but not numbers."
+    },
     summary="Import an itinera document as a new system of a farm (by id, or by name).",
 )
 def api_create():
@@ -350,14 +368,18 @@ def api_replace(system_id: int):
 @accepts(
     NewValue,
     answers={200: "Set; `undo_group` undoes it through POST /api/v1/undo/<group>."},
-    summary="Set one value (a person's: reviewed unless `reviewed` says otherwise).",
+    summary="Set one value (a person's: reviewed unless `reviewed` says otherwise); without "
+    "`value`, only its review status (`reviewed: true` approves it as it stands); "
+    "`value: null` clears it.",
 )
 def api_set_value(system_id: int):
     system = system_or_404(system_id)
     body = json_body()
     step_id, intervention_id, key = body["step_id"], body.get("intervention_id"), body["key"]
+    # Without "value" the value stays (reviewed alone approves it); null clears it.
+    value = body.get("value", KEEP)
     saved = catalog.set_value(
-        system, step_id, intervention_id, key, body.get("value"), current_user, body.get("reviewed")
+        system, step_id, intervention_id, key, value, current_user, body.get("reviewed")
     )
     db.session.commit()
     path = value_path(step_id, intervention_id, key)
