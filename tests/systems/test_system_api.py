@@ -95,13 +95,20 @@ def test_put_replaces_the_document_and_audits_the_values_it_changes(client_as):
     assert bad.get_json()["error"]["details"]["errors"][0]["loc"] == "steps[0].color"
 
 
-def test_a_value_is_set_audited_and_undone_through_the_core(client_as):
+def one_value(client_as):
+    """An editor, a new system's id, the values URL, a value's body (an intervention's IFT),
+    its step and its intervention."""
     editor = api_client(client_as, "editor")
     system_id = create(editor).get_json()["id"]
     step = itinera()["steps"][1]
     work = step["interventions"][2]
     url = f"/api/v1/systems/{system_id}/values"
     body = {"step_id": step["id"], "intervention_id": work["id"], "key": "ift"}
+    return editor, system_id, url, body, step, work
+
+
+def test_a_value_is_set_audited_and_undone_through_the_core(client_as):
+    editor, system_id, url, body, step, work = one_value(client_as)
     word = editor.post(url, json=body | {"value": "beaucoup"}, headers=editor.headers)
     assert word.status_code == 422
     assert "not a number" in word.get_json()["error"]["message"]
@@ -166,12 +173,7 @@ def test_a_document_over_one_megabyte_is_stored_with_a_warning(client_as):
 
 
 def test_reviewed_alone_approves_the_value_as_it_stands_and_undo_reopens_it(client_as):
-    editor = api_client(client_as, "editor")
-    system_id = create(editor).get_json()["id"]
-    step = itinera()["steps"][1]
-    work = step["interventions"][2]
-    url = f"/api/v1/systems/{system_id}/values"
-    body = {"step_id": step["id"], "intervention_id": work["id"], "key": "ift"}
+    editor, system_id, url, body, step, work = one_value(client_as)
     editor.post(url, json=body | {"value": 0.15, "reviewed": False}, headers=editor.headers)
     approved = editor.post(url, json=body | {"reviewed": True}, headers=editor.headers)
     assert approved.status_code == 200, approved.get_json()
@@ -194,12 +196,7 @@ def test_reviewed_alone_approves_the_value_as_it_stands_and_undo_reopens_it(clie
 
 
 def test_reviewed_alone_needs_a_value_and_null_clears_one(client_as):
-    editor = api_client(client_as, "editor")
-    system_id = create(editor).get_json()["id"]
-    step = itinera()["steps"][1]
-    work = step["interventions"][2]
-    url = f"/api/v1/systems/{system_id}/values"
-    body = {"step_id": step["id"], "intervention_id": work["id"], "key": "ift"}
+    editor, system_id, url, body, _step, _work = one_value(client_as)
     nothing = editor.post(url, json=body | {"reviewed": True}, headers=editor.headers)
     assert nothing.status_code == 422
     assert "no value to review" in nothing.get_json()["error"]["message"]
