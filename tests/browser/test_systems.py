@@ -179,3 +179,30 @@ def test_ift_by_campaign_farm_totals_and_a_dose_table_import(page: Page, session
     expect(page.locator("table.ift-campaigns")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE_WIDTH + 1
     screenshot(page, "system-campaigns-390")
+
+
+def test_each_kind_of_value_looks_different_wide_and_on_a_phone(page: Page, session_app, admin):
+    values = FILE.parent / "itinera-text-values.json"
+    with session_app.app_context():
+        import_system(create_farm("Ferme des états"), "États", loads(values.read_text()), None)
+        db.session.commit()
+    sign_in(page)
+    page.goto("/systems")
+    page.get_by_role("link", name="États").click()
+    legend = page.get_by_role("list", name="What the marks mean")
+    for mark in ("✓", "★", "?", "!", "n/a", "—"):
+        expect(legend.locator(".value-mark", has_text=mark).first).to_be_visible()
+    grid = page.locator("table.system-grid")
+    herbicide = grid.locator("tr.intervention-row").filter(has_text="Désherbage")
+    expect(herbicide.locator("td.state-confident")).to_contain_text("★")
+    expect(herbicide.locator("td.state-invalid")).to_contain_text("not a number")
+    wheat = grid.locator("tr.step-row").filter(has_text="Blé tendre")
+    expect(wheat.locator(".cell-unit")).to_have_text("q/ha")
+    expect(grid.locator("thead")).to_contain_text("unit per step")
+    wheat.locator(".cell-unit").scroll_into_view_if_needed()  # the grid scrolls to the yields
+    screenshot(page, "system-states-1280")
+    page.set_viewport_size({"width": PHONE_WIDTH, "height": 844})
+    page.reload()
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE_WIDTH + 1
+    herbicide.locator("td.state-confident").scroll_into_view_if_needed()
+    screenshot(page, "system-states-390")
