@@ -251,3 +251,17 @@ def test_reviewing_alone_keeps_the_value_and_a_value_that_is_not_a_number_is_not
     corrected, _ = doc.set_value(stored, "step-ble", "int-herbicide", "gnr", "2,5", stamp=stamp)
     gnr = doc.value_entry(corrected, doc.value_path("step-ble", "int-herbicide", "gnr"))
     assert (gnr["value"], gnr["reviewed"], gnr["status"]) == (2.5, True, "ia")
+
+
+def test_blank_text_is_no_value_and_is_kept_as_written():
+    raw = itinera(TEXT_VALUES)
+    raw["steps"][1]["interventions"][0]["values"].append({"key": "gnr", "value": " "})
+    stored = doc.validate_document(raw)
+    assert stored == raw and doc.text_values(stored) == {
+        doc.value_path("step-ble", "int-herbicide", "gnr"): "environ 2",
+        doc.value_path("step-ble", "int-moisson", "mecanisation"): "beaucoup",
+    }
+    semis = next(r for r in rows(stored, columns(stored)) if r.intervention_id == "int-semis")
+    assert semis.cell("gnr").state == "empty" and semis.cell("semences").number == 65
+    with pytest.raises(doc.DocumentInvalid, match="no value to review"):
+        doc.set_value(stored, "step-colza", "int-semis", "gnr", reviewed=True)

@@ -302,7 +302,7 @@ def set_reviewed(
     path = doc.value_path(step_id, intervention_id, key)
     _step, _intervention, holder, list_key = doc.owner(document, step_id, intervention_id)
     entry = next((e for e in holder.get(list_key, []) if e.get("key") == key), {})
-    if entry.get("value") is None or entry.get("reviewed") == "n/a":
+    if not doc.has_value(entry.get("value")) or entry.get("reviewed") == "n/a":
         raise SystemInvalid("There is no value to approve here.", loc="key")
     if doc.not_a_number(entry["value"]):
         raise SystemInvalid(

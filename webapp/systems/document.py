@@ -372,9 +372,14 @@ def value_number(raw: Any) -> float | None:
         return None
 
 
+def has_value(raw: Any) -> bool:
+    """Whether a stored value holds something: blank text, as a file may have it, is none."""
+    return raw is not None and not (isinstance(raw, str) and not raw.strip())
+
+
 def not_a_number(raw: Any) -> bool:
     """Whether a stored value is text that is not a number (kept, but counted nowhere)."""
-    return raw is not None and value_number(raw) is None
+    return has_value(raw) and value_number(raw) is None
 
 
 def text_values(document: dict[str, Any]) -> dict[str, str]:
@@ -560,7 +565,7 @@ def set_value(
         raise DocumentInvalid("Give a value, a review status (reviewed) or both.", loc="value")
     if value is KEEP and reviewed != "n/a":
         held = (value_entry(document, path) or {}).get("value")
-        if held is None:
+        if not has_value(held):
             raise DocumentInvalid("There is no value to review here.", loc="value")
         if not_a_number(held):
             raise DocumentInvalid(

@@ -13,6 +13,7 @@ from webapp.systems.document import (
     ASSUMPTIONS_PATH,
     TOP,
     DocumentInvalid,
+    has_value,
     indicator_keys,
     moment,
     not_a_number,
@@ -57,7 +58,7 @@ class Cell:
         entry = self.entry or {}
         if entry.get("reviewed") == "n/a":
             return "na"
-        if entry.get("value") is None:
+        if not has_value(entry.get("value")):
             return "empty"
         if not_a_number(entry["value"]):
             return "invalid"
