@@ -299,7 +299,7 @@ def test_approving_is_said_in_the_conversation_which_keeps_its_system_message(cl
         0.8,
     )
     page = editor.get(drawer_url(system_id, "ift")).get_data(as_text=True)
-    assert "approved the value" in page
+    assert "approved the value" in page and "0.8 → 0.8" not in page
 
 
 def test_approving_a_value_without_a_conversation_begins_one_naming_it(client_as):

@@ -133,7 +133,7 @@ def _said(message: Mapping[str, Any]) -> Said:
     action = _text(seed_action(message.get("action")))
     said.action = ACTION_WORDS.get(action, action)
     before, after = message.get("previous_value"), message.get("new_value")
-    if _number(before) or _number(after):
+    if (_number(before) or _number(after)) and before != after:
         said.change = f"{_shown(before)} → {_shown(after)}"
     if "value" in parts:
         said.value = " ".join(t for t in (_shown(parts["value"]), _text(parts.get("unit"))) if t)
