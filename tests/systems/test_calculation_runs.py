@@ -14,7 +14,7 @@ from webapp.review.models import Suggestion
 from webapp.systems.calculators import CALCULATORS
 from webapp.systems.document import flat_values, value_path
 from webapp.systems.models import System
-from webapp.systems.runs import SystemCalculation, missing_cells
+from webapp.systems.runs import SystemCalculation, is_filled, missing_cells
 from webapp.systems.totals import system_totals
 
 # Runs are worked here (run_here); their jobs wait on a queue no worker takes.
@@ -320,3 +320,11 @@ def test_only_an_offline_batch_is_shared_by_workers(app):
     assert kind.chunk_size({"action": "missing"}) is not None
     for action in ("calculate", "refine"):
         assert kind.chunk_size({"action": action}) is None
+
+
+def test_blank_text_is_missing_and_other_text_is_never_calculated_over():
+    document = with_values(gnr=("  ", False), ift=("beaucoup", False))
+    cells = missing_cells(document)
+    assert path("gnr") in cells
+    assert path("ift") not in cells
+    assert is_filled(document, path("ift")) and not is_filled(document, path("gnr"))

@@ -34,6 +34,7 @@ from webapp.systems.document import (
     appended_assumptions,
     assumptions_path,
     flat_assumptions,
+    has_value,
     now_stamp,
     owner,
     parse_path,
@@ -92,7 +93,7 @@ def missing_cells(document: Mapping[str, Any], keys: tuple[str, ...] | None = No
     cells = []
     for step in document.get("steps", []):
         for work in step.get("interventions", []):
-            held = {e["key"] for e in work.get("values", []) if e.get("value") is not None}
+            held = {e["key"] for e in work.get("values", []) if has_value(e.get("value"))}
             cells += [
                 value_path(step["id"], work["id"], key)
                 for key in keys or CALCULATORS
@@ -108,7 +109,7 @@ def cells_to_calculate(document: Mapping[str, Any]) -> list[str]:
 
 def is_filled(document: Mapping[str, Any], path: str) -> bool:
     entry = value_entry(dict(document), path)
-    return entry is not None and entry.get("value") is not None
+    return entry is not None and has_value(entry.get("value"))
 
 
 def one_cell(
