@@ -4,7 +4,7 @@ from datetime import date
 
 import pytest
 
-from webapp.registry.dates import DateStyle, date_style, read_date
+from webapp.registry.dates import DateStyle, date_style, read_date, years_after
 
 
 @pytest.mark.parametrize(
@@ -52,3 +52,9 @@ def test_written_dates(text, expected):
 def test_what_is_not_a_whole_date_is_a_problem(text):
     reading = read_date(text)
     assert reading.value is None and reading.problem
+
+
+def test_years_after_a_leap_day_is_the_28th_of_february_in_a_common_year():
+    assert years_after(date(2028, 2, 29), 2) == date(2030, 2, 28)
+    assert years_after(date(2028, 2, 29), 4) == date(2032, 2, 29)
+    assert years_after(date(2026, 11, 26), 50) == date(2076, 11, 26)

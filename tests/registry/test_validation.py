@@ -200,3 +200,13 @@ def test_a_figure_that_is_not_one_in_tonnes_is_a_failure(value, words):
 def test_credits_below_zero_fail_but_a_net_loss_is_a_figure():
     assert status_of(one(F.credits_issued, "-5"))[0] is Status.failed
     assert status_of(one(F.net_reductions_tco2e, "-40 tCO2e"))[0] is Status.passed
+
+
+def test_dates_are_checked_on_a_leap_day():
+    leap_day = date(2028, 2, 29)
+    start = structural(one(F.project_start_date, "2030-02-28"), leap_day)
+    too_late = structural(one(F.project_start_date, "2030-03-01"), leap_day)
+    end = structural(one(F.crediting_period_end, "2078-02-28"), leap_day)
+    assert [c.status for c in start + end] == [Status.passed, Status.passed]
+    assert too_late[0].status is Status.failed and "2 years ahead" in too_late[0].message
+    assert validate([one(F.project_start_date, "2024-02-29")], leap_day)

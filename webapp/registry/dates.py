@@ -91,6 +91,14 @@ class DateReading:
         return len(self.options) > 1
 
 
+def years_after(day: date, years: int) -> date:
+    """The same day so many years on; 29 February becomes 28 February in a common year."""
+    try:
+        return day.replace(year=day.year + years)
+    except ValueError:
+        return day.replace(year=day.year + years, day=28)
+
+
 def _make(year: int, month: int, day: int) -> date | None:
     try:
         return date(year, month, day)

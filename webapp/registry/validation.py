@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from webapp.registry.checklist import FIELD_LABELS, FIGURE_FIELDS, StructuredField
-from webapp.registry.dates import DateStyle, read_date
+from webapp.registry.dates import DateStyle, read_date, years_after
 from webapp.registry.names import NameMatch, compare_names
 from webapp.units import UnitMismatch, convert, find_quantity
 
@@ -176,7 +176,7 @@ def structural(value: FieldValue, today: date) -> list[Check]:
             warn = f"{read:,.0f} ha is more than {LARGEST_AREA_HA:,} ha: check the unit."
     elif value.field in DATE_FIELDS:
         years = END_YEARS_AHEAD if value.field in END_DATES else START_YEARS_AHEAD
-        latest = today.replace(year=today.year + years)
+        latest = years_after(today, years)
         if read.year < EARLIEST_YEAR:
             fail = f"{read:%d %B %Y} is before {EARLIEST_YEAR}."
         elif read > latest:
