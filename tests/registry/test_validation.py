@@ -35,7 +35,21 @@ def test_a_year_is_never_a_project_id(year):
     assert status is Status.failed and "is a year" in message
 
 
-@pytest.mark.parametrize("owner", ["The Project", "the landowner", "Project Proponent", "N/A"])
+@pytest.mark.parametrize(
+    "owner",
+    [
+        "The Project",
+        "the landowner",
+        "Project Proponent",
+        "N/A",
+        "Project Owner",
+        "the project owner",
+        "Landowner:",
+        "THE LANDOWNER.",
+        "“The Project”",
+        "-",
+    ],
+)
 def test_a_generic_owner_is_rejected(owner):
     status, message = status_of(one(F.owner_name, owner))
     assert status is Status.failed and "names no one" in message
@@ -210,3 +224,11 @@ def test_dates_are_checked_on_a_leap_day():
     assert [c.status for c in start + end] == [Status.passed, Status.passed]
     assert too_late[0].status is Status.failed and "2 years ahead" in too_late[0].message
     assert validate([one(F.project_start_date, "2024-02-29")], leap_day)
+
+
+def test_a_generic_owner_is_not_a_stated_owner():
+    checks = validate([one(F.owner_name, "the project owner")], TODAY)
+    present = next(c for c in checks if c.check == "owner_name_present")
+    assert present.status is Status.failed and "needs reviewer input" in present.message
+    named = validate([one(F.owner_name, "Nicholas Denman")], TODAY)
+    assert next(c for c in named if c.check == "owner_name_present").status is Status.passed

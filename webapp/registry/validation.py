@@ -20,11 +20,12 @@ from webapp.units import UnitMismatch, convert, find_quantity
 
 F = StructuredField
 PROJECT_ID_PATTERNS = (re.compile(r"^C\d{2}-\d+$"), re.compile(r"^\d{4}[A-Za-z]+\d{2}$"))
+# Roles and placeholders, compared without "the", case and punctuation ("Landowner:", "N/A").
 GENERIC_OWNERS = {
-    "the project", "project", "this project", "the landowner", "landowner", "the land owner",
-    "project proponent", "the project proponent", "proponent", "the owner", "owner",
-    "the farmer", "farmer", "the company", "the applicant", "applicant", "the grower",
-    "unknown", "n/a", "na", "none", "tbd", "tba", "not stated",
+    "project", "this project", "landowner", "land owner", "landowners", "landholder",
+    "project owner", "project owners", "project proponent", "proponent", "owner", "owners",
+    "project developer", "developer", "farmer", "company", "applicant", "grower", "lessor",
+    "lessee", "tenant", "unknown", "n a", "na", "none", "tbd", "tba", "not stated",
 }  # fmt: skip
 PERCENT_FIELDS = {F.leakage_percentage, F.buffer_pool_percentage}
 PERIOD_FIELDS = {F.crediting_period_years, F.permanence_period_years}
@@ -83,6 +84,12 @@ class Check:
             "values": self.values,
             "message": self.message,
         }
+
+
+def is_generic_owner(name: str) -> bool:
+    """Whether an owner's name is a role or a placeholder, not someone's name."""
+    plain = " ".join(re.findall(r"[^\W_]+", name.casefold()))
+    return plain.removeprefix("the ") in GENERIC_OWNERS or not plain
 
 
 def where(value: FieldValue) -> str:
@@ -161,7 +168,7 @@ def structural(value: FieldValue, today: date) -> list[Check]:
         elif not any(p.fullmatch(read) for p in PROJECT_ID_PATTERNS):
             fail = f"“{read}” is not a project ID (C01-1234 or 2023ABC01)."
     elif value.field == F.owner_name:
-        if read.lower().strip(" .") in GENERIC_OWNERS:
+        if is_generic_owner(read):
             fail = f"“{read}” names no one: give the owner's name."
     elif value.field in PERCENT_FIELDS and not 0 <= read <= 100:
         fail = f"{read:g} % is not a percentage (0–100)."
@@ -237,8 +244,15 @@ def across(values: Iterable[FieldValue]) -> list[Check]:
 
 
 def presence(values: Iterable[FieldValue]) -> list[Check]:
-    """The owner and the project start date must be stated somewhere."""
-    given = {v.field for v in values}
+    """The owner and the project start date must be stated somewhere: an empty value or a
+    role ("the project owner") states nothing."""
+    given = {
+        v.field
+        for v in values
+        if v.value is not None
+        and str(v.value).strip()
+        and not (v.field == F.owner_name and is_generic_owner(str(v.value)))
+    }
     return [
         Check(f"{name.value}_present", name, Status.passed, f"{label(name)} is stated.")
         if name in given
