@@ -20,6 +20,20 @@ from webapp.registry.names import NameMatch, compare_names
         ("Green Acres Farm Ltd", "Greene Acres Farm", NameMatch.probably),
         ("Green Acres Farm", "Blue Hills Ranch", NameMatch.different),
         ("", "Nicholas Denman", NameMatch.different),
+        ("Denman, Nicholas", "Nicholas Denman", NameMatch.same),
+        ("DENMAN Nicholas", "Nicholas Denman", NameMatch.same),
+        ("Nicholas DENMAN", "Denman, Nicholas", NameMatch.same),
+        ("Denman, Nick", "Nicholas Denman", NameMatch.probably),
+        ("DENMAN Mary", "Nicholas Denman", NameMatch.different),
+        ("Nicholas Denman, Jr.", "Nicholas Denman", NameMatch.same),
+        ("Denman Nicholas", "Nicholas Denman", NameMatch.probably),  # which is the surname?
+        ("王伟", "王伟", NameMatch.same),
+        ("王伟", "李娜", NameMatch.different),
+        ("Иван Петров", "Иван Петров", NameMatch.same),
+        ("ПЕТРОВ Иван", "Иван Петров", NameMatch.same),
+        ("Иван Петров", "Пётр Петров", NameMatch.different),
+        ("José García", "Jose Garcia", NameMatch.same),
+        ("Zoë Müller", "ZOË MÜLLER", NameMatch.same),
     ],
 )
 def test_owner_names(a, b, match):

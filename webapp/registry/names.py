@@ -1,7 +1,9 @@
 """Whether two documents name the same owner. People are compared surname first: the same
 surname with a short form of the same first name ("Nick" for "Nicholas", an initial) is
-probably the same person and asks a reviewer; another first name is another person. Company
-names are compared without their legal form ("Ltd", "LLC")."""
+probably the same person and asks a reviewer; another first name is another person. The
+surname is the last word, unless the name says otherwise: "Denman, Nicholas" puts it before
+the comma, "DENMAN Nicholas" writes it in capitals. Names are compared in any script, without
+case or accents. Company names are compared without their legal form ("Ltd", "LLC")."""
 
 from __future__ import annotations
 
@@ -37,9 +39,34 @@ class NameMatch(StrEnum):
     different = "different"  # fail
 
 
+SUFFIXES = {"jr", "sr", "ii", "iii", "iv"}
+
+
 def words(name: str) -> list[str]:
-    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().lower()
-    return [w for w in re.findall(r"[a-z0-9]+", plain) if w not in TITLES]
+    """The name's words in any script, without case, accents or titles."""
+    decomposed = unicodedata.normalize("NFKD", name.casefold())
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return [w for w in re.findall(r"[^\W_]+", plain) if w not in TITLES]
+
+
+def _capitals(token: str) -> bool:
+    """A word written in capitals ("DENMAN"), not an initial ("J.")."""
+    letters = [c for c in token if c.isalpha()]
+    return len(letters) > 1 and all(c.isupper() for c in letters)
+
+
+def person(name: str) -> tuple[list[str], list[str]]:
+    """A person's given names and surname, as words."""
+    head, comma, tail = name.partition(",")
+    if comma and words(head) and not set(words(tail)) <= SUFFIXES:
+        return words(tail), words(head)  # "Denman, Nicholas"
+    tokens = [t for t in name.split() if words(t) and not set(words(t)) <= SUFFIXES]
+    capitals = [t for t in tokens if _capitals(t)]
+    if capitals and len(capitals) < len(tokens):  # "DENMAN Nicholas", "Nicholas DENMAN"
+        given = [w for t in tokens if not _capitals(t) for w in words(t)]
+        return given, [w for t in capitals for w in words(t)]
+    found = [w for t in tokens for w in words(t)]
+    return found[:-1], found[-1:]
 
 
 def is_company(name: str) -> bool:
@@ -56,6 +83,8 @@ def compare_names(a: str, b: str) -> NameMatch:
     wa, wb = words(a), words(b)
     if not wa or not wb:
         return NameMatch.different
+    if wa == wb:
+        return NameMatch.same
     if is_company(a) or is_company(b):
         ca = [w for w in wa if w not in LEGAL_FORMS]
         cb = [w for w in wb if w not in LEGAL_FORMS]
@@ -63,14 +92,16 @@ def compare_names(a: str, b: str) -> NameMatch:
             return NameMatch.same
         ratio = SequenceMatcher(None, " ".join(ca), " ".join(cb)).ratio()
         return NameMatch.probably if ratio >= MATCH_RATIO else NameMatch.different
-    if wa == wb:
+    (given_a, surname_a), (given_b, surname_b) = person(a), person(b)
+    if (given_a, surname_a) == (given_b, surname_b):
         return NameMatch.same
-    surname_ratio = SequenceMatcher(None, wa[-1], wb[-1]).ratio()
+    surname_ratio = SequenceMatcher(None, " ".join(surname_a), " ".join(surname_b)).ratio()
     if surname_ratio < MATCH_RATIO:
-        return NameMatch.different
-    if len(wa) == 1 or len(wb) == 1:
+        # The same words in another order ("Wang Wei", "Wei Wang"): which is the surname?
+        return NameMatch.probably if sorted(wa) == sorted(wb) else NameMatch.different
+    if not given_a or not given_b:
         return NameMatch.probably  # a surname alone
-    if not _first_names_agree(wa[0], wb[0]):
+    if not _first_names_agree(given_a[0], given_b[0]):
         return NameMatch.different  # the same family, another person
     # "Nick Denman" and "Nicholas Denman", a middle name more or less, a surname misspelt.
     return NameMatch.probably
