@@ -13,6 +13,7 @@ from webapp.registry.validation import (
     across,
     buffer_share,
     net_balance,
+    read_number,
     structural,
     validate,
 )
@@ -135,8 +136,33 @@ def test_numbers_across_documents_within_5_percent():
     assert check.status is Status.failed and "9% apart" in check.message
 
 
-def test_one_document_is_not_compared_with_itself():
-    assert across([one(F.area_hectares, 100), one(F.area_hectares, 300, page=9)]) == []
+def test_one_value_stated_twice_is_not_a_comparison():
+    assert across([one(F.area_hectares, 100), one(F.area_hectares, "100 ha", page=9)]) == []
+
+
+def test_every_value_is_compared_not_only_each_documents_first():
+    plan = one(F.owner_name, "Nicholas Denman")
+    deed = [
+        one(F.owner_name, "Denman, Nicholas", "Deed", 1),
+        one(F.owner_name, "Mary Smith", "Deed", 2),
+    ]
+    (check,) = across([plan, *deed])
+    assert check.status is Status.failed
+    assert "“Nicholas Denman” and “Mary Smith” are different people" in check.message
+    assert "Deed, p. 1 and Deed, p. 2: “Denman, Nicholas” and “Mary Smith”" in check.message
+    assert "Project plan and Deed, p. 1" not in check.message  # only what disagrees is listed
+    assert check.values == {
+        "Project plan": "Nicholas Denman",
+        "Deed": "Denman, Nicholas; Mary Smith",
+    }
+    (agreeing,) = across([plan, deed[0]])
+    assert agreeing.status is Status.passed
+
+
+def test_a_document_giving_two_areas_is_flagged():
+    (check,) = across([one(F.area_hectares, 100), one(F.area_hectares, 300, page=9)])
+    assert check.status is Status.failed
+    assert "Project plan, p. 3 and Project plan, p. 9: 67% apart" in check.message
 
 
 def test_owner_and_start_date_must_be_stated():
@@ -232,3 +258,46 @@ def test_a_generic_owner_is_not_a_stated_owner():
     assert present.status is Status.failed and "needs reviewer input" in present.message
     named = validate([one(F.owner_name, "Nicholas Denman")], TODAY)
     assert next(c for c in named if c.check == "owner_name_present").status is Status.passed
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "read"),
+    [
+        (F.leakage_percentage, "Section 5.4: 20%", 20),
+        (F.leakage_percentage, "Leakage (REQ-012): 5%", 5),
+        (F.buffer_pool_percentage, "20 per cent", 20),
+        (F.area_hectares, "In 2023, 120 ha", 120),
+        (F.area_hectares, "250 acres (101.2 ha)", 101.17),  # one area in two units
+        (F.crediting_period_years, "Phase 2: 10 years", 10),
+        (F.crediting_period_years, "a 10-year period", 10),
+        (F.credits_issued, "Table 4: 200 credits", 200),
+        (F.soc_change_tco2e, "1,200 t CO2e", 1200),
+        (F.area_hectares, "250", 250),  # a lone number is in the field's unit
+        (F.leakage_percentage, "Section 5.4: 20", 20),  # 5.4 refers to a section
+    ],
+)
+def test_the_figure_is_the_number_written_with_the_fields_unit(field, value, read):
+    number, problem = read_number(one(field, value))
+    assert problem is None and number == pytest.approx(read, rel=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "words"),
+    [
+        (F.area_hectares, "2023", "is a year, not an area in hectares"),
+        (F.leakage_percentage, "2023", "is a year, not a percentage"),
+        (F.crediting_period_years, "2030", "is a year, not a number of years"),
+        (F.leakage_percentage, "20, 25", "several numbers, none of them a percentage"),
+        (F.area_hectares, "Field 3, 2023", "several numbers, none of them an area"),
+        (F.leakage_percentage, "FAO-56", "is a reference, not a percentage"),
+        (F.leakage_percentage, "5% in 2023, 8% in 2024", "states “5%” and “8%”: say which"),
+        (F.area_hectares, "120 ha and 300 ha", "states “120 ha” and “300 ha”: say which"),
+        (F.credits_issued, "Table 4", "is a reference, not a figure in tonnes CO2e"),
+        (F.area_hectares, "nan ha", "states no number"),
+    ],
+)
+def test_a_reference_a_year_or_two_figures_is_not_the_answer(field, value, words):
+    number, problem = read_number(one(field, value))
+    assert number is None and words in problem
+    (check,) = structural(one(field, value), TODAY)
+    assert check.status is Status.failed and words in check.message

@@ -6,7 +6,9 @@ that is how a year became a project ID in the tool this replaces."""
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
@@ -16,7 +18,7 @@ from typing import Any
 from webapp.registry.checklist import FIELD_LABELS, FIGURE_FIELDS, StructuredField
 from webapp.registry.dates import DateStyle, read_date, years_after
 from webapp.registry.names import NameMatch, compare_names
-from webapp.units import UnitMismatch, convert, find_quantity
+from webapp.units import Quantity, UnitMismatch, convert, quantities
 
 F = StructuredField
 PROJECT_ID_PATTERNS = (re.compile(r"^C\d{2}-\d+$"), re.compile(r"^\d{4}[A-Za-z]+\d{2}$"))
@@ -39,7 +41,21 @@ SAME_DATE_DAYS = 120
 SAME_NUMBER_SHARE = 0.05
 ARITHMETIC_TOLERANCE = 0.01  # reports round: 1 % of the larger figure
 # A figure's units: tonnes of CO2e (a credit is one tonne). "tons" may be short tons: not read.
-FIGURE_UNITS = {"", "t", "tco2e", "tco2-e", "tco₂e", "tonne", "tonnes", "credit", "credits"}
+FIGURE_UNITS = {"t", "tco2e", "tco2-e", "tco₂e", "tonne", "tonnes", "credit", "credits"}
+PERCENT_UNITS = {"%", "percent", "per cent"}
+YEAR_UNITS = {"year", "years", "yr", "yrs"}
+# A number right after one of these, or glued to letters ("FAO-56", "REQ-012"), refers to
+# something: it is never a figure.
+REFERENCE = re.compile(
+    r"(?:\b(?:table|tab|section|sect|§|figure|fig|annex|appendix|phase|page|pp?|chapter|ch|"
+    r"req|requirement|step|item|no|number|part|article|art|version|v)\.?\s*#?\s*|[^\W\d_]-)$",
+    re.I,
+)
+UNIT_WORDS = {
+    **dict.fromkeys(PERCENT_FIELDS, "a percentage"),
+    **dict.fromkeys(PERIOD_FIELDS, "a number of years"),
+    **dict.fromkeys(FIGURE_FIELDS, "a figure in tonnes CO2e"),
+}
 # Figures that cannot be below zero (a SOC change or a net balance can).
 NEVER_NEGATIVE = FIGURE_FIELDS - {F.soc_change_tco2e, F.net_reductions_tco2e}
 NET_FIGURES = {
@@ -103,38 +119,74 @@ def label(name: StructuredField) -> str:
 # Reading one value: (what it means, or None) and the problem with it, if any.
 
 
+def _unit(text: str, found: Quantity) -> str:
+    """The unit written after a number, "per cent" and "10-year" included."""
+    if found.unit:
+        return found.unit.strip().lower()
+    after = text[found.end :]
+    if re.match(r"\s*per\s*cent\b", after, re.I):
+        return "per cent"
+    return "year" if re.match(r"-years?\b", after, re.I) else ""
+
+
+def _in_unit(name: StructuredField, number: float, unit: str) -> float | None:
+    """The number in the field's unit (hectares for an area), or None in another unit."""
+    if name in PERCENT_FIELDS:
+        return number if unit in PERCENT_UNITS else None
+    if name in PERIOD_FIELDS:
+        return number if unit in YEAR_UNITS else None
+    if name in FIGURE_FIELDS:
+        return number if unit in FIGURE_UNITS else None
+    try:
+        return convert(number, unit, "ha")
+    except UnitMismatch:
+        return None
+
+
+def _is_year(number: float) -> bool:
+    return number.is_integer() and EARLIEST_YEAR - 90 <= number <= 2100
+
+
 def read_number(value: FieldValue) -> tuple[float | None, str | None]:
-    """A number of the field's unit: a percentage, years, or hectares (acres and other areas
-    converted); a range, a word or an unreadable unit is a problem, never its first number."""
+    """A number of the field's unit: a percentage, years, t CO2e, or hectares (acres and
+    other areas converted). The figure is the one written with that unit ("Section 5.4: 20%"
+    is 20 %); a lone number without a unit is taken in the field's unit, unless it is a year
+    standing for an area, a share or a period. No figure, several different ones, a range or
+    a word is a problem the reviewer settles, never a pick."""
     raw = value.value
+    what = UNIT_WORDS.get(value.field, "an area in hectares")
     if isinstance(raw, bool):
         return None, f"{label(value.field)}: “{raw}” is not a number."
     if isinstance(raw, int | float):
+        if not math.isfinite(raw):
+            return None, f"{label(value.field)}: “{raw}” is not a number."
         return float(raw), None
-    found = find_quantity(str(raw))
-    if found is None:
+    text = str(raw)
+    numbers = [q for q in quantities(text) if math.isfinite(q.value)]
+    found = [q for q in numbers if _unit(text, q) or not REFERENCE.search(text[: q.start])]
+    if not numbers:
         return None, f"{label(value.field)}: “{raw}” states no number."
-    if found.is_range:
+    if not found:
+        return None, f"{label(value.field)}: “{raw}” is a reference, not {what}."
+    given = [(q, _in_unit(value.field, q.value, _unit(text, q))) for q in found if _unit(text, q)]
+    figures = [(q, number) for q, number in given if number is not None]
+    if not figures:
+        if len(found) > 1:
+            several = f"“{raw}” gives several numbers, none of them {what}"
+            return None, f"{label(value.field)}: {several}: enter the figure."
+        if given:
+            return None, f"{label(value.field)}: “{raw}” is not {what}."
+        (alone,) = found
+        if value.field not in FIGURE_FIELDS and _is_year(alone.value):
+            return None, f"{label(value.field)}: “{raw}” is a year, not {what}."
+        figures = [(alone, alone.value)]
+    if any(q.is_range for q, _number in figures):
         return None, f"{label(value.field)}: “{raw}” is a range, not one figure."
-    unit = (found.unit or "").strip().lower()
-    if value.field in PERCENT_FIELDS:
-        if unit not in ("", "%", "percent", "per cent"):
-            return None, f"{label(value.field)}: “{raw}” is not a percentage."
-        return found.value, None
-    if value.field in PERIOD_FIELDS:
-        if unit not in ("", "year", "years", "yr", "yrs", "-year"):
-            return None, f"{label(value.field)}: “{raw}” is not a number of years."
-        return found.value, None
-    if value.field in FIGURE_FIELDS:
-        if unit not in FIGURE_UNITS:
-            return None, f"{label(value.field)}: “{raw}” is not a figure in tonnes CO2e."
-        return found.value, None
-    if not unit:
-        return found.value, None  # an area field's unit is hectares
-    try:
-        return convert(found.value, unit, "ha"), None
-    except UnitMismatch:
-        return None, f"{label(value.field)}: “{raw}” is not an area Furrow can read in hectares."
+    first = figures[0][1]
+    if any(not _close(first, number) for _q, number in figures[1:]):
+        written = " and ".join(f"“{text[q.start : q.end]}”" for q, _number in figures)
+        return None, f"{label(value.field)}: “{raw}” states {written}: say which."
+    return first, None  # the same figure, maybe in two units ("250 acres (101.2 ha)")
 
 
 def read_value(value: FieldValue) -> tuple[Any, str | None, str | None]:
@@ -217,28 +269,53 @@ def _agree(name: StructuredField, a: Any, b: Any) -> tuple[Status, str]:
     return (Status.passed, "the same") if same else (Status.failed, f"“{a}” and “{b}” differ")
 
 
+def _pairs(name: StructuredField, found: list[tuple[Any, FieldValue]]) -> tuple[Status, str]:
+    """Every value against every other: the worst result, and what disagrees (or, when all
+    agree, how the first value compares with each other one)."""
+    documents = Counter(value.document for _read, value in found)
+
+    def named(value: FieldValue) -> str:
+        return where(value) if documents[value.document] > 1 else value.document
+
+    worst, agreeing, disagreeing = Status.passed, [], []
+    for i, (a, first) in enumerate(found):
+        for b, other in found[i + 1 :]:
+            status, words = _agree(name, a, b)
+            said = f"{named(first)} and {named(other)}: {words}"
+            if status != Status.passed:
+                disagreeing.append(said)
+            elif i == 0:
+                agreeing.append(said)
+            if status == Status.failed or (status == Status.warning and worst == Status.passed):
+                worst = status
+    return worst, "; ".join(disagreeing or agreeing)
+
+
 def across(values: Iterable[FieldValue]) -> list[Check]:
-    """For each field given by two documents or more: do they agree (dates within 120 days,
-    numbers within 5 %, owners by name, other text equal)?"""
-    by_field: dict[StructuredField, dict[str, tuple[Any, FieldValue]]] = {}
+    """For each field stated twice or more: does every value agree with every other (dates
+    within 120 days, numbers within 5 %, owners by name, other text equal)? Every value counts,
+    so a deed naming two owners, or a report giving two areas, is compared too. `values` of a
+    check: each document's value as written, several joined by "; "."""
+    by_field: dict[StructuredField, dict[tuple[str, Any], tuple[Any, FieldValue]]] = {}
     for value in values:
         read, problem, doubt = read_value(value)
         if read is not None and not problem and not doubt:
-            by_field.setdefault(value.field, {}).setdefault(value.document, (read, value))
+            same = read.casefold() if isinstance(read, str) else read
+            by_field.setdefault(value.field, {}).setdefault((value.document, same), (read, value))
     checks = []
-    for name, per_document in by_field.items():
-        if len(per_document) < 2:
+    for name, distinct in by_field.items():
+        found = list(distinct.values())
+        if len(found) < 2:
             continue
-        documents = list(per_document)
-        first = documents[0]
-        worst, said = Status.passed, []
-        for other in documents[1:]:
-            status, words = _agree(name, per_document[first][0], per_document[other][0])
-            said.append(f"{first} and {other}: {words}")
-            if status == Status.failed or (status == Status.warning and worst == Status.passed):
-                worst = status
-        shown = {d: v.value for d, (_read, v) in per_document.items()}
-        message = f"{label(name)} across documents — " + "; ".join(said) + "."
+        worst, said = _pairs(name, found)
+        written: dict[str, list[Any]] = {}
+        for _read, value in found:
+            written.setdefault(value.document, []).append(value.value)
+        shown = {
+            document: given[0] if len(given) == 1 else "; ".join(map(str, given))
+            for document, given in written.items()
+        }
+        message = f"{label(name)} across documents — {said}."
         checks.append(Check(f"{name.value}_consistent", name, worst, message, shown))
     return checks
 
