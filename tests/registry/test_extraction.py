@@ -3,9 +3,18 @@ the answer read as untrusted input (a passage must be on the text page it names)
 
 import json
 
+import pytest
+
 from webapp.ai.answers import read_answer
+from webapp.registry.checklist import StructuredField as F
 from webapp.registry.checklist import bundled
-from webapp.registry.extraction import answer_model, build_prompt, cache_key, read_snippets
+from webapp.registry.extraction import (
+    answer_model,
+    build_prompt,
+    cache_key,
+    is_stated,
+    read_snippets,
+)
 from webapp.registry.pages import pages_of
 
 CHECKLIST = bundled()
@@ -114,3 +123,63 @@ def test_only_passages_on_the_text_page_they_name_are_evidence():
         "A passage names page 9 of Deed.pdf, which does not exist.",
         "A passage said to be on page 2 of Deed.pdf is not there: it is not evidence.",
     ]
+
+
+def test_a_field_value_not_in_its_passage_is_not_evidence():
+    parsed = answer(
+        TENURE,
+        {
+            "page": 3,
+            "section": "2 Land tenure",
+            "text": "owned by Nicholas Denman, 250 acres held freehold",
+            "confidence": 0.9,
+            "structured_fields": {
+                "owner_name": "Mary Smith",
+                "area_hectares": "2,500 acres",
+                "tenure_type": "freehold",
+            },
+        },
+    )
+    (kept,), problems = read_snippets(parsed, 7, "Deed.pdf", PAGES)
+    assert kept.structured_fields == {"tenure_type": "freehold"}
+    assert problems == [
+        "Owner “Mary Smith” is not in the passage quoted from page 3 of Deed.pdf: it is not "
+        "evidence.",
+        "Area (ha) “2,500 acres” is not in the passage quoted from page 3 of Deed.pdf: it is not "
+        "evidence.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "passage", "stated"),
+    [
+        (F.owner_name, "Denman, Nicholas", "owned by Nicholas Denman", True),
+        (F.owner_name, "N. Denman", "owned by Nicholas DENMAN", True),
+        (F.owner_name, "José García", "propriété de Jose GARCIA", True),
+        (F.owner_name, "王伟", "土地所有人王伟", True),  # Chinese writes no spaces
+        (F.owner_name, "王伟", "土地所有人李娜", False),
+        (F.owner_name, "Ann Lee", "owned by Annabel Lee", False),
+        (F.owner_name, "Mary Denman", "owned by Nicholas Denman", False),
+        (F.area_hectares, "1200 ha", "an area of 1,200 ha", True),
+        (F.area_hectares, "120 ha", "an area of 1,200 ha", False),
+        (F.leakage_percentage, "5%", "leakage is 5 % of the total", True),
+        (F.project_id, "C06-4997", "registered as C06 4997", True),
+        (F.project_id, "C06-4998", "registered as C06-4997", False),
+        (F.project_start_date, "06/02/2023", "started on 06/02/2023", True),
+        (F.project_start_date, "2023", "started in 2022", False),
+        (F.tenure_type, "freehold", "held freehold", True),
+    ],
+)
+def test_a_value_is_stated_when_its_numbers_and_names_are_in_the_passage(
+    name, value, passage, stated
+):
+    assert is_stated(name, value, passage) is stated
+
+
+def test_a_long_section_is_cut():
+    parsed = answer(
+        MONITORING,
+        {"page": 2, "section": "Overview " * 60, "text": "The Project started", "confidence": 1},
+    )
+    (kept,), problems = read_snippets(parsed, 7, "Plan.pdf", PAGES)
+    assert problems == [] and len(kept.section) == 200 and kept.section.endswith("…")

@@ -7,6 +7,7 @@ evidence. Answers are cached by document hash, requirement, validation type and 
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
@@ -22,7 +23,9 @@ from webapp.registry.checklist import (
     ValidationType,
 )
 from webapp.registry.evidence import Snippet
+from webapp.registry.names import words
 from webapp.registry.pages import Page, PageKind
+from webapp.units import quantities
 
 if TYPE_CHECKING:
     from webapp.ai.client import StructuredClient
@@ -32,6 +35,7 @@ MOST_SNIPPETS = 5
 PROMPT_CHARS = 120_000  # of page text in one prompt; a longer document is asked in parts
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 FIELD_CHARS = 500  # a field's value as stated, like a reviewer's entry
+SECTION_CHARS = 200  # a heading kept with a passage; a longer one is cut
 FIELD_RULES = {
     StructuredField.owner_name: "the owner's actual name (a person or an organisation), never "
     "a role such as 'The Project', 'the landowner' or 'Project Proponent'",
@@ -211,11 +215,47 @@ def _line(text: str | None) -> str | None:
     return kept or None
 
 
+def _numbers(text: str) -> set[float]:
+    """The numbers a text writes, whatever their format ("1,200", "20 %"), without sign."""
+    return {
+        abs(round(number, 6))
+        for q in quantities(text)
+        for number in (q.value, q.high)
+        if number is not None and math.isfinite(number)
+    }
+
+
+def _alphanumeric(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text).casefold()
+
+
+def is_stated(name: StructuredField, value: str, passage: str) -> bool:
+    """Whether a field's value is in the passage quoted for it: its numbers, a project ID as
+    written (without spacing and dashes), an owner's every name in any order."""
+    if not _numbers(value) <= _numbers(passage):
+        return False
+    if name == StructuredField.project_id:
+        return _alphanumeric(value) in _alphanumeric(passage)
+    if name == StructuredField.owner_name:
+        written = words(passage)
+        return all(any(_same_word(w, p) for p in written) for w in words(value))
+    return True
+
+
+def _same_word(name: str, written: str) -> bool:
+    """A name's word as the passage writes it: the same, its initial, or (in a script that
+    writes no spaces between words, such as Chinese) inside the passage's run of text."""
+    if name == written or (len(name) == 1 and written.startswith(name)):
+        return True
+    return not any(c.isascii() or c.upper() != c.lower() for c in name) and name in written
+
+
 def read_snippets(
     answer: BaseModel, document_key: int, document: str, pages: list[Page]
 ) -> tuple[list[Snippet], list[str]]:
     """The answer's passages that are evidence, and why the others are not: a passage must be
-    on the text page it names; confidence is held to 0–1; empty fields are left out."""
+    on the text page it names; a field's value must be in the passage (else that value is no
+    evidence); confidence is held to 0–1; empty fields are left out."""
     by_number = {p.number: p for p in pages}
     kept, problems = [], []
     for passage in getattr(answer, "snippets", [])[:MOST_SNIPPETS]:
@@ -232,14 +272,27 @@ def read_snippets(
             continue
         fields = getattr(passage, "structured_fields", None)
         given = fields.model_dump() if fields else {}
-        stated = {k: _line(v) for k, v in given.items() if _line(v)}
+        stated = {}
+        for name, written in given.items():
+            if not (value := _line(written)):
+                continue
+            if is_stated(StructuredField(name), value, passage.text):
+                stated[name] = value
+            else:
+                problems.append(
+                    f"{FIELD_LABELS[StructuredField(name)]} “{value}” is not in the passage "
+                    f"quoted from {where}: it is not evidence."
+                )
+        section = _line(passage.section)
+        if section and len(section) > SECTION_CHARS:
+            section = section[: SECTION_CHARS - 1].rstrip() + "…"
         confidence = min(1.0, max(0.0, passage.confidence))
         kept.append(
             Snippet(
                 document_key,
                 document,
                 page.number,
-                _line(passage.section),
+                section,
                 passage.text.strip(),
                 round(confidence, 2),
                 stated or None,
