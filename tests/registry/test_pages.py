@@ -1,6 +1,8 @@
 """A project document as pages: numbers kept, a table of contents and a page without text
 told apart, sections found; read from a real PDF through the library's sandbox."""
 
+import pytest
+
 from tests.library.files import pdf_with_text
 from webapp.library.sandbox import bounded_pdf_pages
 from webapp.registry.pages import PageKind, is_contents, pages_of, sections_before, text_pages
@@ -57,3 +59,76 @@ def test_a_markdown_document_is_one_page_with_its_headings_unless_it_has_form_fe
     assert [h.title for h in pages[0].headings] == ["Monitoring report", "Buffer pool"]
     assert sections_before(pages) == {1: None, 2: "Buffer pool"}
     assert pages[1].section_at(0, before="Buffer pool") == "Annex"
+
+
+RESULTS = [
+    "SOC stock change 1200",
+    "Project emissions 150",
+    "Leakage 50",
+    "Net reductions 1000",
+]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        RESULTS,
+        ["Results", *RESULTS, "Credits issued 1000", "Buffer credits 200"],
+        [
+            "Sampling points",
+            "S1 North paddock 30",
+            "S2 North paddock 30",
+            "S3 South paddock 15",
+            "S4 South paddock 30",
+            "S5 River field 15",
+            "S6 River field 30",
+        ],
+        [  # numbered like sections, but the last numbers do not go up
+            "1 North paddock 30",
+            "2 North paddock 30",
+            "3 South paddock 15",
+            "4 South paddock 30",
+            "5 River field 15",
+            "6 River field 30",
+        ],
+        [  # in order, but beyond the document's pages
+            "1 Plot A 110",
+            "2 Plot B 120",
+            "3 Plot C 135",
+            "4 Plot D 140",
+            "5 Plot E 150",
+        ],
+    ],
+)
+def test_tables_of_figures_are_not_contents(lines):
+    assert not is_contents("\n".join(lines), page_count=40)
+    (page,) = pages_of(["\n".join(lines)])
+    assert page.kind is PageKind.text
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        CONTENTS,  # titled, numbered, dot leaders
+        ["Sommaire", "Présentation du projet 3", "Foncier 5", "Suivi 9"],  # titled only
+        ["Grassland Project Plan 2023", *CONTENTS],  # a header's year does not count
+        [*CONTENTS[1:], "4 Monitoring plan ....... 12", "Annex A – Maps ....... 20"],
+        [  # untitled, dot leaders only (a second contents page)
+            "Soil sampling design ........ 14",
+            "Laboratory analysis ........ 16",
+            "Baseline results ........ 18",
+            "Leakage assessment ........ 21",
+            "Buffer pool ........ 24",
+        ],
+    ],
+)
+def test_a_table_of_contents_with_or_without_its_title(lines):
+    assert is_contents("\n".join(lines), page_count=40)
+    pages = pages_of(["Cover", "\n".join(lines), *(["Body text."] * 38)])
+    assert pages[1].kind is PageKind.contents
+
+
+def test_untitled_contents_point_to_pages_of_the_document():
+    untitled = "\n".join([*CONTENTS[1:], "4 Monitoring plan ....... 12"])
+    assert is_contents(untitled, page_count=12)
+    assert not is_contents(untitled, page_count=4)  # pages 5 to 12 do not exist

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import pairwise
 
 
 class PageKind(StrEnum):
@@ -21,9 +22,18 @@ CONTENTS_TITLE = re.compile(
     r"^\s*(table\s+of\s+contents|contents|sommaire|table\s+des\s+mati[eè]res|inhalt(sverzeichnis)?)\s*$",
     re.I | re.M,
 )
-# "3.2 Land tenure ........ 12", "Land tenure 12", "Annex B – Maps   41"
-CONTENTS_LINE = re.compile(r"^.{3,}?(?:\s*\.{3,}\s*|\s{2,}|\s+)\d{1,4}\s*$")
+# A line ending in a page number: "3.2 Land tenure ........ 12", "Annex B – Maps   41".
+CONTENTS_ENTRY = re.compile(
+    r"^(?P<title>.*?[^\W\d_].*?)(?P<leader>\s*(?:\.{3,}|…+)\s*|\s+)(?P<page>\d{1,4})$"
+)
+# What only a table of contents writes before a page number: a numbered section title.
+SECTION_TITLE = re.compile(
+    r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|(?:annex|appendix|chapter|part|section)\s+\w{1,4}\b)"
+    r"\s*[-–:]?\s*[^\W\d_]",
+    re.I,
+)
 CONTENTS_SHARE = 0.5  # of a page's lines, for a page without a contents title
+IN_ORDER_SHARE = 0.8  # of an entry's page numbers following on (a header's year does not)
 NUMBERED_HEADING = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+([A-Z][^.!?]{2,80})$")
 MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+(.{1,120}?)\s*#*\s*$")
 
@@ -52,16 +62,55 @@ class Page:
         return current
 
 
-def is_contents(text: str) -> bool:
-    """Whether a page is a table of contents: titled so with lines ending in page numbers, or
-    mostly such lines."""
+@dataclass(frozen=True)
+class ContentsEntry:
+    title: str
+    page: int
+    dotted: bool  # a dot leader between the title and the page number
+
+    @property
+    def signed(self) -> bool:
+        """A dot leader or a numbered section title: what result tables do not write."""
+        return self.dotted or SECTION_TITLE.match(self.title) is not None
+
+
+def contents_entries(text: str) -> list[ContentsEntry]:
+    found = []
+    for line in text.splitlines():
+        if match := CONTENTS_ENTRY.match(line.strip()):
+            dotted = "." in match["leader"] or "…" in match["leader"]
+            found.append(ContentsEntry(match["title"].strip(), int(match["page"]), dotted))
+    return found
+
+
+def _in_order(numbers: list[int]) -> bool:
+    """Page numbers that go up (nearly all of them: a line or two may be something else)."""
+    steps = list(pairwise(numbers))
+    following = sum(1 for a, b in steps if a <= b)
+    return bool(steps) and numbers[-1] > numbers[0] and following >= IN_ORDER_SHARE * len(steps)
+
+
+def is_contents(text: str, page_count: int | None = None) -> bool:
+    """Whether a page is a table of contents: titled so ("Contents", "Sommaire") with three
+    entries or more whose page numbers go up; or, without a title, mostly entries with dot
+    leaders or numbered section titles whose page numbers go up and are pages of the document
+    (page_count, when known). A table of results or of sampling points ends its lines in
+    numbers too, but has no title, no leaders, no section numbers or no order."""
     lines = [line for line in text.splitlines() if line.strip()]
     if len(lines) < 3:
         return False
-    numbered = sum(1 for line in lines if CONTENTS_LINE.match(line.strip()))
-    if CONTENTS_TITLE.search(text) and numbered >= 3:
-        return True
-    return numbered / len(lines) >= CONTENTS_SHARE and numbered >= 5
+    entries = contents_entries(text)
+    if CONTENTS_TITLE.search(text):
+        # Titled: its numbers may be printed page numbers, beyond a part's page count.
+        signed = [e for e in entries if e.signed]
+        listed = signed if len(signed) >= 3 else entries
+        return len(listed) >= 3 and _in_order([e.page for e in listed])
+    signed = [e for e in entries if e.signed and (page_count is None or 1 <= e.page <= page_count)]
+    return (
+        len(signed) >= 5
+        and len(signed) >= CONTENTS_SHARE * len(lines)
+        and _in_order([e.page for e in signed])
+    )
 
 
 def headings(text: str) -> tuple[Heading, ...]:
@@ -77,16 +126,16 @@ def headings(text: str) -> tuple[Heading, ...]:
     return tuple(found)
 
 
-def page_of(number: int, text: str) -> Page:
+def page_of(number: int, text: str, page_count: int | None = None) -> Page:
     if not text.strip():
         return Page(number, "", PageKind.no_text)
-    kind = PageKind.contents if is_contents(text) else PageKind.text
+    kind = PageKind.contents if is_contents(text, page_count) else PageKind.text
     return Page(number, text, kind, headings(text) if kind == PageKind.text else ())
 
 
 def pages_of(texts: list[str]) -> list[Page]:
     """Pages from their texts, in order (a PDF's pages, or a text file split at form feeds)."""
-    return [page_of(number, text) for number, text in enumerate(texts, start=1)]
+    return [page_of(number, text, len(texts)) for number, text in enumerate(texts, start=1)]
 
 
 def text_pages(text: str) -> list[Page]:
