@@ -59,7 +59,7 @@ WORKSPACES = (
         "Registry reviews",
         "/registry",
         "Carbon-project documents against a checklist.",
-        views=("views", "api_views"),
+        views=("views", "api_views", "downloads"),
         role=Role.editor,
     ),
     Workspace("library", "Library", "/library"),

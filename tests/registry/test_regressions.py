@@ -16,6 +16,7 @@ from tests.registry.test_pipeline_openai import (  # noqa: F401 - fixtures among
 )
 from webapp.extensions import db
 from webapp.registry.reviews import assessment, checks, enter_fields, refresh, requirement
+from webapp.registry.run import ReviewAssessment
 
 pytestmark = pytest.mark.usefixtures("idle_queue")
 MONITORING = "Monitoring report 2023.pdf"
@@ -133,3 +134,19 @@ def test_evidence_stored_before_snippets_carried_fields_still_validates(
     enter_fields(review, {"owner_name": {"value": made.OWNER, "document": plan, "page": 4}}, user)
     db.session.commit()
     assert found_checks(review)["owner_name_valid"]["status"] == "pass"
+
+
+def test_the_run_shows_kinds_statuses_mapping_and_report_in_words(make_user):
+    review, run = assess(
+        make_user("editor"), {MONITORING: made.MONITORING, "Title deed.pdf": made.DEED_SAME_OWNER}
+    )
+    shown = {o.name: dict(o.counts) for o in ReviewAssessment().outcomes(run)}
+    assert shown["Discovery: Title deed.pdf"]["Kind"] == "Land tenure"
+    assert shown["Evidence: REQ-002"]["Status"] == "Needs reviewer input"
+    assert shown["Mapping"]["Categories"] > 0
+    assert shown["Report"]["Needs reviewer input"] > 0
+    assert run.results[f"discover:{review.documents[1].id}"]["type"] == "land_tenure"  # the API's
+    page = " ".join(
+        f"{label}: {value}" for counts in shown.values() for label, value in counts.items()
+    )
+    assert "land_tenure" not in page and "needs_input" not in page

@@ -1,8 +1,16 @@
 """The report as plain data, Markdown and JSON, without the app: counts, labels, the checks
-about each requirement's fields, and quoted text that cannot break a table or make a heading."""
+about each requirement's fields, passages linked to their pages with the fields they state,
+and quoted text that cannot break a table or make a heading; then the evidence and validation
+downloads."""
 
 import json
 
+from tests.registry.test_review_api import (  # noqa: F401 - fixtures among them
+    REVIEWS,
+    assessed,
+    bearer,
+    editor,
+)
 from webapp.registry.report import build, download_name, evidence, md, to_json, to_markdown
 
 REVIEW = {
@@ -155,11 +163,9 @@ def test_markdown_escapes_what_it_quotes():
     text = to_markdown(report())
     lines = text.splitlines()
     # The hostile snippet stays one table row of five cells, and makes no heading.
-    row = next(
-        line for line in lines if "Owner" in line and "plan.pdf" in line and "p." not in line
-    )
-    assert row.startswith("| plan.pdf | 4 |")
-    assert row.replace("\\|", "").count("|") == 6
+    row = next(line for line in lines if "Owner" in line and "plan.pdf" in line and "[p." in line)
+    assert row.startswith("| plan.pdf | [p. 4](/registry/7/documents/3/pages/4) |")
+    assert row.replace("\\|", "").count("|") == 7
     assert "second line" in row
     assert not any(line.startswith("# Owner") for line in lines)
     assert [line for line in lines if line.startswith("# ")] == ["# Registry review: Denman farm"]
@@ -174,3 +180,50 @@ def test_download_names_are_safe():
     assert download_name("Denman farm", 7, "md") == "Denman_farm-report.md"
     assert download_name('../../"etc"', 7, "json") == "etc-report.json"
     assert download_name("東京", 8, "md") == "review-8-report.md"
+
+
+def test_markdown_links_each_passage_to_its_page_and_says_statuses_in_words():
+    text = to_markdown(report(), base_url="https://furrow.example/")
+    assert "[p. 4](https://furrow.example/registry/7/documents/3/pages/4)" in text
+    assert "- Status: Assessed" in text and "run #9 (Succeeded," in text
+    draft = build({**REVIEW, "status": "draft"}, REQUIREMENTS, {}, [], {}, None, DOCUMENTS, None)
+    assert "- Status: Not assessed yet" in to_markdown(draft)
+    failed = build(REVIEW, [], {}, [], {}, None, [], {**RUN, "status": "completed_with_errors"})
+    assert "(Completed with errors," in to_markdown(failed)
+    assert "draft" not in to_markdown(draft) and "completed_with_errors" not in to_markdown(failed)
+
+
+def test_a_passages_fields_are_shown_by_label():
+    carrying = {
+        **SNIPPET,
+        "text": "Owned by Nicholas Denman, 250 acres.",
+        "structured_fields": {"owner_name": "Nicholas Denman", "area_hectares": "250 acres"},
+    }
+    requirements = [{**REQUIREMENTS[1], "snippets": [carrying, {**SNIPPET, "document_id": None}]}]
+    made = build(REVIEW, requirements, {}, [], {}, None, DOCUMENTS, RUN)
+    first, old = made["requirements"][0]["snippets"]
+    assert first["stated"] == [
+        {"field": "owner_name", "label": "Owner", "value": "Nicholas Denman"},
+        {"field": "area_hectares", "label": "Area (ha)", "value": "250 acres"},
+    ]
+    assert old["stated"] == [] and old["url"] is None  # stored before it had either
+    text = to_markdown(made)
+    assert "| Owner: Nicholas Denman; Area (ha): 250 acres | 0\\.60 |" in text
+    assert "| plan.pdf | 4 | 2 Land tenure |" in text  # no document to link to
+    assert made["evidence"]["requirements"][0]["snippets"] == requirements[0]["snippets"]
+
+
+def test_evidence_and_validation_json_are_the_api_calls_as_files(client, editor, bearer):  # noqa: F811
+    review = assessed(client, editor)
+    base = f"{REVIEWS}/{review['id']}"
+    for what in ("evidence", "validation"):
+        download = client.get(f"{base}/{what}.json", headers=editor)
+        assert download.status_code == 200 and download.mimetype == "application/json"
+        disposition = download.headers["Content-Disposition"]
+        assert disposition == f'attachment; filename="Denman_farm-{what}.json"'
+        called = client.get(f"{base}/{what}", headers=editor).get_json()
+        assert json.loads(download.get_data(as_text=True)) == called
+        assert client.get(f"{REVIEWS}/999999/{what}.json", headers=editor).status_code == 404
+        assert client.get(f"{base}/{what}.json", headers=bearer("viewer")).status_code == 403
+    shown = client.get(f"{base}/report.html", headers=editor).get_data(as_text=True)
+    assert "Succeeded" in shown and "Assessed" in shown

@@ -22,6 +22,8 @@ from webapp.registry.words import (
     VALIDATION_LABELS,
     check_label,
     field_label,
+    review_status_label,
+    run_status_label,
     status_label,
     type_label,
 )
@@ -40,6 +42,28 @@ def page_url(review_id: int, document_id: int, page: int) -> str:
 def asked(requirement: dict[str, Any]) -> list[str]:
     """The fields a requirement's evidence is asked for: its structured fields and figures."""
     return [*requirement["structured_fields"], *requirement.get("figures", [])]
+
+
+class Markdown(str):
+    """Text that is Markdown already (a link made here), put in a table as it is."""
+
+
+def stated(snippet: dict[str, Any]) -> list[dict[str, Any]]:
+    """The fields a snippet carries, each with its label: what the passage states."""
+    return [
+        {"field": name, "label": field_label(name), "value": value}
+        for name, value in (snippet.get("structured_fields") or {}).items()
+        if value not in (None, "")
+    ]
+
+
+def _page_url_of(review_id: int, document_id: int | None, page: int | None) -> str | None:
+    return page_url(review_id, document_id, page) if document_id and page else None
+
+
+def _snippet_row(review_id: int, snippet: dict[str, Any]) -> dict[str, Any]:
+    url = _page_url_of(review_id, snippet.get("document_id"), snippet["page"])
+    return {**snippet, "url": url, "stated": stated(snippet)}
 
 
 def _fields_of(wanted: list[str], entered: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -87,11 +111,15 @@ def build(
         rows.append(
             {
                 **r,
+                "snippets": [_snippet_row(review["id"], snippet) for snippet in r["snippets"]],
                 "validation": VALIDATION_LABELS.get(r["validation_type"], r["validation_type"]),
                 "status_label": status_label(r["status"]),
                 "verdict": verdict,
                 "verdict_label": VERDICTS.get(verdict["verdict"]) if verdict else None,
-                "fields": _fields_of(asked(r), entered),
+                "fields": [
+                    {**f, "url": _page_url_of(review["id"], f.get("document_id"), f["page"])}
+                    for f in _fields_of(asked(r), entered)
+                ],
                 "checks": [
                     {
                         **c,
@@ -107,7 +135,7 @@ def build(
     given = Counter(row["verdict_label"] or "No verdict yet" for row in rows)
     check_statuses = Counter(c["status"] for c in checks)
     return {
-        "review": review,
+        "review": {**review, "status_label": review_status_label(review["status"])},
         "summary": {
             "requirements": len(rows),
             "by_status": {
@@ -130,7 +158,7 @@ def build(
             else None
         ),
         "documents": [{**d, "type_label": type_label(d["document_type"])} for d in documents],
-        "run": run,
+        "run": {**run, "status_label": run_status_label(run["status"])} if run else None,
         "requirements": rows,
         "verdicts": [
             {"requirement_id": rid, **verdict}
@@ -138,7 +166,7 @@ def build(
             if (verdict := verdicts.get(rid))
         ],
         "evidence": evidence(requirements, entered),
-        "validation": {"checks": checks},
+        "validation": validation(checks),
     }
 
 
@@ -147,7 +175,17 @@ def to_json(report: dict[str, Any]) -> str:
     (as the validation call)."""
     keys = ("review", "summary", "outcome", "documents", "run", "verdicts", "evidence")
     data = {key: report[key] for key in keys} | {"validation": report["validation"]}
+    return json_file(data)
+
+
+def json_file(data: Any) -> str:
+    """A JSON download's text: what the API answers, indented, its characters as written."""
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def validation(checks: list[dict[str, Any]]) -> dict[str, Any]:
+    """The validation call's answer (and validation.json's)."""
+    return {"checks": checks}
 
 
 def md(value: Any) -> str:
@@ -161,8 +199,22 @@ def md(value: Any) -> str:
 
 def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(md(cell) for cell in row) + " |" for row in rows]
+    lines += [
+        "| " + " | ".join(c if isinstance(c, Markdown) else md(c) for c in row) + " |"
+        for row in rows
+    ]
     return [*lines, ""]
+
+
+def _page_link(snippet: dict[str, Any], base_url: str) -> Any:
+    """A snippet's page as a link to its page view (a path of digits: nothing to escape)."""
+    if not snippet["url"]:
+        return snippet["page"]
+    return Markdown(f"[p. {int(snippet['page'])}]({base_url}{snippet['url']})")
+
+
+def _stated_text(snippet: dict[str, Any]) -> str:
+    return "; ".join(f"{f['label']}: {f['value']}" for f in snippet["stated"])
 
 
 def when(at: str | None) -> str:
@@ -178,12 +230,14 @@ def _where(document: str | None, page: int | None) -> str:
     return f"{document}, p. {page}" if page else (document or "")
 
 
-def to_markdown(report: dict[str, Any]) -> str:
+def to_markdown(report: dict[str, Any], base_url: str = "") -> str:
+    """The report as Markdown; page links start with base_url (the site's address), else
+    they are paths on the site."""
     review, summary = report["review"], report["summary"]
     out = [f"# Registry review: {md(review['name'])}", ""]
     out += [
         f"- Checklist: {md(review['checklist'])}",
-        f"- Status: {md(review['status'])}",
+        f"- Status: {md(review['status_label'])}",
         f"- Reviewer: {md(review['reviewer'] or 'none')}",
         "",
         "## Summary",
@@ -210,7 +264,7 @@ def to_markdown(report: dict[str, Any]) -> str:
     run = report["run"]
     if run:
         out.append(
-            f"- Evidence from run #{run['id']} ({md(run['status'])}, "
+            f"- Evidence from run #{run['id']} ({md(run['status_label'])}, "
             f"finished {md(when(run['finished_at']) or 'not yet')}, "
             f"provider {md(run['provider'] or 'offline')}, cost ${run['cost_usd']:.4f})"
         )
@@ -231,11 +285,11 @@ def to_markdown(report: dict[str, Any]) -> str:
     )
     out += ["## Requirements", ""]
     for row in report["requirements"]:
-        out += _requirement_markdown(row)
+        out += _requirement_markdown(row, base_url.rstrip("/"))
     return "\n".join(out).rstrip() + "\n"
 
 
-def _requirement_markdown(row: dict[str, Any]) -> list[str]:
+def _requirement_markdown(row: dict[str, Any], base_url: str) -> list[str]:
     out = [
         f"### {md(row['requirement_id'])} — {md(row['category'])}",
         "",
@@ -253,9 +307,16 @@ def _requirement_markdown(row: dict[str, Any]) -> list[str]:
     out.append("")
     if row["snippets"]:
         out += _table(
-            ["Document", "Page", "Section", "Text", "Confidence"],
+            ["Document", "Page", "Section", "Text", "Fields it states", "Confidence"],
             [
-                [s["document"], s["page"], s["section"] or "", s["text"], f"{s['confidence']:.2f}"]
+                [
+                    s["document"],
+                    _page_link(s, base_url),
+                    s["section"] or "",
+                    s["text"],
+                    _stated_text(s),
+                    f"{s['confidence']:.2f}",
+                ]
                 for s in row["snippets"]
             ],
         )
@@ -285,6 +346,6 @@ def _requirement_markdown(row: dict[str, Any]) -> list[str]:
     return out
 
 
-def download_name(name: str, review_id: int, extension: str) -> str:
+def download_name(name: str, review_id: int, extension: str, what: str = "report") -> str:
     """A file name from the review's name that is safe in a Content-Disposition header."""
-    return f"{secure_filename(name) or f'review-{review_id}'}-report.{extension}"
+    return f"{secure_filename(name) or f'review-{review_id}'}-{what}.{extension}"

@@ -4,7 +4,9 @@ its evidence), evidence (each requirement), cross-validation, report."""
 
 from __future__ import annotations
 
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from flask import current_app
@@ -14,7 +16,7 @@ from webapp.ai import ProviderError, ProviderUnavailable
 from webapp.auth.models import User
 from webapp.database import insert_unless_there, utcnow
 from webapp.extensions import db
-from webapp.jobs.kinds import ItemError, RunKind, register_kind
+from webapp.jobs.kinds import ItemError, ItemOutcome, RunKind, register_kind
 from webapp.jobs.models import Run
 from webapp.jobs.queue import enqueue_run
 from webapp.jobs.runner import add_usage
@@ -25,7 +27,9 @@ from webapp.registry.assessment import field_values
 from webapp.registry.checklist import Requirement
 from webapp.registry.discovery import DocumentType, sources_for
 from webapp.registry.evidence import (
+    COVERAGE_LABELS,
     SNIPPETS_PER_REQUIREMENT,
+    Coverage,
     Snippet,
     SourceDocument,
     coverage,
@@ -35,6 +39,7 @@ from webapp.registry.models import EvidenceAnswer, Review, ReviewStatus
 from webapp.registry.pages import PageKind
 from webapp.registry.reviews import entered_values, mark_running, refresh, requirement, styles
 from webapp.registry.targets import REVIEW
+from webapp.registry.words import status_label, type_label
 
 DISCOVER, MAP, EVIDENCE, VALIDATE, REPORT = "discover", "map", "evidence", "validate", "report"
 STAGES = {
@@ -99,12 +104,17 @@ class ReviewAssessment(RunKind):
         "pages": "Pages",
         "contents": "Contents pages",
         "no_text": "Pages without text",
+        "categories": "Categories",
+        "unmapped": "Categories without their kinds of document",
         "snippets": "Snippets",
         "status": "Status",
         "checks": "Checks",
         "failed": "Failed",
         "warnings": "Warnings",
+        **{coverage.value: label for coverage, label in COVERAGE_LABELS.items()},
     }
+    # Results keep their codes (the API's); the run page shows them in words.
+    shown_as = {"Kind": type_label, "Status": status_label}
 
     def __init__(self) -> None:
         self._client: StructuredClient | None = None
@@ -167,10 +177,12 @@ class ReviewAssessment(RunKind):
         if step == MAP:
             present = {DocumentType(d.document_type) for d in review.documents}
             categories = dict.fromkeys(r.category for r in review.methodology.requirements)
-            return {
+            mapping = {
                 category: [t.value for t in sources_for(category) if t in present]
                 for category in categories
             }
+            unmapped = sum(1 for kinds in mapping.values() if not kinds)
+            return {"categories": len(mapping), "unmapped": unmapped, "mapping": mapping}
         if step == EVIDENCE:
             return self.evidence(review, what, run_id)
         if step == VALIDATE:
@@ -182,10 +194,20 @@ class ReviewAssessment(RunKind):
                 "warnings": statuses.count("warning"),
             }
         review.status = ReviewStatus.assessed
-        counts: dict[str, int] = {}
-        for record in review.requirements:
-            counts[record.status or "missing"] = counts.get(record.status or "missing", 0) + 1
-        return counts
+        counts = Counter(record.status or Coverage.missing.value for record in review.requirements)
+        return {c.value: counts[c.value] for c in Coverage if counts[c.value]}
+
+    def outcomes(self, run: Any) -> list[ItemOutcome]:
+        return [
+            replace(
+                outcome,
+                counts=tuple(
+                    (label, self.shown_as[label](value) if label in self.shown_as else value)
+                    for label, value in outcome.counts
+                ),
+            )
+            for outcome in super().outcomes(run)
+        ]
 
     def discover(self, review: Review, document_id: int) -> dict[str, Any]:
         document = next((d for d in review.documents if d.id == document_id), None)

@@ -20,6 +20,7 @@ CHECK_STATUS_LABELS = {"pass": "Pass", "warning": "Warning", "fail": "Fail"}
 CHECK_SUFFIXES = {"present": "stated", "valid": "valid", "consistent": "agrees across documents"}
 CHECK_NAMES = {"net_balance": "Net balance adds up", "buffer_share": "Buffer share adds up"}
 NOT_ASSESSED = "Not assessed yet"
+REVIEW_STATUS_LABELS = {"draft": NOT_ASSESSED, "assessed": "Assessed"}
 
 
 def field_label(field: str | None) -> str:
@@ -43,3 +44,13 @@ def status_label(status: str | None) -> str:
 
 def type_label(kind: str) -> str:
     return TYPE_LABELS[DocumentType(kind)] if kind in DocumentType.__members__ else kind
+
+
+def review_status_label(status: str) -> str:
+    return REVIEW_STATUS_LABELS.get(status, status)
+
+
+def run_status_label(status: str) -> str:
+    """A run's status as the run pages say it: "completed_with_errors" → "Completed with
+    errors"."""
+    return status.replace("_", " ").capitalize()
