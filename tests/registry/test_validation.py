@@ -294,6 +294,7 @@ def test_the_figure_is_the_number_written_with_the_fields_unit(field, value, rea
         (F.area_hectares, "120 ha and 300 ha", "states “120 ha” and “300 ha”: say which"),
         (F.credits_issued, "Table 4", "is a reference, not a figure in tonnes CO2e"),
         (F.area_hectares, "nan ha", "states no number"),
+        (F.area_hectares, "1/2 ha", "is a fraction"),
     ],
 )
 def test_a_reference_a_year_or_two_figures_is_not_the_answer(field, value, words):

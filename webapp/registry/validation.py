@@ -182,6 +182,8 @@ def read_number(value: FieldValue) -> tuple[float | None, str | None]:
         figures = [(alone, alone.value)]
     if any(q.is_range for q, _number in figures):
         return None, f"{label(value.field)}: “{raw}” is a range, not one figure."
+    if any(re.search(r"\d\s*/\s*$", text[: q.start]) for q, _number in figures):
+        return None, f"{label(value.field)}: “{raw}” is a fraction: write it as one number."
     first = figures[0][1]
     if any(not _close(first, number) for _q, number in figures[1:]):
         written = " and ".join(f"“{text[q.start : q.end]}”" for q, _number in figures)
