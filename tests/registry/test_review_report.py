@@ -5,13 +5,23 @@ downloads."""
 
 import json
 
+from flask import render_template
+
 from tests.registry.test_review_api import (  # noqa: F401 - fixtures among them
     REVIEWS,
     assessed,
     bearer,
     editor,
 )
-from webapp.registry.report import build, download_name, evidence, md, to_json, to_markdown
+from webapp.registry.report import (
+    build,
+    download_name,
+    evidence,
+    md,
+    to_json,
+    to_markdown,
+    when,
+)
 
 REVIEW = {
     "id": 7,
@@ -227,3 +237,14 @@ def test_evidence_and_validation_json_are_the_api_calls_as_files(client, editor,
         assert client.get(f"{base}/{what}.json", headers=bearer("viewer")).status_code == 403
     shown = client.get(f"{base}/report.html", headers=editor).get_data(as_text=True)
     assert "Succeeded" in shown and "Assessed" in shown
+
+
+def test_the_printable_report_shows_a_passages_fields_and_statuses_in_words(app):
+    carrying = {**SNIPPET, "structured_fields": {"owner_name": "Nicholas <b>Denman</b>"}}
+    requirements = [{**REQUIREMENTS[1], "snippets": [carrying]}]
+    made = build(REVIEW, requirements, ENTERED, [], {}, None, DOCUMENTS, RUN)
+    with app.test_request_context():
+        html = render_template("registry/report.html", report=made, when=when)
+    assert "<div>Owner: Nicholas &lt;b&gt;Denman&lt;/b&gt;</div>" in html
+    assert '<a href="/registry/7/documents/3/pages/4">p. 4</a>' in html
+    assert "<dd>Assessed</dd>" in html and "run #9 (Succeeded," in html
