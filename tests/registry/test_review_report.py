@@ -1,7 +1,7 @@
-"""The report as plain data, Markdown and JSON, without the app: counts, labels, the checks
-about each requirement's fields, passages linked to their pages with the fields they state,
-and quoted text that cannot break a table or make a heading; then the evidence and validation
-downloads."""
+"""The report as plain data, Markdown and JSON, built without the app: counts, labels, the
+checks about each requirement's fields, passages linked to their pages with the fields they
+state, and quoted text that cannot break a table or make a heading; then the printable page
+and the evidence and validation downloads."""
 
 import json
 
