@@ -15,7 +15,14 @@ from tests.registry.test_pipeline_openai import (  # noqa: F401 - fixtures among
     routed,
 )
 from webapp.extensions import db
-from webapp.registry.reviews import assessment, checks, enter_fields, refresh, requirement
+from webapp.registry.reviews import (
+    ReviewInvalid,
+    assessment,
+    checks,
+    enter_fields,
+    refresh,
+    requirement,
+)
 from webapp.registry.run import ReviewAssessment
 
 pytestmark = pytest.mark.usefixtures("idle_queue")
@@ -150,3 +157,40 @@ def test_the_run_shows_kinds_statuses_mapping_and_report_in_words(make_user):
         f"{label}: {value}" for counts in shown.values() for label, value in counts.items()
     )
     assert "land_tenure" not in page and "needs_input" not in page
+
+
+def test_a_results_table_is_a_page_a_reviewer_can_take_figures_from(make_user):
+    user = make_user("editor")
+    results = "\n".join(
+        [
+            "SOC stock change 1200",
+            "Project emissions 150",
+            "Leakage 50",
+            "Net reductions 1000",
+            "Credits issued 1000",
+            "Buffer credits 200",
+        ]
+    ).encode()
+    review, _run = assess(user, {"Results.txt": results, "Plan.pdf": made.PLAN})
+    document = next(d.id for d in review.documents if d.filename == "Results.txt")
+    enter_fields(
+        review,
+        {
+            name: {"value": value, "document": document, "page": 1}
+            for name, value in {
+                "soc_change_tco2e": "1200",
+                "project_emissions_tco2e": "150",
+                "leakage_tco2e": "50",
+                "net_reductions_tco2e": "1000",
+            }.items()
+        },
+        user,
+    )
+    db.session.commit()
+    assert found_checks(review)["net_balance"]["status"] == "pass"
+    refused = made.PLAN_PAGES["contents"]
+    plan = next(d.id for d in review.documents if d.filename == "Plan.pdf")
+    with pytest.raises(ReviewInvalid):  # a real contents page still is no evidence
+        enter_fields(
+            review, {"leakage_tco2e": {"value": "5", "document": plan, "page": refused}}, user
+        )
