@@ -40,6 +40,28 @@ def test_clay_doubles_tillage_fuel():
     assert "clay ≈ 2× loam" in claims(result)
 
 
+@pytest.mark.parametrize(
+    ("soil", "clay"),
+    [
+        ("argile", True),
+        ("sol argileux", True),
+        ("argile limoneuse", True),
+        ("argilo-calcaire", True),
+        ("heavy clay soil", True),
+        ("silty clay", True),
+        ("limon argileux profond", False),
+        ("limon", False),
+        ("clay loam", False),
+        ("sable", False),
+    ],
+)
+def test_only_a_clay_soil_doubles_tillage_fuel(soil, clay):
+    # "clay ≈ 2× loam": a loam with some clay is still a loam.
+    result = run("gnr", f"- **Sol**: {soil}", name="Déchaumage")
+    assert result.value == (16 if clay else 8)
+    assert ("clay_factor" in codes(result)) is clay
+
+
 def test_clay_does_not_change_mowing():
     assert run("gnr", "- **Sol**: clay", name="Mowing").value == 6.7  # Manche 2007
 
@@ -218,9 +240,13 @@ def test_eiq_needs_data_for_an_unknown_ingredient():
 
 
 def test_crop_protection_cost_from_the_cited_price():
-    # Agrosyst test data: Roundup Extra 360 3.75 €/L.
+    # Agrosyst test data: Roundup Extra 360 3.75 €/L; 3.5 L/ha on 30 % of the field.
     result = run("coutsPhytos", name="Désherbage Roundup Extra 360 3,5 L/ha sur 30 %")
-    assert result.value == pytest.approx(13.125)
+    assert result.value == pytest.approx(3.5 * 3.75 * 0.3)
+    assert "13.125 €/ha treated × share treated 0.3 = 3.9375 €/ha" in result.calculation_steps
+    whole = run("coutsPhytos", name="Désherbage Roundup Extra 360 3,5 L/ha")
+    assert whole.value == pytest.approx(13.125)
+    assert "share_treated_assumed" in [c.code for c in whole.caveats]
     assert run("coutsPhytos", name="Labour").value == 0
     assert run("coutsPhytos", "- **Produit**: X\n- **Dose**: 1 L/ha").needs == ["Prix produit"]
 

@@ -39,7 +39,7 @@ def wheat():
                 "values": [
                     value("frequence", 2),
                     value("ift", 0.15),
-                    value("coutsPhytos", 13.125),
+                    value("coutsPhytos", 3.9375),
                     value("reviewed_na", "n/a"),
                 ],
             },
@@ -65,7 +65,7 @@ def test_step_is_the_sum_of_value_times_frequence():
 def test_products_charges_and_margin():
     totals = step_totals(wheat())
     assert totals.values["totalProduits"] == 1600  # 8 t/ha × 200 €/t
-    charges = 16.57 * 0.5 + 61 * 0.5 + 13.125 * 2 + 90 + 6.5
+    charges = 16.57 * 0.5 + 61 * 0.5 + 3.9375 * 2 + 90 + 6.5
     assert totals.values["totalCharges"] == pytest.approx(charges)
     assert totals.values["margeBrute"] == pytest.approx(1600 - charges)
     assert totals.missing["totalCharges"] == ["engrais", "irrigation"]

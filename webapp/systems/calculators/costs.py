@@ -1,5 +1,5 @@
 """Costs in €/ha: fuel (coutGnr = gnr × fuel price, volume and cost kept apart) and crop
-protection (coutsPhytos = Σ dose × product price)."""
+protection (coutsPhytos = Σ dose × product price × share treated)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from webapp.systems.calculators.context import (
     Context,
     known_or_calculated,
     not_a_treatment,
+    share_treated,
     split_list,
     stated,
 )
@@ -36,8 +37,8 @@ def fuel_cost(context: Context) -> Result:
 
 
 def crop_protection_cost(context: Context) -> Result:
-    """coutsPhytos in €/ha: Σ dose × price per product, the stated "Prix produit" or the cited
-    price (in €/L, for doses in L/ha)."""
+    """coutsPhytos in €/ha of the field: Σ dose × price per product (the stated "Prix produit"
+    or the cited price, in €/L for doses in L/ha) × the share treated, as the IFT counts it."""
     result = Result("coutsPhytos", "€/ha")
     if (none := not_a_treatment(context, result)) is not None:
         return none
@@ -48,6 +49,7 @@ def crop_protection_cost(context: Context) -> Result:
     stated_prices = split_list(held.text("Prix produit"))
     if stated_prices and len(stated_prices) != len(products):
         return needs(result, "Prix produit", why="one price per product")
+    share = share_treated(context, result)
     result.assumptions.extend(held.lines(["Produit", "Dose", "Prix produit"]))
     total = 0.0
     for index, (product, dose_text) in enumerate(zip(products, doses, strict=True)):
@@ -69,7 +71,12 @@ def crop_protection_cost(context: Context) -> Result:
             f"{product}: {shown(dose.value)} × {shown(price_value)} € = {shown(cost)} €/ha"
         )
         total += cost
-    result.value = rounded(total)
+    if share != 1:
+        result.calculation_steps.append(
+            f"{shown(total)} €/ha treated × share treated {shown(share)} = "
+            f"{shown(total * share)} €/ha"
+        )
+    result.value = rounded(total * share)
     result.confidence = Confidence.medium
     return result
 

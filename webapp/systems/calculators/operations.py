@@ -12,8 +12,17 @@ from webapp.systems.calculators.context import Context, stated, stated_wins
 from webapp.systems.calculators.figures import Figure, cited, figures, others, use
 from webapp.systems.calculators.result import Result, needs, rounded, shown
 
-# Soil words that make a soil clay for the clay factor.
-_CLAY = ("argile", "argileux", "argileuse", "clay")
+# Words around a soil's name that do not name its texture ("sol argileux", "clay soil").
+_SOIL_WORDS = frozenset({"sol", "sols", "terre", "terres", "type", "de", "soil", "soils", "a"})
+
+
+def is_clay(soil: str) -> bool:
+    """Whether soil names a clay soil by its main noun: French puts it first ("argile
+    limoneuse", "sol argileux", "argilo-calcaire"), English last ("silty clay", "heavy clay
+    soil"). A loam with some clay ("limon argileux", "clay loam") is a loam."""
+    words = [w for w in normalise(soil).split() if w not in _SOIL_WORDS]
+    return bool(words) and (words[0].startswith("argil") or words[-1] in ("clay", "clays"))
+
 
 
 def operation(context: Context, result: Result) -> str | None:
@@ -122,7 +131,7 @@ def _on_clay(context: Context, kind: str, value: float, result: Result) -> float
     applies = figures()["clay_factor"]["applies_to"]
     if soil is None or factor is None or kind not in applies:
         return value
-    if not any(word in normalise(soil.value) for word in _CLAY):
+    if not is_clay(soil.value):
         return value
     result.assumptions.append(f"Sol: {soil.value} ({soil.level})")
     result.sources.append(factor.evidence())
