@@ -95,6 +95,24 @@ def test_a_source_without_its_figure_is_not_evidence():
     assert read.kept["outcome"] == "suggested"  # a warning: shown, still applicable
 
 
+@pytest.mark.parametrize(
+    ("claim", "figure"),
+    [
+        ("Barème Cerfrance 2025", False),
+        ("Table 11, Section 5.4", False),
+        ("FAO-56", False),
+        ("Semence certifiée d'orge : 0,63 €/kg", True),
+        ("Values: glyphosate 15.33", True),
+        ("Coût 2025 : 61 €/ha", True),
+    ],
+)
+def test_a_year_or_a_reference_is_not_a_figure(claim, figure):
+    source = GOOD["sources"][0] | {"claim": claim}
+    read = read_answer(answered(sources=[source]), PATH)
+    assert (("source_without_figure", "warning") not in codes(read)) is figure
+    assert bool(read.evidence) is figure
+
+
 def test_no_value_is_not_calculated_with_the_models_caveats():
     read = read_answer(answered(value=None, caveats=["Je ne connais pas la variété."]), PATH)
     assert read.value is None and read.proposed() is None

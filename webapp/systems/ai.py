@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -31,10 +30,10 @@ from webapp.systems.calculators import CALCULATORS, calculate_in
 from webapp.systems.conversation import transcript
 from webapp.systems.document import owner, parse_path
 from webapp.systems.indicators import indicator
+from webapp.tables.answers import states_a_figure
 from webapp.units import UnitMismatch, convert
 
 LEVELS = ("system", "step", "intervention")
-FIGURE = re.compile(r"\d")
 
 
 class SourceAnswer(BaseModel):
@@ -219,7 +218,7 @@ def read_answer(answer: CellAnswer, path: str) -> Answered:
     ]
     now = datetime.now(UTC).isoformat()
     for source in answer.sources:
-        if not FIGURE.search(source.claim):
+        if not states_a_figure(source.claim):
             issue(
                 "source_without_figure",
                 Severity.warning,

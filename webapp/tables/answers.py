@@ -172,6 +172,12 @@ def _figure(sentence: str, quantity: Quantity) -> str:
     return sentence[quantity.start : quantity.end]
 
 
+def states_a_figure(text: str) -> bool:
+    """Whether text states a figure: a number that is no year, reference, name or conversion
+    ("Barème Cerfrance 2025" states none; "glyphosate 15.33" and "61 €/ha" do)."""
+    return any(_passed_over(text, q, None, allow_years=False) is None for q in quantities(text))
+
+
 def _passed_over(
     sentence: str, quantity: Quantity, unit: str | None, allow_years: bool
 ) -> str | None:
