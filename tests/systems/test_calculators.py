@@ -233,7 +233,23 @@ def test_eiq_field_use_for_glyphosate():
 
 def test_eiq_needs_data_for_an_unknown_ingredient():
     result = run("eiq", "- **Matière active**: flufenacet\n- **Dose**: 1 L/ha")
-    assert result.value is None and result.needs == ["EIQ"]
+    assert result.value is None and result.needs == ["EIQ matière active"]
+
+
+def test_eiq_of_an_ingredient_the_user_states():
+    given = "- **Matière active**: flufenacet\n- **Concentration**: 500 g/L\n- **Dose**: 0,5 L/ha"
+    result = run("eiq", given + "\n- **EIQ matière active**: 20")
+    assert result.value == pytest.approx(20 * 0.25 / 1.12085, rel=1e-4)
+    assert "EIQ matière active: 20" in claims(result)
+    assert result.confidence == Confidence.medium
+
+
+def test_a_stated_field_use_eiq_wins():
+    result = run("eiq", "- **EIQ**: 12,5", name="Désherbage Roundup Extra 360 3,5 L/ha")
+    assert (result.value, result.confidence) == (12.5, Confidence.high)
+    [source] = result.sources
+    assert (source.title, source.claim_summary) == ("Assumption", "EIQ: 12,5")
+    assert run("eiq", "- **EIQ**: 12,5", name="Labour").value == 0
 
 
 # Crop protection cost

@@ -1,33 +1,42 @@
 """EIQ field use rating (Kovach et al. 1992): EIQ of the active ingredient × its rate. Cornell's
-rate is in lb of active ingredient per acre; the rate in kg/ha is converted (Pint)."""
+rate is in lb of active ingredient per acre; the rate in kg/ha is converted (Pint). A field use
+rating the user states ("- **EIQ**: 25") wins; an ingredient the bundled table lacks takes the
+EIQ the user states for it ("- **EIQ matière active**: 18")."""
 
 from __future__ import annotations
 
 from webapp.review.vocabulary import Confidence
 from webapp.systems.assumptions import normalise
-from webapp.systems.calculators.context import Context, not_a_treatment, share_treated, stated
+from webapp.systems.calculators.context import (
+    Context,
+    not_a_treatment,
+    share_treated,
+    stated,
+    stated_wins,
+)
 from webapp.systems.calculators.figures import cited, figures, use
 from webapp.systems.calculators.result import Result, needs, rounded, shown
 from webapp.units import UnitMismatch, convert
 
 
 def calculate(context: Context) -> Result:
-    """eiq: needs Matière active (with its EIQ in the bundled table), Concentration (g/L for a
-    dose in L/ha, g/kg or % for a dose in kg/ha) and Dose."""
+    """eiq: a stated field use rating; else needs Matière active (its EIQ in the bundled table
+    or stated), Concentration (g/L for a dose in L/ha, g/kg or % for a dose in kg/ha) and Dose."""
     result = Result("eiq", "EIQ")
     if (none := not_a_treatment(context, result)) is not None:
         return none
+    if (given := stated_wins(context, result, "EIQ", "EIQ")) is not None:
+        return given
     active = context.assumptions.text("Matière active")
     if active is None:
         return needs(result, "Matière active")
-    name = next((n for n in figures()["eiq"] if n in normalise(active)), None)
-    if name is None:
-        return needs(result, "EIQ", why=f"no EIQ for {active} in the bundled table")
+    eiq = _ingredient_eiq(context, active, result)
+    if eiq is None:
+        return needs(result, "EIQ matière active", why=f"no EIQ for {active} in the bundled table")
     rate = _active_rate(context, result)
     if rate is None:
         return needs(result, "Concentration", "Dose")
     share = share_treated(context, result)
-    eiq = use(result, cited("eiq", name), f"EIQ of {name}")
     per_acre = convert(rate, "kg/ha", "lb/acre")
     result.value = rounded(eiq * per_acre * share)
     result.calculation_steps.append(
@@ -36,6 +45,18 @@ def calculate(context: Context) -> Result:
     )
     result.confidence = Confidence.medium
     return result
+
+
+def _ingredient_eiq(context: Context, active: str, result: Result) -> float | None:
+    """The ingredient's EIQ: the bundled table's (Kovach et al.), else the one the user states."""
+    name = next((n for n in figures()["eiq"] if n in normalise(active)), None)
+    if name is not None:
+        return use(result, cited("eiq", name), f"EIQ of {name}")
+    value = stated(context, "EIQ matière active", result)
+    if value is None or not value > 0:
+        return None
+    result.calculation_steps.append(f"EIQ of {active}: {shown(value)} (stated)")
+    return value
 
 
 def _active_rate(context: Context, result: Result) -> float | None:
