@@ -2,8 +2,11 @@ import pytest
 
 from webapp.review.vocabulary import Severity
 from webapp.systems.assumptions import (
+    OPERATIONS,
     canonical_key,
     is_organic,
+    operation_id,
+    operation_label,
     operation_type,
     parse_assumptions,
     propose_assumptions,
@@ -68,7 +71,7 @@ def test_user_assumption_beats_the_description_with_a_note():
 
 def test_propose_herbicide_with_share_treated():
     assert proposals("Désherbage Roundup Extra 360 3,5 L/ha sur 30 %") == {
-        "Opération": "pulverisation",
+        "Opération": "Pulvérisation",
         "Segment": "herbicide",
         "Produit": "Roundup Extra 360",
         "Dose": "3.5 L/ha",
@@ -78,7 +81,7 @@ def test_propose_herbicide_with_share_treated():
 
 def test_propose_fertiliser_with_n_content():
     assert proposals("Ammonitrate 33,5 % 150 kg/ha") == {
-        "Opération": "epandage",
+        "Opération": "Épandage",
         "Produit": "Ammonitrate",
         "Teneur N": "33.5 %",
         "Dose": "150 kg/ha",
@@ -122,6 +125,11 @@ def test_propose_a_mixture_from_the_description():
         ("combining", "moisson"),
         ("Décompactage", "decompactage"),
         ("Binage", "binage"),
+        ("Broyage", "broyage"),
+        ("Broyeur à axe horizontal 3 m", "broyage"),
+        ("mulching", "broyage"),
+        ("Récolte avec broyage des pailles", "moisson"),
+        ("Pulvérisateur traîné", "pulverisation"),
         ("Visite de parcelle", None),
     ],
 )
@@ -169,3 +177,42 @@ def test_a_written_crop_beats_the_step_name():
     held = resolve(step="- **Culture**: orge d'hiver", crop="Orge + Lupin")
     assert held.text("Culture") == "orge d'hiver"
     assert [i.severity for i in held.issues] == [Severity.info]
+
+
+def test_every_operation_has_a_label_and_labels_read_back():
+    for kind, _ in OPERATIONS:
+        label = operation_label(kind)
+        assert label != kind or kind == label.casefold()
+        assert operation_id(label) == kind
+    assert operation_id("Charrue 4 corps") == "labour"
+    assert operation_label("visite", "Visite de parcelle") == "Visite de parcelle"
+
+
+def test_the_system_area_is_not_a_share_treated():
+    assert canonical_key("Surface") == "Surface" != canonical_key("Surface traitée")
+    proposed = propose_assumptions("Désherbage X 1 L/ha sur 30 %")
+    held = resolve("- **Surface**: 120 ha", proposed=proposed)
+    assert held.text("Surface") == "120 ha" and held.text("Surface traitée") == "30 %"
+    assert held.issues == []
+
+
+def test_tractor_is_its_power():
+    assert canonical_key("Tracteur") == "Puissance"
+
+
+@pytest.mark.parametrize(
+    ("description", "width"),
+    [
+        ("Déchaumeur à disques 4 m", "4 m"),
+        ("Herse rotative 3,5 m + semoir", "3.5 m"),
+        ("Pulvérisateur, rampe de 24 m", "24 m"),
+        ("Moissonneuse-batteuse 6 m", "6 m"),
+        ("Labour 25 cm", None),
+        ("Déchaumage à 4 m de la haie", None),
+        ("Déchaumeur à disques, 10 cm de profondeur", None),
+        ("Déchaumeur à disques 4 m3", None),
+        ("Semis blé 160 kg/ha, 4 m entre passages", None),
+    ],
+)
+def test_the_implements_width_is_proposed_only_next_to_it(description, width):
+    assert proposals("Travail", description).get("Largeur") == width

@@ -319,3 +319,60 @@ def test_work_rate_for_the_stated_soil_furrows_and_power():
     small = run("tempsTravail", "- **Puissance**: 170 CV", name="Moisson")
     assert small.value == 0.8 and small.range is None
     assert run("tempsTravail", "- **Puissance**: 300 CV", name="Moisson").range is not None
+
+
+# What people read: operation labels and indicator labels, never ids or keys
+
+
+def test_steps_name_the_operation_not_its_id():
+    fuel = run("gnr", name="Déchaumage")
+    assert "Fuel for Déchaumage: 8 L/ha" in fuel.calculation_steps[0]
+    assert "Opération: Déchaumage (proposed)" in fuel.assumptions
+    sowing = run("gnr", name="Semis monograine colza")
+    assert "no cited fuel for Semis monograine" in sowing.caveats[-1].message
+    assert "semis_monograine" not in str(sowing.to_message())
+    ploughing = run("ift", name="Labour")
+    assert ploughing.calculation_steps == ["Labour is not a crop-protection treatment: 0"]
+    written = run("gnr", "- **Opération**: charrue 4 corps")
+    assert written.value == 21 and "Fuel for Labour" in written.calculation_steps[0]
+
+
+def test_a_known_value_is_shown_with_its_label():
+    result = run("coutGnr", values={"gnr": 20})
+    assert result.calculation_steps[0] == "Fuel: 20 L/ha (the intervention's value)"
+    nitrogen = run("ges", name="Labour", values={"gnr": 20, "azoteMineral": 0})
+    assert "Mineral N: 0 kg N/ha (the intervention's value)" in nitrogen.calculation_steps
+
+
+def test_the_systems_area_is_shown_as_its_area_not_a_share_treated():
+    result = run("ift", system="- **Surface**: 120 ha", name="Désherbage Roundup Extra 360 7 L/ha")
+    assert result.value == 1 and "Surface traitée: 100 % (not stated: the whole field)" in (
+        result.assumptions
+    )
+    share = run("ift", "- **Surface**: 50 %", name="Désherbage Roundup Extra 360 7 L/ha")
+    assert share.value == 0.5 and "Surface: 50 % (intervention)" in share.assumptions
+
+
+# The user's equipment
+
+
+def test_the_width_written_after_the_implement_chooses_the_machinery_figure():
+    # Disc stubble cultivator 10.90 (≥ 4 m) / 14.20 (< 4 m).
+    held = resolve(
+        intervention="", proposed=propose_assumptions("Déchaumage", "Déchaumeur à disques 4 m")
+    )
+    assert calculate("mecanisation", Context(held)).value == 10.9
+    held = resolve(proposed=propose_assumptions("Déchaumage", "Déchaumeur à disques 3 m"))
+    assert calculate("mecanisation", Context(held)).value == 14.2
+
+
+def test_a_tractors_power_is_not_a_combines():
+    # Entraid light soils: 1.1 ha/h with 5 furrows; BCMA: combine 150–190 hp 1.25 ha/h.
+    plough = run("tempsTravail", "- **Corps**: 5\n- **Sol**: léger", name="Labour")
+    assert plough.value == pytest.approx(1 / 1.1, rel=1e-6)
+    combine = run("tempsTravail", name="Moisson", system="- **Tracteur**: 150 CV")
+    assert combine.range is not None and "Variant" not in str(combine.assumptions)
+    stated = run("tempsTravail", "- **Puissance**: 170 CV", name="Moisson")
+    assert stated.value == 0.8
+    model = run("tempsTravail", "- **Puissance**: John Deere 6155R", name="Moisson")
+    assert model.range is not None

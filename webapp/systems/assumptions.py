@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from webapp.numbers import parse_number
 from webapp.review.vocabulary import Issue, Severity
 from webapp.units import Quantity, find_quantity, quantities
 
@@ -31,13 +32,9 @@ _LINE = re.compile(
 _ALIASES = {
     "Produit": ("produit", "produits", "product", "products", "spécialité"),
     "Dose": ("dose", "dose appliquée", "rate", "application rate", "dose applied"),
-    "Surface traitée": (
-        "surface traitée",
-        "part traitée",
-        "treated area",
-        "share treated",
-        "surface",
-    ),
+    "Surface traitée": ("surface traitée", "part traitée", "treated area", "share treated"),
+    # The system's (or field's) area; an intervention's "Surface: 30 %" is read as its share.
+    "Surface": ("surface", "area", "superficie", "surface totale", "sau"),
     "Teneur N": ("teneur n", "teneur en azote", "teneur azote", "n content", "nitrogen content"),
     "Opération": ("opération", "type d'opération", "operation", "operation type", "travail"),
     "Cible": ("cible", "target", "ravageur", "pest"),
@@ -49,7 +46,14 @@ _ALIASES = {
     "Prix GNR": ("prix gnr", "prix du gnr", "fuel price", "prix carburant"),
     "Sol": ("sol", "type de sol", "soil", "soil type"),
     "Largeur": ("largeur", "width", "largeur de travail", "working width"),
-    "Puissance": ("puissance", "puissance tracteur", "power", "tractor power"),
+    "Puissance": (
+        "puissance",
+        "puissance tracteur",
+        "tracteur",
+        "power",
+        "tractor power",
+        "tractor",
+    ),
     "Corps": ("corps", "nombre de corps", "furrows", "bottoms"),
     "Matériel": ("matériel", "equipment", "machine", "outil"),
     "Coût machine": ("coût machine", "coût mécanisation", "machinery cost"),
@@ -236,11 +240,12 @@ OPERATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ("dechaumage", "dechaumeur", "stubble cultivation", "stubble cultivator", "stubble"),
     ),
     ("binage", ("binage", "bineuse", "desherbage mecanique", "herse etrille", "hoeing")),
-    ("semis", ("semis", "semer", "sowing", "drilling", "seeding")),
+    ("semis", ("semis", "semer", "semoir", "sowing", "drilling", "seeding")),
     (
         "pulverisation",
         (
             "pulverisation",
+            "pulverisateur",
             "traitement",
             "desherbage",
             "herbicide",
@@ -255,6 +260,7 @@ OPERATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "epandage",
         (
             "epandage",
+            "epandeur",
             "fertilisation",
             "apport",
             "ammonitrate",
@@ -271,7 +277,28 @@ OPERATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("fanage", ("fanage", "faneuse", "tedding", "tedder")),
     ("andainage", ("andainage", "andaineur", "swathing", "raking", "windrowing")),
     ("moisson", ("moisson", "moissonneuse", "recolte", "battage", "combining", "harvest")),
+    # Last: a harvest "avec broyage des pailles" is a harvest.
+    ("broyage", ("broyage", "broyeur", "mulching", "mulcher", "shredding", "shredder")),
 )
+
+# What people read for each operation type (the types are the calculators' ids).
+OPERATION_LABELS = {
+    "semis_direct": "Semis direct",
+    "semis_monograine": "Semis monograine",
+    "herse_rotative": "Herse rotative",
+    "labour": "Labour",
+    "decompactage": "Décompactage",
+    "dechaumage": "Déchaumage",
+    "binage": "Binage",
+    "semis": "Semis",
+    "pulverisation": "Pulvérisation",
+    "epandage": "Épandage",
+    "broyage": "Broyage",
+    "fauche": "Fauche",
+    "fanage": "Fanage",
+    "andainage": "Andainage",
+    "moisson": "Moisson",
+}
 
 # Words that name an IFT segment; seed treatment and biocontrol first, as they are also
 # "traitement".
@@ -300,6 +327,18 @@ def operation_type(text: str) -> str | None:
     return _first_match(text, OPERATIONS)
 
 
+def operation_id(text: str) -> str:
+    """The operation type an "Opération" value names ("Charrue 4 corps" → "labour"); one that
+    names none stays as written, in the ids' spelling."""
+    return operation_type(text) or normalise(text).replace(" ", "_")
+
+
+def operation_label(kind: str, written: str = "") -> str:
+    """The words people read for an operation type ("semis_monograine" → "Semis monograine");
+    written (or the type) when it is not one of ours."""
+    return OPERATION_LABELS.get(kind) or written or kind
+
+
 def treatment_segment(text: str) -> str | None:
     """The IFT segment the words of text name ("Désherbage …" → "herbicide"), or None."""
     return _first_match(text, SEGMENTS)
@@ -317,22 +356,64 @@ _PRODUCT_WORDS = frozenset({"ammonitrate", "uree", "lisier", "fumier"})
 _OPERATION_PHRASES = frozenset(
     p for _, phrases in OPERATIONS for p in phrases if p not in _PRODUCT_WORDS
 )
+# A width is proposed only when written in metres right after an implement ("Déchaumeur à disques
+# 4 m", "rampe de 24 m"), at most three words apart: never a number from elsewhere.
+_IMPLEMENTS = (
+    "dechaumeur",
+    "charrue",
+    "herse",
+    "semoir",
+    "pulverisateur",
+    "rampe",
+    "broyeur",
+    "faucheuse",
+    "moissonneuse",
+    "barre de coupe",
+    "coupe",
+    "epandeur",
+    "bineuse",
+    "rouleau",
+    "cultivateur",
+    "vibroculteur",
+    "decompacteur",
+    "andaineur",
+    "faneuse",
+    "combine",
+    "drill",
+    "sprayer",
+    "boom",
+    "mower",
+    "mulcher",
+    "plough",
+    "plow",
+    "cultivator",
+    "harrow",
+    "header",
+    "spreader",
+)
+_WIDTH = re.compile(
+    rf"(?<!\w)(?:{'|'.join(_IMPLEMENTS)})\w*(?:[ -][^\W\d][\w'-]*){{0,3}}"
+    r"\s+(?P<width>\d+(?:[.,]\d+)?)\s*m(?![\w²³])"
+)
 _CONNECTORS = frozenset({"au", "a", "avec", "de", "du", "with", "of", "par", ":", "-", "–"})
 _ON = re.compile(r"(?:\bsur|\bon|\bover)\s*$", re.IGNORECASE)
 
 
 def propose_assumptions(name: str, description: str = "") -> list[Assumption]:
     """What an intervention's name and description say: operation type, product(s), dose(s),
-    share treated, N content and IFT segment — proposals the user can correct."""
+    share treated, N content, IFT segment and the implement's width — proposals the user can
+    correct."""
     proposed: dict[str, str] = {}
     text = f"{name}. {description}"
     if (operation := operation_type(text)) is not None:
-        proposed["Opération"] = operation
+        proposed["Opération"] = operation_label(operation)
     if (segment := treatment_segment(text)) is not None and operation == "pulverisation":
         proposed["Segment"] = segment
     for part in (name, description):
         if "Dose" not in proposed:
             proposed.update(_products_and_doses(part))
+    if (width := _WIDTH.search(normalise(text))) is not None:
+        proposed["Largeur"] = f"{_shown(parse_number(width['width']))} m"
     return [Assumption(k, v, "proposed", k) for k, v in proposed.items()]
 
 

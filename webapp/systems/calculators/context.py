@@ -13,11 +13,13 @@ from webapp.systems.assumptions import (
     Assumptions,
     find_intervention,
     find_step,
+    operation_id,
     resolve,
     resolve_for,
 )
 from webapp.systems.calculators.figures import assumption_evidence
 from webapp.systems.calculators.result import Result, needs, rounded, shown
+from webapp.systems.indicators import indicator
 from webapp.units import UnitMismatch, convert, find_quantity
 
 
@@ -79,20 +81,20 @@ def stated(context: Context, key: str, result: Result, unit: str | None = None) 
 
 
 def share_treated(context: Context, result: Result) -> float:
-    """The share of the field treated, 0–1, from "Surface traitée" ("30 %", or 0.3); the whole
-    field when it is not stated, which the result says."""
+    """The share of the field treated, 0–1, from "Surface traitée" ("30 %", or 0.3), or an
+    intervention's or step's "Surface" in %; the whole field when it is not stated, which the
+    result says. The system's "Surface" is its area, never a share treated."""
     assumption = context.assumptions.get("Surface traitée")
+    if assumption is None and (area := context.assumptions.get("Surface")) is not None:
+        assumption = area if area.level != "system" else None
     quantity = find_quantity(assumption.value) if assumption else None
     if quantity is not None and is_area(quantity.unit):
-        if assumption.level == "system":
-            quantity = None  # "- **Surface**: 40 ha": the system's area, not a share treated
-        else:
-            result.caveat(
-                "share_treated_impossible",
-                Severity.error,
-                f"Surface traitée “{assumption.value}” is an area, not a share of the field: "
-                "write it in % (“30 %”).",
-            )
+        result.caveat(
+            "share_treated_impossible",
+            Severity.error,
+            f"{assumption.key} “{assumption.value}” is an area, not a share of the field: "
+            "write it in % (“30 %”).",
+        )
     if quantity is None:
         result.assumptions.append("Surface traitée: 100 % (not stated: the whole field)")
         result.caveat(
@@ -106,9 +108,9 @@ def share_treated(context: Context, result: Result) -> float:
         result.caveat(
             "share_treated_impossible",
             Severity.error,
-            f"Surface traitée “{assumption.value}” is not a share of the field (0–100 %).",
+            f"{assumption.key} “{assumption.value}” is not a share of the field (0–100 %).",
         )
-    result.assumptions.append(f"Surface traitée: {assumption.value} ({assumption.level})")
+    result.assumptions.append(f"{assumption.key}: {assumption.value} ({assumption.level})")
     result.calculation_steps.append(f"Share treated: {shown(share)}")
     return share
 
@@ -132,11 +134,13 @@ def split_list(text: str | None) -> list[str]:
 def not_a_treatment(context: Context, result: Result) -> Result | None:
     """result at 0 with the reason when the intervention is a known operation other than
     spraying and states no treatment segment (a ploughing has no IFT); None otherwise."""
-    operation = context.assumptions.text("Opération")
-    if operation is None or operation == "pulverisation" or context.assumptions.get("Segment"):
+    operation = context.assumptions.get("Opération")
+    if operation is None or context.assumptions.get("Segment"):
         return None
-    result.assumptions.append(f"Opération: {operation}")
-    result.calculation_steps.append(f"{operation} is not a crop-protection treatment: 0")
+    if operation_id(operation.value) == "pulverisation":
+        return None
+    result.assumptions.append(f"Opération: {operation.value} ({operation.level})")
+    result.calculation_steps.append(f"{operation.value} is not a crop-protection treatment: 0")
     result.value, result.confidence = 0.0, Confidence.medium
     return result
 
@@ -148,7 +152,10 @@ def known_or_calculated(
     steps and sources join result's); None, with result needing what it needs, otherwise."""
     known = context.value(key)
     if known is not None:
-        result.calculation_steps.append(f"{key}: {shown(known)} (the intervention's value)")
+        wanted = indicator(key)
+        result.calculation_steps.append(
+            f"{wanted.label_en}: {shown(known)} {wanted.unit} (the intervention's value)"
+        )
         return known
     found = calculator(context)
     result.absorb(found)

@@ -4,7 +4,7 @@ fertiliser, organic N for manure, slurry or compost."""
 from __future__ import annotations
 
 from webapp.review.vocabulary import Confidence
-from webapp.systems.assumptions import is_organic
+from webapp.systems.assumptions import is_organic, operation_id
 from webapp.systems.calculators.context import Context, stated
 from webapp.systems.calculators.result import Result, needs, rounded, shown
 
@@ -29,10 +29,10 @@ def _nitrogen(context: Context, *, organic: bool) -> Result:
     product = held.text("Produit") or ""
     nitrogen_type = held.text("Type d'azote") or ""
     product_is_organic = is_organic(f"{product} {nitrogen_type}") or "organi" in nitrogen_type
-    content, operation = held.get("Teneur N"), held.text("Opération")
-    if content is None and operation is not None and operation not in _FERTILISING:
-        result.assumptions.append(f"Opération: {operation}")
-        result.calculation_steps.append(f"{operation} applies no fertiliser: 0 kg N/ha")
+    content, operation = held.get("Teneur N"), held.get("Opération")
+    if content is None and operation and operation_id(operation.value) not in _FERTILISING:
+        result.assumptions.append(f"Opération: {operation.value} ({operation.level})")
+        result.calculation_steps.append(f"{operation.value} applies no fertiliser: 0 kg N/ha")
         result.value, result.confidence = 0.0, Confidence.medium
         return result
     if content is not None and product_is_organic != organic:

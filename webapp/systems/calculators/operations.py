@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from webapp.review.vocabulary import Confidence, Severity
-from webapp.systems.assumptions import normalise
+from webapp.systems.assumptions import Assumption, normalise, operation_id, operation_label
 from webapp.systems.calculators.context import Context, stated, stated_wins
 from webapp.systems.calculators.figures import Figure, cited, figures, others, use
 from webapp.systems.calculators.result import Result, needs, rounded, shown
@@ -24,14 +24,17 @@ def is_clay(soil: str) -> bool:
     return bool(words) and (words[0].startswith("argil") or words[-1] in ("clay", "clays"))
 
 
-
 def operation(context: Context, result: Result) -> str | None:
     """The operation type that holds ("Opération"), recorded in the result's assumptions."""
     assumption = context.assumptions.get("Opération")
     if assumption is None:
         return None
     result.assumptions.append(f"Opération: {assumption.value} ({assumption.level})")
-    return normalise(assumption.value).replace(" ", "_")
+    return operation_id(assumption.value)
+
+
+def _label(context: Context, kind: str) -> str:
+    return operation_label(kind, context.assumptions.text("Opération") or "")
 
 
 def fuel(context: Context) -> Result:
@@ -46,7 +49,7 @@ def fuel(context: Context) -> Result:
     if (found := _cited_for(context, result, "fuel", "Carburant")) is None:
         return result
     kind, figure = found
-    value = use(result, figure, f"Fuel for {kind}")
+    value = use(result, figure, f"Fuel for {_label(context, kind)}")
     value = _on_clay(context, kind, value, result)
     for other in others("fuel", kind):
         result.caveat(
@@ -70,7 +73,8 @@ def _cited_for(
         return None
     figure = _variant(context, result, table, kind) or cited(table, kind)
     if figure is None:
-        needs(result, missing, why=f"no cited {table.replace('_', ' ')} for {kind}")
+        what = table.replace("_", " ")
+        needs(result, missing, why=f"no cited {what} for {_label(context, kind)}")
         return None
     return kind, figure
 
@@ -81,6 +85,8 @@ def _variant(context: Context, result: Result, table: str, kind: str) -> Figure 
     entry = figures().get(table, {}).get(kind, {})
     soil = set(normalise(context.assumptions.text("Sol") or "").split())
     furrows, power = _count(context, "Corps", _FURROWS), _count(context, "Puissance", _POWER)
+    if kind in _SELF_PROPELLED and _tractors(context.assumptions.get("Puissance")):
+        power = None  # the tractor's power is not the combine's
     for variant in entry.get("variants", ()):
         if _fits(variant, soil, furrows, power):
             result.assumptions.append(f"Variant: {variant['label']}")
@@ -103,13 +109,23 @@ _POWER = re.compile(r"(\d+)\s*(?:cv|ch|hp)\b", re.IGNORECASE)
 _FURROWS = re.compile(r"(\d+)\s*(?:corps|furrows?|bottoms?)\b", re.IGNORECASE)
 
 
+# Machines with their own engine, whose power a tractor's does not give.
+_SELF_PROPELLED = ("moisson",)
+
+
+def _tractors(power: Assumption | None) -> bool:
+    """Whether the power was written as a tractor's ("- **Tracteur**: 150 CV")."""
+    return power is not None and "tract" in normalise(power.written_key)
+
+
 def _count(context: Context, key: str, pattern: re.Pattern[str]) -> float | None:
-    """The number key states, else the one the equipment ("Matériel") writes for it."""
+    """The number key states ("150 CV", or a bare "150"), else the one the equipment
+    ("Matériel") writes for it; never a model number ("Tracteur: John Deere 6155R")."""
+    for written in (context.assumptions.text(key), context.assumptions.text("Matériel")):
+        if written and (match := pattern.search(written)):
+            return float(match.group(1))
     quantity = context.assumptions.quantity(key)
-    if quantity is not None:
-        return quantity.value
-    match = pattern.search(context.assumptions.text("Matériel") or "")
-    return float(match.group(1)) if match else None
+    return quantity.value if quantity is not None and quantity.unit is None else None
 
 
 def _from_hourly(context: Context, result: Result) -> Result:
@@ -153,7 +169,9 @@ def _work_rate(context: Context, result: Result) -> float | None:
     if rate is not None and rate > 0:
         return rate
     found = _cited_for(context, result, "work_rate", "Débit de chantier")
-    return use(result, found[1], f"Work rate for {found[0]}") if found else None
+    if found is None:
+        return None
+    return use(result, found[1], f"Work rate for {_label(context, found[0])}")
 
 
 def work_time(context: Context) -> Result:
@@ -172,7 +190,9 @@ def work_time(context: Context) -> Result:
     kind, figure = found
     # The time of a range of rates is the range of their inverses.
     as_time = Figure(1 / figure.high, 1 / figure.low, "h/ha", figure.source, figure.claim)
-    result.calculation_steps.append(f"Work rate for {kind}: {figure.text} ({figure.source})")
+    result.calculation_steps.append(
+        f"Work rate for {_label(context, kind)}: {figure.text} ({figure.source})"
+    )
     result.value = rounded(use(result, as_time, "Work time = 1 ÷ work rate"))
     result.confidence = Confidence.low if figure.is_range else Confidence.medium
     return result
@@ -190,7 +210,8 @@ def machinery_cost(context: Context) -> Result:
         return needs(result, "Opération")
     options = _fitting(context, figures()["machinery"].get(kind, []), result)
     if not options:
-        return needs(result, "Coût machine", why=f"no cited machinery cost for {kind}")
+        why = f"no cited machinery cost for {_label(context, kind)}"
+        return needs(result, "Coût machine", why=why)
     chosen = [Figure.from_dict(o["figure"]) for o in options]
     if len(chosen) == 1:
         figure = chosen[0]
