@@ -216,3 +216,9 @@ def test_tractor_is_its_power():
 )
 def test_the_implements_width_is_proposed_only_next_to_it(description, width):
     assert proposals("Travail", description).get("Largeur") == width
+
+
+def test_a_range_in_the_description_is_proposed_as_written():
+    found = proposals("Désherbage Roundup Extra 360 2 à 3 L/ha sur 30-50 %")
+    assert (found["Dose"], found["Surface traitée"]) == ("2 à 3 L/ha", "30-50 %")
+    assert proposals("Ammonitrate 27-33,5 % à 150 kg/ha")["Teneur N"] == "27-33,5 %"

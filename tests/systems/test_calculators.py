@@ -376,3 +376,56 @@ def test_a_tractors_power_is_not_a_combines():
     assert stated.value == 0.8
     model = run("tempsTravail", "- **Puissance**: John Deere 6155R", name="Moisson")
     assert model.range is not None
+
+
+# A range the user writes is a range: its midpoint, said, with a low confidence
+
+
+def midpoint_caveat(result):
+    return next(c for c in result.caveats if c.code == "range_midpoint")
+
+
+@pytest.mark.parametrize(
+    ("key", "written", "name", "value"),
+    [
+        ("gnr", "- **Carburant**: 15-20 L/ha", "Labour", 17.5),
+        ("tempsTravail", "- **Débit de chantier**: 1,5 à 2,5 ha/h", "Labour", 0.5),
+        ("azoteMineral", "- **Dose**: 150-200 kg/ha", "Ammonitrate 33,5 %", 175 * 0.335),
+        ("coutGnr", "- **Carburant**: 15-20 L/ha\n- **Prix GNR**: 1 €/L", "Labour", 17.5),
+        ("ges", "- **Carburant**: 15-20 L/ha", "Labour", 17.5 * 3.17),
+    ],
+)
+def test_a_written_range_gives_its_midpoint_with_a_caveat(key, written, name, value):
+    result = run(key, written, name=name)
+    assert result.value == pytest.approx(value)
+    assert result.confidence == Confidence.low
+    assert "is written as a range" in midpoint_caveat(result).message
+
+
+def test_a_dose_range_in_the_description_is_proposed_as_written_and_read_as_its_midpoint():
+    # ROUNDUP EXTRA 360, no crop: 7 L/ha; 3.75 €/L.
+    name = "Désherbage Roundup Extra 360 2 à 3 L/ha"
+    ift = run("ift", name=name)
+    assert ift.value == pytest.approx(2.5 / 7) and ift.confidence == Confidence.low
+    caveat = midpoint_caveat(ift)
+    assert caveat.message == (
+        "Dose of Roundup Extra 360 is written as a range, “2 à 3 L/ha”; the midpoint 2.5 L/ha "
+        "is used."
+    )
+    assert (caveat.details["low"], caveat.details["high"]) == (2, 3)
+    cost = run("coutsPhytos", name=name)
+    assert cost.value == pytest.approx(2.5 * 3.75) and cost.confidence == Confidence.low
+    eiq = run("eiq", "- **Matière active**: glyphosate\n- **Concentration**: 360 g/L", name=name)
+    assert eiq.value == pytest.approx(15.33 * 0.9 / 1.12085, rel=1e-4)
+    assert eiq.confidence == Confidence.low
+
+
+def test_a_share_treated_range_gives_its_midpoint():
+    result = run("ift", name="Désherbage Roundup Extra 360 7 L/ha sur 20-40 %")
+    assert result.value == pytest.approx(0.3) and "range_midpoint" in codes(result)
+
+
+def test_a_range_of_furrows_chooses_no_variant():
+    # Entraid: 1.2 ha/h in general; 1.1 for 5 furrows on a light soil.
+    result = run("tempsTravail", "- **Corps**: 5-7\n- **Sol**: léger", name="Labour")
+    assert result.value == pytest.approx(1 / 1.2, rel=1e-6)

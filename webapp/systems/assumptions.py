@@ -426,13 +426,13 @@ def _products_and_doses(text: str) -> dict[str, str]:
             unit = (quantity.unit or "").strip()
             if unit == "%":
                 if _ON.search(chunk[: quantity.start]):
-                    found["Surface traitée"] = f"{_shown(quantity.value)} %"
+                    found["Surface traitée"] = _written(chunk, quantity, unit)
                 else:
-                    found["Teneur N"] = f"{_shown(quantity.value)} %"
+                    found["Teneur N"] = _written(chunk, quantity, unit)
                     start = start or quantity.start
             elif _RATE_UNIT.match(unit) and not dosed:
                 dosed, start = True, start or quantity.start
-                doses.append(f"{_shown(quantity.value)} {unit}")
+                doses.append(_written(chunk, quantity, unit))
                 if product := _product_name(chunk[:start]):
                     products.append(product)
     if doses:
@@ -458,3 +458,11 @@ def _product_name(text: str) -> str:
 
 def _shown(value: float) -> str:
     return f"{value:g}"
+
+
+def _written(text: str, quantity: Quantity, unit: str) -> str:
+    """A number and its unit as proposed: "3.5 L/ha"; a range as written ("2 à 3 L/ha"), so
+    that the calculators read it as a range, never as its first bound."""
+    if quantity.bounds is not None:
+        return text[quantity.start : quantity.end]
+    return f"{_shown(quantity.value)} {unit}"

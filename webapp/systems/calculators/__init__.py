@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from webapp.review.vocabulary import Confidence
 from webapp.systems.bounds import check
 from webapp.systems.calculators import costs, eiq, ges, ift, nitrogen, operations
 from webapp.systems.calculators.context import Context
@@ -36,6 +37,8 @@ def calculate(key: str, context: Context) -> Result:
         return needs(Result(key, indicator(key).unit), key, why=f"no calculator: {made} value")
     result = calculator(context)
     if result.value is not None:
+        if any(c.code == "range_midpoint" for c in result.caveats):
+            result.confidence = Confidence.low  # a range's midpoint, cited or written
         result.caveats.extend(check(key, result.value, level="intervention"))
     return result
 

@@ -4,7 +4,7 @@ it already has (a fuel figure a person entered is used as it is)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from webapp.numbers import NumberInvalid, parse_number
@@ -20,7 +20,7 @@ from webapp.systems.assumptions import (
 from webapp.systems.calculators.figures import assumption_evidence
 from webapp.systems.calculators.result import Result, needs, rounded, shown
 from webapp.systems.indicators import indicator
-from webapp.units import UnitMismatch, convert, find_quantity
+from webapp.units import Quantity, UnitMismatch, convert, find_quantity
 
 
 @dataclass
@@ -55,7 +55,7 @@ def stated(context: Context, key: str, result: Result, unit: str | None = None) 
     assumption = context.assumptions.get(key)
     if assumption is None:
         return None
-    quantity = find_quantity(assumption.value)
+    quantity = read_quantity(assumption.value, key, result)
     if quantity is None:
         result.caveat(
             "assumption_not_a_number",
@@ -80,6 +80,24 @@ def stated(context: Context, key: str, result: Result, unit: str | None = None) 
     return value
 
 
+def read_quantity(text: str, key: str, result: Result) -> Quantity | None:
+    """The number (with its unit) text states for key; a range ("15-20 L/ha") is its midpoint,
+    with a caveat saying the range, as a cited range is (calculate() lowers the confidence)."""
+    quantity = find_quantity(text)
+    if quantity is None or quantity.bounds is None:
+        return quantity
+    low, high = quantity.bounds
+    middle = (low + high) / 2
+    unit = f" {quantity.unit}" if quantity.unit else ""
+    message = (
+        f"{key} is written as a range, “{text.strip()}”; the midpoint {shown(middle)}{unit} "
+        "is used."
+    )
+    if all(c.message != message for c in result.caveats):
+        result.caveat("range_midpoint", Severity.warning, message, low=low, high=high)
+    return replace(quantity, value=middle, is_range=False, high=None)
+
+
 def share_treated(context: Context, result: Result) -> float:
     """The share of the field treated, 0–1, from "Surface traitée" ("30 %", or 0.3), or an
     intervention's or step's "Surface" in %; the whole field when it is not stated, which the
@@ -87,7 +105,7 @@ def share_treated(context: Context, result: Result) -> float:
     assumption = context.assumptions.get("Surface traitée")
     if assumption is None and (area := context.assumptions.get("Surface")) is not None:
         assumption = area if area.level != "system" else None
-    quantity = find_quantity(assumption.value) if assumption else None
+    quantity = read_quantity(assumption.value, assumption.key, result) if assumption else None
     if quantity is not None and is_area(quantity.unit):
         result.caveat(
             "share_treated_impossible",

@@ -9,6 +9,7 @@ from webapp.systems.calculators.context import (
     Context,
     known_or_calculated,
     not_a_treatment,
+    read_quantity,
     share_treated,
     split_list,
     stated,
@@ -16,7 +17,6 @@ from webapp.systems.calculators.context import (
 from webapp.systems.calculators.figures import Figure, cited, figures, use
 from webapp.systems.calculators.operations import fuel
 from webapp.systems.calculators.result import Result, needs, rounded, shown
-from webapp.units import find_quantity
 
 
 def fuel_cost(context: Context) -> Result:
@@ -53,11 +53,11 @@ def crop_protection_cost(context: Context) -> Result:
     result.assumptions.extend(held.lines(["Produit", "Dose", "Prix produit"]))
     total = 0.0
     for index, (product, dose_text) in enumerate(zip(products, doses, strict=True)):
-        dose = find_quantity(dose_text)
+        dose = read_quantity(dose_text, f"Dose of {product}", result)
         if dose is None:
             return needs(result, "Dose")
         if stated_prices:
-            price = find_quantity(stated_prices[index])
+            price = read_quantity(stated_prices[index], f"Prix produit of {product}", result)
             if price is None:
                 return needs(result, "Prix produit")
             price_value = price.value

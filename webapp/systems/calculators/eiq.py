@@ -10,6 +10,7 @@ from webapp.systems.assumptions import normalise
 from webapp.systems.calculators.context import (
     Context,
     not_a_treatment,
+    read_quantity,
     share_treated,
     stated,
     stated_wins,
@@ -61,8 +62,11 @@ def _ingredient_eiq(context: Context, active: str, result: Result) -> float | No
 
 def _active_rate(context: Context, result: Result) -> float | None:
     """kg of active ingredient per ha: dose × concentration."""
-    dose = context.assumptions.quantity("Dose")
-    concentration = context.assumptions.quantity("Concentration")
+    held = context.assumptions
+    if held.get("Dose") is None or held.get("Concentration") is None:
+        return None
+    dose = read_quantity(held.text("Dose"), "Dose", result)
+    concentration = read_quantity(held.text("Concentration"), "Concentration", result)
     if dose is None or concentration is None:
         return None
     dose_unit = (dose.unit or "").replace(" ", "")

@@ -32,6 +32,7 @@ from webapp.systems.assumptions import normalise
 from webapp.systems.calculators.context import (
     Context,
     not_a_treatment,
+    read_quantity,
     share_treated,
     split_list,
     stated,
@@ -39,7 +40,7 @@ from webapp.systems.calculators.context import (
 from webapp.systems.calculators.figures import DATA, Figure
 from webapp.systems.calculators.result import Result, needs, rounded, shown
 from webapp.systems.indicators import IFT_SEGMENTS, IFT_TOTAL_SEGMENTS
-from webapp.units import UnitMismatch, convert, find_quantity
+from webapp.units import UnitMismatch, convert
 from webapp.uploads import sniff_delimiter
 
 # French crop names as step names write them → the names the reference tables use. Longer
@@ -267,7 +268,7 @@ def calculate(context: Context, doses: ReferenceDoses | None = None) -> Result:
     for index, dose_text in enumerate(applied):
         product = products[index] if products else "the product"
         reference = _reference(context, table, product, crop, target, result)
-        dose = find_quantity(dose_text)
+        dose = read_quantity(dose_text, f"Dose of {product}", result)
         if dose is None:
             return needs(result, "Dose", why=f"“{dose_text}” gives no number")
         if reference is None:
@@ -331,7 +332,7 @@ def _reference(
     """The reference dose: the user's stated one, else the table's by target, crop, no crop."""
     assumption = context.assumptions.get("Dose de référence")
     if assumption is not None:
-        quantity = find_quantity(assumption.value)
+        quantity = read_quantity(assumption.value, "Dose de référence", result)
         if quantity is not None and quantity.value > 0:
             stated(context, "Dose de référence", result)
             return Figure(

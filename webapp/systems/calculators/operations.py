@@ -125,7 +125,9 @@ def _count(context: Context, key: str, pattern: re.Pattern[str]) -> float | None
         if written and (match := pattern.search(written)):
             return float(match.group(1))
     quantity = context.assumptions.quantity(key)
-    return quantity.value if quantity is not None and quantity.unit is None else None
+    if quantity is None or quantity.unit is not None or quantity.bounds is not None:
+        return None  # "4-5 corps" chooses no figure: a variant is for one count
+    return quantity.value
 
 
 def _from_hourly(context: Context, result: Result) -> Result:
