@@ -86,6 +86,17 @@ def test_fuel_per_hour_over_the_work_rate():
     assert run("gnr", "- **Carburant**: 18 L/h\n- **Débit de chantier**: 2 ha/h").value == 9
 
 
+def test_precision_drilling_fuel_is_its_cited_fuel_per_hour_over_the_work_rate():
+    # Barème: precision-drilling job 10.4 L/h; Entraid: precision drilling 1.6–1.9 ha/h.
+    result = run("gnr", name="Semis monograine colza")
+    assert result.value == pytest.approx(10.4 / 1.75, rel=1e-6)
+    assert "10.4 L/h ÷ 1.75 ha/h = 5.94286 L/ha" in result.calculation_steps
+    assert result.confidence == Confidence.low and "range_midpoint" in codes(result)
+    assert any("10.4 L/h" in claim for claim in claims(result))
+    given = run("gnr", "- **Débit de chantier**: 2 ha/h", name="Semis monograine colza")
+    assert (given.value, given.confidence) == (5.2, Confidence.medium)
+
+
 def test_fuel_needs_the_operation_or_a_figure():
     assert run("gnr").needs == ["Opération"]
     spraying = run("gnr", name="Pulvérisation")
@@ -328,8 +339,9 @@ def test_steps_name_the_operation_not_its_id():
     fuel = run("gnr", name="Déchaumage")
     assert "Fuel for Déchaumage: 8 L/ha" in fuel.calculation_steps[0]
     assert "Opération: Déchaumage (proposed)" in fuel.assumptions
+    mulching = run("mecanisation", name="Broyage du couvert")
+    assert "no cited machinery cost for Broyage" in mulching.caveats[-1].message
     sowing = run("gnr", name="Semis monograine colza")
-    assert "no cited fuel for Semis monograine" in sowing.caveats[-1].message
     assert "semis_monograine" not in str(sowing.to_message())
     ploughing = run("ift", name="Labour")
     assert ploughing.calculation_steps == ["Labour is not a crop-protection treatment: 0"]

@@ -1,5 +1,8 @@
 """A demo farm system for a new install: a four-year Beauce arable rotation, each intervention
-with the product and dose people write in itinera, so the calculators have something to read."""
+with the product and dose people write in itinera, and the assumptions an adviser states where
+the cited figures say nothing (a sprayer's fuel, a spreader's work rate), so that every indicator
+with a calculator is calculated offline. Its products are those of the bundled reference doses;
+its yields and sale prices are the adviser's, as step values."""
 
 from __future__ import annotations
 
@@ -14,8 +17,39 @@ from webapp.systems.models import System
 TOP, BOTTOM = "intervention_top", "intervention_bottom"
 
 
-def _work(key: str, day: int, name: str, description: str = "", lane: str = TOP) -> dict[str, Any]:
-    return {"id": key, "name": name, "description": description, "day": str(day), "type": lane}
+def _work(
+    key: str, day: int, name: str, description: str = "", lane: str = TOP, assumptions: str = ""
+) -> dict[str, Any]:
+    work = {"id": key, "name": name, "description": description, "day": str(day), "type": lane}
+    return work | ({"assumptions": assumptions} if assumptions else {})
+
+
+# What the adviser states where the reference cites no fuel or work rate: a 24 m trailed sprayer,
+# a 24 m weighing fertiliser spreader, a 4 m drill, a 3 m flail mulcher, a 4 m disc cultivator.
+SPRAYER = (
+    "- **Matériel**: pulvérisateur traîné 24 m\n"
+    "- **Carburant**: 1 L/ha\n"
+    "- **Débit de chantier**: 8 ha/h\n"
+)
+SPREADER = (
+    "- **Matériel**: distributeur d'engrais à pesée 24 m\n"
+    "- **Carburant**: 0,8 L/ha\n"
+    "- **Débit de chantier**: 10 ha/h\n"
+)
+DRILL = "- **Carburant**: 5 L/ha\n- **Débit de chantier**: 2 ha/h\n"
+HARROW_DRILL = "- **Débit de chantier**: 1,5 ha/h\n"
+MULCHER = (
+    "- **Carburant**: 10 L/ha\n- **Débit de chantier**: 1,5 ha/h\n- **Coût machine**: 20 €/ha\n"
+)
+CULTIVATOR = "- **Débit de chantier**: 3 ha/h\n"
+
+
+def _yield_and_price(tonnes: float, euros: float) -> list[dict[str, Any]]:
+    """The step's yield (t/ha) and sale price (€/t), as the adviser states them."""
+    return [
+        {"key": "rendement", "value": tonnes, "reviewed": True},
+        {"key": "prixVente", "value": euros, "reviewed": True},
+    ]
 
 
 def _once(work: dict[str, Any]) -> dict[str, Any]:
@@ -48,14 +82,34 @@ DEMO_DOCUMENT: dict[str, Any] = {
             "secondary_crop": False,
             "attributes": [{"id": "colza-sol", "name": "Travail du sol", "value": "Déchaumage"}],
             "assumptions": "- **Semoir**: monograine 6 rangs\n",
+            "stepValues": _yield_and_price(3.5, 450),
             "interventions": [
-                _once(_work("colza-dechaumage", -10, "Déchaumage", "Déchaumeur à disques 4 m")),
+                _once(
+                    _work(
+                        "colza-dechaumage",
+                        -10,
+                        "Déchaumage",
+                        "Déchaumeur à disques 4 m",
+                        assumptions=CULTIVATOR,
+                    )
+                ),
                 _once(
                     _work("colza-semis", 0, "Semis colza", "Semis colza 2,5 kg/ha au monograine")
                 ),
-                _work("colza-desherbage", 3, "Désherbage", "Désherbage Novall 2,5 L/ha sur 100 %"),
-                _work("colza-azote", 200, "Fertilisation azotée", "Ammonitrate 33,5 % à 150 kg/ha"),
-                _work("colza-insecticide", 215, "Insecticide", "Karaté Zeon 0,075 L/ha sur 100 %"),
+                _work(
+                    "colza-traitement",
+                    3,
+                    "Traitement d'automne",
+                    "Altiplano DAM Tec 3 kg/ha sur 100 %",
+                    assumptions=SPRAYER,
+                ),
+                _work(
+                    "colza-azote",
+                    200,
+                    "Fertilisation azotée",
+                    "Ammonitrate 33,5 % à 150 kg/ha",
+                    assumptions=SPREADER,
+                ),
                 _work("colza-recolte", 319, "Récolte", "Moissonneuse-batteuse 6 m"),
             ],
         },
@@ -67,16 +121,46 @@ DEMO_DOCUMENT: dict[str, Any] = {
             "endDate": "2027-07-20T00:00:00.000Z",
             "description": "Rendement visé : 85 q/ha",
             "secondary_crop": False,
+            "stepValues": _yield_and_price(8.5, 200),
             "interventions": [
                 _work(
                     "ble-glyphosate",
                     -15,
                     "Désherbage d'interculture",
                     "Désherbage Roundup Extra 360 3,5 L/ha sur 30 %",
+                    assumptions=SPRAYER
+                    + "- **Matière active**: glyphosate\n- **Concentration**: 360 g/L\n",
                 ),
-                _once(_work("ble-semis", 0, "Semis blé", "Semis blé 160 kg/ha, combiné herse")),
-                _work("ble-azote", 120, "Fertilisation azotée", "Ammonitrate 33,5 % à 180 kg/ha"),
-                _work("ble-fongicide", 180, "Fongicide", "Fongicide Elatus Era 0,8 L/ha sur 100 %"),
+                _once(
+                    _work(
+                        "ble-semis",
+                        0,
+                        "Semis blé",
+                        "Semis blé 160 kg/ha au combiné herse rotative + semoir 4 m",
+                        assumptions=HARROW_DRILL,
+                    )
+                ),
+                _work(
+                    "ble-insecticide",
+                    30,
+                    "Insecticide pucerons d'automne",
+                    "Insecticide Mavrik Flo 0,15 L/ha sur 100 %",
+                    assumptions=SPRAYER,
+                ),
+                _work(
+                    "ble-azote",
+                    120,
+                    "Fertilisation azotée",
+                    "Ammonitrate 33,5 % à 180 kg/ha",
+                    assumptions=SPREADER,
+                ),
+                _work(
+                    "ble-fongicide",
+                    180,
+                    "Fongicide",
+                    "Fongicide Revystar XL 1 L/ha sur 100 %",
+                    assumptions=SPRAYER,
+                ),
                 {
                     **_work("ble-recolte", 270, "Récolte", "Moissonneuse-batteuse 6 m"),
                     "values": [{"key": "ift", "value": 0, "reviewed": "n/a"}],
@@ -91,6 +175,8 @@ DEMO_DOCUMENT: dict[str, Any] = {
             "endDate": "2028-02-15T00:00:00.000Z",
             "description": "Couvert d'interculture avant l'orge de printemps",
             "secondary_crop": True,
+            # A cover crop is not harvested: it sells nothing.
+            "stepValues": [{"key": "totalProduits", "value": 0, "reviewed": True}],
             "interventions": [
                 _work(
                     "couvert-semis",
@@ -98,8 +184,16 @@ DEMO_DOCUMENT: dict[str, Any] = {
                     "Semis du couvert",
                     "Moutarde 5 kg/ha + phacélie 3 kg/ha",
                     BOTTOM,
+                    DRILL,
                 ),
-                _work("couvert-broyage", 180, "Broyage", "Broyeur à axe horizontal 3 m", BOTTOM),
+                _work(
+                    "couvert-broyage",
+                    180,
+                    "Broyage",
+                    "Broyeur à axe horizontal 3 m",
+                    BOTTOM,
+                    MULCHER,
+                ),
             ],
         },
         {
@@ -110,10 +204,31 @@ DEMO_DOCUMENT: dict[str, Any] = {
             "endDate": "2028-07-15T00:00:00.000Z",
             "description": "Rendement visé : 70 q/ha (brassicole)",
             "secondary_crop": False,
+            "stepValues": _yield_and_price(7, 220),
             "interventions": [
-                _once(_work("orge-semis", 0, "Semis orge", "Semis orge 140 kg/ha")),
-                _work("orge-azote", 25, "Fertilisation azotée", "Ammonitrate 33,5 % à 120 kg/ha"),
-                _work("orge-desherbage", 30, "Désherbage", "Axial Pratic 0,9 L/ha sur 100 %"),
+                _once(
+                    _work(
+                        "orge-semis",
+                        0,
+                        "Semis orge",
+                        "Semis orge 140 kg/ha au combiné herse rotative + semoir 4 m",
+                        assumptions=HARROW_DRILL,
+                    )
+                ),
+                _work(
+                    "orge-azote",
+                    25,
+                    "Fertilisation azotée",
+                    "Ammonitrate 33,5 % à 120 kg/ha",
+                    assumptions=SPREADER,
+                ),
+                _work(
+                    "orge-desherbage",
+                    30,
+                    "Désherbage",
+                    "Désherbage Axial Pratic 0,9 L/ha sur 100 %",
+                    assumptions=SPRAYER,
+                ),
                 _work("orge-recolte", 130, "Récolte", "Moissonneuse-batteuse 6 m"),
             ],
         },

@@ -29,7 +29,9 @@ def operation(context: Context, result: Result) -> str | None:
     assumption = context.assumptions.get("Opération")
     if assumption is None:
         return None
-    result.assumptions.append(f"Opération: {assumption.value} ({assumption.level})")
+    line = f"Opération: {assumption.value} ({assumption.level})"
+    if line not in result.assumptions:
+        result.assumptions.append(line)
     return operation_id(assumption.value)
 
 
@@ -39,13 +41,18 @@ def _label(context: Context, kind: str) -> str:
 
 def fuel(context: Context) -> Result:
     """gnr in L/ha: a stated figure; else a stated L/h over the work rate; else the cited
-    figure for the operation type (×2 on clay for tillage, as the source says)."""
+    figure for the operation type (×2 on clay for tillage, as the source says); else its cited
+    L/h over the stated or cited work rate."""
     result = Result("gnr", "L/ha")
     written = context.assumptions.quantity("Carburant")
     if written is not None and (written.unit or "").replace(" ", "").endswith("/h"):
         return _from_hourly(context, result)
     if (given := stated_wins(context, result, "Carburant", "L/ha")) is not None:
         return given
+    stated_kind = context.assumptions.text("Opération")
+    kind = operation_id(stated_kind) if stated_kind else None
+    if kind and cited("fuel", kind) is None and (hourly := cited("fuel_per_hour", kind)):
+        return _cited_hourly(context, result, kind, hourly)
     if (found := _cited_for(context, result, "fuel", "Carburant")) is None:
         return result
     kind, figure = found
@@ -134,6 +141,21 @@ def _from_hourly(context: Context, result: Result) -> Result:
     per_hour = stated(context, "Carburant", result, "L/h")
     rate = _work_rate(context, result)
     if per_hour is None or rate is None:
+        return needs(result, "Débit de chantier", why="to turn L/h into L/ha")
+    result.value = rounded(per_hour / rate)
+    result.calculation_steps.append(
+        f"{shown(per_hour)} L/h ÷ {shown(rate)} ha/h = {shown(result.value)} L/ha"
+    )
+    result.confidence = Confidence.medium
+    return result
+
+
+def _cited_hourly(context: Context, result: Result, kind: str, hourly: Figure) -> Result:
+    """The cited L/h of the operation over its stated or cited work rate."""
+    operation(context, result)
+    per_hour = use(result, hourly, f"Fuel per hour for {_label(context, kind)}")
+    rate = _work_rate(context, result)
+    if rate is None:
         return needs(result, "Débit de chantier", why="to turn L/h into L/ha")
     result.value = rounded(per_hour / rate)
     result.calculation_steps.append(
