@@ -46,7 +46,7 @@ def fuel(context: Context) -> Result:
     result = Result("gnr", "L/ha")
     written = context.assumptions.quantity("Carburant")
     if written is not None and (written.unit or "").replace(" ", "").endswith("/h"):
-        return _from_hourly(context, result)
+        return _per_hectare(context, result, stated(context, "Carburant", result, "L/h"))
     if (given := stated_wins(context, result, "Carburant", "L/ha")) is not None:
         return given
     stated_kind = context.assumptions.text("Opération")
@@ -137,25 +137,17 @@ def _count(context: Context, key: str, pattern: re.Pattern[str]) -> float | None
     return quantity.value
 
 
-def _from_hourly(context: Context, result: Result) -> Result:
-    per_hour = stated(context, "Carburant", result, "L/h")
-    rate = _work_rate(context, result)
-    if per_hour is None or rate is None:
-        return needs(result, "Débit de chantier", why="to turn L/h into L/ha")
-    result.value = rounded(per_hour / rate)
-    result.calculation_steps.append(
-        f"{shown(per_hour)} L/h ÷ {shown(rate)} ha/h = {shown(result.value)} L/ha"
-    )
-    result.confidence = Confidence.medium
-    return result
-
-
 def _cited_hourly(context: Context, result: Result, kind: str, hourly: Figure) -> Result:
     """The cited L/h of the operation over its stated or cited work rate."""
     operation(context, result)
     per_hour = use(result, hourly, f"Fuel per hour for {_label(context, kind)}")
+    return _per_hectare(context, result, per_hour)
+
+
+def _per_hectare(context: Context, result: Result, per_hour: float | None) -> Result:
+    """A fuel use in L/h (stated or cited) over the stated or cited work rate."""
     rate = _work_rate(context, result)
-    if rate is None:
+    if per_hour is None or rate is None:
         return needs(result, "Débit de chantier", why="to turn L/h into L/ha")
     result.value = rounded(per_hour / rate)
     result.calculation_steps.append(
