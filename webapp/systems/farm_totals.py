@@ -17,8 +17,8 @@ from webapp.systems.summary import CAMPAIGN_COLUMNS, yearly_rows
 from webapp.systems.totals import per_year_unit, system_totals
 from webapp.units import convert, find_quantity
 
-# The written keys that give a system's area (all read as "Surface traitée" elsewhere, which
-# the calculators leave alone at the system level).
+# The written keys that give a system's area (all read as "Surface" by the calculators, which
+# never take the system's as a share treated).
 AREA_KEYS = ("surface", "area", "superficie", "surface totale", "sau")
 BASIS = (
     "Per hectare and year, weighted by each system's area: Σ (system's value per hectare and "
