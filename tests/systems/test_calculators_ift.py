@@ -85,6 +85,11 @@ def test_biocontrol_and_seed_treatment_reported_apart():
     assert result.value == 0
     assert result.parts["biocontrol"] == 0.5
     assert "ift_reported_apart" in codes(result)
+    seeds = ift(
+        "- **Dose**: 1 L/ha\n- **Dose de référence**: 2 L/ha\n- **Segment**: seed treatment"
+    )
+    apart = next(c for c in seeds.caveats if c.code == "ift_reported_apart")
+    assert apart.message.endswith("outside the total: seed treatment 0.5")
 
 
 def test_needs_the_dose_instead_of_guessing():

@@ -314,7 +314,7 @@ def calculate(context: Context, doses: ReferenceDoses | None = None) -> Result:
             "ift_reported_apart",
             Severity.info,
             "Biocontrol and seed treatments are reported apart, outside the total: "
-            + ", ".join(f"{k} {shown(v)}" for k, v in apart.items()),
+            + ", ".join(f"{k.replace('_', ' ')} {shown(v)}" for k, v in apart.items()),
             **apart,
         )
     result.confidence = Confidence.low if fallback else Confidence.high
@@ -382,8 +382,8 @@ def _segments(text: str | None, count: int, result: Result) -> list[str]:
     result.caveat(
         "ift_segment_unknown",
         Severity.warning,
-        "The treatment's segment (herbicide, fungicide, insecticide, other, biocontrol, "
-        "seed_treatment) is not stated: it is counted as other.",
+        "The treatment's segment (herbicide, fungicide, insecticide, other, biocontrol, seed "
+        "treatment) is not stated: it is counted as other.",
         given=text,
     )
     return ["other"] * count
