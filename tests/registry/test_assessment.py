@@ -86,3 +86,28 @@ def test_evidence_kept_from_before_fields_existed_still_validates():
     assessment = assess(CHECKLIST, [PLAN], {}, found={"REQ-002": [old]}, today=TODAY)
     assert by_id(assessment)["REQ-002"].coverage is Coverage.needs_input
     assert checks(assessment)["owner_name_present"].status is Status.failed
+
+
+def test_a_reviewers_value_supersedes_the_models_from_the_same_document():
+    generic = Snippet(
+        1, "Project plan.pdf", 3, None, "The Project owns the land", 0.9,
+        {"owner_name": "The Project"},
+    )  # fmt: skip
+    deed = Snippet(
+        2, "Deed.pdf", 1, None, "Nicholas Denman, owner", 0.9, {"owner_name": "Nicholas Denman"}
+    )
+    found = {"REQ-002": [generic, deed]}
+    before = assess(CHECKLIST, [PLAN, DEED], {}, found=found, today=TODAY)
+    owner = [c for c in before.checks if c.check == "owner_name_valid"]
+    assert [c.status for c in owner] == [Status.failed, Status.passed]
+
+    corrected = FieldValue(F.owner_name, "Nicholas Denman", "Project plan.pdf", 4)
+    after = assess(CHECKLIST, [PLAN, DEED], {}, [corrected], found=found, today=TODAY)
+    owner = [c for c in after.checks if c.check == "owner_name_valid"]
+    assert [c.status for c in owner] == [Status.passed, Status.passed]
+    assert checks(after)["owner_name_consistent"].status is Status.passed
+    tenure = by_id(after)["REQ-002"]
+    assert tenure.superseded == [FieldValue(F.owner_name, "The Project", "Project plan.pdf", 3)]
+    assert corrected in tenure.fields and not any(v.value == "The Project" for v in tenure.fields)
+    # Another document's value is not the reviewer's to replace: the deed's stays.
+    assert FieldValue(F.owner_name, "Nicholas Denman", "Deed.pdf", 1) in tenure.fields

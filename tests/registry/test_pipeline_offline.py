@@ -10,7 +10,7 @@ from tests.registry import documents as made
 from tests.support.tables import run_here
 from webapp.extensions import db
 from webapp.registry import documents as docs
-from webapp.registry.reviews import checks, create_review, enter_fields
+from webapp.registry.reviews import checks, create_review, enter_fields, entered
 from webapp.registry.run import ReviewAssessment, start_review_run
 
 pytestmark = pytest.mark.usefixtures("idle_queue")
@@ -96,3 +96,70 @@ def test_a_british_date_is_read_day_first_and_one_without_a_sign_asks_the_review
     assert doubt["status"] == "warning"
     assert "06 February 2023 or 02 June 2023" in doubt["message"]
     assert "say which" in doubt["message"]
+
+
+def test_the_reviewers_values_from_each_document_are_compared(make_user):
+    user = make_user("editor")
+    review, added, _run = assessed(user)
+    plan, deed = added["Project plan.pdf"], added["Title deed.pdf"]
+    monitoring = added["Monitoring report 2023.pdf"]
+    tenure = made.PLAN_PAGES["tenure"]
+    enter_fields(
+        review, {"owner_name": {"value": made.OWNER, "document": plan.id, "page": tenure}}, user
+    )
+    enter_fields(
+        review, {"owner_name": {"value": made.SAME_OWNER, "document": deed.id, "page": 1}}, user
+    )
+    db.session.commit()
+    consistent = next(c for c in checks(review) if c["check"] == "owner_name_consistent")
+    assert consistent["status"] == "warning" and "may be one person" in consistent["message"]
+    assert consistent["values"] == {
+        "Project plan.pdf": made.OWNER, "Title deed.pdf": made.SAME_OWNER,
+    }  # fmt: skip
+
+    # Several documents at once: 6 February 2023 (the plan writes day first) and 200 days on.
+    enter_fields(
+        review,
+        {
+            "project_start_date": [
+                {"value": made.START_DATE, "document": plan.id, "page": 2},
+                {"value": "25 August 2023", "document": monitoring.id, "page": 1},
+            ]
+        },
+        user,
+    )
+    db.session.commit()
+    dates = next(c for c in checks(review) if c["check"] == "project_start_date_consistent")
+    assert dates["status"] == "fail" and "200 days apart" in dates["message"]
+    assert len(entered(review)) == 4
+
+    # A newer value from one document replaces that document's only.
+    later = {"value": "1 March 2023", "document": monitoring.id, "page": 1}
+    enter_fields(review, {"project_start_date": later}, user)
+    db.session.commit()
+    dates = next(c for c in checks(review) if c["check"] == "project_start_date_consistent")
+    assert dates["status"] == "pass" and "within 23 days" in dates["message"]
+    assert len(entered(review)) == 4
+
+
+def test_an_ambiguous_date_is_settled_by_entering_it_as_the_document_means_it(make_user):
+    user = make_user("editor")
+    review, added, _run = assessed(user)
+    note = added["Start of activities.md"]
+    where = ("Start of activities.md, p. 1",)
+    enter_fields(
+        review,
+        {"project_start_date": {"value": made.START_DATE, "document": note.id, "page": 1}},
+        user,
+    )
+    db.session.commit()
+    assert by_check(review)[("project_start_date_valid", where)]["status"] == "warning"
+    enter_fields(
+        review,
+        {"project_start_date": {"value": "6 February 2023", "document": note.id, "page": 1}},
+        user,
+    )
+    db.session.commit()
+    settled = [c for c in checks(review) if c["check"] == "project_start_date_valid"]
+    assert [c["status"] for c in settled] == ["pass"]
+    assert settled[0]["values"] == {where[0]: "6 February 2023"}

@@ -267,6 +267,41 @@ def test_evidence_and_validation_after_an_assessment(client, editor):
     assert cleared.status_code == 200 and "owner_name" not in cleared.get_json()["fields"]
 
 
+def owner_from(*entries: tuple[str, str | int, int]) -> dict:
+    """The owner's value from several documents at once: (value, document, page) each."""
+    return {"owner_name": [{"value": v, "document": d, "page": p} for v, d, p in entries]}
+
+
+def test_a_field_is_entered_from_several_documents_at_once_and_compared(client, editor):
+    review = assessed(client, editor)
+    fields = f"{REVIEWS}/{review['id']}/fields"
+    both = owner_from(("Nicholas Denman", "Project plan.pdf", 4), ("Nick Denman", "deed.md", 1))
+    entered = client.put(fields, json=both, headers=editor)
+    assert entered.status_code == 200, entered.get_data(as_text=True)
+    owner = entered.get_json()["fields"]["owner_name"]
+    assert [(e["value"], e["document"], e["page"]) for e in owner["entries"]] == [
+        ("Nicholas Denman", "Project plan.pdf", 4),
+        ("Nick Denman", "deed.md", 1),
+    ]
+    assert owner["value"] in ("Nicholas Denman", "Nick Denman")  # the newest, as before
+    checks = client.get(f"{REVIEWS}/{review['id']}/validation", headers=editor).get_json()["checks"]
+    consistent = next(c for c in checks if c["check"] == "owner_name_consistent")
+    assert consistent["status"] == "warning"
+    assert consistent["values"] == {"Project plan.pdf": "Nicholas Denman", "deed.md": "Nick Denman"}
+    evidence = client.get(f"{REVIEWS}/{review['id']}/evidence", headers=editor).get_json()
+    tenure = next(r for r in evidence["requirements"] if r["requirement_id"] == "REQ-002")
+    assert len(tenure["fields"][0]["entries"]) == 2
+
+    same = owner_from(
+        ("Nicholas Denman", "Project plan.pdf", 4), ("N. Denman", review["plan"]["id"], 4)
+    )
+    twice = client.put(fields, json=same, headers=editor)
+    assert twice.status_code == 422
+    errors = twice.get_json()["error"]["details"]["errors"]
+    assert [e["loc"] for e in errors] == ["fields.owner_name.1.document"]
+    assert "given twice" in errors[0]["message"]
+
+
 def test_entered_fields_are_refused_with_each_problem_named(client, editor):
     review = assessed(client, editor)
     fields = f"{REVIEWS}/{review['id']}/fields"

@@ -18,6 +18,7 @@ from webapp.extensions import db
 from webapp.jobs.models import Run
 from webapp.jobs.queue import JobQueue
 from webapp.registry import documents as docs
+from webapp.registry import reviews
 from webapp.registry.checklist import bundled
 from webapp.registry.models import Review
 from webapp.registry.run import ReviewAssessment
@@ -303,6 +304,38 @@ def test_a_field_is_entered_from_a_passage_and_refusals_say_why(client_as):
     review_page = client.get(f"/registry/{review.id}")
     checks = rows(by_id(review_page, "check-table"))
     assert any(r[1] == "Owner" and r[2] in ("Pass", "Warning", "Fail") for r in checks)
+
+
+def test_a_fields_value_from_each_document_is_shown_and_replaces_the_models(client_as):
+    client = client_as("editor")
+    review = assessed(client)
+    plan, deed = review.documents
+    url = f"{requirement_url(review)}/fields"
+    for document, page, value in ((plan, 4, "Nicholas Denman"), (deed, 1, "Nick Denman")):
+        given = {"field": "owner_name", "value": value, "document": document.id, "page": page}
+        assert client.submit(url, given).status_code == 302
+    # The model read the plan's owner as "The Project"; the reviewer's value replaces it.
+    record = next(r for r in review.requirements if r.requirement_id == "REQ-002")
+    record.snippets = [
+        {
+            "document_id": plan.id, "document": plan.filename, "page": 4, "section": None,
+            "text": "The Project owns the farm.", "confidence": 0.9,
+            "structured_fields": {"owner_name": "The Project"},
+        }
+    ]  # fmt: skip
+    reviews.refresh(review)
+    db.session.commit()
+    page = client.get(requirement_url(review))
+    fields = [r[:3] for r in rows(by_id(page, "field-table")) if r[0] == "Owner"]
+    assert fields == [
+        ["Owner", "Nicholas Denman", "Project plan.pdf"],
+        ["Owner", "Nick Denman", "deed.md"],
+    ]
+    carried = by_id(page, "snippet-1").find(class_="registry-superseded").get_text(" ", strip=True)
+    assert "Owner: The Project" in carried and "superseded by “Nicholas Denman”" in carried
+    checks = rows(by_id(page, "requirement-checks"))
+    assert ["Owner valid", "Owner", "Fail"] not in [c[:3] for c in checks]
+    assert ["Owner agrees across documents", "Owner", "Warning"] in [c[:3] for c in checks]
 
 
 def test_verdicts_are_the_reviewers_and_outcome_and_undo_work(client_as):

@@ -9,6 +9,7 @@ from tests.support.tables import run_here
 from webapp.extensions import db
 from webapp.registry import documents as docs
 from webapp.registry.models import Review
+from webapp.registry.page_data import history
 from webapp.registry.reviews import (
     ReviewInvalid,
     checks,
@@ -16,12 +17,15 @@ from webapp.registry.reviews import (
     decide_requirement,
     delete_review,
     enter_fields,
+    entered,
     outcome,
+    refresh,
     set_outcome,
     verdicts,
 )
 from webapp.registry.run import ReviewAssessment, start_review_run
-from webapp.review.service import undo
+from webapp.registry.targets import review_decisions
+from webapp.review.service import decide, undo
 
 pytestmark = pytest.mark.usefixtures("idle_queue")
 
@@ -132,3 +136,93 @@ def test_a_reports_figures_entered_by_a_reviewer_are_checked_to_add_up(make_user
 def test_a_reviews_run_stays_one_job_whatever_its_size():
     # Evidence needs discovery done and the report everything: its items run in order.
     assert ReviewAssessment().chunk_size({"review_id": 1}) is None
+
+
+def test_values_are_kept_per_document_and_old_ones_stay_readable(make_user):
+    user, review, pdf, deed, _run = assessed(make_user)
+    # A value entered before values were kept per document: under the field's name alone.
+    decide(
+        review_decisions,
+        review.id,
+        "owner_name",
+        {"value": "Nicholas Denman", "document_id": pdf.id, "page": 4},
+        "",
+        user,
+    )
+    db.session.commit()
+    assert [(e.field.value, e.document_id, e.value) for e in entered(review)] == [
+        ("owner_name", pdf.id, "Nicholas Denman")
+    ]
+    group = enter_fields(
+        review, {"owner_name": {"value": "Nick Denman", "document": deed.id, "page": 1}}, user
+    )[0]
+    db.session.commit()
+    assert {e.document_id: e.value for e in entered(review)} == {
+        pdf.id: "Nicholas Denman",
+        deed.id: "Nick Denman",
+    }
+    consistent = next(c for c in checks(review) if c["check"] == "owner_name_consistent")
+    assert consistent["status"] == "warning"
+    # The plan's newer value replaces the old one; the history names field and document.
+    enter_fields(
+        review, {"owner_name": {"value": "N. Denman", "document": pdf.id, "page": 4}}, user
+    )
+    db.session.commit()
+    assert {e.document_id: e.value for e in entered(review)} == {
+        pdf.id: "N. Denman",
+        deed.id: "Nick Denman",
+    }
+    shown = history(review)
+    assert shown[0].what == "Owner (Project plan.pdf)"
+    assert shown[0].value == "N. Denman (Project plan.pdf, page 4)"
+
+    assert undo(group, user).changed_since == []  # the deed's value, the plan's untouched
+    refresh(review)  # as the undo page does
+    db.session.commit()
+    assert {e.document_id: e.value for e in entered(review)} == {pdf.id: "N. Denman"}
+    assert not any(c["check"] == "owner_name_consistent" for c in checks(review))
+
+    enter_fields(review, {"owner_name": None}, user)  # from every document, the old one too
+    db.session.commit()
+    assert entered(review) == []
+    assert next(c for c in checks(review) if c["check"] == "owner_name_present")["status"] == (
+        "fail"
+    )
+
+
+def test_a_list_enters_a_field_from_several_documents_and_each_problem_is_named(make_user):
+    user, review, pdf, deed, _run = assessed(make_user)
+    with pytest.raises(ReviewInvalid) as refused:
+        enter_fields(
+            review,
+            {
+                "owner_name": [
+                    {"value": "Nicholas Denman", "document": pdf.id, "page": 4},
+                    {"value": "Nick Denman", "document": pdf.id, "page": 4},
+                    {"value": "", "document": deed.id, "page": 1},
+                ],
+                "area_hectares": [],
+            },
+            user,
+        )
+    assert {p.loc for p in refused.value.problems} == {
+        "fields.owner_name.1.document",
+        "fields.owner_name.2.value",
+        "area_hectares",
+    }
+    assert entered(review) == []
+    enter_fields(
+        review,
+        {
+            "owner_name": [
+                {"value": "Nicholas Denman", "document": pdf.id, "page": 4},
+                {"value": "Nick Denman", "document": deed.id, "page": 1},
+            ]
+        },
+        user,
+    )
+    db.session.commit()
+    assert [(e.document_id, e.value) for e in entered(review)] == [
+        (pdf.id, "Nicholas Denman"),
+        (deed.id, "Nick Denman"),
+    ]

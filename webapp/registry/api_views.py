@@ -34,6 +34,7 @@ from webapp.registry.targets import OUTCOMES, VERDICTS, Decision
 from webapp.uploads import UploadRefused
 
 PER_PAGE = 25
+MOST_DOCUMENTS_AT_ONCE = 50
 RUN_ANSWERS = {202: "Queued: run_id is the run.", 409: "A run is live: details.run_id."}
 
 
@@ -109,18 +110,23 @@ def review_dict(review: Review) -> dict[str, Any]:
 
 
 def entered_dict(review: Review) -> dict[str, dict[str, Any]]:
-    """The fields reviewers entered, by name: value, document (by name), page, who, when."""
+    """The fields reviewers entered, by name: the newest entry's value, document (by name),
+    page, who and when, and `entries`, the field's value from each document it was entered
+    from."""
     names = {d.id: d.filename for d in review.documents}
-    found = {}
-    for name, decision in reviews.entered(review).items():
-        given = decision.value if isinstance(decision.value, dict) else {}
-        found[name] = {
-            "value": given.get("value"),
-            "document": names.get(given.get("document_id")),
-            "document_id": given.get("document_id"),
-            "page": given.get("page"),
-            **decision_dict(decision),
+    found: dict[str, dict[str, Any]] = {}
+    for entry in reviews.entered(review):
+        one = {
+            "value": entry.value,
+            "document": names.get(entry.document_id),
+            "document_id": entry.document_id,
+            "page": entry.page,
+            **decision_dict(entry.decision),
         }
+        field = found.setdefault(entry.field.value, {"entries": []})
+        field["entries"].append(one)
+        if field.get("at") is None or one["at"] >= field["at"]:
+            field.update(one)
     return found
 
 
@@ -175,8 +181,14 @@ class DocumentCorrection(RequestModel):
     document_type: Literal[tuple(t.value for t in DocumentType)]  # type: ignore[valid-type]
 
 
-class EnteredFields(RootModel[Annotated[dict[Name, dict[Name, Any] | None], Field(max_length=50)]]):
-    """{field: {value, document, page}}: each entry is checked by the review (`fields.<name>`)."""
+Entry = dict[Name, Any]
+Entries = Annotated[list[Entry], Field(max_length=MOST_DOCUMENTS_AT_ONCE)]
+
+
+class EnteredFields(RootModel[Annotated[dict[Name, Entry | Entries | None], Field(max_length=50)]]):
+    """{field: {value, document, page}}, or {field: [{value, document, page}, ...]} to enter a
+    field from several documents at once: each entry is checked by the review
+    (`fields.<name>` or `fields.<name>.<index>`); null clears the field from every document."""
 
 
 class NewVerdict(RequestModel):

@@ -1,6 +1,8 @@
 """A review's assessment as plain data: for each requirement its evidence (offline passages,
 or the model's with their fields) and its coverage, then the cross-validation of every
-structured field the evidence and the reviewer stated. The run and the pages build on this."""
+structured field the evidence and the reviewer stated. A reviewer's value of a field from a
+document supersedes the model's value of that field from that document: the person corrects
+the model. The run and the pages build on this."""
 
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ class RequirementResult:
     snippets: list[Snippet]
     coverage: Coverage
     fields: list[FieldValue] = field(default_factory=list)
+    # The model's values a reviewer's value from the same document replaced.
+    superseded: list[FieldValue] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -68,18 +72,23 @@ def assess(
 ) -> Assessment:
     """Every requirement of the checklist over the documents: found holds the model's
     snippets per requirement (offline passages otherwise); entered, what reviewers stated
-    (each picked from a snippet). A requirement's fields are the ones it asks for, its
-    figures included; only its structured fields decide its coverage."""
+    (each picked from a snippet), which supersedes what the model read in the same document.
+    A requirement's fields are the ones it asks for, its figures included; only its
+    structured fields decide its coverage."""
     entered = list(entered)
-    results, every_value = [], list(entered)
+    by_reviewer = {(v.field, v.document) for v in entered}
+    every_value = list(entered)
+    results = []
     for requirement in checklist.requirements:
         snippets = (found or {}).get(requirement.requirement_id)
         if snippets is None:
             snippets = find_evidence(requirement, documents)
         asked = set(requirement.asked)
         carried = [v for v in field_values(snippets, styles) if v.field in asked]
-        mine = carried + [v for v in entered if v.field in asked]
-        every_value += carried
+        kept = [v for v in carried if (v.field, v.document) not in by_reviewer]
+        superseded = [v for v in carried if (v.field, v.document) in by_reviewer]
+        every_value += kept
+        mine = kept + [v for v in entered if v.field in asked]
         status = coverage(requirement, snippets, {v.field.value for v in mine})
-        results.append(RequirementResult(requirement, snippets, status, mine))
+        results.append(RequirementResult(requirement, snippets, status, mine, superseded))
     return Assessment(results, validate(every_value, today))

@@ -13,11 +13,19 @@ from sqlalchemy import or_, select
 from sqlalchemy.orm import selectinload
 
 from webapp.extensions import db
-from webapp.registry.checklist import Requirement, StructuredField
+from webapp.registry.checklist import Requirement
 from webapp.registry.evidence import COVERAGE_LABELS, Coverage
 from webapp.registry.models import Review, ReviewRequirement
-from webapp.registry.targets import OUTCOME, OUTCOMES, REQUIREMENT, REVIEW, VERDICTS, Decision
-from webapp.registry.words import field_label
+from webapp.registry.targets import (
+    OUTCOME,
+    OUTCOMES,
+    REQUIREMENT,
+    REVIEW,
+    VERDICTS,
+    Decision,
+    entry_of,
+    review_decisions,
+)
 from webapp.review.models import Change
 
 # The requirement filters, in the order the page lists them: (key, words).
@@ -101,7 +109,7 @@ def _value_words(field: str, value: Any, documents: dict[int, str]) -> str:
         return "—"
     if field == OUTCOME:
         return OUTCOMES.get(value, str(value))
-    if field in StructuredField.__members__ and isinstance(value, dict):
+    if entry_of(field) and isinstance(value, dict):
         document = documents.get(value.get("document_id"), "a deleted document")
         return f"{value.get('value')} ({document}, page {value.get('page')})"
     return VERDICTS.get(value, str(value)) if isinstance(value, str) else str(value)
@@ -131,7 +139,7 @@ def history(review: Review, limit: int = 200) -> list[HistoryEntry]:
         elif change.field == OUTCOME:
             what = "Overall outcome"
         else:
-            what = field_label(change.field)
+            what = review_decisions.field_label(change.field)
         entries.append(
             HistoryEntry(change, what, _value_words(change.field, change.new_value, documents))
         )

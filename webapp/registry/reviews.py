@@ -29,6 +29,8 @@ from webapp.registry.targets import (
     VERDICTS,
     Decision,
     decisions,
+    entry_key,
+    entry_of,
     requirement_verdicts,
     review_decisions,
 )
@@ -106,27 +108,56 @@ def styles(review: Review) -> dict[int, DateStyle | None]:
     return {d.id: DateStyle(d.date_style) if d.date_style else None for d in review.documents}
 
 
-def entered(review: Review) -> dict[str, Decision]:
-    """The structured fields reviewers entered, by field name."""
+@dataclass(frozen=True)
+class EnteredValue:
+    """A reviewer's value of one structured field as one document states it (its page), the
+    decision that holds it and the decision field it is kept under."""
+
+    field: StructuredField
+    value: Any
+    document_id: int | None
+    page: Any
+    decision: Decision
+    key: str
+
+
+def entered(review: Review) -> list[EnteredValue]:
+    """The structured fields reviewers entered, one per field and document, in field order. A
+    value kept under the field's name alone (entered before values were kept per document)
+    counts for its document until a newer one is entered from that document."""
     mine = decisions(REVIEW, [review.id])[review.id]
-    return {k: v for k, v in mine.items() if k in StructuredField.__members__}
+    found: dict[tuple[StructuredField, Any], EnteredValue] = {}
+    for key, decision in mine.items():
+        entry = entry_of(key)
+        if entry is None:
+            continue
+        name, document_id = entry
+        given = decision.value if isinstance(decision.value, dict) else {}
+        if document_id is None:
+            document_id = given.get("document_id")
+            if (name, document_id) in found:
+                continue
+        found[name, document_id] = EnteredValue(
+            name, given.get("value"), document_id, given.get("page"), decision, key
+        )
+    order = list(StructuredField)
+    return sorted(found.values(), key=lambda e: (order.index(e.field), e.decision.at))
 
 
 def entered_values(review: Review) -> list[FieldValue]:
     by_id = {d.id: d for d in review.documents}
     date_styles = styles(review)
     values = []
-    for name, decision in entered(review).items():
-        given = decision.value if isinstance(decision.value, dict) else {}
-        document = by_id.get(given.get("document_id"))
-        if document is None or given.get("value") in (None, ""):
+    for entry in entered(review):
+        document = by_id.get(entry.document_id)
+        if document is None or entry.value in (None, ""):
             continue  # its document was deleted: the value no longer has a source
         values.append(
             FieldValue(
-                StructuredField(name),
-                given["value"],
+                entry.field,
+                entry.value,
                 document.filename,
-                given.get("page"),
+                entry.page,
                 date_styles.get(document.id),
             )
         )
@@ -196,10 +227,11 @@ class Entry:
     page: int
 
 
-def read_entry(review: Review, field: str, given: Any) -> Entry:
+def read_entry(review: Review, field: str, given: Any, where: str | None = None) -> Entry:
     """A reviewer's value for one structured field, checked: a known field, a value, and the
-    text page of one of the review's documents it was picked from."""
-    where = f"fields.{field}"
+    text page of one of the review's documents it was picked from. where: the entry's place in
+    the request, for its problems."""
+    where = where or f"fields.{field}"
     if field not in StructuredField.__members__:
         known = ", ".join(StructuredField.__members__)
         raise ReviewInvalid([Problem(f"{field} is not a field; use one of {known}.", loc=field)])
@@ -239,18 +271,47 @@ def _document(review: Review, given: Any) -> ReviewDocument | None:
     return None
 
 
+def read_entries(review: Review, field: str, given: Any) -> list[Entry]:
+    """One field's entries: {value, document, page}, or a list of them to enter the field from
+    several documents at once (one each)."""
+    if not isinstance(given, list):
+        return [read_entry(review, field, given)]
+    if not given:
+        raise ReviewInvalid([Problem("Give at least one {value, document, page}.", loc=field)])
+    problems, entries = [], []
+    for i, one in enumerate(given):
+        try:
+            entry = read_entry(review, field, one, f"fields.{field}.{i}")
+        except ReviewInvalid as invalid:
+            problems += invalid.problems
+            continue
+        if any(e.document.id == entry.document.id for e in entries):
+            problems.append(
+                Problem(
+                    f"{entry.document.filename} is given twice: enter one value per document.",
+                    loc=f"fields.{field}.{i}.document",
+                )
+            )
+        entries.append(entry)
+    if problems:
+        raise ReviewInvalid(problems)
+    return entries
+
+
 def enter_fields(review: Review, given: dict[str, Any], user: User | None) -> list[str]:
-    """Record reviewers' values ({field: {value, document, page}}, each checked before any is
-    kept; None clears a field) and bring the review up to date. Returns the groups."""
+    """Record reviewers' values ({field: {value, document, page}} or {field: [...]}, each
+    checked before any is kept), one per field and document: a newer value from the same
+    document replaces the older, other documents' stay, to be compared. None clears a field
+    from every document. Brings the review up to date; returns the groups."""
     if not isinstance(given, dict) or not given:
         raise ReviewInvalid("Give at least one field: {field: {value, document, page}}.")
     problems, entries, cleared = [], [], []
     for field, value in given.items():
         if value is None and field in StructuredField.__members__:
-            cleared.append(field)
+            cleared.append(StructuredField(field))
             continue
         try:
-            entries.append(read_entry(review, field, value))
+            entries += read_entries(review, field, value)
         except ReviewInvalid as invalid:
             problems += invalid.problems
     if problems:
@@ -259,14 +320,19 @@ def enter_fields(review: Review, given: dict[str, Any], user: User | None) -> li
         decide(
             review_decisions,
             review.id,
-            e.field.value,
+            entry_key(e.field, e.document.id),
             {"value": e.value, "document_id": e.document.id, "page": e.page},
             "",
             user,
         )
         for e in entries
     ]
-    groups += [decide(review_decisions, review.id, f, None, "", user) for f in cleared]
+    kept = decisions(REVIEW, [review.id])[review.id]
+    groups += [
+        decide(review_decisions, review.id, key, None, "", user)
+        for key in kept
+        if (entry := entry_of(key)) and entry[0] in cleared
+    ]
     refresh(review)
     return groups
 

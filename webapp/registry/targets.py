@@ -1,6 +1,7 @@
 """What a person decides in a review, as the review core's targets whose decisions write
 nothing: a verdict on each requirement, and on the review itself its overall outcome and the
-structured fields a reviewer enters (each picked from a snippet). Every decision is a Change,
+structured fields a reviewer enters (each picked from a snippet), one decision per field and
+document ("owner_name@12") so that documents can be compared. Every decision is a Change,
 audited and undone by the core; the newest one of a field is its present value."""
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from sqlalchemy import func, select
 
 from webapp.extensions import db
 from webapp.registry.checklist import FIELD_LABELS, StructuredField
-from webapp.registry.models import Review, ReviewRequirement
+from webapp.registry.models import Review, ReviewDocument, ReviewRequirement
 from webapp.review.models import Change
 from webapp.review.targets import ReviewTarget, register_target
 
 REQUIREMENT = "registry_requirement"
 REVIEW = "registry_review"
 VERDICT, OUTCOME = "verdict", "outcome"
+ENTRY_SEPARATOR = "@"
 
 VERDICTS = {
     "approved": "Approved",
@@ -72,9 +74,32 @@ class ReviewDecisions(ReviewTarget):
     def field_label(self, field: str) -> str:
         if field == OUTCOME:
             return "Overall outcome"
-        if field in StructuredField.__members__:
-            return FIELD_LABELS[StructuredField(field)]
-        return field
+        entry = entry_of(field)
+        if entry is None:
+            return field
+        name, document_id = entry
+        if document_id is None:
+            return FIELD_LABELS[name]
+        document = db.session.get(ReviewDocument, document_id)
+        where = document.filename if document else "a deleted document"
+        return f"{FIELD_LABELS[name]} ({where})"
+
+
+def entry_key(name: StructuredField, document_id: int) -> str:
+    """The decision field a reviewer's value for one field from one document is kept under."""
+    return f"{name.value}{ENTRY_SEPARATOR}{document_id}"
+
+
+def entry_of(key: str) -> tuple[StructuredField, int | None] | None:
+    """The structured field and document a decision field holds a reviewer's value of; the
+    document is None for a value kept under the field's name alone (entered before values
+    were kept per document: its document is in the value). None for any other decision."""
+    name, separator, document = key.partition(ENTRY_SEPARATOR)
+    if name not in StructuredField.__members__:
+        return None
+    if not separator:
+        return StructuredField(name), None
+    return (StructuredField(name), int(document)) if document.isdigit() else None
 
 
 requirement_verdicts = register_target(RequirementVerdicts())

@@ -327,18 +327,21 @@ def render_requirement(review: Review, requirement_id: str, status: int = 200, *
     ids = [r.requirement_id for r in review.requirements]
     at = ids.index(requirement_id)
     fields = [f.value for f in wanted.asked]
-    entered = reviews.entered(review)
+    entered = [e for e in reviews.entered(review) if e.field in wanted.asked]
     documents = {d.id: d.filename for d in review.documents}
     verdict = reviews.verdicts(review).get(requirement_id)
+    checks = [c for c in reviews.checks(review) if c["field"] in fields]
     context = {
         "review": review,
         "record": record,
         "requirement": wanted,
         "snippets": record.snippets or [],
         "fields": fields,
-        "entered": {f: entered[f] for f in fields if f in entered},
+        "entered": {f: [e for e in entered if e.field == f] for f in fields},
+        # The reviewer's value that replaces the model's, by (field, document id).
+        "superseding": {(e.field.value, e.document_id): e for e in entered},
         "documents": documents,
-        "checks": [c for c in reviews.checks(review) if c["field"] in fields],
+        "checks": checks,
         "verdict": verdict,
         "previous": ids[at - 1] if at > 0 else None,
         "next": ids[at + 1] if at + 1 < len(ids) else None,
