@@ -70,8 +70,9 @@ def test_entered_and_carried_fields_are_routed_by_name_and_cross_validated():
         today=TODAY,
     )
     results = by_id(assessment)
-    assert results["REQ-002"].coverage is Coverage.covered
-    assert results["REQ-007"].coverage is Coverage.covered
+    assert results["REQ-002"].coverage is Coverage.covered  # two spellings: a warning
+    # Both of its fields are stated, but the ID is a year: a failed check covers nothing.
+    assert results["REQ-007"].coverage is Coverage.partial
     found = checks(assessment)
     assert found["owner_name_consistent"].status is Status.warning
     assert found["project_id_valid"].status is Status.failed  # a year is never an ID
@@ -100,6 +101,7 @@ def test_a_reviewers_value_supersedes_the_models_from_the_same_document():
     before = assess(CHECKLIST, [PLAN, DEED], {}, found=found, today=TODAY)
     owner = [c for c in before.checks if c.check == "owner_name_valid"]
     assert [c.status for c in owner] == [Status.failed, Status.passed]
+    assert by_id(before)["REQ-002"].coverage is Coverage.partial
 
     corrected = FieldValue(F.owner_name, "Nicholas Denman", "Project plan.pdf", 4)
     after = assess(CHECKLIST, [PLAN, DEED], {}, [corrected], found=found, today=TODAY)
@@ -111,3 +113,20 @@ def test_a_reviewers_value_supersedes_the_models_from_the_same_document():
     assert corrected in tenure.fields and not any(v.value == "The Project" for v in tenure.fields)
     # Another document's value is not the reviewer's to replace: the deed's stays.
     assert FieldValue(F.owner_name, "Nicholas Denman", "Deed.pdf", 1) in tenure.fields
+
+
+def test_a_requirement_whose_field_fails_its_check_is_not_covered():
+    def start(project_id, start_date):
+        entered = [
+            FieldValue(F.project_id, project_id, "Project plan.pdf", 2),
+            FieldValue(F.project_start_date, start_date, "Project plan.pdf", 2),
+        ]
+        assessment = assess(CHECKLIST, [PLAN], {}, entered, today=TODAY)
+        return by_id(assessment)["REQ-007"].coverage, assessment
+
+    coverage, assessment = start("2023", "2023")
+    assert coverage is Coverage.partial
+    failed = {c.check for c in assessment.checks if c.status is Status.failed}
+    assert {"project_id_valid", "project_start_date_valid"} <= failed
+    assert start("C01-1234", "2023")[0] is Coverage.partial  # a year is not a date
+    assert start("C01-1234", "6 February 2023")[0] is Coverage.covered

@@ -338,6 +338,21 @@ def test_a_fields_value_from_each_document_is_shown_and_replaces_the_models(clie
     assert ["Owner agrees across documents", "Owner", "Warning"] in [c[:3] for c in checks]
 
 
+def test_a_requirement_whose_field_fails_its_check_says_which_and_is_partial(client_as):
+    client = client_as("editor")
+    review = assessed(client)
+    plan = review.documents[0]
+    url = f"{requirement_url(review, 'REQ-007')}/fields"
+    for field in ("project_id", "project_start_date"):
+        given = {"field": field, "value": "2023", "document": plan.id, "page": 2}
+        assert client.submit(url, given).status_code == 302
+    page = client.get(requirement_url(review, "REQ-007"))
+    assert by_id(page, "requirement-status").find(class_="badge").get_text() == "Partial"
+    failed = [li.get_text(" ", strip=True) for li in by_id(page, "failed-checks").find_all("li")]
+    assert any(f.startswith("Project ID valid failed") and "is a year" in f for f in failed)
+    assert any(f.startswith("Project start date valid failed") for f in failed)
+
+
 def test_verdicts_are_the_reviewers_and_outcome_and_undo_work(client_as):
     editor = client_as("editor")
     review = assessed(editor)

@@ -14,7 +14,7 @@ from typing import Any
 from webapp.registry.checklist import Checklist, Requirement, StructuredField
 from webapp.registry.dates import DateStyle
 from webapp.registry.evidence import Coverage, Snippet, SourceDocument, coverage, find_evidence
-from webapp.registry.validation import Check, FieldValue, validate
+from webapp.registry.validation import Check, FieldValue, Status, validate
 
 
 @dataclass(frozen=True)
@@ -74,11 +74,11 @@ def assess(
     snippets per requirement (offline passages otherwise); entered, what reviewers stated
     (each picked from a snippet), which supersedes what the model read in the same document.
     A requirement's fields are the ones it asks for, its figures included; only its
-    structured fields decide its coverage."""
+    structured fields decide its coverage: each stated, and none failing its checks."""
     entered = list(entered)
     by_reviewer = {(v.field, v.document) for v in entered}
     every_value = list(entered)
-    results = []
+    assessed = []
     for requirement in checklist.requirements:
         snippets = (found or {}).get(requirement.requirement_id)
         if snippets is None:
@@ -89,6 +89,17 @@ def assess(
         superseded = [v for v in carried if (v.field, v.document) in by_reviewer]
         every_value += kept
         mine = kept + [v for v in entered if v.field in asked]
-        status = coverage(requirement, snippets, {v.field.value for v in mine})
-        results.append(RequirementResult(requirement, snippets, status, mine, superseded))
-    return Assessment(results, validate(every_value, today))
+        assessed.append((requirement, snippets, mine, superseded))
+    checks = validate(every_value, today)
+    failed = {c.field.value for c in checks if c.field and c.status is Status.failed}
+    results = [
+        RequirementResult(
+            requirement,
+            snippets,
+            coverage(requirement, snippets, {v.field.value for v in mine}, failed),
+            mine,
+            superseded,
+        )
+        for requirement, snippets, mine, superseded in assessed
+    ]
+    return Assessment(results, checks)

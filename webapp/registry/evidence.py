@@ -141,9 +141,16 @@ def find_evidence(
     return [snippet for _share, snippet in found[:limit]]
 
 
-def coverage(requirement: Requirement, snippets: list[Snippet], fields: Iterable[str]) -> Coverage:
+def coverage(
+    requirement: Requirement,
+    snippets: list[Snippet],
+    fields: Iterable[str],
+    failed: Iterable[str] = (),
+) -> Coverage:
     """A requirement's status from its evidence: a structured requirement needs each of its
-    fields stated (by a reviewer or the model, from a snippet); a manual one a person."""
+    fields stated (by a reviewer or the model, from a snippet) and none of them in a failed
+    check (failed: those fields) — a stated value that is wrong covers nothing; a manual one
+    a person."""
     given = set(fields)
     if requirement.validation_type == ValidationType.manual:
         return Coverage.needs_input
@@ -154,7 +161,7 @@ def coverage(requirement: Requirement, snippets: list[Snippet], fields: Iterable
         wanted = {f.value for f in requirement.structured_fields}
         if wanted and not wanted & given:
             return Coverage.needs_input if snippets else Coverage.missing
-        if wanted - given:
+        if wanted - given or wanted & set(failed):
             return Coverage.partial
         return Coverage.covered
     if not snippets:

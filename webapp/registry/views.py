@@ -331,6 +331,7 @@ def render_requirement(review: Review, requirement_id: str, status: int = 200, *
     documents = {d.id: d.filename for d in review.documents}
     verdict = reviews.verdicts(review).get(requirement_id)
     checks = [c for c in reviews.checks(review) if c["field"] in fields]
+    structured = {f.value for f in wanted.structured_fields}
     context = {
         "review": review,
         "record": record,
@@ -342,6 +343,7 @@ def render_requirement(review: Review, requirement_id: str, status: int = 200, *
         "superseding": {(e.field.value, e.document_id): e for e in entered},
         "documents": documents,
         "checks": checks,
+        "failed": [c for c in checks if c["status"] == "fail" and c["field"] in structured],
         "verdict": verdict,
         "previous": ids[at - 1] if at > 0 else None,
         "next": ids[at + 1] if at + 1 < len(ids) else None,
