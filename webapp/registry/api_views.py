@@ -315,7 +315,7 @@ def api_evidence(review_id: int):
 
 @api.put("/<int:review_id>/fields")
 @require_role(Role.editor)
-@accepts(EnteredFields, summary="Enter fields, each from a document's page (null clears).")
+@accepts(EnteredFields, summary="Enter fields, one per document and page (null clears).")
 def api_fields(review_id: int):
     review = review_or_404(review_id)
     given = json_body()
