@@ -353,6 +353,32 @@ def test_a_requirement_whose_field_fails_its_check_says_which_and_is_partial(cli
     assert any(f.startswith("Project start date valid failed") for f in failed)
 
 
+def test_the_documents_table_says_how_a_document_writes_dates_and_a_person_sets_it(client_as):
+    client = client_as("editor")
+    review = assessed(client)
+    plan, deed = review.documents
+    show = f"/registry/{review.id}"
+    given = {"field": "project_start_date", "value": "06/02/2023", "document": deed.id, "page": 1}
+    assert client.submit(f"{requirement_url(review, 'REQ-007')}/fields", given).status_code == 302
+    table = by_id(client.get(show), "document-table")
+    assert "its text shows day first" in table.find(id=f"document-{plan.id}").get_text()
+    assert "its text gives no sign" in table.find(id=f"document-{deed.id}").get_text()
+    url = f"/registry/{review.id}/documents/{deed.id}/date-style"
+    set_style = client.submit(url, {"date_style": "day-first"}, page=show)
+    assert set_style.status_code == 302
+    page = client.get(show)
+    row = by_id(page, f"document-{deed.id}")
+    assert "set by you" in row.get_text()
+    assert (
+        row.find("select", {"name": "date_style"}).find("option", selected=True)["value"]
+        == "day-first"
+    )
+    start = [r for r in rows(by_id(page, "check-table")) if r[0] == "Project start date valid"]
+    assert [r[2] for r in start] == ["Pass"]
+    assert client.submit(url, {"date_style": "sideways"}, page=show).status_code == 302
+    assert "set by you" in by_id(client.get(show), f"document-{deed.id}").get_text()
+
+
 def test_verdicts_are_the_reviewers_and_outcome_and_undo_work(client_as):
     editor = client_as("editor")
     review = assessed(editor)

@@ -20,6 +20,7 @@ from webapp.registry.reviews import (
     entered,
     outcome,
     refresh,
+    set_date_style,
     set_outcome,
     verdicts,
 )
@@ -226,3 +227,31 @@ def test_a_list_enters_a_field_from_several_documents_and_each_problem_is_named(
         (pdf.id, "Nicholas Denman"),
         (deed.id, "Nick Denman"),
     ]
+
+
+def test_a_person_says_how_a_document_writes_dates_and_its_ambiguous_dates_are_read_so(
+    make_user,
+):
+    user, review, _pdf, deed, _run = assessed(make_user)
+    assert deed.date_style is None  # the deed gives no sign
+    enter_fields(
+        review,
+        {"project_start_date": {"value": "06/02/2023", "document": deed.id, "page": 1}},
+        user,
+    )
+    db.session.commit()
+
+    def start_checks():
+        return [c for c in checks(review) if c["check"] == "project_start_date_valid"]
+
+    assert [c["status"] for c in start_checks()] == ["warning"]
+    group = set_date_style(review, deed, "month-first", user)
+    db.session.commit()
+    assert [c["status"] for c in start_checks()] == ["pass"]
+    assert history(review)[0].what == "Date style (deed.md)"
+    with pytest.raises(ReviewInvalid):
+        set_date_style(review, deed, "sideways", user)
+    undo(group, user)
+    refresh(review)
+    db.session.commit()
+    assert [c["status"] for c in start_checks()] == ["warning"]

@@ -28,6 +28,17 @@ class UploadForm(FlaskForm):
     )
 
 
+class DateStyleForm(FlaskForm):
+    date_style = SelectField(
+        "Dates",
+        choices=[
+            SelectChoice("", "As its text shows"),
+            SelectChoice("day-first", "Day first (06/02 is 6 February)"),
+            SelectChoice("month-first", "Month first (06/02 is June 2)"),
+        ],
+    )
+
+
 class TypeForm(FlaskForm):
     document_type = SelectField(
         "Kind", choices=[SelectChoice(t.value, label) for t, label in TYPE_LABELS.items()]

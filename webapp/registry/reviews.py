@@ -33,6 +33,7 @@ from webapp.registry.targets import (
     entry_of,
     requirement_verdicts,
     review_decisions,
+    style_key,
 )
 from webapp.registry.validation import Check, FieldValue, Status
 from webapp.review.models import Finding
@@ -104,8 +105,33 @@ def snippet_of(data: dict[str, Any]) -> Snippet:
     )
 
 
+STYLES = {s.value: s for s in DateStyle}
+
+
+def chosen_styles(review: Review) -> dict[int, DateStyle]:
+    """How a person said documents write their dates, by document id (those said)."""
+    mine = decisions(REVIEW, [review.id])[review.id]
+    chosen = {d.id: mine.get(style_key(d.id)) for d in review.documents}
+    return {i: STYLES[d.value] for i, d in chosen.items() if d and d.value in STYLES}
+
+
 def styles(review: Review) -> dict[int, DateStyle | None]:
-    return {d.id: DateStyle(d.date_style) if d.date_style else None for d in review.documents}
+    """How each document writes its dates: as a person said, else as its text shows."""
+    chosen = chosen_styles(review)
+    return {d.id: chosen.get(d.id) or STYLES.get(d.date_style) for d in review.documents}
+
+
+def set_date_style(
+    review: Review, document: ReviewDocument, style: str | None, user: User | None
+) -> str:
+    """A person says how a document writes its dates (day-first or month-first; empty goes
+    back to what its text shows), so that a date such as 06/02/2023 in it is read that way;
+    an audited decision. Brings the review up to date; returns the group."""
+    if style and style not in STYLES:
+        raise ReviewInvalid([Problem("Choose day first or month first.", loc="date_style")])
+    group = decide(review_decisions, review.id, style_key(document.id), style or None, "", user)
+    refresh(review)
+    return group
 
 
 @dataclass(frozen=True)

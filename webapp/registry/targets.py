@@ -1,7 +1,8 @@
 """What a person decides in a review, as the review core's targets whose decisions write
 nothing: a verdict on each requirement, and on the review itself its overall outcome and the
 structured fields a reviewer enters (each picked from a snippet), one decision per field and
-document ("owner_name@12") so that documents can be compared. Every decision is a Change,
+document ("owner_name@12") so that documents can be compared, and how a document writes its
+dates when a person says so ("date_style@12"). Every decision is a Change,
 audited and undone by the core; the newest one of a field is its present value."""
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ REQUIREMENT = "registry_requirement"
 REVIEW = "registry_review"
 VERDICT, OUTCOME = "verdict", "outcome"
 ENTRY_SEPARATOR = "@"
+DATE_STYLE = "date_style"
 
 VERDICTS = {
     "approved": "Approved",
@@ -74,20 +76,27 @@ class ReviewDecisions(ReviewTarget):
     def field_label(self, field: str) -> str:
         if field == OUTCOME:
             return "Overall outcome"
-        entry = entry_of(field)
-        if entry is None:
+        name, _, document_id = field.partition(ENTRY_SEPARATOR)
+        if name == DATE_STYLE:
+            what = "Date style"
+        elif name in StructuredField.__members__:
+            what = FIELD_LABELS[StructuredField(name)]
+        else:
             return field
-        name, document_id = entry
-        if document_id is None:
-            return FIELD_LABELS[name]
-        document = db.session.get(ReviewDocument, document_id)
-        where = document.filename if document else "a deleted document"
-        return f"{FIELD_LABELS[name]} ({where})"
+        if not document_id.isdigit():
+            return what
+        document = db.session.get(ReviewDocument, int(document_id))
+        return f"{what} ({document.filename if document else 'a deleted document'})"
 
 
 def entry_key(name: StructuredField, document_id: int) -> str:
     """The decision field a reviewer's value for one field from one document is kept under."""
     return f"{name.value}{ENTRY_SEPARATOR}{document_id}"
+
+
+def style_key(document_id: int) -> str:
+    """The decision field of how a person says one document writes its dates."""
+    return f"{DATE_STYLE}{ENTRY_SEPARATOR}{document_id}"
 
 
 def entry_of(key: str) -> tuple[StructuredField, int | None] | None:

@@ -23,6 +23,7 @@ from webapp.registry.api_views import document_or_404, review_or_404
 from webapp.registry.checklist import ChecklistInvalid, read_checklist
 from webapp.registry.discovery import TYPE_LABELS, DocumentType
 from webapp.registry.forms import (
+    DateStyleForm,
     EntryForm,
     NewReviewForm,
     OutcomeForm,
@@ -120,6 +121,8 @@ def render_review(review: Review, status: int = 200, **forms):
     context = {
         "review": review,
         "docs_pages": {d.id: [p.kind.value for p in docs.pages(d)] for d in review.documents},
+        "chosen_styles": reviews.chosen_styles(review),
+        "style_choices": DateStyleForm().date_style.choices,
         "rows": [r for r in rows if shown in r.filters],
         "counts": page_data.filter_counts(rows),
         "shown": shown,
@@ -196,6 +199,24 @@ def set_type(review_id: int, document_id: int):
     kind = TYPE_LABELS[DocumentType(document.document_type)]
     flash(f"{document.filename} is a {kind.lower()} now; assess again to use it.", "success")
     return redirect(url_for("registry.show", review_id=review.id, _anchor="documents"))
+
+
+@bp.post("/<int:review_id>/documents/<int:document_id>/date-style")
+@require_role(Role.editor)
+def set_date_style(review_id: int, document_id: int):
+    """A person says how a document writes its dates: its ambiguous dates are read that way."""
+    review = review_or_404(review_id)
+    document = document_or_404(review, document_id)
+    back = url_for("registry.show", review_id=review.id, _anchor="documents")
+    form = DateStyleForm()
+    if not form.validate_on_submit():
+        flash("Choose day first, month first, or as its text shows.", "error")
+        return redirect(back)
+    reviews.set_date_style(review, document, form.date_style.data, current_user)
+    db.session.commit()
+    chosen = dict((c.value, c.label) for c in form.date_style.choices)[form.date_style.data]
+    flash(f"Dates in {document.filename}: {chosen.lower()}.", "success")
+    return redirect(back)
 
 
 @bp.route("/<int:review_id>/documents/<int:document_id>/delete", methods=["GET", "POST"])
