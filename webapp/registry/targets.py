@@ -2,8 +2,8 @@
 nothing: a verdict on each requirement, and on the review itself its overall outcome and the
 structured fields a reviewer enters (each picked from a snippet), one decision per field and
 document ("owner_name@12") so that documents can be compared, and how a document writes its
-dates when a person says so ("date_style@12"). Every decision is a Change,
-audited and undone by the core; the newest one of a field is its present value."""
+dates when a person says so ("date_style@12"). Every decision is a Change, audited and undone
+by the core; the newest one of a field is its present value."""
 
 from __future__ import annotations
 

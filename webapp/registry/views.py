@@ -214,8 +214,8 @@ def set_date_style(review_id: int, document_id: int):
         return redirect(back)
     reviews.set_date_style(review, document, form.date_style.data, current_user)
     db.session.commit()
-    chosen = dict((c.value, c.label) for c in form.date_style.choices)[form.date_style.data]
-    flash(f"Dates in {document.filename}: {chosen.lower()}.", "success")
+    chosen = {c.value: c.label for c in form.date_style.choices}[form.date_style.data]
+    flash(f"Dates in {document.filename}: {chosen}.", "success")
     return redirect(back)
 
 
