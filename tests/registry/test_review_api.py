@@ -180,6 +180,40 @@ def test_a_reviewer_corrects_a_documents_kind(client, editor):
     )
 
 
+def test_a_person_says_how_a_document_writes_dates(client, editor):
+    review = assessed(client, editor)
+    deed = review["deed"]
+    url = f"{REVIEWS}/{review['id']}/documents/{deed['id']}"
+    assert deed["date_style"] is None and deed["date_style_set_by_person"] is False
+    start = {"value": "06/02/2023", "document": "deed.md", "page": 1}
+    assert (
+        client.put(
+            f"{REVIEWS}/{review['id']}/fields", json={"project_start_date": start}, headers=editor
+        ).status_code
+        == 200
+    )
+
+    def start_status():
+        checks = client.get(f"{REVIEWS}/{review['id']}/validation", headers=editor).get_json()
+        return [c["status"] for c in checks["checks"] if c["check"] == "project_start_date_valid"]
+
+    assert start_status() == ["warning"]
+    answer = client.patch(url, json={"date_style": "day-first"}, headers=editor)
+    assert answer.status_code == 200, answer.get_data(as_text=True)
+    assert (answer.get_json()["date_style"], answer.get_json()["date_style_set_by_person"]) == (
+        "day-first",
+        True,
+    )
+    assert start_status() == ["pass"]
+    shown = client.get(f"{REVIEWS}/{review['id']}", headers=editor).get_json()
+    assert [d["date_style_set_by_person"] for d in shown["documents"]] == [False, True]
+    assert client.patch(url, json={"date_style": "sideways"}, headers=editor).status_code == 422
+    assert client.patch(url, json={}, headers=editor).status_code == 422
+    back = client.patch(url, json={"date_style": None}, headers=editor).get_json()
+    assert (back["date_style"], back["date_style_set_by_person"]) == (None, False)
+    assert start_status() == ["warning"]
+
+
 def test_a_run_is_refused_without_documents_and_while_one_is_live(client, editor, reviewer):
     review = new_review(client, editor)
     empty = client.post(f"{REVIEWS}/{review['id']}/run", headers=editor)

@@ -26,6 +26,7 @@ from webapp.problems import Problem
 from webapp.registry import api, report, reviews
 from webapp.registry import documents as docs
 from webapp.registry.checklist import ChecklistInvalid, StructuredField, read_checklist
+from webapp.registry.dates import DateStyle
 from webapp.registry.discovery import DocumentType
 from webapp.registry.models import Review, ReviewDocument
 from webapp.registry.pages import PageKind
@@ -57,7 +58,8 @@ def decision_dict(decision: Decision) -> dict[str, Any]:
     return {"comment": decision.comment or "", "by": decision.by, "at": iso(decision.at)}
 
 
-def document_dict(document: ReviewDocument) -> dict[str, Any]:
+def document_dict(document: ReviewDocument, chosen: DateStyle | None = None) -> dict[str, Any]:
+    """A document as the API shows it; chosen: how a person said it writes dates."""
     kinds = [p.kind for p in docs.pages(document)] if document.pages is not None else None
     return {
         "id": document.id,
@@ -66,6 +68,8 @@ def document_dict(document: ReviewDocument) -> dict[str, Any]:
         "size": document.size_bytes,
         "document_type": document.document_type,
         "type_set_by_person": document.type_set_by_person,
+        "date_style": chosen.value if chosen else document.date_style,
+        "date_style_set_by_person": chosen is not None,
         "pages": len(kinds) if kinds is not None else None,
         "contents_pages": kinds.count(PageKind.contents) if kinds is not None else None,
         "no_text_pages": kinds.count(PageKind.no_text) if kinds is not None else None,
@@ -103,8 +107,9 @@ def summary_dict(review: Review, run: Run | None) -> dict[str, Any]:
 def review_dict(review: Review) -> dict[str, Any]:
     run = db.session.get(Run, review.run_id) if review.run_id else None
     outcome = reviews.outcome(review)
+    chosen = reviews.chosen_styles(review)
     return summary_dict(review, run) | {
-        "documents": [document_dict(d) for d in review.documents],
+        "documents": [document_dict(d, chosen.get(d.id)) for d in review.documents],
         "outcome": {"outcome": outcome.value, **decision_dict(outcome)} if outcome else None,
     }
 
@@ -153,6 +158,7 @@ def requirements_of(review: Review) -> list[dict[str, Any]]:
 def report_of(review: Review) -> dict[str, Any]:
     run = db.session.get(Run, review.run_id) if review.run_id else None
     outcome = reviews.outcome(review)
+    chosen = reviews.chosen_styles(review)
     return report.build(
         summary_dict(review, run),
         requirements_of(review),
@@ -163,7 +169,7 @@ def report_of(review: Review) -> dict[str, Any]:
             for rid, d in reviews.verdicts(review).items()
         },
         {"outcome": outcome.value, **decision_dict(outcome)} if outcome else None,
-        [document_dict(d) for d in review.documents],
+        [document_dict(d, chosen.get(d.id)) for d in review.documents],
         run_dict(run),
     )
 
@@ -178,7 +184,10 @@ class NewReview(RequestModel):
 
 
 class DocumentCorrection(RequestModel):
-    document_type: Literal[tuple(t.value for t in DocumentType)]  # type: ignore[valid-type]
+    """Either or both: the kind, and how the document writes dates (null: as its text shows)."""
+
+    document_type: Literal[tuple(t.value for t in DocumentType)] | None = None  # type: ignore[valid-type]
+    date_style: Literal[tuple(s.value for s in DateStyle)] | None = None  # type: ignore[valid-type]
 
 
 Entry = dict[Name, Any]
@@ -281,12 +290,19 @@ def api_add_document(review_id: int):
 
 @api.patch("/<int:review_id>/documents/<int:document_id>")
 @require_role(Role.editor)
-@accepts(DocumentCorrection, summary="Correct the kind of a document.")
+@accepts(DocumentCorrection, summary="Correct a document's kind or how it writes dates.")
 def api_set_type(review_id: int, document_id: int):
-    document = document_or_404(review_or_404(review_id), document_id)
-    docs.set_type(document, json_body()["document_type"])
+    review = review_or_404(review_id)
+    document = document_or_404(review, document_id)
+    given = json_body()
+    if not {"document_type", "date_style"} & given.keys():
+        raise reviews.ReviewInvalid("Give document_type, date_style or both.")
+    if given.get("document_type"):
+        docs.set_type(document, given["document_type"])
+    if "date_style" in given:
+        reviews.set_date_style(review, document, given["date_style"], current_user)
     db.session.commit()
-    return jsonify(document_dict(document))
+    return jsonify(document_dict(document, reviews.chosen_styles(review).get(document.id)))
 
 
 # The run and what it found
