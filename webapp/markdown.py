@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import markdown as md
 import nh3
 from markupsafe import Markup
@@ -34,7 +36,9 @@ ALLOWED_TAGS = {
 }
 
 
+@functools.lru_cache(maxsize=2048)
 def render_markdown(text: str | None) -> Markup:
+    """Kept per text: a page such as a system's renders the same assumptions on every view."""
     html = md.markdown(text or "", extensions=["tables", "sane_lists"], output_format="html")
     clean = nh3.clean(
         html,

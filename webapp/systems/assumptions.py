@@ -5,6 +5,7 @@ correct. Calculators read only what is resolved here, so what they rest on is al
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
@@ -74,8 +75,10 @@ _ALIASES = {
 }
 
 
+@functools.lru_cache(maxsize=4096)
 def normalise(text: str) -> str:
-    """Lower case, no accents, single spaces: how keys and words are compared."""
+    """Lower case, no accents, single spaces: how keys and words are compared (kept: a system
+    page reads every intervention's name and description again)."""
     stripped = "".join(
         c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)
     )
@@ -314,12 +317,20 @@ SEGMENTS: tuple[tuple[str, tuple[str, ...]], ...] = (
 _ORGANIC_WORDS = ("fumier", "lisier", "compost", "digestat", "fientes", "manure", "slurry")
 
 
+@functools.cache
+def _phrase_patterns(
+    table: tuple[tuple[str, tuple[str, ...]], ...],
+) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Each name of a table with one pattern for its phrases as whole words."""
+    return tuple(
+        (name, re.compile("|".join(rf"(?<!\w){re.escape(p)}(?!\w)" for p in phrases)))
+        for name, phrases in table
+    )
+
+
 def _first_match(text: str, table: tuple[tuple[str, tuple[str, ...]], ...]) -> str | None:
     words = normalise(text)
-    for name, phrases in table:
-        if any(re.search(rf"(?<!\w){re.escape(p)}(?!\w)", words) for p in phrases):
-            return name
-    return None
+    return next((name for name, found in _phrase_patterns(table) if found.search(words)), None)
 
 
 def operation_type(text: str) -> str | None:
