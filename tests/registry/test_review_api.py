@@ -433,7 +433,11 @@ def test_the_report_in_three_formats(client, editor, reviewer, bearer):
     text = markdown.get_data(as_text=True)
     assert text.startswith("# Registry review: Denman farm\n")
     assert "\\# not a heading" in text and "\\<script\\>" in text
-    assert "| Owner | Nick \\<b\\>Denman\\</b\\> \\| \\*ha\\* | deed.md, p. 1 |" in text
+    # The download's page links are absolute: the file is read away from the site.
+    deed_page = f"http://localhost/registry/{review['id']}/documents/{review['deed']['id']}/pages/1"
+    owner = "| Owner | Nick \\<b\\>Denman\\</b\\> \\| \\*ha\\* | deed.md "
+    assert f"{owner}| [p. 1]({deed_page}) |" in text
+    assert f"[p. 4](http://localhost/registry/{review['id']}/documents/{plan_id}/pages/4)" in text
 
     download = client.get(f"{base}/report.json", headers=editor)
     assert download.status_code == 200 and download.mimetype == "application/json"

@@ -72,17 +72,27 @@ REQUIREMENTS = [
         "snippets": [],
     },
 ]
-ENTERED = {
-    "owner_name": {
-        "value": "Nicholas | Denman",
-        "document": "plan.pdf",
-        "document_id": 3,
-        "page": 4,
-        "comment": "",
-        "by": "Ada",
-        "at": "2026-11-26T10:00:00Z",
-    }
+FROM_PLAN = {
+    "value": "Nicholas | Denman",
+    "document": "plan.pdf",
+    "document_id": 3,
+    "page": 4,
+    "comment": "",
+    "by": "Ada",
+    "at": "2026-11-26T10:00:00Z",
 }
+ENTERED = {"owner_name": {**FROM_PLAN, "entries": [FROM_PLAN]}}
+FROM_DEED = {
+    **FROM_PLAN,
+    "value": "N. Denman",
+    "document": "deed.md",
+    "document_id": 5,
+    "page": 2,
+    "by": "Grace",
+    "at": "2026-11-26T11:30:00Z",
+}
+# The owner entered from two documents: the newest (the deed's) and the plan's.
+TWO_ENTERED = {"owner_name": {**FROM_DEED, "entries": [FROM_PLAN, FROM_DEED]}}
 CHECKS = [
     {
         "check": "owner_generic",
@@ -157,7 +167,8 @@ def test_the_evidence_shape_is_the_evidence_calls():
 def test_json_holds_evidence_validation_summary_and_verdicts():
     data = json.loads(to_json(report()))
     assert set(data) == {
-        "review", "summary", "outcome", "documents", "run", "verdicts", "evidence", "validation",
+        "review", "summary", "outcome", "documents", "run", "verdicts", "fields", "evidence",
+        "validation",
     }  # fmt: skip
     assert data["validation"] == {"checks": CHECKS}
     assert data["evidence"] == evidence(REQUIREMENTS, ENTERED)
@@ -248,3 +259,47 @@ def test_the_printable_report_shows_a_passages_fields_and_statuses_in_words(app)
     assert "<div>Owner: Nicholas &lt;b&gt;Denman&lt;/b&gt;</div>" in html
     assert '<a href="/registry/7/documents/3/pages/4">p. 4</a>' in html
     assert "<dd>Assessed</dd>" in html and "run #9 (Succeeded," in html
+
+
+def test_every_documents_entered_value_is_in_each_format(app):
+    made = build(REVIEW, REQUIREMENTS, TWO_ENTERED, [], {}, None, DOCUMENTS, RUN)
+    rows = made["requirements"][1]["fields"]
+    assert [(f["label"], f["value"], f["document"], f["page"], f["by"]) for f in rows] == [
+        ("Owner", "Nicholas | Denman", "plan.pdf", 4, "Ada"),
+        ("Owner", "N. Denman", "deed.md", 2, "Grace"),
+    ]
+    assert [f["url"] for f in rows] == [
+        "/registry/7/documents/3/pages/4",
+        "/registry/7/documents/5/pages/2",
+    ]
+
+    data = json.loads(to_json(made))
+    assert [(f["field"], f["label"], f["value"], f["document"], f["url"], f["by"])
+            for f in data["fields"]] == [
+        ("owner_name", "Owner", "Nicholas | Denman", "plan.pdf", "/registry/7/documents/3/pages/4",
+         "Ada"),
+        ("owner_name", "Owner", "N. Denman", "deed.md", "/registry/7/documents/5/pages/2",
+         "Grace"),
+    ]  # fmt: skip
+
+    text = to_markdown(made, base_url="https://furrow.example")
+    assert (
+        "| Owner | Nicholas \\| Denman | plan.pdf "
+        "| [p. 4](https://furrow.example/registry/7/documents/3/pages/4) "
+        "| Ada, 2026-11-26 10:00 UTC |"
+    ) in text
+    assert (
+        "| Owner | N. Denman | deed.md "
+        "| [p. 2](https://furrow.example/registry/7/documents/5/pages/2) "
+        "| Grace, 2026-11-26 11:30 UTC |"
+    ) in text
+
+    with app.test_request_context():
+        html = render_template("registry/report.html", report=made, when=when)
+    entered = html.split("<h3>Entered fields</h3>")[1].split("</table>")[0]
+    assert entered.count("<tr><td>Owner</td>") == 2
+    assert "<td>Nicholas | Denman</td><td>plan.pdf</td>" in entered
+    assert '<a href="/registry/7/documents/3/pages/4">p. 4</a>' in entered
+    assert "<td>N. Denman</td><td>deed.md</td>" in entered
+    assert '<a href="/registry/7/documents/5/pages/2">p. 2</a>' in entered
+    assert "<td>Grace, 2026-11-26 11:30 UTC</td>" in entered

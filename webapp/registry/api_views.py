@@ -401,9 +401,7 @@ def download(body: str, mimetype: str, review: Review, extension: str) -> Respon
 @accepts(media="text/html", summary="The report as a printable page.")
 def api_report_html(review_id: int):
     review = review_or_404(review_id)
-    return render_template(
-        "registry/report.html", report=report_of(review), url=report.page_url, when=report.when
-    )
+    return render_template("registry/report.html", report=report_of(review), when=report.when)
 
 
 @api.get("/<int:review_id>/report.md")
@@ -411,7 +409,9 @@ def api_report_html(review_id: int):
 @accepts(media="text/markdown", summary="The report as Markdown (a download).")
 def api_report_md(review_id: int):
     review = review_or_404(review_id)
-    return download(report.to_markdown(report_of(review)), "text/markdown", review, "md")
+    # A downloaded file is read away from the site: its page links carry the site's address.
+    text = report.to_markdown(report_of(review), base_url=request.host_url)
+    return download(text, "text/markdown", review, "md")
 
 
 @api.get("/<int:review_id>/report.json")

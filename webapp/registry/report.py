@@ -74,6 +74,24 @@ def _fields_of(wanted: list[str], entered: dict[str, dict[str, Any]]) -> list[di
     ]
 
 
+def entered_rows(
+    review_id: int, wanted: list[str], entered: dict[str, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Every document's value of the wanted fields, one row each: the field's label, the value,
+    the document and page (with its page view), who entered it and when."""
+    return [
+        {
+            "field": name,
+            "label": field_label(name),
+            **entry,
+            "url": _page_url_of(review_id, entry.get("document_id"), entry["page"]),
+        }
+        for name in wanted
+        if name in entered
+        for entry in entered[name]["entries"]
+    ]
+
+
 def evidence(requirements: list[dict[str, Any]], entered: dict[str, dict[str, Any]]) -> dict:
     """The evidence call's answer: per requirement its validation type, status, snippets and
     the fields reviewers entered for it."""
@@ -116,10 +134,7 @@ def build(
                 "status_label": status_label(r["status"]),
                 "verdict": verdict,
                 "verdict_label": VERDICTS.get(verdict["verdict"]) if verdict else None,
-                "fields": [
-                    {**f, "url": _page_url_of(review["id"], f.get("document_id"), f["page"])}
-                    for f in _fields_of(asked(r), entered)
-                ],
+                "fields": entered_rows(review["id"], asked(r), entered),
                 "checks": [
                     {
                         **c,
@@ -165,15 +180,16 @@ def build(
             for rid in (r["requirement_id"] for r in requirements)
             if (verdict := verdicts.get(rid))
         ],
+        "fields": entered_rows(review["id"], list(entered), entered),
         "evidence": evidence(requirements, entered),
         "validation": validation(checks),
     }
 
 
 def to_json(report: dict[str, Any]) -> str:
-    """The JSON download: summary, verdicts, evidence (as the evidence call) and validation
-    (as the validation call)."""
-    keys = ("review", "summary", "outcome", "documents", "run", "verdicts", "evidence")
+    """The JSON download: summary, verdicts, every document's entered value of each field,
+    evidence (as the evidence call) and validation (as the validation call)."""
+    keys = ("review", "summary", "outcome", "documents", "run", "verdicts", "fields", "evidence")
     data = {key: report[key] for key in keys} | {"validation": report["validation"]}
     return json_file(data)
 
@@ -206,11 +222,12 @@ def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
     return [*lines, ""]
 
 
-def _page_link(snippet: dict[str, Any], base_url: str) -> Any:
-    """A snippet's page as a link to its page view (a path of digits: nothing to escape)."""
-    if not snippet["url"]:
-        return snippet["page"]
-    return Markdown(f"[p. {int(snippet['page'])}]({base_url}{snippet['url']})")
+def _page_link(row: dict[str, Any], base_url: str) -> Any:
+    """A snippet's or an entry's page as a link to its page view (a path of digits: nothing to
+    escape)."""
+    if not row["url"]:
+        return row["page"]
+    return Markdown(f"[p. {int(row['page'])}]({base_url}{row['url']})")
 
 
 def _stated_text(snippet: dict[str, Any]) -> str:
@@ -224,10 +241,6 @@ def when(at: str | None) -> str:
 
 def _who(entry: dict[str, Any]) -> str:
     return ", ".join(part for part in (entry.get("by"), when(entry.get("at"))) if part)
-
-
-def _where(document: str | None, page: int | None) -> str:
-    return f"{document}, p. {page}" if page else (document or "")
 
 
 def to_markdown(report: dict[str, Any], base_url: str = "") -> str:
@@ -324,9 +337,9 @@ def _requirement_markdown(row: dict[str, Any], base_url: str) -> list[str]:
         out += ["No evidence found.", ""]
     if row["fields"]:
         out += _table(
-            ["Field", "Value", "Where", "Entered by"],
+            ["Field", "Value", "Document", "Page", "Entered by"],
             [
-                [f["label"], f["value"], _where(f["document"], f["page"]), _who(f)]
+                [f["label"], f["value"], f["document"] or "", _page_link(f, base_url), _who(f)]
                 for f in row["fields"]
             ],
         )
