@@ -9,7 +9,7 @@ from webapp.registry.checklist import StructuredField as F
 from webapp.registry.checklist import bundled
 from webapp.registry.dates import DateStyle
 from webapp.registry.evidence import Coverage, Snippet
-from webapp.registry.validation import FieldValue, Status
+from webapp.registry.validation import FieldValue, Status, validate
 
 CHECKLIST = bundled()
 TODAY = date(2026, 11, 26)
@@ -103,16 +103,53 @@ def test_a_reviewers_value_supersedes_the_models_from_the_same_document():
     assert [c.status for c in owner] == [Status.failed, Status.passed]
     assert by_id(before)["REQ-002"].coverage is Coverage.partial
 
-    corrected = FieldValue(F.owner_name, "Nicholas Denman", "Project plan.pdf", 4)
+    corrected = FieldValue(F.owner_name, "Nicholas Denman", "Project plan.pdf", 4, document_id=1)
     after = assess(CHECKLIST, [PLAN, DEED], {}, [corrected], found=found, today=TODAY)
     owner = [c for c in after.checks if c.check == "owner_name_valid"]
     assert [c.status for c in owner] == [Status.passed, Status.passed]
     assert checks(after)["owner_name_consistent"].status is Status.passed
     tenure = by_id(after)["REQ-002"]
-    assert tenure.superseded == [FieldValue(F.owner_name, "The Project", "Project plan.pdf", 3)]
+    assert tenure.superseded == [
+        FieldValue(F.owner_name, "The Project", "Project plan.pdf", 3, document_id=1)
+    ]
     assert corrected in tenure.fields and not any(v.value == "The Project" for v in tenure.fields)
     # Another document's value is not the reviewer's to replace: the deed's stays.
-    assert FieldValue(F.owner_name, "Nicholas Denman", "Deed.pdf", 1) in tenure.fields
+    assert (
+        FieldValue(F.owner_name, "Nicholas Denman", "Deed.pdf", 1, document_id=2) in tenure.fields
+    )
+
+
+def test_documents_are_told_apart_by_id_not_name():
+    """Two documents of one name (kept from before a review refused a second): a reviewer's
+    value replaces the model's from its own document only, and their values are compared."""
+    model = Snippet(
+        3, "plan.pdf", 2, None, "The Project owns the land", 0.9, {"owner_name": "The Project"}
+    )
+    found = {"REQ-002": [model]}
+    mine = FieldValue(F.owner_name, "Nicholas Denman", "plan.pdf", 4, document_id=1)
+    tenure = by_id(assess(CHECKLIST, [PLAN], {}, [mine], found=found, today=TODAY))["REQ-002"]
+    assert tenure.superseded == []
+    assert FieldValue(F.owner_name, "The Project", "plan.pdf", 2, document_id=3) in tenure.fields
+
+    # One value from each: two documents agree, not one document stating it once.
+    same_area = [
+        FieldValue(F.area_hectares, "100 ha", "plan.pdf", 1, document_id=1),
+        FieldValue(F.area_hectares, "100 ha", "plan.pdf", 1, document_id=3),
+    ]
+    (consistent,) = [c for c in validate(same_area, TODAY) if c.check == "area_hectares_consistent"]
+    assert consistent.status is Status.passed
+
+    figures = {
+        F.soc_change_tco2e: "1000 tCO2e",
+        F.project_emissions_tco2e: "100 tCO2e",
+        F.leakage_tco2e: "0 tCO2e",
+        F.net_reductions_tco2e: "900 tCO2e",
+    }
+    one = [FieldValue(f, v, "plan.pdf", 5, document_id=1) for f, v in figures.items()]
+    # The other document's net alone: it is not added to the first's sum.
+    other = [FieldValue(F.net_reductions_tco2e, "50 tCO2e", "plan.pdf", 5, document_id=3)]
+    balances = [c for c in validate(other + one, TODAY) if c.check == "net_balance"]
+    assert [c.status for c in balances] == [Status.passed]
 
 
 def test_a_requirement_whose_field_fails_its_check_is_not_covered():

@@ -162,6 +162,25 @@ def test_refused_uploads_are_422_with_their_code_and_keep_nothing(client, editor
     assert upload(client, editor, 999999, "a.txt", b"text").status_code == 404
 
 
+def test_a_second_document_of_the_same_name_is_refused_naming_the_first(client, editor):
+    review = new_review(client, editor)
+    first = upload(client, editor, review["id"], "deed.md", DEED)
+    assert first.status_code == 201
+    for name in ("deed.md", "Deed.MD"):
+        again = upload(client, editor, review["id"], name, b"Another deed.")
+        assert again.status_code == 422, name
+        error = again.get_json()["error"]
+        assert error["code"] == "duplicate_name"
+        assert error["message"] == (
+            "The review already has a document named deed.md: rename the file to keep both, "
+            "or delete deed.md first to replace it. Nothing was stored."
+        )
+    renamed = upload(client, editor, review["id"], "deed (2).md", b"Another deed.")
+    assert renamed.status_code == 201
+    shown = client.get(f"{REVIEWS}/{review['id']}", headers=editor).get_json()
+    assert [d["filename"] for d in shown["documents"]] == ["deed.md", "deed (2).md"]
+
+
 def test_a_reviewer_corrects_a_documents_kind(client, editor):
     review = new_review(client, editor)
     deed = upload(client, editor, review["id"], "deed.md", DEED).get_json()

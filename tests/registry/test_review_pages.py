@@ -166,6 +166,13 @@ def test_uploads_are_checked_and_refusals_keep_nothing(client_as, app, monkeypat
     table = rows(by_id(client.get(f"/registry/{review.id}"), "document-table"))
     assert table[0][1] == "Markdown" and table[1][1] == "PDF"
     assert "read when assessed" in table[1][3]
+    # Two files of one name in one upload, or a name already there: the second is refused.
+    response = upload(client, review.id, ("map.md", b"Map one."), ("map.md", b"Map two."))
+    assert response.status_code == 422
+    refused = " ".join(by_id(response, "upload-form").get_text().split())
+    assert "map.md: The review already has a document named map.md" in refused
+    db.session.refresh(review)
+    assert [d.filename for d in review.documents] == ["deed.md", "plan.pdf", "map.md"]
 
 
 def test_a_document_kind_is_corrected_by_a_person(client_as):

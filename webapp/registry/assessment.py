@@ -57,6 +57,7 @@ def field_values(
                         snippet.document,
                         snippet.page,
                         styles.get(snippet.document_key),
+                        snippet.document_key,
                     )
                 )
     return values
@@ -76,7 +77,7 @@ def assess(
     A requirement's fields are the ones it asks for, its figures included; only its
     structured fields decide its coverage: each stated, and none failing its checks."""
     entered = list(entered)
-    by_reviewer = {(v.field, v.document) for v in entered}
+    by_reviewer = {(v.field, v.source) for v in entered}
     every_value = list(entered)
     assessed = []
     for requirement in checklist.requirements:
@@ -85,8 +86,8 @@ def assess(
             snippets = find_evidence(requirement, documents)
         asked = set(requirement.asked)
         carried = [v for v in field_values(snippets, styles) if v.field in asked]
-        kept = [v for v in carried if (v.field, v.document) not in by_reviewer]
-        superseded = [v for v in carried if (v.field, v.document) in by_reviewer]
+        kept = [v for v in carried if (v.field, v.source) not in by_reviewer]
+        superseded = [v for v in carried if (v.field, v.source) in by_reviewer]
         every_value += kept
         mine = kept + [v for v in entered if v.field in asked]
         assessed.append((requirement, snippets, mine, superseded))

@@ -42,6 +42,15 @@ def add_document(review: Review, filename: str, data: bytes, user: User | None) 
     name, kind = check_upload(filename, data, max_upload_bytes())
     if kind not in KINDS:
         raise UploadRefused("unsupported_type", "Upload a PDF, Markdown (.md) or text (.txt) file.")
+    # Documents are named to people, and by API clients, by their file names: two sharing one
+    # could not be told apart, so the second is refused and the uploader renames or replaces.
+    same = next((d for d in review.documents if d.filename.casefold() == name.casefold()), None)
+    if same is not None:
+        raise UploadRefused(
+            "duplicate_name",
+            f"The review already has a document named {same.filename}: rename the file to keep "
+            f"both, or delete {same.filename} first to replace it.",
+        )
     if len(review.documents) >= MOST_DOCUMENTS:
         raise UploadRefused(
             "too_many_documents", f"A review holds at most {MOST_DOCUMENTS} documents."

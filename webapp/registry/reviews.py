@@ -185,6 +185,7 @@ def entered_values(review: Review) -> list[FieldValue]:
                 document.filename,
                 entry.page,
                 date_styles.get(document.id),
+                document.id,
             )
         )
     return values
@@ -291,10 +292,9 @@ def read_entry(review: Review, field: str, given: Any, where: str | None = None)
 
 
 def _document(review: Review, given: Any) -> ReviewDocument | None:
-    for document in review.documents:
-        if given in (document.id, document.filename, str(document.id)):
-            return document
-    return None
+    """The document given by its id, else by its name (names are unique in a review)."""
+    by_id = next((d for d in review.documents if given in (d.id, str(d.id))), None)
+    return by_id or next((d for d in review.documents if d.filename == given), None)
 
 
 def read_entries(review: Review, field: str, given: Any) -> list[Entry]:

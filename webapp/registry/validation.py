@@ -75,13 +75,20 @@ class Status(StrEnum):
 @dataclass(frozen=True)
 class FieldValue:
     """A structured field as a snippet gives it: the value as written (text or number), the
-    document and page it is on, and how that document writes dates."""
+    document (its name, and its id when known) and page it is on, and how that document writes
+    dates."""
 
     field: StructuredField
     value: Any
     document: str
     page: int | None = None
     date_style: DateStyle | None = None
+    document_id: int | None = None
+
+    @property
+    def source(self) -> int | str:
+        """What tells its document from another: the id, else (a value without one) the name."""
+        return self.document_id or self.document
 
 
 @dataclass(frozen=True)
@@ -274,10 +281,10 @@ def _agree(name: StructuredField, a: Any, b: Any) -> tuple[Status, str]:
 def _pairs(name: StructuredField, found: list[tuple[Any, FieldValue]]) -> tuple[Status, str]:
     """Every value against every other: the worst result, and what disagrees (or, when all
     agree, how the first value compares with each other one)."""
-    documents = Counter(value.document for _read, value in found)
+    documents = Counter(value.source for _read, value in found)
 
     def named(value: FieldValue) -> str:
-        return where(value) if documents[value.document] > 1 else value.document
+        return where(value) if documents[value.source] > 1 else value.document
 
     worst, agreeing, disagreeing = Status.passed, [], []
     for i, (a, first) in enumerate(found):
@@ -298,12 +305,12 @@ def across(values: Iterable[FieldValue]) -> list[Check]:
     within 120 days, numbers within 5 %, owners by name, other text equal)? Every value counts,
     so a deed naming two owners, or a report giving two areas, is compared too. `values` of a
     check: each document's value as written, several joined by "; "."""
-    by_field: dict[StructuredField, dict[tuple[str, Any], tuple[Any, FieldValue]]] = {}
+    by_field: dict[StructuredField, dict[tuple[int | str, Any], tuple[Any, FieldValue]]] = {}
     for value in values:
         read, problem, doubt = read_value(value)
         if read is not None and not problem and not doubt:
             same = read.casefold() if isinstance(read, str) else read
-            by_field.setdefault(value.field, {}).setdefault((value.document, same), (read, value))
+            by_field.setdefault(value.field, {}).setdefault((value.source, same), (read, value))
     checks = []
     for name, distinct in by_field.items():
         found = list(distinct.values())
@@ -360,17 +367,20 @@ def arithmetic(values: Iterable[FieldValue]) -> list[Check]:
     """Where one document states every figure of a sum, does it add up: net reductions = SOC
     change − emissions − leakage; buffer credits = the buffer pool's share of the credits
     issued (the share that document states, else the one another document states)."""
-    by_document: dict[str, dict[StructuredField, float]] = {}
+    by_document: dict[int | str, dict[StructuredField, float]] = {}
+    names: dict[int | str, str] = {}
     for value in values:
         if value.field in FIGURE_FIELDS | {F.buffer_pool_percentage}:
             number, problem = read_number(value)
             if number is not None and not problem:
-                by_document.setdefault(value.document, {}).setdefault(value.field, number)
+                by_document.setdefault(value.source, {}).setdefault(value.field, number)
+                names[value.source] = value.document
     shares = [
         f[F.buffer_pool_percentage] for f in by_document.values() if F.buffer_pool_percentage in f
     ]
     checks = []
-    for document, figures in by_document.items():
+    for source, figures in by_document.items():
+        document = names[source]
         if set(NET_FIGURES.values()) <= figures.keys():
             checks.append(net_balance({k: figures[f] for k, f in NET_FIGURES.items()}, document))
         share = figures.get(F.buffer_pool_percentage, shares[0] if shares else None)
