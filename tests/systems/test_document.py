@@ -243,14 +243,15 @@ def test_reviewing_alone_keeps_the_value_and_a_value_that_is_not_a_number_is_not
         stored, "step-ble", "int-herbicide", "ift", reviewed=True, stamp=stamp
     )
     path = doc.value_path("step-ble", "int-herbicide", "ift")
-    assert changed == {path + doc.REVIEWED: (None, True)}
+    # An approval makes the model's value a person's, as itinera's save does.
+    assert changed == {path + doc.REVIEWED: (None, True), path + doc.STATUS: ("ia", "user")}
     assert doc.value_entry(approved, path)["value"] == "0,15"
     with pytest.raises(doc.DocumentInvalid, match="not a number"):
         doc.set_value(stored, "step-ble", "int-herbicide", "gnr", reviewed=True, stamp=stamp)
     # A person's own value replaces the text, read as a number.
     corrected, _ = doc.set_value(stored, "step-ble", "int-herbicide", "gnr", "2,5", stamp=stamp)
     gnr = doc.value_entry(corrected, doc.value_path("step-ble", "int-herbicide", "gnr"))
-    assert (gnr["value"], gnr["reviewed"], gnr["status"]) == (2.5, True, "ia")
+    assert (gnr["value"], gnr["reviewed"], gnr["status"]) == (2.5, True, "user")
 
 
 def test_blank_text_is_no_value_and_is_kept_as_written():

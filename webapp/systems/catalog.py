@@ -4,7 +4,7 @@ document, setting one value (audited, undoable), and the review target the core 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,11 +14,12 @@ from sqlalchemy import Select, func, select
 from webapp.auth.models import User
 from webapp.database import utcnow
 from webapp.extensions import db
+from webapp.jobs.models import Run
 from webapp.problems import Invalid
 from webapp.review import service as review
 from webapp.review.audit import record_changes
 from webapp.review.models import Suggestion
-from webapp.review.targets import Changed, ReviewTarget, WriteRefused, register_target
+from webapp.review.targets import Applied, Changed, ReviewTarget, WriteRefused, register_target
 from webapp.systems import document as doc
 from webapp.systems.conversation import system_message, user_message
 from webapp.systems.grid import field_label
@@ -302,7 +303,7 @@ def set_reviewed(
     path = doc.value_path(step_id, intervention_id, key)
     _step, _intervention, holder, list_key = doc.owner(document, step_id, intervention_id)
     entry = next((e for e in holder.get(list_key, []) if e.get("key") == key), {})
-    if not doc.has_value(entry.get("value")) or entry.get("reviewed") == "n/a":
+    if not doc.has_value(entry.get("value")) or doc.review_state(entry) == "n/a":
         raise SystemInvalid("There is no value to approve here.", loc="key")
     if doc.not_a_number(entry["value"]):
         raise SystemInvalid(
@@ -322,7 +323,7 @@ def reopen(system: System, path: str, user: User | None, group: str | None = Non
     approve the answer): an audited, undoable change; None when it held no reviewed value."""
     document = _locked(system)
     entry = doc.value_entry(document, path)
-    if entry is None or entry.get("value") is None or entry.get("reviewed") is False:
+    if entry is None or entry.get("value") is None or doc.review_state(entry) is False:
         return group
     document, changed = doc.write_fields(document, {path + doc.REVIEWED: False}, doc.now_stamp())
     _store(system, document)
@@ -346,6 +347,14 @@ def add_to_conversation(system_id: int, path: str, messages: list[dict[str, Any]
     if system is None:
         return
     _store(system, doc.add_messages(_locked(system), path, messages, doc.now_stamp()))
+
+
+def made_by(result: Mapping[str, Any] | None, applied: Any) -> str:
+    """itinera's status of a value applied from a run's result for its cell."""
+    result = result or {}
+    if result.get("value") != applied:
+        return "user"
+    return "ia" if result.get("by") == "model" else "calculated"
 
 
 class SystemValueTarget(ReviewTarget):
@@ -372,7 +381,8 @@ class SystemValueTarget(ReviewTarget):
         changed: dict[int, Changed] = {}
         refused: list[WriteRefused] = []
         # A value written without its review status takes reviewed (a person approved it):
-        # that change is in `changed` too, so the core audits it with the value.
+        # that change is in `changed` too, so the core audits it with the value. Its status
+        # is after_apply's to say (who made it); an undo gives it back with the rest.
         stamp = doc.now_stamp()
         for system_id, fields in values.items():
             system = db.session.get(System, system_id)
@@ -380,7 +390,7 @@ class SystemValueTarget(ReviewTarget):
                 refused += [WriteRefused(system_id, f, "The system was deleted.") for f in fields]
                 continue
             try:
-                document, done = doc.write_fields(_locked(system), dict(fields), stamp)
+                document, done = doc.write_fields(_locked(system), dict(fields), stamp, None)
             except Invalid as exc:
                 refused += [WriteRefused(system_id, f, str(exc)) for f in fields]
                 continue
@@ -388,6 +398,30 @@ class SystemValueTarget(ReviewTarget):
                 _store(system, document)
             changed[system_id] = done
         return changed, refused
+
+    def after_apply(self, target_id: int, applied: Sequence[Applied], user: User | None) -> Changed:
+        """Who made each applied value, as itinera's status says it (in a file whose values
+        carry one): "ia" for a model's answer, "calculated" for a calculator's, "user" for a
+        value the reviewer changed before applying it."""
+        system = db.session.get(System, target_id)
+        document = _locked(system) if system is not None else {}
+        if not doc.uses_statuses(document):
+            return {}
+        runs = {item.run_id for item in applied if item.run_id is not None}
+        results = {
+            run.id: run.results for run in db.session.scalars(select(Run).where(Run.id.in_(runs)))
+        }
+        fields = {
+            item.field + doc.STATUS: made_by(
+                results.get(item.run_id, {}).get(item.field), item.value
+            )
+            for item in applied
+            if not doc.ASSUMPTIONS_PATH.match(item.field)
+        }
+        document, changed = doc.write_fields(document, fields, doc.now_stamp())
+        if changed:
+            _store(system, document)
+        return changed
 
     def parse(self, field: str, raw: str) -> Any:
         return raw if doc.ASSUMPTIONS_PATH.match(field) else doc.read_number(raw)

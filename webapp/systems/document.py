@@ -5,7 +5,7 @@ Every object keeps the keys it does not declare (itinera's `useDefaultColor`, it
 data, whatever a later version adds), so an exported file is the imported one plus our values.
 A value is addressed by a path through ids, `steps[<step id>].interventions[<id>].values.<key>`
 (or `steps[<step id>].stepValues.<key>`), the same path the audit trail records; its review
-status is the field `<path>.reviewed`.
+status is the field `<path>.reviewed`, and itinera's `status` (who made it) `<path>.status`.
 """
 
 from __future__ import annotations
@@ -39,6 +39,11 @@ LARGE_DOCUMENT_BYTES = 1_000_000
 TOP, BOTTOM = "intervention_top", "intervention_bottom"
 TEXT_VALUE_LIMIT = 500
 REVIEWED = ".reviewed"
+STATUS = ".status"
+# itinera's `status` of a value (lib/types.ts ValueStatus), as itinera sets it: "user" when a
+# person enters or saves a value, "ia" or "n/a" from its model's answer (applicable or not),
+# "calculated" for what its code works out.
+STATUSES = ("user", "calculated", "ia", "n/a")
 
 # Ids and keys are short enough that the longest value path fits the audit trail's field (255).
 Id = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[^\[\]]+$")]
@@ -79,6 +84,7 @@ class Value(Part):
     key: Key
     value: Any = None
     reviewed: Any = None
+    status: Literal["user", "calculated", "ia", "n/a"] | None = None
     confidence: Literal["high", "medium", "low"] | None = None
     conversation: list[Message] = []
 
@@ -280,7 +286,7 @@ def now_stamp() -> str:
 PATH = re.compile(
     r"^steps\[(?P<step>[^\[\]]+)\]"
     r"(?:\.interventions\[(?P<intervention>[^\[\]]+)\]\.values|\.stepValues)"
-    r"\.(?P<key>[A-Za-z][A-Za-z0-9_]*)(?P<reviewed>\.reviewed)?$"
+    r"\.(?P<key>[A-Za-z][A-Za-z0-9_]*)(?:\.(?P<field>reviewed|status))?$"
 )
 
 
@@ -290,12 +296,13 @@ def value_path(step_id: str, intervention_id: str | None, key: str) -> str:
     return f"steps[{step_id}].interventions[{intervention_id}].values.{key}"
 
 
-def parse_path(path: str) -> tuple[str, str | None, str, bool]:
-    """(step id, intervention id or None, key, whether it is the review status)."""
+def parse_path(path: str) -> tuple[str, str | None, str, str]:
+    """(step id, intervention id or None, key, "" for the value itself, else "reviewed" or
+    "status": which of its fields)."""
     match = PATH.match(path)
     if match is None:
         raise DocumentInvalid(f"{path!r} is not the path of a value.", loc="path")
-    return match["step"], match["intervention"], match["key"], bool(match["reviewed"])
+    return match["step"], match["intervention"], match["key"], match["field"] or ""
 
 
 def _step(document: dict[str, Any], step_id: str) -> dict[str, Any]:
@@ -340,12 +347,56 @@ def value_entry(document: dict[str, Any], path: str) -> dict[str, Any] | None:
 
 
 def flat_values(document: dict[str, Any]) -> dict[str, Any]:
-    """{path: number, path.reviewed: status} for every value: what the review core reads."""
+    """{path: number, path.reviewed: review status, path.status: itinera's status (only where
+    the value has one)} for every value, as stored: what the review core and the audit read."""
     flat: dict[str, Any] = {}
     for path, entry in iter_values(document):
         flat[path] = entry.get("value")
         flat[path + REVIEWED] = entry.get("reviewed")
+        if "status" in entry:
+            flat[path + STATUS] = entry["status"]
     return flat
+
+
+def review_state(entry: dict[str, Any] | None) -> bool | str | None:
+    """Whether a value is reviewed, from its `reviewed` and itinera's `status`: "n/a" when
+    either says it does not apply; True when a person reviewed it (reviewed true: Furrow marks
+    an applied calculation or model answer so) or made it (status "user": itinera's edits
+    write only the status, over an older reviewed false); False when reviewed is false or a
+    calculation or a model made it ("calculated", "ia"); None when neither says."""
+    entry = entry or {}
+    reviewed, status = entry.get("reviewed"), entry.get("status")
+    if "n/a" in (reviewed, status):
+        return "n/a"
+    if reviewed is True or status == "user":
+        return True
+    if reviewed is False or status in ("calculated", "ia"):
+        return False
+    return None
+
+
+def uses_statuses(document: dict[str, Any]) -> bool:
+    """Whether the file's values carry itinera's status: then every value written gets one."""
+    return any("status" in entry for _path, entry in iter_values(document))
+
+
+def status_after(wanted: dict[str, Any], before: dict[str, Any], made: str | None) -> str | None:
+    """A value's status after a write of wanted ({value, reviewed}) over before: "n/a" when
+    it does not apply; made when a value is written (None: as it was); none when the value is
+    cleared; "user" when a person approves it as it stands (as itinera's save does); and a
+    person's value reopened is no longer said to be theirs."""
+    reviewed = wanted.get("reviewed", before["reviewed"])
+    if reviewed == "n/a":
+        return "n/a"
+    if "value" in wanted:
+        if wanted["value"] is None:
+            return None
+        return made or before["status"]
+    if reviewed is True:
+        return "user"
+    if reviewed is False and before["status"] in ("user", "n/a"):
+        return None
+    return before["status"]
 
 
 def indicator_keys(document: dict[str, Any]) -> list[str]:
@@ -477,14 +528,17 @@ def _write_assumptions(
 
 
 def write_fields(
-    document: dict[str, Any], fields: dict[str, Any], stamp: str
+    document: dict[str, Any], fields: dict[str, Any], stamp: str, made: str | None = "user"
 ) -> tuple[dict[str, Any], dict[str, tuple[Any, Any]]]:
-    """A copy of the document with these fields ({path: number, path.reviewed: status,
-    assumptions path: Markdown}) set, and what changed. A number written without its status
-    is a person's: reviewed true. An entry left with neither value nor anything else is
-    removed. updatedAt moves up from the intervention to its step and the system for every
-    entry that changed."""
+    """A copy of the document with these fields ({path: number, path.reviewed: review status,
+    path.status: itinera's status, assumptions path: Markdown}) set, and what changed. A
+    number written without its review status is a person's: reviewed true. A value written
+    without its status, in a file whose values carry one, takes status_after's (made: who
+    made a number written, None to leave it to the caller). An entry left with
+    neither value nor anything else is removed. updatedAt moves up from the intervention to
+    its step and the system for every entry that changed."""
     document = copy.deepcopy(document)
+    with_status = uses_statuses(document)
     changed: dict[str, tuple[Any, Any]] = {}
     by_entry: dict[str, dict[str, Any]] = {}
     for field, new in fields.items():
@@ -492,22 +546,24 @@ def write_fields(
             if (change := _write_assumptions(document, field, new, stamp)) is not None:
                 changed[field] = change
             continue
-        step_id, intervention_id, key, is_status = parse_path(field)
+        step_id, intervention_id, key, part = parse_path(field)
         path = value_path(step_id, intervention_id, key)
-        by_entry.setdefault(path, {})["reviewed" if is_status else "value"] = new
+        by_entry.setdefault(path, {})[part or "value"] = new
     for path, wanted in by_entry.items():
-        step_id, intervention_id, key, _status = parse_path(path)
+        step_id, intervention_id, key, _part = parse_path(path)
         step, intervention, holder, list_key = owner(document, step_id, intervention_id)
         entries = holder.get(list_key, [])
         entry = next((e for e in entries if e.get("key") == key), None)
-        before = {"value": None, "reviewed": None} | (
-            {n: entry.get(n) for n in ("value", "reviewed")} if entry else {}
+        before = {"value": None, "reviewed": None, "status": None} | (
+            {n: entry.get(n) for n in ("value", "reviewed", "status")} if entry else {}
         )
         if "value" in wanted and "reviewed" not in wanted:
             if wanted["value"] is not None:
                 wanted["reviewed"] = True
             elif before["reviewed"] in (True, False):
                 wanted["reviewed"] = None  # a value cleared leaves nothing to review ("n/a" stays)
+        if with_status and "status" not in wanted:
+            wanted["status"] = status_after(wanted, before, made)
         if entry is None:
             entry = {"key": key}
             holder[list_key] = [*entries, entry]
@@ -517,7 +573,7 @@ def write_fields(
             if before[name] == new:
                 continue
             touched = True
-            changed[path + (REVIEWED if name == "reviewed" else "")] = (before[name], new)
+            changed[path + ("" if name == "value" else f".{name}")] = (before[name], new)
             if new is None:
                 entry.pop(name, None)
             else:

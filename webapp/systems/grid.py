@@ -18,6 +18,7 @@ from webapp.systems.document import (
     moment,
     not_a_number,
     parse_path,
+    review_state,
     value_number,
 )
 from webapp.systems.indicators import DERIVED_KEYS, INDICATORS, STEP_OVERRIDES, Level, keys_at
@@ -56,13 +57,14 @@ class Cell:
     @property
     def state(self) -> str:
         entry = self.entry or {}
-        if entry.get("reviewed") == "n/a":
+        reviewed = review_state(entry)
+        if reviewed == "n/a":
             return "na"
         if not has_value(entry.get("value")):
             return "empty"
         if not_a_number(entry["value"]):
             return "invalid"
-        if entry.get("reviewed") is True:
+        if reviewed is True:
             return "reviewed"
         return "confident" if entry.get("confidence") == "high" else "unreviewed"
 
@@ -234,15 +236,16 @@ def _level_name(document: dict[str, Any], step_id: str | None, intervention_id: 
 
 
 def field_label(document: dict[str, Any], path: str) -> str:
-    """A value's path as people read it: "Labour (Orge + Lupin): ift", "… reviewed", and a
-    level's assumptions: "Labour (Orge + Lupin): assumptions", "System: assumptions"."""
+    """A value's path as people read it: "Labour (Orge + Lupin): ift", "… reviewed", "…
+    origin" (itinera's status), and a level's assumptions: "Labour (Orge + Lupin):
+    assumptions", "System: assumptions"."""
     if (match := ASSUMPTIONS_PATH.match(path)) is not None:
         return f"{_level_name(document, match['step'], match['intervention'])}: assumptions"
     try:
-        step_id, intervention_id, key, is_status = parse_path(path)
+        step_id, intervention_id, key, part = parse_path(path)
     except DocumentInvalid:
         return path
-    status = ", reviewed" if is_status else ""
+    status = {"reviewed": ", reviewed", "status": ", origin"}.get(part, "")
     step = next((s for s in document.get("steps", []) if s.get("id") == step_id), None)
     if step is None:
         return f"{label(key)} (a deleted step){status}"
