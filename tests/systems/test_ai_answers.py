@@ -9,8 +9,9 @@ import pytest
 from tests.systems.test_system_api import itinera
 from webapp.ai.answers import read_answer as read_schema
 from webapp.ai.answers import strict_schema
-from webapp.systems.ai import CellAnswer, calculator_tool, describe, read_answer
+from webapp.systems.ai import CellAnswer, calculator_tool, cell_unit, describe, read_answer
 from webapp.systems.document import DocumentInvalid, appended_assumptions, value_path
+from webapp.systems.runs import NothingToCalculate, askable_keys, missing_cells, one_cell
 
 PATH = value_path("s1", "i1", "semences")
 GOOD = {
@@ -170,3 +171,36 @@ def test_new_assumptions_are_added_below_what_is_there_never_past_the_limit():
     )
     with pytest.raises(DocumentInvalid, match="over the 10,000"):
         appended_assumptions("x" * 9_990, "- **Corps**: 4")
+
+
+def quintal_step():
+    """The test rotation with its first step's yield stated in q/ha."""
+    document = itinera()
+    step = document["steps"][0]
+    step["assumptions"] = "- **Unité rendement**: q/ha\n"
+    return document, value_path(step["id"], None, "rendement")
+
+
+def test_a_yield_is_asked_and_read_in_its_step_s_unit():
+    document, path = quintal_step()
+    assert cell_unit(document, path) == "q/ha"
+    assert "Rendement / Yield, in q/ha" in describe({"name": "Essai"}, document, path)
+    converted = read_answer(answered(value=90, unit="t/ha"), path, "q/ha")
+    assert (converted.value, converted.kept["unit"]) == (900, "q/ha")
+    assert ("unit_converted", "info") in codes(converted)
+    as_stated = read_answer(answered(value=72, unit="q/ha"), path, "q/ha")
+    assert as_stated.value == 72 and ("unit_converted", "info") not in codes(as_stated)
+    refused = read_answer(answered(value=7.2, unit="kg"), path, "q/ha")
+    assert ("unit_mismatch", "error") in codes(refused)
+    assert refused.kept["outcome"] == "out of bounds"  # never applied
+
+
+def test_a_run_never_proposes_a_yield():
+    """A yield is a step's own value, entered by a person: no calculation asks for it, so a
+    run's review has no yield row to show in t/ha."""
+    document, _path = quintal_step()
+    step = document["steps"][0]
+    assert "rendement" not in askable_keys("openai")
+    assert all(not cell.endswith(".rendement") for cell in missing_cells(document))
+    with pytest.raises(NothingToCalculate):
+        one_cell(document, step["id"], None, "rendement", keys=askable_keys("openai"))

@@ -29,6 +29,7 @@ from webapp.systems.bounds import check
 from webapp.systems.calculators import CALCULATORS, calculate_in
 from webapp.systems.conversation import transcript
 from webapp.systems.document import owner, parse_path
+from webapp.systems.grid import units_of
 from webapp.systems.indicators import indicator
 from webapp.tables.answers import states_a_figure
 from webapp.units import UnitMismatch, convert
@@ -111,6 +112,7 @@ def describe(
     work = work or {}
     entry = next((e for e in holder.get(list_key, []) if e.get("key") == key), {})
     wanted = indicator(key)
+    unit = cell_unit(document, path)
     lines = [
         f"System: {system.get('name', '')} ({system.get('system_type') or 'type not given'})",
         f"System description: {system.get('description') or '—'}",
@@ -125,7 +127,7 @@ def describe(
         "Assumptions of the step:\n" + (step.get("assumptions") or "(none)"),
         "Assumptions of the intervention:\n" + (work.get("assumptions") or "(none)"),
         "",
-        f"Indicator: {key} — {wanted.label_fr} / {wanted.label_en}, in {wanted.unit}"
+        f"Indicator: {key} — {wanted.label_fr} / {wanted.label_en}, in {unit}"
         + (f" ({wanted.formula})" if wanted.formula else ""),
         f"Current value: {entry.get('value', 'none')}",
     ]
@@ -162,16 +164,24 @@ def calculator_tool(
     )
 
 
+def cell_unit(document: Mapping[str, Any], path: str) -> str:
+    """The unit of the cell's value: the indicator's, a yield in the unit its step states."""
+    step_id, intervention_id, key, _part = parse_path(path)
+    step = owner(dict(document), step_id, intervention_id)[0]
+    return units_of(step, [key])[key] or indicator(key).unit
+
+
 def _same_unit(given: str, wanted: str) -> bool:
     return "".join(given.split()).casefold() == "".join(wanted.split()).casefold()
 
 
-def read_answer(answer: CellAnswer, path: str) -> Answered:
-    """The model's answer for the cell at path, checked: a value that is not a finite number,
-    a unit that is not the indicator's and cannot be converted to it, a value out of bounds
-    (errors), a source whose claim states no figure (a warning; it is not evidence)."""
+def read_answer(answer: CellAnswer, path: str, unit: str | None = None) -> Answered:
+    """The model's answer for the cell at path (its value in unit: cell_unit's, the
+    indicator's by default), checked: a value that is not a finite number, a unit that cannot
+    be converted to the cell's, a value out of bounds (errors), a source whose claim states no
+    figure (a warning; it is not evidence)."""
     key = parse_path(path)[2]
-    unit = indicator(key).unit
+    unit = unit or indicator(key).unit
     read = Answered(
         kept={
             "value": answer.value,
@@ -278,6 +288,6 @@ def ask(
             issues=[Issue("answer_invalid", Severity.error, path, problems)],
         )
     else:
-        read = read_answer(result.answer, path)
+        read = read_answer(result.answer, path, cell_unit(document, path))
     read.usage = usage
     return read
