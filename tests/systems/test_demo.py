@@ -1,5 +1,8 @@
 """The demo farm system: loaded once by `furrow demo`, a valid itinera document."""
 
+import json
+from pathlib import Path
+
 from sqlalchemy import select
 
 from tests.support.app import furrow
@@ -9,6 +12,8 @@ from webapp.systems.demo import DEMO_DOCUMENT
 from webapp.systems.document import validate_document
 from webapp.systems.models import System
 from webapp.systems.totals import step_totals
+
+DATA = Path(__file__).parents[2] / "webapp" / "systems" / "data"
 
 # What the demo cannot calculate offline, and why: the reference file gives no EIQ for these
 # products' active ingredients (nor names Altiplano DAM Tec's), and no price for Altiplano DAM Tec.
@@ -75,3 +80,16 @@ def test_every_demo_spray_has_a_reference_dose():
 def test_the_demo_steps_state_their_yield_and_price():
     products = {s["id"]: step_totals(s).values.get("totalProduits") for s in DEMO_DOCUMENT["steps"]}
     assert products == {"colza": 3.5 * 450, "ble": 8.5 * 200, "couvert": 0, "orge": 7 * 220}
+
+
+def test_the_demo_rapeseed_treatment_states_no_segment_the_reference_table_does_not_give():
+    """The bundled reference doses name a product, crop, target and dose, never a product's
+    type, and their one rapeseed product is Altiplano DAM Tec: the demo's autumn treatment is
+    counted as other and says so, rather than guessing a segment."""
+    table = json.loads((DATA / "ift_reference_doses.json").read_text(encoding="utf-8"))["doses"]
+    stated = {"product", "crop", "target", "value", "unit", "source", "url", "claim"}
+    assert all(set(row) <= stated for row in table)
+    assert [row["product"] for row in table if row["crop"] == "rapeseed"] == ["ALTIPLANO DAM TEC"]
+    result = calculate_in(DEMO_DOCUMENT, "colza", "colza-traitement", "ift")
+    assert result.value == 1.0 and result.parts["other"] == 1.0
+    assert [c.code for c in result.caveats] == ["ift_segment_unknown"]
