@@ -183,3 +183,15 @@ def test_an_applied_calculation_is_calculated_in_a_file_with_statuses(client_as)
     assert undone.status_code == 200, undone.get_json()
     db.session.expire_all()
     assert doc.value_entry(db.session.get(System, system_id).document, field) is None
+
+
+def test_the_page_s_recent_changes_say_who_made_a_value_in_words(client_as):
+    editor = api_client(client_as, "editor")
+    system_id = create(editor, document=itinera(TEXT_VALUES)).get_json()["id"]
+    body = {"step_id": "step-ble", "intervention_id": "int-moisson", "key": "gnr", "value": 20}
+    editor.post(f"/api/v1/systems/{system_id}/values", json=body, headers=editor.headers)
+    page = editor.get(f"/systems/{system_id}").get_data(as_text=True)
+    history = page[page.index('id="history"') :]
+    assert "Moisson (Blé tendre d&#39;hiver): Fuel, origin" in history
+    row = history[history.index("Fuel, origin") :].split("</tr>")[0]
+    assert "a model" in row and "a person" in row

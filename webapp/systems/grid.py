@@ -43,6 +43,13 @@ STATES = {
     "na": ("n/a", "not applicable"),
     "empty": ("—", "no value yet"),
 }
+# itinera's status of a value (who made it) as people read it.
+MADE_BY = {
+    "user": "a person",
+    "calculated": "a calculation",
+    "ia": "a model",
+    "n/a": "not applicable",
+}
 # The states of a value waiting for a person's review.
 UNREVIEWED = ("confident", "unreviewed")
 

@@ -123,6 +123,7 @@ def system_context(system: System) -> dict[str, Any]:
         "states": grid.STATES,
         "changes": changes,
         "label_of": partial(grid.field_label, system.document),
+        "made_by": grid.MADE_BY,
         "undoable": undoable_groups(changes, UNDOABLE_SOURCES) if may_undo else [],
         "undo_url": lambda group: url_for("systems.undo", system_id=system.id, group=group),
     }
