@@ -40,10 +40,6 @@ TOP, BOTTOM = "intervention_top", "intervention_bottom"
 TEXT_VALUE_LIMIT = 500
 REVIEWED = ".reviewed"
 STATUS = ".status"
-# itinera's `status` of a value (lib/types.ts ValueStatus), as itinera sets it: "user" when a
-# person enters or saves a value, "ia" or "n/a" from its model's answer (applicable or not),
-# "calculated" for what its code works out.
-STATUSES = ("user", "calculated", "ia", "n/a")
 
 # Ids and keys are short enough that the longest value path fits the audit trail's field (255).
 Id = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[^\[\]]+$")]
@@ -84,6 +80,9 @@ class Value(Part):
     key: Key
     value: Any = None
     reviewed: Any = None
+    # itinera's ValueStatus, as itinera sets it: "user" when a person enters or saves a value,
+    # "ia" or "n/a" from its model's answer (applicable or not), "calculated" for what its
+    # code works out.
     status: Literal["user", "calculated", "ia", "n/a"] | None = None
     confidence: Literal["high", "medium", "low"] | None = None
     conversation: list[Message] = []
@@ -534,9 +533,9 @@ def write_fields(
     path.status: itinera's status, assumptions path: Markdown}) set, and what changed. A
     number written without its review status is a person's: reviewed true. A value written
     without its status, in a file whose values carry one, takes status_after's (made: who
-    made a number written, None to leave it to the caller). An entry left with
-    neither value nor anything else is removed. updatedAt moves up from the intervention to
-    its step and the system for every entry that changed."""
+    made a number written, None to leave it to the caller). An entry left with neither value
+    nor anything else is removed. updatedAt moves up from the intervention to its step and
+    the system for every entry that changed."""
     document = copy.deepcopy(document)
     with_status = uses_statuses(document)
     changed: dict[str, tuple[Any, Any]] = {}
