@@ -235,3 +235,21 @@ def test_with_the_model_the_drawer_refines_a_value_no_calculator_gives(client_as
     page = editor.get(f"/systems/{system_id}/cell/drawer?{query}").get_data(as_text=True)
     assert f'action="/systems/{system_id}/cell/refine"' in page
     assert "Calculate</button>" in page and "The calculator needs" not in page
+
+
+def test_an_applied_model_answer_is_the_model_s_in_a_file_with_statuses(
+    client_as, make_user, openai_server
+):
+    openai_server.reply(answer())
+    editor = api_client(client_as, "editor")
+    system_id = create(editor, document=itinera("itinera-text-values.json")).get_json()["id"]
+    body = {"step_id": "step-ble", "intervention_id": "int-herbicide", "key": "semences"}
+    sent = editor.post(f"/api/v1/systems/{system_id}/calculate", json=body, headers=editor.headers)
+    assert sent.status_code == 202, sent.get_json()
+    run = run_here(db.session.get(Run, sent.get_json()["run_id"]), SystemCalculation())
+    path = value_path("step-ble", "int-herbicide", "semences")
+    applied = review.apply([suggestions(run)[path].id], make_user("reviewer"))
+    db.session.commit()
+    assert len(applied.applied) == 1, applied.refused
+    made = entry(system_id, path)
+    assert (made["value"], made["reviewed"], made["status"]) == (94.5, True, "ia")
