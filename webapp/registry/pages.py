@@ -23,9 +23,10 @@ CONTENTS_TITLE = re.compile(
     re.I | re.M,
 )
 # A line ending in a page number: "3.2 Land tenure ........ 12", "Annex B – Maps   41".
-CONTENTS_ENTRY = re.compile(
-    r"^(?P<title>.*?[^\W\d_].*?)(?P<leader>\s*(?:\.{3,}|…+)\s*|\s+)(?P<page>\d{1,4})$"
-)
+# Its title must hold a letter, checked apart: within the pattern, that check backtracked over
+# every long line of prose (10 ms a page).
+CONTENTS_ENTRY = re.compile(r"^(?P<title>.+?)(?P<leader>\s*(?:\.{3,}|…+)\s*|\s+)(?P<page>\d{1,4})$")
+LETTER = re.compile(r"[^\W\d_]")
 # What only a table of contents writes before a page number: a numbered section title.
 SECTION_TITLE = re.compile(
     r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|(?:annex|appendix|chapter|part|section)\s+\w{1,4}\b)"
@@ -77,7 +78,11 @@ class ContentsEntry:
 def contents_entries(text: str) -> list[ContentsEntry]:
     found = []
     for line in text.splitlines():
-        if match := CONTENTS_ENTRY.match(line.strip()):
+        stripped = line.strip()
+        # Only a line ending in a digit can be an entry; trying the pattern on a long line of
+        # prose backtracks over the whole line.
+        match = CONTENTS_ENTRY.match(stripped) if stripped[-1:].isdigit() else None
+        if match and LETTER.search(match["title"]):
             dotted = "." in match["leader"] or "…" in match["leader"]
             found.append(ContentsEntry(match["title"].strip(), int(match["page"]), dotted))
     return found
