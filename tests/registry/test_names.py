@@ -25,7 +25,21 @@ from webapp.registry.names import NameMatch, compare_names
         ("Nicholas DENMAN", "Denman, Nicholas", NameMatch.same),
         ("Denman, Nick", "Nicholas Denman", NameMatch.probably),
         ("DENMAN Mary", "Nicholas Denman", NameMatch.different),
-        ("Nicholas Denman, Jr.", "Nicholas Denman", NameMatch.same),
+        ("Nicholas Denman, Jr.", "Nicholas Denman Jr", NameMatch.same),
+        ("Denman, Nicholas Jr", "Nicholas Denman Jr.", NameMatch.same),
+        # A generational suffix tells father and son apart; on one side only, a person asks.
+        ("John Smith Jr", "John Smith Sr", NameMatch.different),
+        ("John Smith III", "John Smith II", NameMatch.different),
+        ("Smith, John Jr.", "John Smith Sr.", NameMatch.different),
+        ("Nicholas Denman, Jr.", "Nicholas Denman", NameMatch.probably),
+        ("John Smith II", "John Smith", NameMatch.probably),
+        ("Nick Denman Jr", "Nicholas Denman Jr", NameMatch.probably),
+        # Scripts written without spaces are compared with the spaces removed.
+        ("李伟", "李 伟", NameMatch.same),
+        ("山田 太郎", "山田太郎", NameMatch.same),
+        ("김 민수", "김민수", NameMatch.same),
+        ("สมชาย ใจดี", "สมชายใจดี", NameMatch.same),
+        ("李 伟", "李娜", NameMatch.different),
         ("Denman Nicholas", "Nicholas Denman", NameMatch.probably),  # which is the surname?
         ("王伟", "王伟", NameMatch.same),
         ("王伟", "李娜", NameMatch.different),

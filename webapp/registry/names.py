@@ -3,7 +3,10 @@ surname with a short form of the same first name ("Nick" for "Nicholas", an init
 probably the same person and asks a reviewer; another first name is another person. The
 surname is the last word, unless the name says otherwise: "Denman, Nicholas" puts it before
 the comma, "DENMAN Nicholas" writes it in capitals. Names are compared in any script, without
-case or accents. Company names are compared without their legal form ("Ltd", "LLC")."""
+case or accents; names in a script written without spaces (Chinese, Japanese, Korean, Thai…)
+are compared with their spaces removed ("李伟" is "李 伟"). A generational suffix tells
+people apart: "John Smith Jr" and "John Smith Sr" are two people, a suffix on one side only
+asks a reviewer. Company names are compared without their legal form ("Ltd", "LLC")."""
 
 from __future__ import annotations
 
@@ -40,6 +43,12 @@ class NameMatch(StrEnum):
 
 
 SUFFIXES = {"jr", "sr", "ii", "iii", "iv"}
+# Scripts written without spaces between a person's names: Thai, Lao, Myanmar, Khmer, Hangul,
+# Kana and Han.
+SPACELESS = re.compile(
+    "[\u0e00-\u0eff\u1000-\u109f\u1100-\u11ff\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ffff]"
+)
 
 
 def words(name: str) -> list[str]:
@@ -59,7 +68,7 @@ def person(name: str) -> tuple[list[str], list[str]]:
     """A person's given names and surname, as words."""
     head, comma, tail = name.partition(",")
     if comma and words(head) and not set(words(tail)) <= SUFFIXES:
-        return words(tail), words(head)  # "Denman, Nicholas"
+        return _unsuffixed(tail), _unsuffixed(head)  # "Denman, Nicholas"
     tokens = [t for t in name.split() if words(t) and not set(words(t)) <= SUFFIXES]
     capitals = [t for t in tokens if _capitals(t)]
     if capitals and len(capitals) < len(tokens):  # "DENMAN Nicholas", "Nicholas DENMAN"
@@ -67,6 +76,15 @@ def person(name: str) -> tuple[list[str], list[str]]:
         return given, [w for t in capitals for w in words(t)]
     found = [w for t in tokens for w in words(t)]
     return found[:-1], found[-1:]
+
+
+def _unsuffixed(name: str) -> list[str]:
+    return [w for w in words(name) if w not in SUFFIXES]
+
+
+def generations(name: str) -> set[str]:
+    """The generational suffixes a person's name carries ("Jr", "III")."""
+    return {w for w in words(name) if w in SUFFIXES}
 
 
 def is_company(name: str) -> bool:
@@ -83,7 +101,7 @@ def compare_names(a: str, b: str) -> NameMatch:
     wa, wb = words(a), words(b)
     if not wa or not wb:
         return NameMatch.different
-    if wa == wb:
+    if wa == wb or (SPACELESS.search(a + b) and "".join(wa) == "".join(wb)):
         return NameMatch.same
     if is_company(a) or is_company(b):
         ca = [w for w in wa if w not in LEGAL_FORMS]
@@ -92,6 +110,17 @@ def compare_names(a: str, b: str) -> NameMatch:
             return NameMatch.same
         ratio = SequenceMatcher(None, " ".join(ca), " ".join(cb)).ratio()
         return NameMatch.probably if ratio >= MATCH_RATIO else NameMatch.different
+    match = _compare_people(a, b, wa, wb)
+    ga, gb = generations(a), generations(b)
+    if match is NameMatch.different or ga == gb:
+        return match
+    if ga and gb:
+        return NameMatch.different  # "Jr" and "Sr": father and son
+    return NameMatch.probably  # a suffix on one side only: the same person, or a relative?
+
+
+def _compare_people(a: str, b: str, wa: list[str], wb: list[str]) -> NameMatch:
+    """How two people's names compare, without their generational suffixes."""
     (given_a, surname_a), (given_b, surname_b) = person(a), person(b)
     if (given_a, surname_a) == (given_b, surname_b):
         return NameMatch.same
