@@ -49,11 +49,30 @@ def test_a_year_is_never_a_project_id(year):
         "THE LANDOWNER.",
         "“The Project”",
         "-",
+        "the landowner(s)",
+        "The Project Proponent(s)",
+        "Landowner / Farmer",
+        "Landowner & Farmer",
+        "owner or tenant",
+        "Unknown Owner",
+        "Not applicable",
+        "TBC",
+        "The Landowners",
+        "Name of owner",
+        "The Company Ltd",
     ],
 )
 def test_a_generic_owner_is_rejected(owner):
     status, message = status_of(one(F.owner_name, owner))
     assert status is Status.failed and "names no one" in message
+
+
+@pytest.mark.parametrize(
+    "owner",
+    ["John Farmer", "Owen Landers", "Farmer Giles", "Sam Grower", "Tennant", "Na Li", "Co Nguyen"],
+)
+def test_a_name_with_a_role_word_in_it_is_a_name(owner):
+    assert status_of(one(F.owner_name, owner))[0] is Status.passed
 
 
 @pytest.mark.parametrize(

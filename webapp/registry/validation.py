@@ -17,17 +17,20 @@ from typing import Any
 
 from webapp.registry.checklist import FIELD_LABELS, FIGURE_FIELDS, StructuredField
 from webapp.registry.dates import DateStyle, read_date, years_after
-from webapp.registry.names import NameMatch, compare_names
+from webapp.registry.names import LEGAL_FORMS, NameMatch, compare_names
 from webapp.units import Quantity, UnitMismatch, convert, quantities
 
 F = StructuredField
 PROJECT_ID_PATTERNS = (re.compile(r"^C\d{2}-\d+$"), re.compile(r"^\d{4}[A-Za-z]+\d{2}$"))
-# Roles and placeholders, compared without "the", case and punctuation ("Landowner:", "N/A").
-GENERIC_OWNERS = {
-    "project", "this project", "landowner", "land owner", "landowners", "landholder",
-    "project owner", "project owners", "project proponent", "proponent", "owner", "owners",
-    "project developer", "developer", "farmer", "company", "applicant", "grower", "lessor",
-    "lessee", "tenant", "unknown", "n a", "na", "none", "tbd", "tba", "not stated",
+# Words that name a role or hold a place, not someone ("the landowner(s)", "Unknown Owner",
+# "TBC"), with the words that join them ("Landowner / Farmer") and legal forms ("Ltd"). An
+# owner written only in these words names no one; any other word makes it a name ("Farmer
+# Giles", "John Farmer").
+ROLE_WORDS = LEGAL_FORMS | {
+    "project", "this", "land", "landowner", "landholder", "owner", "proponent", "developer",
+    "farmer", "farm", "company", "applicant", "grower", "lessor", "lessee", "tenant", "holder",
+    "unknown", "none", "tbd", "tba", "tbc", "not", "stated", "applicable", "known",
+    "given", "name", "of", "and", "or", "s",
 }  # fmt: skip
 PERCENT_FIELDS = {F.leakage_percentage, F.buffer_pool_percentage}
 PERIOD_FIELDS = {F.crediting_period_years, F.permanence_period_years}
@@ -109,10 +112,15 @@ class Check:
         }
 
 
+def _role_word(word: str) -> bool:
+    return word in ROLE_WORDS or (word.endswith("s") and word[:-1] in ROLE_WORDS)
+
+
 def is_generic_owner(name: str) -> bool:
-    """Whether an owner's name is a role or a placeholder, not someone's name."""
+    """Whether an owner's name is a role or a placeholder, not someone's name: every word of
+    it is a role or placeholder word, plurals included ("N/A" and a name without words too)."""
     plain = " ".join(re.findall(r"[^\W_]+", name.casefold()))
-    return plain.removeprefix("the ") in GENERIC_OWNERS or not plain
+    return plain in {"", "n a", "na"} or all(_role_word(w) for w in plain.split())
 
 
 def where(value: FieldValue) -> str:
