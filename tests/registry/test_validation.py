@@ -268,7 +268,12 @@ def test_dates_are_checked_on_a_leap_day():
     end = structural(one(F.crediting_period_end, "2078-02-28"), leap_day)
     assert [c.status for c in start + end] == [Status.passed, Status.passed]
     assert too_late[0].status is Status.failed and "2 years ahead" in too_late[0].message
-    assert validate([one(F.project_start_date, "2024-02-29")], leap_day)
+    checks = validate([one(F.project_start_date, "2024-02-29")], leap_day)
+    dated = {c.check: c.status for c in checks if c.field == F.project_start_date}
+    assert dated == {
+        "project_start_date_valid": Status.passed,
+        "project_start_date_present": Status.passed,
+    }
 
 
 def test_a_generic_owner_is_not_a_stated_owner():
