@@ -298,11 +298,27 @@ def test_a_generic_owner_is_not_a_stated_owner():
         (F.soc_change_tco2e, "1,200 t CO2e", 1200),
         (F.area_hectares, "250", 250),  # a lone number is in the field's unit
         (F.leakage_percentage, "Section 5.4: 20", 20),  # 5.4 refers to a section
+        # A number written with a thousands separator or decimals is not a year.
+        (F.area_hectares, "2,000", 2000),
+        (F.area_hectares, "2 000", 2000),
+        (F.area_hectares, "2000.5", 2000.5),
     ],
 )
 def test_the_figure_is_the_number_written_with_the_fields_unit(field, value, read):
     number, problem = read_number(one(field, value))
     assert problem is None and number == pytest.approx(read, rel=1e-3)
+
+
+def test_an_area_with_a_thousands_separator_agrees_with_the_same_area_in_hectares():
+    values = [
+        FieldValue(F.area_hectares, "2,000", "Project plan", 1, document_id=1),
+        FieldValue(F.area_hectares, "2000 ha", "Baseline report", 2, document_id=2),
+    ]
+    statuses = {c.check: c.status for c in validate(values, TODAY) if c.field == F.area_hectares}
+    assert statuses == {
+        "area_hectares_valid": Status.passed,
+        "area_hectares_consistent": Status.passed,
+    }
 
 
 @pytest.mark.parametrize(

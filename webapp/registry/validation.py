@@ -158,8 +158,9 @@ def _in_unit(name: StructuredField, number: float, unit: str) -> float | None:
         return None
 
 
-def _is_year(number: float) -> bool:
-    return number.is_integer() and EARLIEST_YEAR - 90 <= number <= 2100
+def _is_year(found: Quantity) -> bool:
+    """A year is written in four plain digits: "2,000" or "2000.0" is a number, not a year."""
+    return found.number_text.isdigit() and EARLIEST_YEAR - 90 <= found.value <= 2100
 
 
 def read_number(value: FieldValue) -> tuple[float | None, str | None]:
@@ -192,7 +193,7 @@ def read_number(value: FieldValue) -> tuple[float | None, str | None]:
         if given:
             return None, f"{label(value.field)}: “{raw}” is not {what}."
         (alone,) = found
-        if value.field not in FIGURE_FIELDS and _is_year(alone.value):
+        if value.field not in FIGURE_FIELDS and _is_year(alone):
             return None, f"{label(value.field)}: “{raw}” is a year, not {what}."
         figures = [(alone, alone.value)]
     if any(q.is_range for q, _number in figures):
