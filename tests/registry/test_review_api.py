@@ -6,6 +6,7 @@ import io
 import json
 
 import pytest
+from sqlalchemy import select
 
 from tests.jobs.test_run_pages import unreachable_queue
 from tests.registry.test_review_records import PLAN
@@ -17,6 +18,8 @@ from webapp.registry import documents as docs
 from webapp.registry.checklist import bundled
 from webapp.registry.models import Review, ReviewDocument
 from webapp.registry.run import ReviewAssessment
+from webapp.registry.targets import REVIEW as REVIEW_KIND
+from webapp.review.models import Change
 
 pytestmark = pytest.mark.usefixtures("idle_queue")
 
@@ -471,3 +474,46 @@ def test_the_report_in_three_formats(client, editor, reviewer, bearer):
     for fmt in ("html", "md", "json"):
         assert client.get(f"{REVIEWS}/999999/report.{fmt}", headers=editor).status_code == 404
         assert client.get(f"{base}/report.{fmt}", headers=viewer).status_code == 403
+
+
+def newest_group(review_id: int, field: str) -> str:
+    """The group of the newest decision of one of a review's fields, as an undo takes it."""
+    return db.session.scalar(
+        select(Change.apply_group)
+        .where(Change.target_type == REVIEW_KIND, Change.target_id == review_id)
+        .where(Change.field.startswith(field))
+        .order_by(Change.id.desc())
+    )
+
+
+def test_an_undo_through_the_api_brings_the_checks_up_to_date(client, editor, reviewer):
+    review = assessed(client, editor)
+    fields = f"{REVIEWS}/{review['id']}/fields"
+    generic = owner_from(("the landowner(s)", "deed.md", 1))
+    assert client.put(fields, json=generic, headers=editor).status_code == 200
+
+    def owner_checks():
+        checks = client.get(f"{REVIEWS}/{review['id']}/validation", headers=editor).get_json()
+        return {c["check"]: c["status"] for c in checks["checks"] if c["field"] == "owner_name"}
+
+    assert owner_checks()["owner_name_valid"] == "fail"
+    undone = client.post(
+        f"/api/v1/undo/{newest_group(review['id'], 'owner_name')}", headers=reviewer
+    )
+    assert undone.status_code == 200, undone.get_data(as_text=True)
+    assert "owner_name_valid" not in owner_checks()
+    assert owner_checks()["owner_name_present"] == "fail"  # nothing entered any more
+
+    start = {"value": "06/02/2023", "document": "deed.md", "page": 1}
+    client.put(fields, json={"project_start_date": start}, headers=editor)
+    url = f"{REVIEWS}/{review['id']}/documents/{review['deed']['id']}"
+    client.patch(url, json={"date_style": "day-first"}, headers=editor)
+
+    def start_status():
+        checks = client.get(f"{REVIEWS}/{review['id']}/validation", headers=editor).get_json()
+        return [c["status"] for c in checks["checks"] if c["check"] == "project_start_date_valid"]
+
+    assert start_status() == ["pass"]
+    group = newest_group(review["id"], "date_style")
+    assert client.post(f"/api/v1/undo/{group}", headers=reviewer).status_code == 200
+    assert start_status() == ["warning"]

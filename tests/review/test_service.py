@@ -27,6 +27,7 @@ class Sheet(ReviewTarget):
 
     def __init__(self) -> None:
         self.records: dict[int, dict[str, Any]] = {}
+        self.undone: list[set[int]] = []  # the records each undo restored, as the hook hears
 
     def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
         return {i: dict(self.records[i]) for i in ids if i in self.records}
@@ -44,6 +45,9 @@ class Sheet(ReviewTarget):
 
     def parse(self, field: str, raw: str) -> Any:
         return float(raw)  # ValueError for what is not a number
+
+    def after_undo(self, ids: Collection[int]) -> None:
+        self.undone.append(set(ids))
 
 
 class Verdicts(ReviewTarget):
@@ -72,6 +76,7 @@ class SheetRun(RunKind):
 @pytest.fixture
 def sheet(app):
     SHEET.records = {1: {"depth": 2.0}, 2: {"depth": 5.0}}
+    SHEET.undone = []
     run = Run(
         kind=SheetRun.name,
         title="t",
@@ -167,6 +172,14 @@ def test_undo_refuses_when_a_value_changed_since(sheet):
     SHEET.records[1]["depth"] = 9.0
     assert service.undo(group, None).changed_since == ["depth"]
     assert SHEET.records[1]["depth"] == 9.0
+    assert SHEET.undone == []  # nothing restored, nothing to bring up to date
+
+
+def test_a_target_hears_which_records_an_undo_restored(sheet):
+    one, two = propose(sheet, 1, depth=3.0), propose(sheet, 2, depth=6.0)
+    group = service.apply([one["depth"], two["depth"]], None).group
+    assert service.undo(group, None).restored == ["depth", "depth"]
+    assert SHEET.undone == [{1, 2}]
 
 
 def test_a_decision_writes_nothing_and_is_undone_from_the_audit_trail(app, make_user):

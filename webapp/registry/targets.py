@@ -73,6 +73,13 @@ class ReviewDecisions(ReviewTarget):
     def url(self, target_id: int) -> str | None:
         return f"/registry/{target_id}"
 
+    def after_undo(self, ids: Collection[int]) -> None:
+        """An undone entry or date style changes the review's checks and statuses."""
+        from webapp.registry.reviews import refresh  # reviews builds on these targets
+
+        for review in db.session.scalars(select(Review).where(Review.id.in_(list(ids)))):
+            refresh(review)
+
     def field_label(self, field: str) -> str:
         if field == OUTCOME:
             return "Overall outcome"

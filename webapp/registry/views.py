@@ -298,7 +298,6 @@ def undo_decision(review_id: int):
         flash("That decision cannot be undone: a newer one replaced it.", "error")
         return redirect(url_for("registry.show", review_id=review.id, _anchor="history"))
     result = undo(group, current_user)
-    reviews.refresh(review)
     db.session.commit()
     if result.changed_since:
         flash("Not undone: the decision changed since.", "error")

@@ -585,6 +585,8 @@ def undo(group: str, user: User | None) -> UndoResult:
         for target_id, changed in written.items():
             changes += change_rows(kind, target_id, changed, user, "undo", undo_group, run_id)
     bulk_insert(db.session, CHANGES, changes)
+    for kind, target in targets.items():
+        target.after_undo({i for k, i, _f in first if k == kind})
     reopened = select(Change.suggestion_id).where(
         Change.apply_group == group, Change.suggestion_id.is_not(None)
     )

@@ -119,6 +119,10 @@ class ReviewTarget:
         the same group, so one undo restores them too."""
         return {}
 
+    def after_undo(self, ids: Collection[int]) -> None:
+        """Bring what a target derives from its values up to date once an undo restored these
+        records' values (wherever the undo came from)."""
+
     def names(self, ids: Collection[int]) -> dict[int, str]:
         """What people call these records; a deleted one is left out."""
         return {i: f"{self.label} {i}" for i in ids}
