@@ -517,3 +517,34 @@ def test_an_undo_through_the_api_brings_the_checks_up_to_date(client, editor, re
     group = newest_group(review["id"], "date_style")
     assert client.post(f"/api/v1/undo/{group}", headers=reviewer).status_code == 200
     assert start_status() == ["warning"]
+
+
+def test_a_value_from_a_deleted_document_is_reported_as_such_without_a_link(
+    client, editor, client_as
+):
+    review = assessed(client, editor)
+    base = f"{REVIEWS}/{review['id']}"
+    both = owner_from(("Nicholas Denman", "Project plan.pdf", 4), ("Peter Smith", "deed.md", 1))
+    assert client.put(f"{base}/fields", json=both, headers=editor).status_code == 200
+    deed = review["deed"]["id"]
+    deleted = f"/registry/{review['id']}/documents/{deed}/delete"
+    assert client_as("editor").submit(deleted).status_code == 302
+    deed_page = f"/registry/{review['id']}/documents/{deed}/pages/1"
+
+    checks = client.get(f"{base}/validation", headers=editor).get_json()["checks"]
+    owner = {c["check"]: c["values"] for c in checks if c["field"] == "owner_name"}
+    assert "owner_name_consistent" not in owner  # one document left: nothing to compare
+    assert owner["owner_name_valid"] == {"Project plan.pdf, p. 4": "Nicholas Denman"}
+
+    data = client.get(f"{base}/report.json", headers=editor).get_json()
+    rows = [(f["value"], f["document"], f["url"]) for f in data["fields"]]
+    plan_page = f"/registry/{review['id']}/documents/{review['plan']['id']}/pages/4"
+    assert rows == [
+        ("Nicholas Denman", "Project plan.pdf", plan_page),
+        ("Peter Smith", "a deleted document", None),
+    ]
+    text = client.get(f"{base}/report.md", headers=editor).get_data(as_text=True)
+    assert "| Owner | Peter Smith | a deleted document | 1 |" in text
+    assert deed_page not in text
+    html = client.get(f"{base}/report.html", headers=editor).get_data(as_text=True)
+    assert "<td>a deleted document</td>" in html and deed_page not in html

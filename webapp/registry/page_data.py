@@ -26,6 +26,7 @@ from webapp.registry.targets import (
     entry_of,
     review_decisions,
 )
+from webapp.registry.words import DELETED_DOCUMENT
 from webapp.review.models import Change
 
 # The requirement filters, in the order the page lists them: (key, words).
@@ -110,7 +111,7 @@ def _value_words(field: str, value: Any, documents: dict[int, str]) -> str:
     if field == OUTCOME:
         return OUTCOMES.get(value, str(value))
     if entry_of(field) and isinstance(value, dict):
-        document = documents.get(value.get("document_id"), "a deleted document")
+        document = documents.get(value.get("document_id"), DELETED_DOCUMENT)
         return f"{value.get('value')} ({document}, page {value.get('page')})"
     return VERDICTS.get(value, str(value)) if isinstance(value, str) else str(value)
 

@@ -18,6 +18,7 @@ from webapp.registry.evidence import COVERAGE_LABELS
 from webapp.registry.targets import OUTCOMES, VERDICTS
 from webapp.registry.words import (
     CHECK_STATUS_LABELS,
+    DELETED_DOCUMENT,
     NOT_ASSESSED,
     VALIDATION_LABELS,
     check_label,
@@ -78,13 +79,19 @@ def entered_rows(
     review_id: int, wanted: list[str], entered: dict[str, dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """Every document's value of the wanted fields, one row each: the field's label, the value,
-    the document and page (with its page view), who entered it and when."""
+    the document and page (with its page view), who entered it and when. A value from a
+    document deleted since says so, without a page view; the checks leave it out."""
     return [
         {
             "field": name,
             "label": field_label(name),
             **entry,
-            "url": _page_url_of(review_id, entry.get("document_id"), entry["page"]),
+            "document": entry["document"] or DELETED_DOCUMENT,
+            "url": (
+                _page_url_of(review_id, entry.get("document_id"), entry["page"])
+                if entry["document"]
+                else None
+            ),
         }
         for name in wanted
         if name in entered

@@ -17,6 +17,7 @@ from sqlalchemy import func, select
 from webapp.extensions import db
 from webapp.registry.checklist import FIELD_LABELS, StructuredField
 from webapp.registry.models import Review, ReviewDocument, ReviewRequirement
+from webapp.registry.words import DELETED_DOCUMENT
 from webapp.review.models import Change
 from webapp.review.targets import ReviewTarget, register_target
 
@@ -93,7 +94,7 @@ class ReviewDecisions(ReviewTarget):
         if not document_id.isdigit():
             return what
         document = db.session.get(ReviewDocument, int(document_id))
-        return f"{what} ({document.filename if document else 'a deleted document'})"
+        return f"{what} ({document.filename if document else DELETED_DOCUMENT})"
 
 
 def entry_key(name: StructuredField, document_id: int) -> str:

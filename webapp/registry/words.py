@@ -20,6 +20,8 @@ CHECK_STATUS_LABELS = {"pass": "Pass", "warning": "Warning", "fail": "Fail"}
 CHECK_SUFFIXES = {"present": "stated", "valid": "valid", "consistent": "agrees across documents"}
 CHECK_NAMES = {"net_balance": "Net balance adds up", "buffer_share": "Buffer share adds up"}
 NOT_ASSESSED = "Not assessed yet"
+# Where a value entered from a document that was deleted since came from.
+DELETED_DOCUMENT = "a deleted document"
 REVIEW_STATUS_LABELS = {"draft": NOT_ASSESSED, "assessed": "Assessed"}
 
 
