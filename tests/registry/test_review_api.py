@@ -6,7 +6,7 @@ import io
 import json
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from tests.jobs.test_run_pages import unreachable_queue
 from tests.registry.test_review_records import PLAN
@@ -15,6 +15,7 @@ from webapp.auth.models import ApiToken
 from webapp.extensions import db
 from webapp.jobs.models import Run
 from webapp.registry import documents as docs
+from webapp.registry import page_data
 from webapp.registry.checklist import bundled
 from webapp.registry.models import Review, ReviewDocument
 from webapp.registry.run import ReviewAssessment
@@ -548,3 +549,39 @@ def test_a_value_from_a_deleted_document_is_reported_as_such_without_a_link(
     assert deed_page not in text
     html = client.get(f"{base}/report.html", headers=editor).get_data(as_text=True)
     assert "<td>a deleted document</td>" in html and deed_page not in html
+
+
+def test_document_corrections_record_only_what_changes_and_null_goes_back_to_the_text(
+    client, editor
+):
+    review = assessed(client, editor)
+    deed = review["deed"]
+    url = f"{REVIEWS}/{review['id']}/documents/{deed['id']}"
+
+    def decisions() -> int:
+        return db.session.scalar(
+            select(func.count(Change.id)).where(
+                Change.target_type == REVIEW_KIND, Change.target_id == review["id"]
+            )
+        )
+
+    before = decisions()
+    assert client.patch(url, json={"date_style": None}, headers=editor).status_code == 200
+    assert decisions() == before  # never set: nothing to decide
+    client.patch(url, json={"date_style": "month-first"}, headers=editor)
+    client.patch(url, json={"date_style": "month-first"}, headers=editor)
+    assert decisions() == before + 1
+
+    def newest_history():
+        entry = page_data.history(db.session.get(Review, review["id"]))[0]
+        return entry.what, entry.value
+
+    assert newest_history() == ("Date style (deed.md)", "Month first (06/02 is June 2)")
+    client.patch(url, json={"date_style": None}, headers=editor)
+    assert newest_history() == ("Date style (deed.md)", "As its text shows")
+
+    corrected = client.patch(url, json={"document_type": "project_plan"}, headers=editor)
+    assert corrected.get_json()["document_type"] == "project_plan"
+    back = client.patch(url, json={"document_type": None}, headers=editor).get_json()
+    assert (back["document_type"], back["type_set_by_person"]) == (deed["document_type"], False)
+    assert deed["document_type"] != "project_plan"

@@ -184,7 +184,8 @@ class NewReview(RequestModel):
 
 
 class DocumentCorrection(RequestModel):
-    """Either or both: the kind, and how the document writes dates (null: as its text shows)."""
+    """Either or both: the kind (null: the kind its name and pages show) and how the document
+    writes dates (null: as its text shows)."""
 
     document_type: Literal[tuple(t.value for t in DocumentType)] | None = None  # type: ignore[valid-type]
     date_style: Literal[tuple(s.value for s in DateStyle)] | None = None  # type: ignore[valid-type]
@@ -297,7 +298,7 @@ def api_set_type(review_id: int, document_id: int):
     given = json_body()
     if not {"document_type", "date_style"} & given.keys():
         raise reviews.ReviewInvalid("Give document_type, date_style or both.")
-    if given.get("document_type"):
+    if "document_type" in given:
         docs.set_type(document, given["document_type"])
     if "date_style" in given:
         reviews.set_date_style(review, document, given["date_style"], current_user)

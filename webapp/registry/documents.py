@@ -87,8 +87,7 @@ def set_pages(document: ReviewDocument, texts: list[str] | None) -> None:
     and how they write dates."""
     document.pages = texts
     if not document.type_set_by_person:
-        first = texts[:TEXT_PAGES] if texts else []
-        document.document_type = classify(document.filename, first).value
+        document.document_type = detected_type(document)
     style = date_style("\n".join(texts)) if texts else None
     document.date_style = style.value if style else None
 
@@ -108,8 +107,18 @@ def read_pdf(document: ReviewDocument) -> None:
     set_pages(document, [storable(t) for t in texts])
 
 
-def set_type(document: ReviewDocument, kind: str) -> None:
-    """A person's correction of the document's kind; ValueError for an unknown kind."""
+def detected_type(document: ReviewDocument) -> str:
+    """The kind the document's name and first pages show."""
+    return classify(document.filename, (document.pages or [])[:TEXT_PAGES]).value
+
+
+def set_type(document: ReviewDocument, kind: str | None) -> None:
+    """A person's correction of the document's kind (None: back to the kind its name and
+    pages show); ValueError for an unknown kind."""
+    if kind is None:
+        document.document_type = detected_type(document)
+        document.type_set_by_person = False
+        return
     document.document_type = DocumentType(kind).value
     document.type_set_by_person = True
 

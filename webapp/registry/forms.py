@@ -11,6 +11,7 @@ from wtforms.fields.choices import SelectChoice
 from webapp.registry.checklist import FIELD_LABELS, StructuredField
 from webapp.registry.discovery import TYPE_LABELS
 from webapp.registry.targets import OUTCOMES, VERDICTS
+from webapp.registry.words import DATE_STYLE_LABELS
 
 
 class NewReviewForm(FlaskForm):
@@ -31,11 +32,7 @@ class UploadForm(FlaskForm):
 class DateStyleForm(FlaskForm):
     date_style = SelectField(
         "Dates",
-        choices=[
-            SelectChoice("", "As its text shows"),
-            SelectChoice("day-first", "Day first (06/02 is 6 February)"),
-            SelectChoice("month-first", "Month first (06/02 is June 2)"),
-        ],
+        choices=[SelectChoice(style, label) for style, label in DATE_STYLE_LABELS.items()],
     )
 
 

@@ -17,6 +17,8 @@ from webapp.registry.checklist import Requirement
 from webapp.registry.evidence import COVERAGE_LABELS, Coverage
 from webapp.registry.models import Review, ReviewRequirement
 from webapp.registry.targets import (
+    DATE_STYLE,
+    ENTRY_SEPARATOR,
     OUTCOME,
     OUTCOMES,
     REQUIREMENT,
@@ -26,7 +28,7 @@ from webapp.registry.targets import (
     entry_of,
     review_decisions,
 )
-from webapp.registry.words import DELETED_DOCUMENT
+from webapp.registry.words import DATE_STYLE_LABELS, DELETED_DOCUMENT
 from webapp.review.models import Change
 
 # The requirement filters, in the order the page lists them: (key, words).
@@ -106,6 +108,8 @@ class HistoryEntry:
 
 
 def _value_words(field: str, value: Any, documents: dict[int, str]) -> str:
+    if field.partition(ENTRY_SEPARATOR)[0] == DATE_STYLE:
+        return DATE_STYLE_LABELS.get(value or "", str(value))
     if value is None:
         return "—"
     if field == OUTCOME:

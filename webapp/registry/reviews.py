@@ -123,12 +123,15 @@ def styles(review: Review) -> dict[int, DateStyle | None]:
 
 def set_date_style(
     review: Review, document: ReviewDocument, style: str | None, user: User | None
-) -> str:
+) -> str | None:
     """A person says how a document writes its dates (day-first or month-first; empty goes
     back to what its text shows), so that a date such as 06/02/2023 in it is read that way;
-    an audited decision. Brings the review up to date; returns the group."""
+    an audited decision. Brings the review up to date; returns the group, None when the
+    document was already read that way (nothing to decide)."""
     if style and style not in STYLES:
         raise ReviewInvalid([Problem("Choose day first or month first.", loc="date_style")])
+    if chosen_styles(review).get(document.id) == (STYLES[style] if style else None):
+        return None
     group = decide(review_decisions, review.id, style_key(document.id), style or None, "", user)
     refresh(review)
     return group

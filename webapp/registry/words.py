@@ -5,6 +5,7 @@ document."""
 from __future__ import annotations
 
 from webapp.registry.checklist import FIELD_LABELS, StructuredField
+from webapp.registry.dates import DateStyle
 from webapp.registry.discovery import TYPE_LABELS, DocumentType
 from webapp.registry.evidence import COVERAGE_LABELS, Coverage
 
@@ -20,6 +21,12 @@ CHECK_STATUS_LABELS = {"pass": "Pass", "warning": "Warning", "fail": "Fail"}
 CHECK_SUFFIXES = {"present": "stated", "valid": "valid", "consistent": "agrees across documents"}
 CHECK_NAMES = {"net_balance": "Net balance adds up", "buffer_share": "Buffer share adds up"}
 NOT_ASSESSED = "Not assessed yet"
+# How a document writes its dates, as a person says it (none said: as its text shows).
+DATE_STYLE_LABELS = {
+    "": "As its text shows",
+    DateStyle.day_first.value: "Day first (06/02 is 6 February)",
+    DateStyle.month_first.value: "Month first (06/02 is June 2)",
+}
 # Where a value entered from a document that was deleted since came from.
 DELETED_DOCUMENT = "a deleted document"
 REVIEW_STATUS_LABELS = {"draft": NOT_ASSESSED, "assessed": "Assessed"}
