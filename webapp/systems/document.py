@@ -38,6 +38,9 @@ ASSUMPTIONS_LIMIT = 10_000  # characters of Markdown per level, as seed 003 says
 LARGE_DOCUMENT_BYTES = 1_000_000
 TOP, BOTTOM = "intervention_top", "intervention_bottom"
 TEXT_VALUE_LIMIT = 500
+# No indicator of a hectare comes near this: a value beyond it is a slip (or "1e308"), never
+# counted, so no total can overflow.
+LARGEST_VALUE = 1e12
 REVIEWED = ".reviewed"
 STATUS = ".status"
 
@@ -102,8 +105,10 @@ class Value(Part):
             return value
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ValueError("give a number (or null)")
-        if not math.isfinite(value):
-            raise ValueError("give a finite number")
+        if not math.isfinite(value) or abs(value) > LARGEST_VALUE:
+            raise ValueError(
+                f"give a number between {-LARGEST_VALUE:,.0f} and {LARGEST_VALUE:,.0f}"
+            )
         return value
 
     @field_validator("reviewed", mode="before")
@@ -411,15 +416,18 @@ def indicator_keys(document: dict[str, Any]) -> list[str]:
 
 def value_number(raw: Any) -> float | None:
     """A stored value as a number: a number as it is, text that reads as one ("3,5") as that
-    number; None when there is none or the text is not a number."""
+    number; None when there is none, the text is not a number or its number is beyond
+    LARGEST_VALUE."""
     if raw is None:
         return None
     if isinstance(raw, int | float) and not isinstance(raw, bool):
-        return raw
-    try:
-        return parse_number(raw)
-    except NumberInvalid:
-        return None
+        number = raw
+    else:
+        try:
+            number = parse_number(raw)
+        except NumberInvalid:
+            return None
+    return number if abs(number) <= LARGEST_VALUE else None
 
 
 def has_value(raw: Any) -> bool:
@@ -447,6 +455,13 @@ def read_number(raw: Any) -> float | int | None:
         words = f"“{raw}” is not a number" if isinstance(raw, str) else "This is not a number"
         message = f"{words}: give a number such as 3.5." if exc.code == "not_a_number" else str(exc)
         raise DocumentInvalid(message, code="value_invalid", loc="value") from None
+    if abs(number) > LARGEST_VALUE:
+        raise DocumentInvalid(
+            f"“{raw}” is beyond any value of a hectare: give a number between "
+            f"{-LARGEST_VALUE:,.0f} and {LARGEST_VALUE:,.0f}.",
+            code="value_invalid",
+            loc="value",
+        )
     return int(number) if number.is_integer() and abs(number) < 2**53 else number
 
 

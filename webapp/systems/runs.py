@@ -38,6 +38,7 @@ from webapp.systems.document import (
     now_stamp,
     owner,
     parse_path,
+    review_state,
     value_entry,
     value_path,
 )
@@ -89,11 +90,15 @@ def cell_name(document: Mapping[str, Any], path: str) -> str:
 def missing_cells(document: Mapping[str, Any], keys: tuple[str, ...] | None = None) -> list[str]:
     """The paths of every intervention's indicator among keys (the calculators' by default)
     without a value, in document order. A cell holding a value — a person's, reviewed or
-    not — is never among them."""
+    not — or marked not applicable is never among them."""
     cells = []
     for step in document.get("steps", []):
         for work in step.get("interventions", []):
-            held = {e["key"] for e in work.get("values", []) if has_value(e.get("value"))}
+            held = {
+                e["key"]
+                for e in work.get("values", [])
+                if has_value(e.get("value")) or review_state(e) == "n/a"
+            }
             cells += [
                 value_path(step["id"], work["id"], key)
                 for key in keys or CALCULATORS

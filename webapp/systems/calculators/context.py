@@ -3,11 +3,11 @@ it already has (a fuel figure a person entered is used as it is)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from webapp.numbers import NumberInvalid, parse_number
 from webapp.review.vocabulary import Confidence, Severity
 from webapp.systems.assumptions import (
     Assumptions,
@@ -19,8 +19,11 @@ from webapp.systems.assumptions import (
 )
 from webapp.systems.calculators.figures import assumption_evidence
 from webapp.systems.calculators.result import Result, needs, rounded, shown
+from webapp.systems.document import LARGEST_VALUE, review_state, value_number
 from webapp.systems.indicators import indicator
 from webapp.units import Quantity, UnitMismatch, convert, find_quantity
+
+EXPONENT = re.compile(r"[eE][+-]?\d")
 
 
 @dataclass
@@ -39,13 +42,13 @@ class Context:
 
 
 def known_values(item: Mapping[str, Any]) -> dict[str, float]:
-    """An intervention's (or step's) values by key, those that are numbers."""
+    """An intervention's (or step's) values by key, those that are numbers and apply (a value
+    marked "n/a" counts nowhere, as the grid shows it)."""
     found = {}
     for entry in item.get("values") or item.get("stepValues") or ():
-        try:
-            found[entry["key"]] = parse_number(entry.get("value"))
-        except (KeyError, NumberInvalid):
-            continue
+        number = value_number(entry.get("value"))
+        if "key" in entry and number is not None and review_state(entry) != "n/a":
+            found[entry["key"]] = float(number)
     return found
 
 
@@ -82,9 +85,16 @@ def stated(context: Context, key: str, result: Result, unit: str | None = None) 
 
 def read_quantity(text: str, key: str, result: Result) -> Quantity | None:
     """The number (with its unit) text states for key; a range ("15-20 L/ha") is its midpoint,
-    with a caveat saying the range, as a cited range is (calculate() lowers the confidence)."""
+    with a caveat saying the range, as a cited range is (calculate() lowers the confidence).
+    None when it states none, or one beyond any value of a hectare, or a "unit" that is the
+    rest of a number ("1e308" read as 1 "e308")."""
     quantity = find_quantity(text)
-    if quantity is None or quantity.bounds is None:
+    if quantity is None:
+        return None
+    numbers = (quantity.value, *(quantity.bounds or ()))
+    if any(abs(n) > LARGEST_VALUE for n in numbers) or EXPONENT.match(quantity.unit or ""):
+        return None
+    if quantity.bounds is None:
         return quantity
     low, high = quantity.bounds
     middle = (low + high) / 2

@@ -4,6 +4,7 @@ calculation steps, sources, confidence, caveats), plus what it needed and did no
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from webapp.review.vocabulary import Confidence, Evidence, Issue, Severity
@@ -17,8 +18,9 @@ def rounded(value: float) -> float:
 
 
 def shown(value: float) -> str:
-    """value as a calculation step writes it: 6 significant digits."""
-    return f"{value:.6g}"
+    """value as a calculation step writes it: 6 significant digits, written out as people
+    write numbers (1234570, 0.0000015), never with an exponent."""
+    return f"{Decimal(f'{value:.6g}'):f}"
 
 
 @dataclass

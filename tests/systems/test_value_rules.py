@@ -1,0 +1,131 @@
+"""The rules every value follows, whoever writes it: "not applicable" counts nowhere, and a
+number beyond any value of a hectare is never read or totalled."""
+
+import copy
+import json
+import math
+
+import pytest
+
+from tests.systems.test_system_api import api_client, create, itinera
+from webapp.systems import document as doc
+from webapp.systems.calculators import calculate_in
+from webapp.systems.calculators.context import read_quantity
+from webapp.systems.calculators.result import Result, shown
+from webapp.systems.runs import missing_cells
+from webapp.systems.totals import step_totals, system_totals
+
+TEXT_VALUES = "itinera-text-values.json"
+MOISSON_GNR = doc.value_path("step-ble", "int-moisson", "gnr")
+MOISSON_IFT = doc.value_path("step-ble", "int-moisson", "ift")
+
+
+def stored(change=None) -> dict:
+    raw = itinera(TEXT_VALUES)
+    if change:
+        change(raw)
+    return doc.validate_document(raw)
+
+
+def not_applicable_ift(marks):
+    def change(raw):
+        raw["steps"][0]["interventions"][1]["values"][1] = {"key": "ift", "value": 2.5} | marks
+
+    return change
+
+
+@pytest.mark.parametrize("marks", [{"status": "n/a"}, {"reviewed": "n/a"}])
+def test_a_value_not_applicable_counts_in_no_total(marks):
+    document = stored(not_applicable_ift(marks))
+    applicable = stored(not_applicable_ift({}))
+    wheat = step_totals(document["steps"][0])
+    assert wheat.values["ift"] == pytest.approx(
+        step_totals(applicable["steps"][0]).values["ift"] - 2.5
+    )
+    assert "ift" not in wheat.interventions["int-moisson"].values
+
+
+def test_calculate_all_missing_leaves_a_cell_not_applicable_alone():
+    document = stored(not_applicable_ift({"status": "n/a"}))
+    document["steps"][0]["interventions"][1]["values"][1].pop("value")
+    assert MOISSON_IFT not in missing_cells(document)
+    emptied = copy.deepcopy(document)
+    emptied["steps"][0]["interventions"][1]["values"].pop(1)
+    assert MOISSON_IFT in missing_cells(emptied)
+
+
+@pytest.mark.parametrize("text", ["1e308", "2e12", "-5e13"])
+def test_a_number_beyond_any_value_of_a_hectare_is_not_read_as_one(text):
+    assert doc.value_number(text) is None and doc.not_a_number(text)
+    with pytest.raises(doc.DocumentInvalid, match="beyond any value of a hectare"):
+        doc.read_number(text)
+    raw = itinera(TEXT_VALUES)
+    raw["steps"][0]["interventions"][0]["values"][0]["value"] = float(text)
+    with pytest.raises(doc.DocumentInvalid) as refused:
+        doc.validate_document(raw)
+    assert list(refused.value.errors) == ["steps[0].interventions[0].values[0].value"]
+    assert doc.value_number("1e12") == 1e12
+
+
+def huge_fuel(raw):
+    raw["steps"][0]["interventions"][0]["values"][2]["value"] = "1e308"
+    raw["steps"][0]["interventions"][1]["values"][0]["value"] = "1e308"
+
+
+def test_huge_text_values_make_no_total():
+    totals = system_totals(stored(huge_fuel))
+    assert "gnr" not in totals.values and "gnr" not in totals.steps[0].values
+    assert all(math.isfinite(v) for s in totals.steps for v in s.values.values())
+
+
+def test_the_totals_api_sends_finite_json_for_huge_text_values(client_as):
+    editor = api_client(client_as, "editor")
+    raw = itinera(TEXT_VALUES)
+    huge_fuel(raw)
+    answer = create(editor, document=raw)
+    assert answer.status_code == 201, answer.get_json()
+    system_id = answer.get_json()["id"]
+    assert "1e308" in {n["value"] for n in answer.get_json()["not_numbers"]}
+    body = editor.get(f"/api/v1/systems/{system_id}/totals").get_data(as_text=True)
+
+    def refuse(constant):
+        raise AssertionError(constant)
+
+    assert "gnr" not in json.loads(body, parse_constant=refuse)["values"]
+    page = editor.get(f"/systems/{system_id}").get_data(as_text=True)
+    csv = editor.get(f"/systems/{system_id}.csv").get_data(as_text=True)
+    assert "inf" not in page.lower().replace("info", "") and "inf" not in csv.lower()
+
+
+def test_the_api_refuses_a_value_beyond_any_value_of_a_hectare(client_as):
+    editor = api_client(client_as, "editor")
+    system_id = create(editor, document=itinera(TEXT_VALUES)).get_json()["id"]
+    body = {"step_id": "step-ble", "intervention_id": "int-moisson", "key": "gnr", "value": 5e12}
+    refused = editor.post(f"/api/v1/systems/{system_id}/values", json=body, headers=editor.headers)
+    assert refused.status_code == 422
+    assert refused.get_json()["error"]["code"] == "value_invalid"
+    assert "beyond any value of a hectare" in refused.get_json()["error"]["message"]
+
+
+def test_an_assumption_beyond_any_value_of_a_hectare_gives_no_number():
+    for text in ("0 à 1e308 L/ha", "1e308 à 1e308 L/ha", "2000000000000 L/ha"):
+        result = Result("gnr", "L/ha")
+        assert read_quantity(text, "Carburant", result) is None
+        assert not result.caveats
+
+    def labour(raw):
+        work = raw["steps"][0]["interventions"][0]
+        work.update(name="Labour", values=[])
+        work["assumptions"] = "- **Opération**: Labour\n- **Carburant**: 0 à 1e308 L/ha"
+
+    result = calculate_in(stored(labour), "step-ble", "int-herbicide", "gnr")
+    said = " ".join(c.message for c in result.caveats)
+    assert "gives no number" in said and "e308" not in said.replace("“0 à 1e308 L/ha”", "")
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(1234567.0, "1234570"), (1.5e-6, "0.0000015"), (0.1 + 0.2, "0.3"), (21.0, "21")],
+)
+def test_numbers_in_calculation_steps_are_written_without_exponents(value, text):
+    assert shown(value) == text
