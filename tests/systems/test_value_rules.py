@@ -1,5 +1,6 @@
-"""The rules every value follows, whoever writes it: "not applicable" counts nowhere, and a
-number beyond any value of a hectare is never read or totalled."""
+"""The rules every value follows, whoever writes it: an explicit "not reviewed" reads so,
+"not applicable" counts nowhere and cannot be approved, and a number beyond any value of a
+hectare is never read or totalled."""
 
 import copy
 import json
@@ -129,3 +130,28 @@ def test_an_assumption_beyond_any_value_of_a_hectare_gives_no_number():
 )
 def test_numbers_in_calculation_steps_are_written_without_exponents(value, text):
     assert shown(value) == text
+
+
+def test_a_value_a_person_says_is_not_reviewed_reads_not_reviewed_in_a_file_with_statuses():
+    document = stored()
+    edited, _ = doc.set_value(document, "step-ble", "int-moisson", "gnr", 20, False)
+    entry = doc.value_entry(edited, MOISSON_GNR)
+    assert entry["reviewed"] is False and "status" not in entry
+    assert doc.review_state(entry) is False
+    added, _ = doc.set_value(document, "step-colza", "int-semis", "gnr", 12, False)
+    new = doc.value_entry(added, doc.value_path("step-colza", "int-semis", "gnr"))
+    assert new == {"key": "gnr", "value": 12, "reviewed": False}
+    # Entered and approved, it is a person's as itinera says it.
+    approved, _ = doc.set_value(document, "step-ble", "int-moisson", "gnr", 20, True)
+    assert doc.value_entry(approved, MOISSON_GNR)["status"] == "user"
+
+
+@pytest.mark.parametrize("reviewed", [True, False])
+def test_a_value_not_applicable_cannot_be_approved_or_reopened(reviewed):
+    document = stored()
+    assert doc.review_state(doc.value_entry(document, MOISSON_IFT)) == "n/a"
+    with pytest.raises(doc.DocumentInvalid, match="no value to review"):
+        doc.set_value(document, "step-ble", "int-moisson", "ift", reviewed=reviewed)
+    assert doc.review_refused(doc.value_entry(document, MOISSON_IFT), "approve", "approving") == (
+        "There is no value to approve here."
+    )

@@ -302,14 +302,10 @@ def set_reviewed(
     document = _locked(system)
     path = doc.value_path(step_id, intervention_id, key)
     _step, _intervention, holder, list_key = doc.owner(document, step_id, intervention_id)
-    entry = next((e for e in holder.get(list_key, []) if e.get("key") == key), {})
-    if not doc.has_value(entry.get("value")) or doc.review_state(entry) == "n/a":
-        raise SystemInvalid("There is no value to approve here.", loc="key")
-    if doc.not_a_number(entry["value"]):
-        raise SystemInvalid(
-            f"“{entry['value']}” is not a number: correct the value before approving it.",
-            loc="key",
-        )
+    entry = next((e for e in holder.get(list_key, []) if e.get("key") == key), None)
+    refused = doc.review_refused(entry, "approve", "approving")
+    if refused is not None:
+        raise SystemInvalid(refused, loc="key")
     stamp = doc.now_stamp()
     document, changed = doc.write_fields(document, {path + doc.REVIEWED: True}, stamp)
     if not changed:

@@ -379,6 +379,18 @@ def review_state(entry: dict[str, Any] | None) -> bool | str | None:
     return None
 
 
+def review_refused(entry: dict[str, Any] | None, verb: str, doing: str) -> str | None:
+    """Why a person may not mark a value reviewed (true or false) as it stands, in words
+    (verb and doing: "approve", "approving"), or None when they may: there must be a value,
+    that applies and is a number."""
+    entry = entry or {}
+    if not has_value(entry.get("value")) or review_state(entry) == "n/a":
+        return f"There is no value to {verb} here."
+    if not_a_number(entry["value"]):
+        return f"“{entry['value']}” is not a number: correct the value before {doing} it."
+    return None
+
+
 def uses_statuses(document: dict[str, Any]) -> bool:
     """Whether the file's values carry itinera's status: then every value written gets one."""
     return any("status" in entry for _path, entry in iter_values(document))
@@ -395,7 +407,10 @@ def status_after(wanted: dict[str, Any], before: dict[str, Any], made: str | Non
     if "value" in wanted:
         if wanted["value"] is None:
             return None
-        return made or before["status"]
+        made = made or before["status"]
+        # "user" reads as reviewed: a person's value they say is not reviewed has no status,
+        # so its reviewed false decides.
+        return None if made == "user" and reviewed is False else made
     if reviewed is True:
         return "user"
     if reviewed is False and before["status"] in ("user", "n/a"):
@@ -616,8 +631,8 @@ def set_value(
 ) -> tuple[dict[str, Any], dict[str, tuple[Any, Any]]]:
     """One value set by a person: read as a number (a word is refused; None or "" clears it),
     reviewed true unless they say otherwise; the document must hold the step and
-    intervention. Without a value (KEEP) only its review status is set: true or false only on
-    a value that is there and is a number, "n/a" on any."""
+    intervention. Without a value (KEEP) only its review status is set: true or false only
+    where review_refused allows, "n/a" on any."""
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,63}", key or ""):
         raise DocumentInvalid(
             "An indicator key is a word of letters, digits and _ (such as ift).", loc="key"
@@ -634,13 +649,9 @@ def set_value(
     if not fields:
         raise DocumentInvalid("Give a value, a review status (reviewed) or both.", loc="value")
     if value is KEEP and reviewed != "n/a":
-        held = (value_entry(document, path) or {}).get("value")
-        if not has_value(held):
-            raise DocumentInvalid("There is no value to review here.", loc="value")
-        if not_a_number(held):
-            raise DocumentInvalid(
-                f"“{held}” is not a number: correct the value before reviewing it.", loc="value"
-            )
+        refused = review_refused(value_entry(document, path), "review", "reviewing")
+        if refused is not None:
+            raise DocumentInvalid(refused, loc="value")
     return write_fields(document, fields, stamp or now_stamp())
 
 
