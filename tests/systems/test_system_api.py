@@ -88,7 +88,7 @@ def test_put_replaces_the_document_and_audits_the_values_it_changes(client_as):
     fields = db.session.scalars(
         select(Change.field).where(Change.target_type == VALUE_TARGET).order_by(Change.id)
     ).all()
-    assert fields == [path, path + ".reviewed"]
+    assert fields == [path, path + ".reviewed", path + ".confidence"]
     document["steps"][0]["color"] = "tan"
     bad = editor.put(f"/api/v1/systems/{system_id}", json=document, headers=editor.headers)
     assert bad.status_code == 422
@@ -185,7 +185,8 @@ def test_reviewed_alone_approves_the_value_as_it_stands_and_undo_reopens_it(clie
     audited = db.session.scalars(select(Change).where(Change.apply_group == group)).all()
     path = value_path(step["id"], work["id"], "ift")
     assert [(c.field, c.old_value, c.new_value) for c in audited] == [
-        (path + ".reviewed", False, True)
+        (path + ".reviewed", False, True),
+        (path + ".conversation", None, entry["conversation"]),
     ]
     reviewer = api_client(client_as, "reviewer")
     undone = reviewer.post(f"/api/v1/undo/{group}", headers=reviewer.headers)
@@ -193,6 +194,7 @@ def test_reviewed_alone_approves_the_value_as_it_stands_and_undo_reopens_it(clie
     back = editor.get(f"/api/v1/systems/{system_id}").get_json()
     entry = back["steps"][1]["interventions"][2]["values"][0]
     assert (entry["value"], entry["reviewed"]) == (0.15, False)
+    assert "conversation" not in entry  # the approval's messages went with it
 
 
 def test_reviewed_alone_needs_a_value_and_null_clears_one(client_as):

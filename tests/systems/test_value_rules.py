@@ -1,6 +1,6 @@
-"""The rules every value follows, whoever writes it: an explicit "not reviewed" reads so,
-"not applicable" counts nowhere and cannot be approved, and a number beyond any value of a
-hectare is never read or totalled."""
+"""The rules every value follows, whoever writes it: an explicit "not reviewed" reads so, a
+cleared value takes its review status with it, "not applicable" counts nowhere and cannot be
+approved, and a number beyond any value of a hectare is never read or totalled."""
 
 import copy
 import json
@@ -26,6 +26,51 @@ def stored(change=None) -> dict:
     if change:
         change(raw)
     return doc.validate_document(raw)
+
+
+def test_a_value_a_person_says_is_not_reviewed_reads_not_reviewed_in_a_file_with_statuses():
+    document = stored()
+    edited, _ = doc.set_value(document, "step-ble", "int-moisson", "gnr", 20, False)
+    entry = doc.value_entry(edited, MOISSON_GNR)
+    assert entry["reviewed"] is False and "status" not in entry
+    assert doc.review_state(entry) is False
+    added, _ = doc.set_value(document, "step-colza", "int-semis", "gnr", 12, False)
+    new = doc.value_entry(added, doc.value_path("step-colza", "int-semis", "gnr"))
+    assert new == {"key": "gnr", "value": 12, "reviewed": False}
+    # Entered and approved, it is a person's as itinera says it.
+    approved, _ = doc.set_value(document, "step-ble", "int-moisson", "gnr", 20, True)
+    assert doc.value_entry(approved, MOISSON_GNR)["status"] == "user"
+
+
+@pytest.mark.parametrize("reviewed", [True, False])
+def test_a_value_not_applicable_cannot_be_approved_or_reopened(reviewed):
+    document = stored()
+    assert doc.review_state(doc.value_entry(document, MOISSON_IFT)) == "n/a"
+    with pytest.raises(doc.DocumentInvalid, match="no value to review"):
+        doc.set_value(document, "step-ble", "int-moisson", "ift", reviewed=reviewed)
+    assert doc.review_refused(doc.value_entry(document, MOISSON_IFT), "approve", "approving") == (
+        "There is no value to approve here."
+    )
+
+
+@pytest.mark.parametrize("reviewed", [None, True, False])
+def test_a_cleared_value_takes_its_review_status_and_confidence_with_it(reviewed):
+    document = stored()
+    assert doc.value_entry(document, MOISSON_GNR)["confidence"] == "medium"
+    cleared, changed = doc.set_value(document, "step-ble", "int-moisson", "gnr", None, reviewed)
+    assert doc.value_entry(cleared, MOISSON_GNR) is None
+    assert changed[MOISSON_GNR + doc.CONFIDENCE] == ("medium", None)
+    empty_cell = doc.value_path("step-colza", "int-semis", "gnr")
+    nothing, changed = doc.set_value(document, "step-colza", "int-semis", "gnr", None, reviewed)
+    assert doc.value_entry(nothing, empty_cell) is None and changed == {}
+
+
+def test_a_cleared_value_marked_not_applicable_stays_so():
+    document = stored()
+    cleared, _ = doc.set_value(document, "step-ble", "int-moisson", "gnr", None, "n/a")
+    entry = doc.value_entry(cleared, MOISSON_GNR)
+    assert "value" not in entry and doc.review_state(entry) == "n/a"
+    assert "confidence" not in entry
 
 
 def not_applicable_ift(marks):
@@ -108,6 +153,49 @@ def test_the_api_refuses_a_value_beyond_any_value_of_a_hectare(client_as):
     assert "beyond any value of a hectare" in refused.get_json()["error"]["message"]
 
 
+def test_undoing_an_approval_gives_back_the_file_as_it_came(client_as):
+    editor, reviewer = api_client(client_as, "editor"), api_client(client_as, "reviewer")
+    raw = itinera(TEXT_VALUES)
+    system_id = create(editor, document=raw).get_json()["id"]
+    body = {"step_id": "step-ble", "intervention_id": "int-herbicide", "key": "coutsPhytos"}
+    url = f"/api/v1/systems/{system_id}/values"
+    approved = editor.post(url, json=body | {"reviewed": True}, headers=editor.headers)
+    assert approved.get_json()["entry"]["conversation"][-1]["action"] == "approve"
+    page = editor.get(f"/systems/{system_id}").get_data(as_text=True)
+    assert "Crop protection, conversation" in page and "2 messages" in page
+    group = approved.get_json()["undo_group"]
+    assert reviewer.post(f"/api/v1/undo/{group}", headers=reviewer.headers).status_code == 200
+    exported = json.loads(editor.get(f"/systems/{system_id}.json").get_data())
+
+    def unstamped(part):
+        # An undo is a change too: the document says when it was last changed.
+        if isinstance(part, dict):
+            return {k: unstamped(v) for k, v in part.items() if k != "updatedAt"}
+        return [unstamped(p) for p in part] if isinstance(part, list) else part
+
+    assert unstamped(exported) == raw
+    drawer = editor.get(
+        f"/systems/{system_id}/cell/drawer?step=step-ble&intervention=int-herbicide&key=coutsPhytos"
+    ).get_data(as_text=True)
+    assert "Approved as it stands" not in drawer
+
+
+def test_undoing_an_edit_takes_its_message_back_from_the_conversation(client_as):
+    editor, reviewer = api_client(client_as, "editor"), api_client(client_as, "reviewer")
+    system_id = create(editor, document=itinera(TEXT_VALUES)).get_json()["id"]
+    body = {"step_id": "step-ble", "intervention_id": "int-herbicide", "key": "coutsPhytos"}
+    url = f"/api/v1/systems/{system_id}/values"
+    editor.post(url, json=body | {"reviewed": True}, headers=editor.headers)
+    edited = editor.post(url, json=body | {"value": 40}, headers=editor.headers)
+    talk = edited.get_json()["entry"]["conversation"]
+    assert talk[-1]["action"] == "manual_edit" and len(talk) == 3
+    group = edited.get_json()["undo_group"]
+    assert reviewer.post(f"/api/v1/undo/{group}", headers=reviewer.headers).status_code == 200
+    back = editor.get(f"/api/v1/systems/{system_id}").get_json()
+    entry = back["steps"][0]["interventions"][0]["values"][3]
+    assert entry["value"] == "35.5" and len(entry["conversation"]) == 2
+
+
 def test_an_assumption_beyond_any_value_of_a_hectare_gives_no_number():
     for text in ("0 à 1e308 L/ha", "1e308 à 1e308 L/ha", "2000000000000 L/ha"):
         result = Result("gnr", "L/ha")
@@ -130,28 +218,3 @@ def test_an_assumption_beyond_any_value_of_a_hectare_gives_no_number():
 )
 def test_numbers_in_calculation_steps_are_written_without_exponents(value, text):
     assert shown(value) == text
-
-
-def test_a_value_a_person_says_is_not_reviewed_reads_not_reviewed_in_a_file_with_statuses():
-    document = stored()
-    edited, _ = doc.set_value(document, "step-ble", "int-moisson", "gnr", 20, False)
-    entry = doc.value_entry(edited, MOISSON_GNR)
-    assert entry["reviewed"] is False and "status" not in entry
-    assert doc.review_state(entry) is False
-    added, _ = doc.set_value(document, "step-colza", "int-semis", "gnr", 12, False)
-    new = doc.value_entry(added, doc.value_path("step-colza", "int-semis", "gnr"))
-    assert new == {"key": "gnr", "value": 12, "reviewed": False}
-    # Entered and approved, it is a person's as itinera says it.
-    approved, _ = doc.set_value(document, "step-ble", "int-moisson", "gnr", 20, True)
-    assert doc.value_entry(approved, MOISSON_GNR)["status"] == "user"
-
-
-@pytest.mark.parametrize("reviewed", [True, False])
-def test_a_value_not_applicable_cannot_be_approved_or_reopened(reviewed):
-    document = stored()
-    assert doc.review_state(doc.value_entry(document, MOISSON_IFT)) == "n/a"
-    with pytest.raises(doc.DocumentInvalid, match="no value to review"):
-        doc.set_value(document, "step-ble", "int-moisson", "ift", reviewed=reviewed)
-    assert doc.review_refused(doc.value_entry(document, MOISSON_IFT), "approve", "approving") == (
-        "There is no value to approve here."
-    )

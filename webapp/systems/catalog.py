@@ -271,17 +271,32 @@ def set_value(
     if path in changed and (doc.value_entry(document, path) or {}).get("conversation"):
         old, new = changed[path]
         said = user_message(f"Set to {new}.", "manual_edit", old, new, stamp)
-        document = doc.add_messages(document, path, [said], stamp)
+        document, talk = _with_messages(document, path, [said], stamp)
+        changed = changed | talk
     elif path not in changed and changed.get(path + doc.REVIEWED, (None, None))[1] is True:
-        document = _said_approved(document, path, stamp)
+        document, talk = _said_approved(document, path, stamp)
+        changed = changed | talk
     _store(system, document)
     group = record_changes(VALUE_TARGET, system.id, changed, user, "manual")
     return Saved(group, doc.size_warning(document))
 
 
-def _said_approved(document: dict[str, Any], path: str, stamp: str) -> dict[str, Any]:
+def _with_messages(
+    document: dict[str, Any], path: str, messages: list[dict[str, Any]], stamp: str
+) -> tuple[dict[str, Any], dict[str, tuple[Any, Any]]]:
+    """The document with messages in the value's conversation, and that change for the audit
+    trail: recorded with the edit they tell of, an undo takes them back with it."""
+    before = (doc.value_entry(document, path) or {}).get("conversation")
+    document = doc.add_messages(document, path, messages, stamp)
+    after = (doc.value_entry(document, path) or {}).get("conversation")
+    return document, {path + doc.CONVERSATION: (before, after)}
+
+
+def _said_approved(
+    document: dict[str, Any], path: str, stamp: str
+) -> tuple[dict[str, Any], dict[str, tuple[Any, Any]]]:
     """The document with the approval in the value's conversation (seed 003's action
-    approve), begun with what the value is when it has none yet."""
+    approve), begun with what the value is when it has none yet; and that change."""
     entry = doc.value_entry(document, path) or {}
     value = entry.get("value")
     said = (
@@ -290,7 +305,7 @@ def _said_approved(document: dict[str, Any], path: str, stamp: str) -> dict[str,
         else [system_message(f"{field_label(document, path)}.", stamp)]
     )
     said.append(user_message("Approved as it stands.", "approve", value, value, stamp))
-    return doc.add_messages(document, path, said, stamp)
+    return _with_messages(document, path, said, stamp)
 
 
 def set_reviewed(
@@ -310,8 +325,9 @@ def set_reviewed(
     document, changed = doc.write_fields(document, {path + doc.REVIEWED: True}, stamp)
     if not changed:
         return Saved()
-    _store(system, _said_approved(document, path, stamp))
-    return Saved(record_changes(VALUE_TARGET, system.id, changed, user, "manual"))
+    document, talk = _said_approved(document, path, stamp)
+    _store(system, document)
+    return Saved(record_changes(VALUE_TARGET, system.id, changed | talk, user, "manual"))
 
 
 def reopen(system: System, path: str, user: User | None, group: str | None = None) -> str | None:

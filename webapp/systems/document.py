@@ -5,7 +5,8 @@ Every object keeps the keys it does not declare (itinera's `useDefaultColor`, it
 data, whatever a later version adds), so an exported file is the imported one plus our values.
 A value is addressed by a path through ids, `steps[<step id>].interventions[<id>].values.<key>`
 (or `steps[<step id>].stepValues.<key>`), the same path the audit trail records; its review
-status is the field `<path>.reviewed`, and itinera's `status` (who made it) `<path>.status`.
+status is the field `<path>.reviewed`, and itinera's `status` (who made it) `<path>.status`,
+its `confidence` and `conversation` likewise.
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ TEXT_VALUE_LIMIT = 500
 LARGEST_VALUE = 1e12
 REVIEWED = ".reviewed"
 STATUS = ".status"
+CONFIDENCE = ".confidence"
+CONVERSATION = ".conversation"
+# A value's fields besides its number that the audit trail follows (only where the entry has
+# them), so an undo gives back its origin, confidence and conversation with it.
+KEPT_FIELDS = ("status", "confidence", "conversation")
 
 # Ids and keys are short enough that the longest value path fits the audit trail's field (255).
 Id = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[^\[\]]+$")]
@@ -290,7 +296,8 @@ def now_stamp() -> str:
 PATH = re.compile(
     r"^steps\[(?P<step>[^\[\]]+)\]"
     r"(?:\.interventions\[(?P<intervention>[^\[\]]+)\]\.values|\.stepValues)"
-    r"\.(?P<key>[A-Za-z][A-Za-z0-9_]*)(?:\.(?P<field>reviewed|status))?$"
+    r"\.(?P<key>[A-Za-z][A-Za-z0-9_]*)"
+    r"(?:\.(?P<field>reviewed|status|confidence|conversation))?$"
 )
 
 
@@ -301,8 +308,8 @@ def value_path(step_id: str, intervention_id: str | None, key: str) -> str:
 
 
 def parse_path(path: str) -> tuple[str, str | None, str, str]:
-    """(step id, intervention id or None, key, "" for the value itself, else "reviewed" or
-    "status": which of its fields)."""
+    """(step id, intervention id or None, key, "" for the value itself, else "reviewed",
+    "status", "confidence" or "conversation": which of its fields)."""
     match = PATH.match(path)
     if match is None:
         raise DocumentInvalid(f"{path!r} is not the path of a value.", loc="path")
@@ -351,14 +358,16 @@ def value_entry(document: dict[str, Any], path: str) -> dict[str, Any] | None:
 
 
 def flat_values(document: dict[str, Any]) -> dict[str, Any]:
-    """{path: number, path.reviewed: review status, path.status: itinera's status (only where
-    the value has one)} for every value, as stored: what the review core and the audit read."""
+    """{path: number, path.reviewed: review status, and path.status (itinera's),
+    path.confidence and path.conversation only where the value has them} for every value, as
+    stored: what the review core and the audit read."""
     flat: dict[str, Any] = {}
     for path, entry in iter_values(document):
         flat[path] = entry.get("value")
         flat[path + REVIEWED] = entry.get("reviewed")
-        if "status" in entry:
-            flat[path + STATUS] = entry["status"]
+        for name in KEPT_FIELDS:
+            if name in entry:
+                flat[f"{path}.{name}"] = entry[name]
     return flat
 
 
@@ -560,12 +569,14 @@ def write_fields(
     document: dict[str, Any], fields: dict[str, Any], stamp: str, made: str | None = "user"
 ) -> tuple[dict[str, Any], dict[str, tuple[Any, Any]]]:
     """A copy of the document with these fields ({path: number, path.reviewed: review status,
-    path.status: itinera's status, assumptions path: Markdown}) set, and what changed. A
-    number written without its review status is a person's: reviewed true. A value written
-    without its status, in a file whose values carry one, takes status_after's (made: who
-    made a number written, None to leave it to the caller). An entry left with neither value
-    nor anything else is removed. updatedAt moves up from the intervention to its step and
-    the system for every entry that changed."""
+    path.status: itinera's status, path.confidence, path.conversation, assumptions path:
+    Markdown}) set, and what changed. A number written without its review status is a
+    person's: reviewed true; a value cleared (None) takes its review status and confidence
+    with it, unless it is marked "n/a". A value or review status written without its status,
+    in a file whose values carry one, takes status_after's (made: who made a number written,
+    None to leave it to the caller). An entry left with neither value nor anything else is
+    removed. updatedAt moves up from the intervention to its step and the system for every
+    entry that changed."""
     document = copy.deepcopy(document)
     with_status = uses_statuses(document)
     changed: dict[str, tuple[Any, Any]] = {}
@@ -583,15 +594,16 @@ def write_fields(
         step, intervention, holder, list_key = owner(document, step_id, intervention_id)
         entries = holder.get(list_key, [])
         entry = next((e for e in entries if e.get("key") == key), None)
-        before = {"value": None, "reviewed": None, "status": None} | (
-            {n: entry.get(n) for n in ("value", "reviewed", "status")} if entry else {}
-        )
-        if "value" in wanted and "reviewed" not in wanted:
-            if wanted["value"] is not None:
-                wanted["reviewed"] = True
-            elif before["reviewed"] in (True, False):
-                wanted["reviewed"] = None  # a value cleared leaves nothing to review ("n/a" stays)
-        if with_status and "status" not in wanted:
+        names = ("value", "reviewed", *KEPT_FIELDS)
+        before = {n: (entry or {}).get(n) for n in names}
+        if "value" in wanted and wanted["value"] is None:
+            # A value cleared leaves nothing to review or be sure of; "n/a" stays or is set.
+            if wanted.get("reviewed", before["reviewed"]) != "n/a":
+                wanted["reviewed"] = None
+            wanted["confidence"] = None
+        elif "value" in wanted and "reviewed" not in wanted:
+            wanted["reviewed"] = True
+        if with_status and "status" not in wanted and wanted.keys() & {"value", "reviewed"}:
             wanted["status"] = status_after(wanted, before, made)
         if entry is None:
             entry = {"key": key}

@@ -244,15 +244,20 @@ def _level_name(document: dict[str, Any], step_id: str | None, intervention_id: 
 
 def field_label(document: dict[str, Any], path: str) -> str:
     """A value's path as people read it: "Labour (Orge + Lupin): ift", "… reviewed", "…
-    origin" (itinera's status), and a level's assumptions: "Labour (Orge + Lupin):
-    assumptions", "System: assumptions"."""
+    origin" (itinera's status), "… confidence", "… conversation", and a level's assumptions:
+    "Labour (Orge + Lupin): assumptions", "System: assumptions"."""
     if (match := ASSUMPTIONS_PATH.match(path)) is not None:
         return f"{_level_name(document, match['step'], match['intervention'])}: assumptions"
     try:
         step_id, intervention_id, key, part = parse_path(path)
     except DocumentInvalid:
         return path
-    status = {"reviewed": ", reviewed", "status": ", origin"}.get(part, "")
+    status = {
+        "reviewed": ", reviewed",
+        "status": ", origin",
+        "confidence": ", confidence",
+        "conversation": ", conversation",
+    }.get(part, "")
     step = next((s for s in document.get("steps", []) if s.get("id") == step_id), None)
     if step is None:
         return f"{label(key)} (a deleted step){status}"
