@@ -61,6 +61,7 @@ def registry_words() -> dict:
         "type_labels": {t.value: label for t, label in TYPE_LABELS.items()},
         "verdict_words": VERDICTS,
         "outcome_words": OUTCOMES,
+        "deleted_document": words.DELETED_DOCUMENT,
     }
 
 
