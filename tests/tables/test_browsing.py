@@ -176,3 +176,98 @@ def test_a_large_tables_facets_come_after_its_rows(client_as, monkeypatch):
     lazy = soup(viewer.get(narrowed)).find("aside", class_="facets")["hx-get"]
     items = [li.get_text(" ", strip=True) for li in soup(viewer.get(lazy)).find_all("li")]
     assert items == ["loam 1", "sand 1"]
+
+
+def api_varieties(client, table, query: str) -> list[str]:
+    response = client.get(f"/api/v1/tables/{table.id}/rows?{query}")
+    assert response.status_code == 200, response.get_json()
+    return [row["values"]["Variety"] for row in response.get_json()["rows"]]
+
+
+def test_the_api_sorts_and_filters_rows_as_the_page_does(client_as):
+    table = make_table()
+    client = client_as("viewer")
+    y, v, o, s = (key(table, name) for name in ("Yield", "Variety", "Organic", "Soil"))
+    queries = [
+        "",
+        f"sort={y}",
+        f"sort={y}&dir=desc",
+        f"sort={v}&dir=asc",
+        f"col={v}&op=contains&q=AR",
+        f"col={v}&op=contains&q=_%25",
+        f"col={y}&op=gt&q=9.5",
+        f"col={y}&op=lt&q=10&sort={v}&dir=desc",
+        f"col={y}&op=empty",
+        f"col={o}&op=eq&q=ja",  # any yes word a boolean cell takes
+        f"col={s}&op=eq&q=loam&sort={y}&dir=desc",
+    ]
+    for query in queries:
+        assert api_varieties(client, table, query) == varieties(
+            client.get(f"/tables/{table.id}?{query}")
+        ), query
+    assert api_varieties(client, table, f"col={o}&op=eq&q=ja") == ["Bussard", "Dekan"]
+    second = client.get(f"/api/v1/tables/{table.id}/rows?sort={y}&per_page=2&page=2").get_json()
+    assert [r["values"]["Variety"] for r in second["rows"]] == ["aron", "Capo"]
+    assert (second["total"], second["pages"]) == (5, 3)
+    filtered = client.get(f"/api/v1/tables/{table.id}/rows?col={s}&op=eq&q=loam").get_json()
+    assert filtered["total"] == 3
+
+
+def refused(client, table, query: str) -> list[tuple[str, str]]:
+    """The 422's problems as (loc, message), after checking the one error shape."""
+    response = client.get(f"/api/v1/tables/{table.id}/rows?{query}")
+    assert response.status_code == 422, query
+    error = response.get_json()["error"]
+    assert error["code"] == "invalid_request" and error["message"]
+    return [(e["loc"], e["message"]) for e in error["details"]["errors"]]
+
+
+def test_the_api_refuses_an_unknown_key_rather_than_answer_every_row(client_as):
+    table = make_table()
+    client = client_as("viewer")
+    [(loc, _message)] = refused(client, table, f"column={key(table, 'Yield')}&op=gt&q=9")
+    assert loc == "query.column"
+    [(loc, _message)] = refused(client, table, "filter=anything")
+    assert loc == "query.filter"
+
+
+def test_the_api_refuses_a_column_operator_or_value_that_does_not_fit(client_as):
+    table = make_table()
+    client = client_as("viewer")
+    y, v, o = key(table, "Yield"), key(table, "Variety"), key(table, "Organic")
+    assert [loc for loc, _ in refused(client, table, f"col={y}&op=above&q=9")] == ["query.op"]
+    assert refused(client, table, "col=999999&op=eq&q=9") == [
+        ("query.col", "Table “Wheat trial” has no column '999999': col takes a column id.")
+    ]
+    assert [loc for loc, _ in refused(client, table, "sort=²")] == ["query.sort"]
+    assert [loc for loc, _ in refused(client, table, "sort=999999")] == ["query.sort"]
+    assert [loc for loc, _ in refused(client, table, "dir=sideways")] == ["query.dir"]
+    assert refused(client, table, "dir=desc") == [
+        ("query.dir", "dir takes asc or desc, with sort.")
+    ]
+    assert refused(client, table, f"col={y}&op=gt&q=lots") == [
+        ("query.q", "Yield: Give a number, not 'lots'.")
+    ]
+    assert refused(client, table, f"col={o}&op=eq&q=maybe") == [
+        ("query.q", "Organic: Give yes or no (true/false).")
+    ]
+    assert refused(client, table, f"col={v}&op=contains") == [
+        ("query.q", "Give the value to filter by: op=contains needs q.")
+    ]
+    assert refused(client, table, f"col={v}&op=empty&q=x") == [("query.q", "op=empty takes no q.")]
+    assert refused(client, table, "op=eq&q=x") == [
+        ("query.col", "Name the column to filter by: col takes a column id.")
+    ]
+    assert refused(client, table, f"col={v}&q=x") == [
+        ("query.op", "op takes one of contains, eq, gt, lt, empty.")
+    ]
+    assert [loc for loc, _ in refused(client, table, f"col={v}&op=eq&q={'x' * 201}")] == ["query.q"]
+
+
+def test_the_contract_publishes_the_rows_sort_and_filter(client_as):
+    document = client_as("viewer").get("/api/v1/openapi.json").get_json()
+    parameters = document["paths"]["/api/v1/tables/{table_id}/rows"]["get"]["parameters"]
+    query = {p["name"]: p["schema"] for p in parameters if p["in"] == "query"}
+    assert list(query) == ["page", "per_page", "sort", "dir", "col", "op", "q"]
+    assert query["op"]["anyOf"][0]["enum"] == ["contains", "eq", "gt", "lt", "empty"]
+    assert query["dir"]["anyOf"][0]["enum"] == ["asc", "desc"]

@@ -19,7 +19,8 @@ from sqlalchemy.orm import aliased
 from webapp.extensions import db
 from webapp.numbers import NumberInvalid, parse_number
 from webapp.pagination import Page
-from webapp.tables.cells import display
+from webapp.problems import Problem
+from webapp.tables.cells import TRUE_WORDS, CellInvalid, display, parse_cell
 from webapp.tables.models import DataTable, TableCellKey, TableColumn, TableRow
 
 OPERATORS = {
@@ -29,8 +30,37 @@ OPERATORS = {
     "lt": "<",
     "empty": "is empty",
 }
+COMPARISONS = ("eq", "gt", "lt")  # the operators that read the column's type
+FILTER_ARGS = ("col", "op", "q")
+DIRECTIONS = ("asc", "desc")
 FILTER_LIMIT = 200
 FACET_LIMIT = 30  # a select column's options are few; this bounds a hand-made table's
+
+
+def _filter_problems(args, column: TableColumn | None, op: str, value: str) -> list[Problem]:
+    """Why the filter args ask for cannot be applied; none when none is asked for. An unknown
+    column is named by the caller."""
+    if not any(key in args for key in FILTER_ARGS):
+        return []
+    problems = []
+    if "col" not in args:
+        problems.append(Problem("Name the column to filter by: col takes a column id.", "col"))
+    if op not in OPERATORS:
+        problems.append(Problem(f"op takes one of {', '.join(OPERATORS)}.", "op"))
+    elif op != "empty" and not value:
+        problems.append(Problem(f"Give the value to filter by: op={op} needs q.", "q"))
+    return problems
+
+
+def _unfit(column: TableColumn, op: str, value: str) -> str | None:
+    """Why value cannot be compared with the column's cells (a word with numbers), or None."""
+    if op not in COMPARISONS or column.type not in ("number", "boolean"):
+        return None
+    try:
+        parse_cell(column.type, value)
+    except CellInvalid as exc:
+        return f"{column.name}: {exc}"
+    return None
 
 
 # The keys a filter reads and the keys a sort reads: two names for one table in one query.
@@ -72,8 +102,9 @@ def _count(query: Select) -> int:
 
 @dataclass(frozen=True)
 class RowView:
-    """Which rows of a table, in which order; a column or operator that does not fit the
-    table is ignored, as the other lists ignore an unknown sort."""
+    """Which rows of a table, in which order. The page leaves out a column, operator or value
+    that does not fit the table, as the other lists ignore an unknown sort; the API refuses it
+    (`read` says what)."""
 
     sort: TableColumn | None = None
     descending: bool = False
@@ -83,23 +114,43 @@ class RowView:
 
     @classmethod
     def from_args(cls, table: DataTable, args) -> RowView:
-        def column_of(raw: str | None) -> TableColumn | None:
-            return next((c for c in table.columns if c.key == raw), None)
+        """The view the table page and its exports show: what does not fit is left out."""
+        return cls.read(table, args)[0]
 
-        column = column_of(args.get("col"))
+    @classmethod
+    def read(cls, table: DataTable, args) -> tuple[RowView, list[Problem]]:
+        """The view args ask for, and each thing in them that does not fit the table, located
+        by its query key (`sort`, `dir`, `col`, `op`, `q`)."""
+        problems: list[Problem] = []
+
+        def column_of(name: str) -> TableColumn | None:
+            raw = args.get(name)
+            found = next((c for c in table.columns if c.key == raw), None)
+            if raw is not None and found is None:
+                message = f"Table “{table.name}” has no column {raw!r}: {name} takes a column id."
+                problems.append(Problem(message, name))
+            return found
+
+        sort = column_of("sort")
+        direction = args.get("dir")
+        if direction is not None and (direction not in DIRECTIONS or sort is None):
+            problems.append(Problem("dir takes asc or desc, with sort.", "dir"))
+        column = column_of("col")
         op = args.get("op", "")
         value = (args.get("q") or "").strip()[:FILTER_LIMIT]
-        if column is None or op not in OPERATORS or (op != "empty" and not value):
-            column, op, value = None, "", ""
-        if op == "empty":
+        if op == "empty" and value:
+            # The page's form sends its value box whatever the operator; the page drops it.
+            problems.append(Problem("op=empty takes no q.", "q"))
             value = ""
-        return cls(
-            sort=column_of(args.get("sort")),
-            descending=args.get("dir") == "desc",
-            column=column,
-            op=op,
-            value=value,
-        )
+        refused = _filter_problems(args, column, op, value)
+        if column is None or refused:
+            column, op, value = None, "", ""
+        problems += refused
+        if column is not None and (unfit := _unfit(column, op, value)):
+            # Kept on the page, where it matches no row ("lots" > a number); the API refuses it.
+            problems.append(Problem(unfit, "q"))
+        view = cls(sort=sort, descending=direction == "desc", column=column, op=op, value=value)
+        return view, problems
 
     def as_args(self, **changed: Any) -> dict[str, str]:
         """The query string of this view; changed replaces some of it (None drops an item)."""
@@ -140,7 +191,7 @@ class RowView:
             }[op]
         if column.type == "boolean":
             if op == "eq":
-                return key.number == float(value.casefold() in ("yes", "true", "1", "y"))
+                return key.number == float(value.casefold() in TRUE_WORDS)
             words = case((key.number == 1, "true"), else_="false")
             return {"gt": words > value.lower(), "lt": words < value.lower()}[op]
         wanted = value.lower()

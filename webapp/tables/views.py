@@ -4,8 +4,9 @@ export, and the JSON API."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from flask import (
     Response,
@@ -18,16 +19,16 @@ from flask import (
     url_for,
 )
 from flask_login import current_user
-from pydantic import Field
+from pydantic import ConfigDict, Field
 from sqlalchemy.orm import selectinload
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.utils import secure_filename
 
-from webapp.api import json_body
+from webapp.api import BodyInvalid, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
-from webapp.contract import Name, Names, Paging, RequestModel, accepts
+from webapp.contract import Id, Name, Names, Paging, RequestModel, accepts
 from webapp.extensions import db
 from webapp.jobs.models import Run
 from webapp.jobs.queue import live_runs
@@ -36,7 +37,7 @@ from webapp.problems import show_on_form
 from webapp.rendering import render_page
 from webapp.review.audit import history, undoable_groups
 from webapp.tables import api, bp, catalog, importing
-from webapp.tables.browsing import OPERATORS, RowView
+from webapp.tables.browsing import DIRECTIONS, FILTER_LIMIT, OPERATORS, RowView
 from webapp.tables.catalog import TableInvalid
 from webapp.tables.cells import CellInvalid, display
 from webapp.tables.enrichment import row_label
@@ -589,14 +590,38 @@ def api_show(table_id: int):
     return jsonify(catalog.to_dict(table, catalog.row_counts([table.id])[table.id]))
 
 
+class RowsQuery(Paging):
+    """The table page's sort and filter (webapp.tables.browsing); any other key is refused, so
+    a misspelt filter is not answered with every row."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sort: Id | None = None
+    dir: Literal[DIRECTIONS] | None = None
+    col: Id | None = None
+    op: Literal[tuple(OPERATORS)] | None = None
+    q: Annotated[str, Field(max_length=FILTER_LIMIT)] | None = None
+
+
 @api.get("/<int:table_id>/rows")
-@accepts(query=Paging, summary="A table's rows, paged.")
+@accepts(
+    query=RowsQuery,
+    summary="A table's rows, paged, sorted and filtered as its page: "
+    "?sort=<column id>&dir=desc&col=<column id>&op=gt&q=9.",
+)
 def api_rows(table_id: int):
     table = table_or_404(table_id)
+    view, problems = RowView.read(table, request.args)
+    if problems:
+        raise BodyInvalid(
+            [replace(p, loc=f"query.{p.loc}") for p in problems],
+            summary="The rows cannot be sorted or filtered as asked.",
+        )
     page = catalog.rows_page(
         table,
         page_number(request.args),
         per_page(request.args, catalog.PER_PAGE, API_MOST_ROWS),
+        view,
     )
     return jsonify(
         page.as_json(
