@@ -15,6 +15,7 @@ from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.contract import Ids, Name, RequestModel, accepts
 from webapp.extensions import db, htmx
+from webapp.ids import record_id, record_ids
 from webapp.jobs.models import Run
 from webapp.jobs.queue import RunInProgress
 from webapp.pagination import page_number
@@ -74,14 +75,15 @@ def enrich(table_id: int):
     table = table_or_404(table_id)
     if not EmptyForm().validate_on_submit():
         abort(400, description="The form expired; reload the page and try again.")
-    selected = [int(i) for i in request.form.getlist("row") if i.isdigit()]
+    # No row ticked is every row; rows ticked that name none of the table's are no row at all.
+    ticked = request.form.getlist("row")
     try:
         run = start_enrichment(
             table,
             request.form.get("column", ""),
             request.form.get("strategy", ""),
             strategy_params(request.form),
-            selected or None,
+            record_ids(ticked) if ticked else None,
             current_user,
         )
     except (EnrichInvalid, Unavailable) as exc:
@@ -150,7 +152,7 @@ def enrichment_run(table_id: int, run_id: int):
 
 
 def chosen_rows() -> list[int]:
-    return [int(i) for i in request.form.getlist("apply") if i.isdigit()]
+    return record_ids(request.form.getlist("apply"))
 
 
 def flash_refusals(run: Run, refused: list[dict[str, Any]]) -> None:
@@ -186,14 +188,14 @@ def apply(table_id: int, run_id: int):
     table, run = posted_to(table_id, run_id, "apply")
     chosen = chosen_rows()
     edits = {
-        int(key.removeprefix("value-")): value
+        row_id: value
         for key, value in request.form.items()
-        if key.startswith("value-") and key.removeprefix("value-").isdigit()
+        if key.startswith("value-") and (row_id := record_id(key.removeprefix("value-")))
     }
     if not chosen:
         flash("Choose the rows to apply.", "warning")
         return back_to_review(table, run)
-    reconfirm = [int(i) for i in request.form.getlist("reconfirm") if i.isdigit()]
+    reconfirm = record_ids(request.form.getlist("reconfirm"))
     result = apply_rows(
         run, chosen, current_user, {i: edits[i] for i in chosen if i in edits}, reconfirm
     )

@@ -30,9 +30,10 @@ from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.contract import Id, Name, Names, Paging, RequestModel, accepts
 from webapp.extensions import db
+from webapp.ids import record_ids
 from webapp.jobs.models import Run
 from webapp.jobs.queue import live_runs
-from webapp.pagination import Page, page_number, paginate, per_page
+from webapp.pagination import Page, count_of, page_number, paginate, per_page
 from webapp.problems import show_on_form
 from webapp.rendering import render_page
 from webapp.review.audit import history, undoable_groups
@@ -333,7 +334,7 @@ def add_row(table_id: int):
 def delete_rows(table_id: int):
     """First a confirmation with the count; confirmed, the selected rows are deleted."""
     table = table_or_404(table_id)
-    ids = sorted({int(i) for i in request.form.getlist("row") if i.isdigit()})
+    ids = sorted(record_ids(request.form.getlist("row")))
     number = page_number(request.form)
     back = url_for("tables.show", table_id=table.id, page=number)
     if not ids:
@@ -492,8 +493,11 @@ def move_column(table_id: int, column_id: int):
     table = table_or_404(table_id)
     column = column_or_404(table, column_id)
     to = request.form.get("to", "")
+    # A place counts from 0; count_of reads a few ASCII digits only, so "²", "-1" or thirty
+    # digits stay text, which move_column refuses.
+    place = 0 if to == "0" else count_of(to)
     try:
-        catalog.move_column(column, int(to) if to.isdigit() else to)
+        catalog.move_column(column, to if place is None else place)
     except TableInvalid as exc:
         abort(400, description=str(exc))
     db.session.commit()
