@@ -458,6 +458,28 @@ def test_a_page_shows_its_text_with_the_passage_marked_and_escaped(client_as):
     assert client.get(f"/registry/{review.id}/documents/{document.id}/pages/2").status_code == 404
 
 
+def test_a_page_says_when_the_passage_is_cut_or_not_there(client_as):
+    client = client_as("editor")
+    create(client)
+    review = newest_review()
+    upload(client, review.id, ("owner.md", b"The owner is\nNick   Denman.\n"))
+    document = newest_review().documents[0]
+    url = f"/registry/{review.id}/documents/{document.id}/pages/1"
+    found = client.get(url, query_string={"q": "THE OWNER IS NICK DENMAN"})
+    assert by_id(found, "page-text").find("mark").get_text() == "The owner is\nNick   Denman"
+    assert by_id(found, "page-marks").get_text(strip=True) == "The passage is marked."
+    absent = client.get(url, query_string={"q": "another owner"})
+    assert by_id(absent, "page-text").find("mark") is None
+    assert by_id(absent, "page-marks").get_text(strip=True) == "The passage is not on this page."
+    long = client.get(url, query_string={"q": "the owner is " * 400})
+    assert long.status_code == 200
+    assert by_id(long, "page-marks").get_text(strip=True) == (
+        "The passage is longer than the 400 words or 2,000 characters a page looks for: only "
+        "its start is looked for. The passage is not on this page."
+    )
+    assert soup(client.get(url)).find(id="page-marks") is None
+
+
 def test_a_contents_page_says_it_is_never_evidence(client_as):
     client = client_as("editor")
     review = assessed(client)

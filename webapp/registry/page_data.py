@@ -5,6 +5,7 @@ document's page with a passage marked."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -151,18 +152,80 @@ def history(review: Review, limit: int = 200) -> list[HistoryEntry]:
     return entries
 
 
-def highlight(text: str, passage: str | None) -> Markup:
+# A passage link carries one passage (a model's is at most 2,000 characters); a longer query is
+# cut at a word, and the page says that only its start is marked.
+MOST_PASSAGE_CHARS = 2000
+MOST_PASSAGE_WORDS = 400
+MOST_MARKS = 100  # places marked on one page; a page repeating the passage more says so
+_SPACES = re.compile(r"\s+")
+_LONG_SPACES = re.compile(r"\s{2,}")
+
+
+@dataclass(frozen=True)
+class Marked:
+    text: Markup  # the page's text escaped, the passage in <mark>
+    marks: int  # the places marked
+    more: bool  # the passage is in more places than MOST_MARKS
+    cut: bool  # the passage was longer than the page looks for: only its start is marked
+
+
+def passage_words(passage: str) -> tuple[list[str], bool]:
+    """The passage's words, at most MOST_PASSAGE_WORDS and MOST_PASSAGE_CHARS of it, and
+    whether that cut it."""
+    kept, rest = passage[:MOST_PASSAGE_CHARS], passage[MOST_PASSAGE_CHARS:]
+    words = kept.split()
+    cut = bool(rest.strip())
+    if rest[:1].strip() and kept[-1:].strip():  # a word cut in two is no word of it
+        words.pop()
+    if len(words) > MOST_PASSAGE_WORDS:
+        words, cut = words[:MOST_PASSAGE_WORDS], True
+    return words, cut
+
+
+def _folded(text: str) -> str:
+    """The text without case, as long as it is ("İ" alone lowers to two characters)."""
+    return text.replace("\u0130", "i").lower()
+
+
+def highlight(text: str, passage: str | None) -> Marked:
     """The page's text escaped, with the passage marked wherever it appears (each piece
-    escaped on its own); whitespace between its words may differ, as a PDF's line breaks do."""
-    words = (passage or "").split()
+    escaped on its own), regardless of case; whitespace between its words may differ, as a
+    PDF's line breaks do. The passage is looked for with str.find in a case-folded copy of the
+    page whose whitespace runs are single spaces, so the cost grows with the page's length
+    and the passage's, never with their product (a pattern of the words joined by \\s+
+    backtracked over every place the first words repeat)."""
+    words, cut = passage_words(passage or "")
     if not words:
-        return escape(text)
-    pattern = re.compile(r"\s+".join(re.escape(w) for w in words), re.I)
+        return Marked(escape(text), 0, False, cut)
+    folded = _folded(text)
+    flat = _SPACES.sub(" ", folded)
+    needle = _folded(" ".join(words))
+    found: list[int] = []
+    at = flat.find(needle)
+    while at >= 0 and len(found) < MOST_MARKS:
+        found.append(at)
+        at = flat.find(needle, at + len(needle))
+    bounds = [p for start in found for p in (start, start + len(needle))]
     parts: list[Markup] = []
     last = 0
-    for match in pattern.finditer(text):
-        parts.append(escape(text[last : match.start()]))
-        parts.append(Markup("<mark>%s</mark>") % match.group())
-        last = match.end()
+    places = iter(_page_positions(folded, bounds))
+    for start, end in zip(places, places, strict=True):
+        parts.append(escape(text[last:start]))
+        parts.append(Markup("<mark>%s</mark>") % text[start:end])
+        last = end
     parts.append(escape(text[last:]))
-    return Markup("").join(parts)
+    return Marked(Markup("").join(parts), len(found), at >= 0, cut)
+
+
+def _page_positions(folded: str, positions: list[int]) -> Iterator[int]:
+    """Positions in the flattened page (ascending: where matches start and end, which is
+    never inside a run of whitespace) as positions in the page: each run of whitespace before
+    one took that many characters, less its one space."""
+    runs = _LONG_SPACES.finditer(folded)
+    run = next(runs, None)
+    shift = 0
+    for position in positions:
+        while run is not None and run.start() - shift < position:
+            shift += run.end() - run.start() - 1
+            run = next(runs, None)
+        yield position + shift

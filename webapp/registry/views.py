@@ -11,6 +11,7 @@ from sqlalchemy import select
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
+from webapp.bodies import takes_upload
 from webapp.extensions import db, htmx
 from webapp.jobs.models import Run
 from webapp.jobs.queue import QueueUnavailable
@@ -80,6 +81,7 @@ def render_new(form: NewReviewForm, status: int = 200):
 
 @bp.route("/new", methods=["GET", "POST"])
 @require_role(Role.editor)
+@takes_upload()
 def new():
     form = NewReviewForm()
     if not form.validate_on_submit():
@@ -162,6 +164,7 @@ def progress(review_id: int):
 
 @bp.post("/<int:review_id>/documents")
 @require_role(Role.editor)
+@takes_upload()
 def upload(review_id: int):
     review = review_or_404(review_id)
     form = UploadForm()
@@ -457,14 +460,17 @@ def page(review_id: int, document_id: int, number: int):
             abort(404, description=f"{document.filename} is not read yet: assess the review.")
         abort(404, description=f"{document.filename} has no page {number}.")
     shown = pages[number - 1]
-    q = request.args.get("q", "")[:2000]
+    q = request.args.get("q", "")
     return render_page(
         "registry/page.html",
         review=review,
         document=document,
         page=shown,
         pages=len(pages),
-        text=page_data.highlight(shown.text, q),
+        marked=page_data.highlight(shown.text, q),
         q=q,
+        most_words=page_data.MOST_PASSAGE_WORDS,
+        most_chars=page_data.MOST_PASSAGE_CHARS,
+        most_marks=page_data.MOST_MARKS,
         kind_words=PAGE_KIND_WORDS.get(shown.kind),
     )
