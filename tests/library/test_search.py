@@ -6,6 +6,7 @@ from webapp.extensions import db
 from webapp.library.documents import add_document
 from webapp.library.models import Document, PassageRecord
 from webapp.library.search import (
+    MAX_TERMS,
     Passage,
     document_text,
     highlight,
@@ -168,3 +169,14 @@ def test_snippets_are_plain_text_around_the_words_and_highlighting_escapes():
     assert "&lt;b&gt;<strong>nitrogen</strong>&lt;/b&gt;" in marked
     assert "<strong>tomato</strong>" in marked
     assert str(highlight("<script>x</script>", [])) == "&lt;script&gt;x&lt;/script&gt;"
+
+
+def test_highlighting_tries_at_most_a_query_s_words_whoever_calls_it():
+    # Every word is tried at every word start: a thousand would cost a thousand times the
+    # text. Past the first MAX_TERMS, words are not marked.
+    terms = [f"w{n:04d}" for n in range(1000)]
+    text = " ".join(terms)
+    marked = str(highlight(text, terms))
+    assert marked.count("<strong>") == MAX_TERMS
+    assert marked.startswith("<strong>w0000</strong> <strong>w0001</strong>")
+    assert f"<strong>w{MAX_TERMS - 1:04d}</strong> w{MAX_TERMS:04d} " in marked

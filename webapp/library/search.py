@@ -127,8 +127,11 @@ def _postgres_matches(terms: list[str], limit: int):
 
 
 def _term_pattern(terms: list[str]) -> re.Pattern[str]:
-    """Any of the words at the start of a word, longest first so 'tomatoes' beats 'tomato'."""
-    alternatives = "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True))
+    """Any of the words at the start of a word, longest first so 'tomatoes' beats 'tomato'.
+    Each word is tried at every word start, so at most MAX_TERMS of them, as a query has:
+    the cost stays that many times the text's length whoever calls."""
+    kept = list(dict.fromkeys(terms))[:MAX_TERMS]
+    alternatives = "|".join(re.escape(t) for t in sorted(kept, key=len, reverse=True))
     return re.compile(rf"(?<![^\W_])(?:{alternatives})", re.IGNORECASE)
 
 
