@@ -170,7 +170,8 @@ def test_a_second_document_of_the_same_name_is_refused_naming_the_first(client, 
     review = new_review(client, editor)
     first = upload(client, editor, review["id"], "deed.md", DEED)
     assert first.status_code == 201
-    for name in ("deed.md", "Deed.MD"):
+    # Names that look alike are one name: case, fullwidth letters, ligatures ("ﬁ").
+    for name in ("deed.md", "Deed.MD", "ｄｅｅｄ.md", "ＤＥＥＤ.md"):
         again = upload(client, editor, review["id"], name, b"Another deed.")
         assert again.status_code == 422, name
         error = again.get_json()["error"]
@@ -181,8 +182,22 @@ def test_a_second_document_of_the_same_name_is_refused_naming_the_first(client, 
         )
     renamed = upload(client, editor, review["id"], "deed (2).md", b"Another deed.")
     assert renamed.status_code == 201
+    # "é" as one character (NFC) and as e with a combining accent (NFD) is one name, "e"
+    # another; the ligature "ﬁ" is "fi".
+    assert upload(client, editor, review["id"], "café.md", DEED).status_code == 201
+    accented = upload(client, editor, review["id"], "cafe\u0301.md", b"Another deed.")
+    assert accented.status_code == 422
+    assert accented.get_json()["error"]["message"].startswith(
+        "The review already has a document named café.md:"
+    )
+    assert upload(client, editor, review["id"], "cafe.md", DEED).status_code == 201
+    assert upload(client, editor, review["id"], "field.md", DEED).status_code == 201
+    ligature = upload(client, editor, review["id"], "\ufb01eld.md", b"Another deed.")
+    assert ligature.get_json()["error"]["code"] == "duplicate_name"
     shown = client.get(f"{REVIEWS}/{review['id']}", headers=editor).get_json()
-    assert [d["filename"] for d in shown["documents"]] == ["deed.md", "deed (2).md"]
+    assert [d["filename"] for d in shown["documents"]] == [
+        "deed.md", "deed (2).md", "café.md", "cafe.md", "field.md"
+    ]  # fmt: skip
 
 
 def test_a_reviewer_corrects_a_documents_kind(client, editor):

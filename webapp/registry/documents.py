@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import unicodedata
 from pathlib import Path
 
 from flask import current_app
@@ -44,7 +45,7 @@ def add_document(review: Review, filename: str, data: bytes, user: User | None) 
         raise UploadRefused("unsupported_type", "Upload a PDF, Markdown (.md) or text (.txt) file.")
     # Documents are named to people, and by API clients, by their file names: two sharing one
     # could not be told apart, so the second is refused and the uploader renames or replaces.
-    same = next((d for d in review.documents if d.filename.casefold() == name.casefold()), None)
+    same = next((d for d in review.documents if name_key(d.filename) == name_key(name)), None)
     if same is not None:
         raise UploadRefused(
             "duplicate_name",
@@ -80,6 +81,13 @@ def add_document(review: Review, filename: str, data: bytes, user: User | None) 
     db.session.add(document)
     db.session.flush()
     return document
+
+
+def name_key(filename: str) -> str:
+    """A file name as people read it: "Plan.pdf", the fullwidth "ｐｌａｎ.pdf" and "é" written
+    as one character or as e and an accent all look alike, so they are one name (NFKC
+    normalisation with case folding, as Unicode defines it for comparing identifiers)."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", filename).casefold())
 
 
 def set_pages(document: ReviewDocument, texts: list[str] | None) -> None:
