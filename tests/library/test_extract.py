@@ -1,11 +1,20 @@
 import pytest
 
-from tests.library.files import SOIL_PDF_LINES, blank_pdf, long_markdown, pdf_with_text
+from tests.library.files import (
+    SOIL_PDF_LINES,
+    blank_pdf,
+    long_markdown,
+    pdf_of_figures,
+    pdf_running_a_form,
+    pdf_with_text,
+)
 from webapp.library.extract import (
     PASSAGE_MAX,
+    PdfLimits,
     UploadRefused,
     extract,
     html_text,
+    pdf_pages,
     split_passages,
 )
 
@@ -25,6 +34,36 @@ def test_pdf_text_is_extracted_page_by_page():
     assert "Take twenty cores per field" in extracted.text
     assert "lime acid soils (pH below 6)" in extracted.text
     assert "\n\n" in extracted.text  # pages are paragraph boundaries
+
+
+def test_a_document_s_content_is_bounded_in_all_not_only_stream_by_stream():
+    limits = PdfLimits(content_bytes=MB)
+    lines = [f"Line {n} of the monitoring report, with its figures." for n in range(40)]
+    # 40 pages of 2.4 KB each: 97 KB in all, read.
+    pages = pdf_pages(pdf_with_text(*[lines] * 40), limits)
+    assert len(pages) == 40 and pages[39].startswith("Line 0 of the monitoring report")
+    # The same pages over a budget of 40 KB: refused before any is read.
+    with pytest.raises(UploadRefused) as caught:
+        pdf_pages(pdf_with_text(*[lines] * 40), PdfLimits(content_bytes=40 * 1024))
+    assert caught.value.code == "pdf_too_large"
+    assert str(caught.value).startswith("The PDF's pages hold more than 40 KB of content")
+
+
+def test_a_form_counts_each_time_it_runs_and_a_form_running_itself_once():
+    limits = PdfLimits(content_bytes=MB)
+    # A 60 KB form run 3 times reads; run 100 times (6 MB to parse) it is refused, though the
+    # page's own content is 1.4 KB.
+    assert pdf_pages(pdf_running_a_form(3, 1000), limits)[0].count("Buffer pool share") == 3000
+    with pytest.raises(UploadRefused) as caught:
+        pdf_pages(pdf_running_a_form(100, 1000), limits)
+    assert caught.value.code == "pdf_too_large"
+    looping = pdf_pages(pdf_running_a_form(1, 10, form_runs_itself=True), limits)
+    assert looping[0].count("Buffer pool share") == 10
+
+
+def test_content_without_text_is_not_counted():
+    # Maps and figures are paths, which text extraction skips: 9 MB of them cost nothing.
+    assert pdf_pages(pdf_of_figures(3, 3_000_000), PdfLimits(content_bytes=MB)) == ["", "", ""]
 
 
 def test_markdown_and_text_are_kept_as_they_are():

@@ -3,7 +3,12 @@ whichever it breaks, the caller gets the reason and goes on."""
 
 import pytest
 
-from tests.library.files import SOIL_PDF_LINES, inflating_pdf, pdf_with_text
+from tests.library.files import (
+    SOIL_PDF_LINES,
+    inflating_pdf,
+    pages_of_inflating_streams,
+    pdf_with_text,
+)
 from webapp.library.extract import PdfLimits
 from webapp.library.sandbox import bounded_pdf_text
 from webapp.uploads import UploadRefused
@@ -29,6 +34,22 @@ def test_a_stream_that_inflates_beyond_the_limit_is_not_read():
     )
 
 
+def test_pages_sharing_streams_just_under_the_limit_are_refused_before_any_is_read():
+    # 200 pages over ten streams of 3.9 MB each: every stream is within the per-stream limit,
+    # and reading them all would take the whole CPU limit. The pages' content is added up
+    # before any page is read, so the refusal says why instead of "took longer than 60 s".
+    data = pages_of_inflating_streams()
+    assert len(data) < 200_000
+    refused = refusal(data, PdfLimits())
+    assert refused.code == "pdf_too_large"
+    assert str(refused) == (
+        "The PDF's pages hold more than 8 MB of content to read text from; the library does "
+        "not read it. Split it, or keep the pages that matter."
+    )
+    few = pages_of_inflating_streams(pages=2, streams=2, inflated_bytes=20_000)
+    assert bounded_pdf_text(few).startswith("Nitrogen demand is 000 kg per hectare.")
+
+
 def test_too_many_pages_are_refused():
     refused = refusal(pdf_with_text(["one"], ["two"]), PdfLimits(pages=1))
     assert str(refused) == "The PDF has 2 pages; the library reads at most 1."
@@ -40,7 +61,9 @@ def test_the_time_limit_stops_a_slow_read():
 
 
 def test_the_memory_cap_stops_a_read_that_grows_and_the_caller_lives_on():
-    limits = PdfLimits(inflated_bytes=16 * 1024 * 1024, memory_mb=100)
+    limits = PdfLimits(
+        inflated_bytes=16 * 1024 * 1024, content_bytes=64 * 1024 * 1024, memory_mb=100
+    )
     refused = refusal(inflating_pdf(), limits)
     assert refused.code == "pdf_too_large"
     assert "needed more than 100 MB of memory" in str(refused)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import Any
 
 from bs4 import BeautifulSoup
-from pypdf import PdfReader, apply_configuration
+from pypdf import PageObject, PdfReader, apply_configuration
 from pypdf.errors import LimitReachedError
+from pypdf.generic import StreamObject
 
 from webapp.uploads import UploadRefused, check_size, decode_text, size_text
 
@@ -23,6 +26,12 @@ EXTENSIONS = {
     "htm": "html",
 }
 PASSAGE_MAX = 1500
+# What makes pypdf parse a content stream for text (it skips any other): the text-showing
+# operators and Do, which runs a form XObject; and a form run by name ("/Fm1 Do", where the
+# name may hold #xx escapes).
+_TEXT_OPERATORS = (b"Tj", b"TJ", b"'", b'"', b"Do")
+_FORM_RUN = re.compile(rb"/([^\s/\[\]()<>{}%]+)\s*Do(?![^\s/\[\]()<>{}%])")
+_NAME_ESCAPE = re.compile(r"#([0-9A-Fa-f]{2})")
 # Paragraphs first, then lines, sentences and words: a passage breaks at the largest boundary
 # that keeps it within PASSAGE_MAX characters.
 _BOUNDARIES = (
@@ -46,6 +55,11 @@ class PdfLimits:
 
     pages: int = 2000
     inflated_bytes: int = 4 * 1024 * 1024  # what any one stream may inflate to
+    # What all pages' content that can show text may inflate to together: pypdf reads text
+    # operators at about 4 to 8 s a MB, so more than this could not be read within `seconds`
+    # anyway, and pages sharing streams just under the per-stream limit would hold a worker
+    # for all of it. Counted before any page is read, so such a file is refused at once.
+    content_bytes: int = 8 * 1024 * 1024
     seconds: int = 60
     memory_mb: int = 512  # the child's address space
 
@@ -144,6 +158,7 @@ def pdf_pages(data: bytes, limits: PdfLimits = PDF_LIMITS) -> list[str]:
                     f"The PDF has {len(reader.pages):,} pages; the library reads at most "
                     f"{limits.pages:,}.",
                 )
+            check_content(reader.pages, limits)
             pages = [page.extract_text() or "" for page in reader.pages]
     except (UploadRefused, MemoryError):
         raise
@@ -159,6 +174,50 @@ def pdf_pages(data: bytes, limits: PdfLimits = PDF_LIMITS) -> list[str]:
         ) from None
     # Broken font maps can yield lone surrogates, which cannot be stored as UTF-8.
     return [page.encode("utf-8", "replace").decode("utf-8") for page in pages]
+
+
+def check_content(pages: Sequence[PageObject], limits: PdfLimits) -> None:
+    """Refuse a PDF whose pages' content that can show text adds up to more than
+    limits.content_bytes, counting what text extraction would parse: each page's content
+    streams, and each form they run, every time it is run. Stops counting once over."""
+    total = 0
+    costs: dict[int, int] = {}
+    for page in pages:
+        contents = page.get_contents()
+        if contents is not None:
+            resources = page.get_inherited("/Resources")
+            total += _content_cost(contents.get_data(), resources, costs)
+        if total > limits.content_bytes:
+            raise UploadRefused(
+                "pdf_too_large",
+                f"The PDF's pages hold more than {size_text(limits.content_bytes)} of content "
+                "to read text from; the library does not read it. Split it, or keep the pages "
+                "that matter.",
+            )
+
+
+def _content_cost(data: bytes, resources: Any, costs: dict[int, int]) -> int:
+    """The bytes text extraction parses for one content stream, as pypdf goes: none without
+    resources (no font, no text) or without an operator that can show text, else its own and
+    each form it runs, per run. costs: each form's, once worked out (a form that runs itself
+    adds nothing: pypdf skips the cycle)."""
+    resources = resources.get_object() if resources is not None else None
+    if not resources or not any(operator in data for operator in _TEXT_OPERATORS):
+        return 0
+    cost = len(data)
+    xobjects = resources.get("/XObject")
+    forms = xobjects.get_object() if xobjects is not None else {}
+    for raw in _FORM_RUN.findall(data):
+        name = "/" + _NAME_ESCAPE.sub(lambda m: chr(int(m[1], 16)), raw.decode("latin-1"))
+        form = forms.get(name)
+        form = form.get_object() if form is not None else None
+        if not isinstance(form, StreamObject) or form.get("/Subtype") != "/Form":
+            continue
+        if id(form) not in costs:
+            costs[id(form)] = 0
+            costs[id(form)] = _content_cost(form.get_data(), form.get("/Resources"), costs)
+        cost += costs[id(form)]
+    return cost
 
 
 def text_of_pages(pages: list[str]) -> str:
