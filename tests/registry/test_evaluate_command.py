@@ -121,6 +121,8 @@ def test_unknown_reviews_missing_files_and_reviews_not_assessed(
     cases = [
         (("999999", "--verdicts", good), 2, "there is no review #999999"),
         (("abc", "--verdicts", good), 2, "'abc' is not a review id"),
+        (("²", "--verdicts", good), 2, "'²' is not a review id"),
+        (("9" * 30, "--verdicts", good), 2, f"'{'9' * 30}' is not a review id"),
         ((str(review.id), "--verdicts", "/nonexistent/v.json"), 2, "cannot read /nonexistent"),
     ]
     draft = create_review("Fresh", None, make_user("editor"))

@@ -293,6 +293,20 @@ def test_a_field_is_entered_from_a_passage_and_refusals_say_why(client_as):
         },
     )
     assert missing.status_code == 422 and "has no page 9" in missing.get_data(as_text=True)
+    # Ids and page numbers that are no numbers ("²" is a digit to str.isdigit, and int()
+    # refuses it; thirty digits overflow the database): the form says so, nothing is entered.
+    for document, page_number, says in (
+        ("²", 4, "Name one of this review's documents."),
+        ("1" * 30, 4, "Name one of this review's documents."),
+        (plan.id, "²", "Project plan.pdf has no page ²."),
+        (plan.id, "9" * 30, f"Project plan.pdf has no page {'9' * 30}."),
+        (plan.id, "0", "Project plan.pdf has no page 0."),
+    ):
+        given = {"field": "owner_name", "value": "Nicholas Denman", "at": "1"}
+        odd = client.submit(url, given | {"document": document, "page": page_number})
+        assert odd.status_code == 422, (document, page_number)
+        assert by_id(odd, "value-1-error").get_text(strip=True) == says
+        assert by_id(odd, "value-1")["value"] == "Nicholas Denman"
     other = client.submit(
         url, {"field": "project_id", "value": "C01-1", "document": plan.id, "page": 4, "at": "1"}
     )

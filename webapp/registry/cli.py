@@ -95,12 +95,14 @@ def as_text(review_name: str, result: dict[str, Any]) -> str:
 def evaluate_command(review_id: str, verdicts_path: str, as_json: bool) -> None:
     """Compare a review's statuses with a reviewer's verdicts."""
     from webapp.extensions import db
+    from webapp.ids import record_id
     from webapp.registry.evaluation import VerdictsInvalid, evaluate, read_verdicts
     from webapp.registry.models import Review, ReviewStatus
 
-    if not review_id.isdigit() or int(review_id) > 2**31 - 1:
+    review_key = record_id(review_id)
+    if review_key is None:
         _fail(f"{review_id!r} is not a review id (a whole number).")
-    review = db.session.get(Review, int(review_id))
+    review = db.session.get(Review, review_key)
     if review is None:
         _fail(f"there is no review #{review_id}.")
     try:

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from webapp.extensions import db
+from webapp.ids import record_id
 from webapp.registry.checklist import FIELD_LABELS, StructuredField
 from webapp.registry.models import Review, ReviewDocument, ReviewRequirement
 from webapp.registry.words import DELETED_DOCUMENT
@@ -91,9 +92,9 @@ class ReviewDecisions(ReviewTarget):
             what = FIELD_LABELS[StructuredField(name)]
         else:
             return field
-        if not document_id.isdigit():
+        if (document_key := record_id(document_id)) is None:
             return what
-        document = db.session.get(ReviewDocument, int(document_id))
+        document = db.session.get(ReviewDocument, document_key)
         return f"{what} ({document.filename if document else DELETED_DOCUMENT})"
 
 
@@ -116,7 +117,8 @@ def entry_of(key: str) -> tuple[StructuredField, int | None] | None:
         return None
     if not separator:
         return StructuredField(name), None
-    return (StructuredField(name), int(document)) if document.isdigit() else None
+    document_id = record_id(document)
+    return (StructuredField(name), document_id) if document_id is not None else None
 
 
 requirement_verdicts = register_target(RequirementVerdicts())

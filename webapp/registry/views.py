@@ -13,10 +13,11 @@ from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.bodies import takes_upload
 from webapp.extensions import db, htmx
+from webapp.ids import record_id
 from webapp.jobs.models import Run
 from webapp.jobs.queue import QueueUnavailable
 from webapp.library.documents import max_upload_bytes
-from webapp.pagination import page_number, paginate
+from webapp.pagination import count_of, page_number, paginate
 from webapp.problems import Invalid, show_on_form
 from webapp.registry import bp, page_data, reviews, words
 from webapp.registry import documents as docs
@@ -408,9 +409,9 @@ def enter_field(review_id: int, requirement_id: str):
     at = request.form.get("at")  # the snippet the form was sent from, to show its errors there
     if not form.validate_on_submit():
         return render_requirement(review, requirement_id, 422, entry_form=form, entry_at=at)
-    page = int(form.page.data) if (form.page.data or "").isdigit() else form.page.data
-    document = int(form.document.data) if (form.document.data or "").isdigit() else None
-    given = {"value": form.value.data, "document": document, "page": page}
+    # A page that is no page number is kept as sent, for the message to name it.
+    page = count_of(form.page.data or "") or form.page.data
+    given = {"value": form.value.data, "document": record_id(form.document.data), "page": page}
     try:
         reviews.enter_fields(review, {form.field.data: given}, current_user)
     except Invalid as exc:
