@@ -1,5 +1,8 @@
+import io
+
 from webapp import create_app
 from webapp.auth.access import public
+from webapp.bodies import BODY_MAX_BYTES
 from webapp.config import load_settings
 from webapp.extensions import db
 
@@ -49,13 +52,24 @@ def test_a_wrong_method_is_405_in_json_for_the_api(client_as):
 def test_an_oversized_upload_is_413_with_the_limit(app, client_as):
     client = client_as("admin")
     limit = app.config["MAX_CONTENT_LENGTH"]
+    response = client.post_multipart(
+        "/library/upload",
+        {"file": (io.BytesIO(b"x" * (limit + 1)), "big.txt"), "title": "Big"},
+        {"X-CSRFToken": client.csrf_token()},
+    )
+    assert response.status_code == 413
+    assert "The upload is larger than the 20 MB" in response.get_data(as_text=True)
+
+
+def test_an_oversized_form_is_413_with_the_limit_of_forms(client_as):
+    client = client_as("admin")
     response = client.post(
         "/account/tokens",
-        data={"name": "x" * (limit + 1)},
+        data={"name": "x" * BODY_MAX_BYTES},
         headers={"X-CSRFToken": client.csrf_token()},
     )
     assert response.status_code == 413
-    assert "larger than the 20 MB" in response.get_data(as_text=True)
+    assert "larger than the 512 KB this page accepts" in response.get_data(as_text=True)
 
 
 def test_an_unexpected_error_is_a_500_page_without_traceback(app, services, make_user):

@@ -95,7 +95,9 @@ def register_request_hooks(app: Flask) -> None:
 
     from webapp.api import BodyInvalid
     from webapp.auth.access import enforce_login_and_csrf
+    from webapp.bodies import configure_bodies
 
+    configure_bodies(app)
     app.before_request(enforce_login_and_csrf)
 
     @app.before_request

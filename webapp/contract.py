@@ -25,15 +25,13 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, 
 from werkzeug.routing import IntegerConverter
 
 from webapp.api import BodyInvalid
+from webapp.ids import MAX_ID
 from webapp.problems import Problem
 from webapp.review.fields import FieldSpec, Kind
 
 F = TypeVar("F", bound=Callable)
 CONTRACT_ATTR = "_furrow_contract"
 ROLE_ATTR = "_furrow_role"
-# The largest id a database id column holds (PostgreSQL's integer): a bigger one in a URL is no
-# record (404), in a body a 422, never an overflow deep in the driver.
-MAX_ID = 2**31 - 1
 # The largest integer a JSON body may carry at all (a 64-bit column, or a JSON cell).
 MAX_INT = 2**63 - 1
 
@@ -146,8 +144,8 @@ def validated(model: type[BaseModel], data: Any, where: str) -> BaseModel:
 
 
 class NumberRefused(ValueError):
-    """A number JSON should not carry here: NaN, Infinity, one too large to be finite, or an
-    integer beyond what a database column holds."""
+    """JSON that should not come here: a number that is NaN, Infinity, too large to be finite
+    or beyond what a database column holds; or a body that holds or nests too much."""
 
 
 def _refuse_constant(name: str) -> float:
@@ -170,13 +168,49 @@ def _bounded_int(text: str) -> int:
 
 
 READERS = {"parse_constant": _refuse_constant, "parse_float": _finite, "parse_int": _bounded_int}
+# What one JSON body may hold: each object or list is some 60 bytes in memory for one or two
+# in the body, so a few megabytes of "{}," would take hundreds of megabytes to read; and no
+# record Furrow keeps nests deeper than a handful of levels.
+MAX_JSON_CONTAINERS = 200_000
+MAX_JSON_DEPTH = 64
+
+
+def bounded_json(data: bytes | str, **kwargs: Any) -> Any:
+    """json.loads with finite numbers only, at most MAX_JSON_CONTAINERS objects and lists
+    (counted on the text, strings included, before anything is built) and MAX_JSON_DEPTH
+    levels; NumberRefused says what is wrong."""
+    text = data.encode() if isinstance(data, str) else data
+    if text.count(b"{") + text.count(b"[") > MAX_JSON_CONTAINERS:
+        raise NumberRefused(
+            f"The JSON holds more than {MAX_JSON_CONTAINERS:,} objects and lists: send less "
+            "at a time."
+        )
+    value = json.loads(data, **READERS, **kwargs)
+    if _depth_beyond(value, MAX_JSON_DEPTH):
+        raise NumberRefused(f"The JSON nests deeper than {MAX_JSON_DEPTH} levels.")
+    return value
+
+
+def _depth_beyond(value: Any, limit: int) -> bool:
+    """Whether value nests more than limit objects and lists deep, without recursion."""
+    level = [value]
+    for _ in range(limit + 1):
+        level = [
+            child
+            for item in level
+            if isinstance(item, dict | list)
+            for child in (item.values() if isinstance(item, dict) else item)
+        ]
+        if not level:
+            return False
+    return any(isinstance(item, dict | list) for item in level)
 
 
 def read_json(data: bytes | str) -> Any:
     """JSON with finite numbers only: 400 for what is not JSON, BodyInvalid (422) for a
-    number that is not finite."""
+    number that is not finite, or a body that holds or nests too much."""
     try:
-        return json.loads(data or b"null", **READERS)
+        return bounded_json(data or b"null")
     except NumberRefused as exc:
         raise BodyInvalid(str(exc), loc="body") from None
     except (ValueError, RecursionError):
@@ -184,10 +218,10 @@ def read_json(data: bytes | str) -> Any:
 
 
 class FiniteJSONProvider(DefaultJSONProvider):
-    """Flask's JSON, reading finite numbers only (request.get_json everywhere)."""
+    """Flask's JSON, reading bounded, finite JSON only (request.get_json everywhere)."""
 
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
-        return json.loads(s, **READERS, **kwargs)
+        return bounded_json(s, **kwargs)
 
 
 class IdConverter(IntegerConverter):

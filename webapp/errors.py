@@ -19,6 +19,7 @@ from werkzeug.exceptions import HTTPException
 from webapp.api import api_error
 from webapp.auth.access import is_api_request
 from webapp.auth.accounts import has_users
+from webapp.bodies import too_large_message
 from webapp.database import failure_line
 from webapp.extensions import db
 from webapp.jobs.queue import RunInProgress
@@ -106,9 +107,8 @@ def handle_http_error(exc: HTTPException):
     # Werkzeug's stock descriptions are generic; ours say what to do next.
     custom = exc.description and exc.description != type(exc).description
     message = exc.description if custom else HINTS.get(status, exc.name)
-    if status == 413:
-        limit_mb = current_app.config["MAX_CONTENT_LENGTH"] // (1024 * 1024)
-        message = f"The upload is larger than the {limit_mb} MB this server accepts."
+    if status == 413 and not custom:
+        message = too_large_message(request.max_content_length)
     return _respond(status, message)
 
 

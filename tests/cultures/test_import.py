@@ -85,9 +85,14 @@ def test_the_5_mb_cap_holds_again_at_confirm(client_as):
     text = "name,notes\nKohl," + "ö" * 5 * 2**19  # over 5 MB as UTF-8, not in characters
     assert len(text.encode()) > 5 * 2**20 > len(text)
     editor = client_as("editor")
-    confirm = editor.submit("/cultures/import/confirm", {"csv_text": text}, page="/cultures/import")
+    # The confirm form is multipart: a previewed file's text is no URL-encoded form.
+    csrf = {"X-CSRFToken": editor.csrf_token("/cultures/import")}
+    confirm = editor.post_multipart("/cultures/import/confirm", {"csv_text": text}, csrf)
     assert confirm.status_code == 422
     assert "The file is larger than 5 MB; split it into parts." in confirm.get_data(as_text=True)
+    as_form = editor.submit("/cultures/import/confirm", {"csv_text": text}, page="/cultures/import")
+    assert as_form.status_code == 413
+    assert "larger than the 512 KB this page accepts" in as_form.get_data(as_text=True)
     assert db.session.query(Culture).count() == 0
 
 

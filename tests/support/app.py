@@ -16,6 +16,8 @@ from flask.testing import FlaskClient
 from flask_migrate import upgrade
 from rq import Queue
 from sqlalchemy import delete, select
+from werkzeug.datastructures import FileStorage
+from werkzeug.test import encode_multipart
 
 from tests.support.services import Services
 from webapp import ROOT, create_app
@@ -53,6 +55,14 @@ class Client(FlaskClient):
         """POST a form with a valid CSRF token, as the page at `page` (default: url) would."""
         form = {"csrf_token": self.csrf_token(page or "/account"), **(data or {})}
         return self.post(url, data=form, **kwargs)
+
+    def post_multipart(self, url: str, values: dict, headers: dict | None = None):
+        """A multipart POST built in memory: a large one the test client would spool to a
+        temporary file it never closes."""
+        files = {k: FileStorage(*v) if isinstance(v, tuple) else v for k, v in values.items()}
+        boundary, body = encode_multipart(files)
+        content_type = f"multipart/form-data; boundary={boundary}"
+        return self.post(url, data=body, content_type=content_type, headers=headers or {})
 
     def login(self, email: str, password: str = PASSWORD):
         return self.post(

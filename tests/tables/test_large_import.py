@@ -128,8 +128,19 @@ def test_a_body_above_the_limit_is_refused_before_it_is_read(client_as, monkeypa
         },
         content_type="multipart/form-data",
     )
-    assert response.status_code == 422
-    assert "larger than 50 MB" in response.get_data(as_text=True)
+    assert response.status_code == 413
+    assert "The upload is larger than the 65 KB this server accepts." in response.get_data(
+        as_text=True
+    )
+
+
+def test_an_import_takes_more_than_the_configured_upload_limit(app, client_as, monkeypatch):
+    """The import page's own limit (50 MB) holds, not the upload limit every other page has."""
+    monkeypatch.setitem(app.config, "MAX_CONTENT_LENGTH", 1024)
+    editor = client_as("editor")
+    response = upload(editor, "Plot,Yield\n" + "P1,1.5\n" * 1000)
+    assert response.status_code == 200
+    assert "Create the table" in response.get_data(as_text=True)
 
 
 def test_a_confirm_for_an_upload_that_is_gone_says_so(client_as):

@@ -24,6 +24,7 @@ from webapp.api import BodyInvalid, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
+from webapp.bodies import takes_upload
 from webapp.contract import (
     Id,
     Name,
@@ -137,6 +138,7 @@ def render_import(form, preview=None, confirm=None, status: int = 200):
 
 @bp.route("/import", methods=["GET", "POST"])
 @require_role(Role.editor)
+@takes_upload()
 def import_csv():
     form = ImportForm()
     if not form.validate_on_submit():
@@ -153,6 +155,7 @@ def import_csv():
 
 @bp.post("/import/confirm")
 @require_role(Role.editor)
+@takes_upload(field_bytes=CSV_MAX_BYTES + 64 * 1024)
 def confirm_import():
     confirm = ConfirmImportForm()
     if not confirm.validate_on_submit():
@@ -876,6 +879,7 @@ def import_text() -> str:
 
 @api.post("/import")
 @require_role(Role.editor)
+@takes_upload()
 @accepts(
     query=ImportQuery,
     answers={

@@ -25,6 +25,7 @@ from webapp.api import api_error, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
+from webapp.bodies import takes_upload
 from webapp.contract import RequestModel, accepts
 from webapp.cultures.catalog import values_of
 from webapp.cultures.models import Culture
@@ -150,6 +151,7 @@ def culture_defaults(values: dict[str, str], culture: Culture | None) -> dict[st
 
 @bp.post("")
 @require_role(Role.editor)
+@takes_upload()
 def create():
     form = prepared_form()
     if not form.validate_on_submit():

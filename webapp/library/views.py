@@ -13,6 +13,7 @@ from pydantic import Field
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
+from webapp.bodies import takes_upload
 from webapp.contract import Paging, QueryModel, accepts
 from webapp.extensions import db
 from webapp.jobs.queue import QueueUnavailable
@@ -89,6 +90,7 @@ def render_upload(form: UploadForm, status: int = 200):
 
 @bp.route("/upload", methods=["GET", "POST"])
 @require_role(Role.editor)
+@takes_upload()
 def upload():
     form = UploadForm()
     if not form.validate_on_submit():
@@ -167,6 +169,7 @@ def api_documents():
 
 @api.post("/documents")
 @require_role(Role.editor)
+@takes_upload()
 @accepts(answers={201: "Stored."}, summary="Upload a document (multipart: file, title).")
 def api_upload():
     try:

@@ -17,6 +17,7 @@ from pydantic import Field, RootModel
 from webapp.api import api_error, json_body
 from webapp.auth.access import require_role
 from webapp.auth.roles import Role
+from webapp.bodies import takes_upload
 from webapp.contract import Name, Paging, RequestModel, Text, accepts
 from webapp.extensions import db
 from webapp.jobs.models import Run
@@ -278,6 +279,7 @@ def api_delete(review_id: int):
 
 @api.post("/<int:review_id>/documents")
 @require_role(Role.editor)
+@takes_upload()
 @accepts(answers={201: "Stored."}, summary="Add a document (multipart: file).")
 def api_add_document(review_id: int):
     review = review_or_404(review_id)

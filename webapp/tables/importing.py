@@ -41,6 +41,13 @@ from webapp.uploads import CSV_MAX_BYTES, NOT_UTF8, UploadRefused, size_text, sn
 
 MAX_BYTES = 50 * 1024 * 1024
 TOO_LARGE = f"The file is larger than {size_text(MAX_BYTES)}; split it into parts."
+
+
+def upload_limit() -> int:
+    """The body an import page takes: a file of MAX_BYTES with room for the multipart framing."""
+    return MAX_BYTES + 64 * 1024
+
+
 BATCH_ROWS = 2000  # rows per item: one insert each, progress every few thousand rows
 HEAD_ROWS = 1000  # the rows a large file's preview shows and guesses types from
 IN_PAGE_ROWS = MAX_ROWS  # a file of at most CSV_MAX_BYTES and these rows is imported in the page

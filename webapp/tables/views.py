@@ -21,13 +21,13 @@ from flask import (
 from flask_login import current_user
 from pydantic import ConfigDict, Field
 from sqlalchemy.orm import selectinload
-from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.utils import secure_filename
 
 from webapp.api import BodyInvalid, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
+from webapp.bodies import takes_upload
 from webapp.contract import Id, Name, Names, Paging, RequestModel, accepts
 from webapp.extensions import db
 from webapp.ids import record_ids
@@ -53,7 +53,7 @@ from webapp.tables.forms import (
     values_form,
 )
 from webapp.tables.models import ROW_TARGET, DataTable, TableColumn, TableRow
-from webapp.uploads import UploadRefused, check_csv_text
+from webapp.uploads import CSV_MAX_BYTES, UploadRefused, check_csv_text
 
 bp.add_app_template_filter(display, "cell")
 
@@ -147,17 +147,12 @@ def confirm_form(preview, filename: str, **data: Any) -> ConfirmImportForm:
 
 @bp.route("/import", methods=["GET", "POST"])
 @require_role(Role.editor)
+@takes_upload(max_bytes=importing.upload_limit)
 def import_csv():
     """The upload, streamed to a file and previewed from its head: a small file is imported in
     the page as before, a large one (up to 50 MB) by a run."""
-    # Room for the multipart framing around a file of the largest size taken.
-    request.max_content_length = importing.MAX_BYTES + 64 * 1024
-    try:
-        form = ImportForm()
-        submitted = form.validate_on_submit()
-    except RequestEntityTooLarge:
-        return refused_upload(UploadRefused("file_too_large", importing.TOO_LARGE))
-    if not submitted:
+    form = ImportForm()
+    if not form.validate_on_submit():
         return render_import(form, status=422 if form.errors else 200)
     upload = form.file.data
     try:
@@ -213,6 +208,7 @@ def confirm_large_import(confirm: ConfirmImportForm):
 
 @bp.post("/import/confirm")
 @require_role(Role.editor)
+@takes_upload(field_bytes=CSV_MAX_BYTES + 64 * 1024)
 def confirm_import():
     confirm = ConfirmImportForm()
     if confirm.upload.data:
