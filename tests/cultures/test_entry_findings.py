@@ -121,3 +121,15 @@ def test_the_api_answers_findings_as_issues_and_refuses_errors_without_save_anyw
         "/api/v1/cultures", json={"name": "x", "save_anyway": "yes"}, headers=headers
     )
     assert wrong.status_code == 422 and wrong.get_json()["error"]["code"] == "invalid_request"
+
+
+def test_a_yield_beyond_any_column_is_refused_on_the_form_and_kept_as_typed(client_as):
+    editor = client_as("editor")
+    for typed in ("1e27", "1e308"):
+        refused = editor.submit(
+            "/cultures/new", {**BEETROOT, "expected_yield": typed}, page="/cultures/new"
+        )
+        page = refused.get_data(as_text=True)
+        assert refused.status_code == 422
+        assert "At most 99,999,999.99 kg." in page and f'value="{typed}"' in page
+    assert db.session.query(Culture).count() == 0

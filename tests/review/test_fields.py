@@ -91,6 +91,10 @@ def test_numbers_are_read_by_the_one_rule_into_their_type(spec, raw, value):
         (DAYS, "1e1000000", "value_malformed", "“1e1000000” is out of range: the exponent "
          "may be at most 308."),
         (YIELD, "999.995", "value_out_of_range", "At most 999.99 kg."),  # after rounding
+        # Beyond what two decimal places can be quantized to: refused, never a crash.
+        (YIELD, "1e27", "value_out_of_range", "At most 999.99 kg."),
+        (YIELD, "1e308", "value_out_of_range", "At most 999.99 kg."),
+        (YIELD, 1e300, "value_out_of_range", "At most 999.99 kg."),
     ],
 )  # fmt: skip
 def test_a_number_that_cannot_be_the_fields_value_says_why(spec, raw, code, message):

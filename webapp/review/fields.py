@@ -192,11 +192,13 @@ class FieldSpec:
                 "value_malformed",
                 f"Give whole {self.unit}." if self.unit else "Give a whole number.",
             )
+        # Limits first: a Decimal of 1e27 cannot be quantized to two places at all.
+        self.check_limits(value)
         if self.kind is Kind.integer:
             value = int(value)
         elif self.decimals is not None:
             value = Decimal(repr(value)).quantize(Decimal(1).scaleb(-self.decimals))
-        self.check_limits(value)
+            self.check_limits(value)  # 99,999,999.995 rounds up past the limit
         return value
 
     def check_limits(self, value: float | Decimal) -> None:
