@@ -273,7 +273,7 @@ def _refusal(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | No
 def _read(response: httpx.Response, max_bytes: int, deadline: _Deadline) -> bytes:
     too_large = f"The page is larger than {max_bytes:,} bytes."
     declared = response.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > max_bytes:
+    if declared.isascii() and declared.isdigit() and int(declared) > max_bytes:
         raise FetchRefused(too_large)
     chunks: list[bytes] = []
     size = 0

@@ -15,6 +15,7 @@ from webapp.auth.roles import Role
 from webapp.contract import ROLE_ATTR
 from webapp.database import utcnow
 from webapp.extensions import csrf, db, login_manager
+from webapp.ids import record_id
 
 F = TypeVar("F", bound=Callable)
 PUBLIC_ATTR = "_furrow_public"
@@ -73,7 +74,8 @@ def load_user(user_id: str):
         # A request that carries a bearer token is that token's alone, whatever its cookies.
         return token_user()
     key, _, generation = user_id.partition("-")
-    user = db.session.get(User, int(key)) if key.isdigit() else None
+    user_key = record_id(key)
+    user = db.session.get(User, user_key) if user_key else None
     if user is None or not user.active or str(user.session_generation) != generation:
         return None
     return user

@@ -81,6 +81,7 @@ from webapp.extensions import db
 from webapp.fertilizer.models import PlanRecord
 from webapp.fertilizer.plans import TARGET as PLAN_TARGET
 from webapp.fertilizer.plans import plan_history
+from webapp.ids import record_ids
 from webapp.jobs.models import Run
 from webapp.jobs.queue import RunInProgress
 from webapp.pagination import Page, count_of, page_number, paginate, paginate_list, per_page
@@ -186,7 +187,7 @@ def batch_ids() -> list[int]:
     if request.form.get("all_missing"):
         query = CultureFilters(missing="any").query().with_only_columns(Culture.id)
         return list(db.session.scalars(query))
-    return sorted({int(i) for i in request.form.getlist("culture") if i.isdigit()})
+    return sorted(record_ids(request.form.getlist("culture")))
 
 
 @bp.post("/enrich-batch")
@@ -277,7 +278,7 @@ def batch_cultures(run: Run, show: str) -> list[int]:
     ticked — of this run only."""
     if request.form.get("all_matching"):
         return [item.culture_id for item in review_queue(run, show).items]
-    ticked = {int(i) for i in request.form.getlist("culture") if i.isdigit()}
+    ticked = set(record_ids(request.form.getlist("culture")))
     return [i for i in CultureEnrichment().target_ids(run) if i in ticked]
 
 
@@ -541,7 +542,7 @@ def named(fields: list[str]) -> str:
 
 
 def chosen_suggestions(culture: Culture, ids: list[str]) -> list[Suggestion]:
-    wanted = {int(i) for i in ids if i.isdigit()}
+    wanted = set(record_ids(ids))
     if not wanted:
         return []
     return list(

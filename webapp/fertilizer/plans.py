@@ -18,6 +18,7 @@ from webapp.fertilizer.gateways import gateway_for
 from webapp.fertilizer.interactor import NoRecommendation, Recommendation, recommend
 from webapp.fertilizer.models import PlanRecord
 from webapp.fertilizer.request import RequestInvalid, parse_request
+from webapp.ids import record_id
 from webapp.jobs.kinds import ItemError, RunKind, register_kind
 from webapp.jobs.models import Run
 from webapp.jobs.queue import enqueue_run
@@ -137,10 +138,9 @@ def shown(record: PlanRecord | None) -> str | None:
 
 def plan_id_of(value: object) -> int | None:
     """The plan a value names (a plan id, or the shown form)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    text = str(value or "").removeprefix("plan #").split(":", 1)[0]
-    return int(text) if text.isdigit() else None
+    if isinstance(value, int):
+        return record_id(value)
+    return record_id(str(value or "").removeprefix("plan #").split(":", 1)[0])
 
 
 def propose_to(record: PlanRecord, culture: Culture) -> int:

@@ -55,6 +55,7 @@ from webapp.fertilizer.plans import (
 )
 from webapp.fertilizer.request import RequestInvalid, parse_request
 from webapp.fertilizer.season import season_of
+from webapp.ids import record_id
 from webapp.jobs.models import Run
 from webapp.pagination import page_number, paginate
 from webapp.problems import Invalid, Problem, Unavailable, show_on_form
@@ -117,9 +118,8 @@ def chosen_profile(form: PlanForm) -> tuple[Any, Culture | None]:
     if (form.profile_json.data or "").strip():
         return parse_profile_text(form.profile_json.data, "profile_json"), None
     if form.culture.data:
-        culture = (
-            db.session.get(Culture, int(form.culture.data)) if form.culture.data.isdigit() else None
-        )
+        culture_id = record_id(form.culture.data)
+        culture = db.session.get(Culture, culture_id) if culture_id else None
         if culture is None:
             raise Invalid("That culture no longer exists.", loc="culture")
         return crop_profile(values_of(culture)), culture
@@ -253,8 +253,8 @@ def save_plan(plan_id: int):
     form = EmptyForm()
     if not form.validate_on_submit():
         abort(400, description="The form expired; reload the page and save again.")
-    culture_id = request.form.get("culture", "")
-    culture = db.session.get(Culture, int(culture_id)) if culture_id.isdigit() else None
+    culture_id = record_id(request.form.get("culture"))
+    culture = db.session.get(Culture, culture_id) if culture_id else None
     if culture is None:
         flash("Pick the culture to save the plan to.", "error")
         return redirect(url_for("fertilizer.show_plan", plan_id=record.id))
