@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, 
 from werkzeug.routing import IntegerConverter
 
 from webapp.api import BodyInvalid
-from webapp.ids import MAX_ID
+from webapp.ids import MAX_ID, digits_at_most
 from webapp.problems import Problem
 from webapp.review.fields import FieldSpec, Kind
 
@@ -225,7 +225,10 @@ class FiniteJSONProvider(DefaultJSONProvider):
 
 
 class IdConverter(IntegerConverter):
-    """`<int:…>` in every URL: at most what a database id can be."""
+    """`<int:…>` in every URL: at most what a database id can be, so a larger id in any
+    method's URL is no record (404)."""
+
+    regex = digits_at_most(MAX_ID)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("max", MAX_ID)
