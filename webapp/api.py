@@ -25,6 +25,19 @@ def api_error(
     return jsonify(error=body), status
 
 
+def applied_answer(answer: dict[str, Any], refused: list[dict[str, Any]]) -> tuple[Response, int]:
+    """An apply's answer: 200 when nothing was refused; else 422 that still says what was
+    applied, with the one error shape beside it (every 4xx carries `error`)."""
+    if not refused:
+        return jsonify(answer), 200
+    count = len(refused)
+    message = f"{count} of the chosen {'was' if count == 1 else 'were'} refused: " + (
+        refused[0].get("message") or refused[0].get("code", "")
+    )
+    error = {"code": "some_refused", "message": message, "details": {"refused": refused}}
+    return jsonify({**answer, "error": error}), 422
+
+
 def json_body() -> dict:
     body = request.get_json(silent=True)
     if not isinstance(body, dict):

@@ -133,6 +133,8 @@ def test_the_api_enriches_and_applies_with_reasons_for_refusals(client_as, crowd
         ("expected_yield", "invalid_suggestion"),
         ("row_spacing_cm", "no_suggestion"),
     }
+    assert body["error"]["code"] == "some_refused"
+    assert body["error"]["message"].startswith("2 of the chosen were refused: ")
     payload = reviewer.get(f"/api/v1/runs/{run_id}/suggestions").get_json()
     [entry] = payload["targets"]
     assert (entry["type"], entry["id"]) == ("culture", culture_id)

@@ -186,6 +186,11 @@ def test_the_offline_lookup_answers_from_uploaded_documents(app, client_as, work
             "message": "The run proposed nothing for this row.",
         }
     ]
+    assert body["error"] == {
+        "code": "some_refused",
+        "message": "1 of the chosen was refused: The run proposed nothing for this row.",
+        "details": {"refused": body["refused"]},
+    }
 
 
 def test_the_api_refuses_a_request_it_cannot_run(client_as, idle_queue):

@@ -20,7 +20,7 @@ from pydantic import Field
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import defer
 
-from webapp.api import BodyInvalid, json_body
+from webapp.api import BodyInvalid, applied_answer, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
@@ -968,9 +968,8 @@ def api_apply(culture_id: int):
         {"field": f, "code": "no_suggestion", "message": "That run suggested nothing for it."}
         for f in sorted(missing)
     ]
-    return jsonify(applied=result.applied_fields, refused=refused, undo_group=result.group), (
-        422 if refused else 200
-    )
+    answer = {"applied": result.applied_fields, "refused": refused, "undo_group": result.group}
+    return applied_answer(answer, refused)
 
 
 @api.get("/<int:culture_id>")

@@ -10,7 +10,7 @@ from flask_login import current_user
 from pydantic import Field
 from sqlalchemy import select
 
-from webapp.api import BodyInvalid, api_error, json_body
+from webapp.api import BodyInvalid, api_error, applied_answer, json_body
 from webapp.auth.access import require_role
 from webapp.auth.roles import Role
 from webapp.contract import Ids, Number, RequestModel, Text, Whole, accepts
@@ -166,7 +166,7 @@ def apply_by_row(run: Run, body: dict):
         "refused": refused,
         "undo_group": result.group,
     }
-    return jsonify(answer), (422 if refused else 200)
+    return applied_answer(answer, refused)
 
 
 @api.post("/runs/<int:run_id>/apply")
@@ -196,7 +196,7 @@ def apply(run_id: int):
     db.session.commit()
     refused = [r.to_dict() for r in result.refused] + _not_the_runs(foreign)
     answer = {"applied": result.applied_ids, "refused": refused, "undo_group": result.group}
-    return jsonify(answer), (422 if refused else 200)
+    return applied_answer(answer, refused)
 
 
 @api.post("/runs/<int:run_id>/reject")
