@@ -111,6 +111,15 @@ def test_text_is_stripped_limited_and_required_when_the_spec_says_so():
     assert optional.read("") is None and FieldSpec("v", "V", Kind.text).read(None) == ""
 
 
+@pytest.mark.parametrize("raw", [["a"], {"a": 1}, ("a",), {}])
+def test_a_list_or_an_object_is_no_text(raw):
+    refused = problem(NAME, raw)
+    assert (refused.code, refused.message) == (
+        "value_malformed",
+        "Give one text, not a list or an object.",
+    )
+
+
 def test_records_read_each_key_by_its_spec_and_keep_only_those_keys():
     assert PACKAGES.read([{"size": "5", "unit": "g", "extra": "dropped"}]) == [
         {"size": 5.0, "unit": "g"}

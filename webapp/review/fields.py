@@ -168,6 +168,9 @@ class FieldSpec:
             return self._read_choices(raw)
         if self.kind is Kind.records:
             return self._read_records(raw)
+        if isinstance(raw, Mapping | list | tuple | set):
+            # A list or an object is no text: str() of it would store "['a']" as a name.
+            raise FieldProblem("value_malformed", "Give one text, not a list or an object.")
         text = str(raw).strip()
         if not text and self.required:
             raise FieldProblem("value_missing", self.required)
