@@ -12,7 +12,7 @@ from webapp.extensions import db
 from webapp.jobs.models import Run
 from webapp.review.models import Suggestion
 from webapp.systems.calculators import CALCULATORS
-from webapp.systems.document import flat_values, value_path
+from webapp.systems.document import Places, flat_values, value_path
 from webapp.systems.models import System
 from webapp.systems.runs import SystemCalculation, is_filled, missing_cells
 from webapp.systems.totals import system_totals
@@ -327,4 +327,5 @@ def test_blank_text_is_missing_and_other_text_is_never_calculated_over():
     cells = missing_cells(document)
     assert path("gnr") in cells
     assert path("ift") not in cells
-    assert is_filled(document, path("ift")) and not is_filled(document, path("gnr"))
+    places = Places(document)
+    assert is_filled(places, path("ift")) and not is_filled(places, path("gnr"))

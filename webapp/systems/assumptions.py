@@ -200,7 +200,13 @@ def resolve(
 def resolve_for(document: Mapping[str, Any], step_id: str, intervention_id: str) -> Assumptions:
     """The assumptions for one intervention of a system document (seed 003's shape)."""
     step = find_step(document, step_id)
-    intervention = find_intervention(step, intervention_id)
+    return resolve_at(document, step, find_intervention(step, intervention_id))
+
+
+def resolve_at(
+    document: Mapping[str, Any], step: Mapping[str, Any], intervention: Mapping[str, Any]
+) -> Assumptions:
+    """resolve_for with the step and intervention at hand (a loop over every intervention)."""
     proposed = propose_assumptions(
         intervention.get("name") or "", intervention.get("description") or ""
     )

@@ -171,7 +171,7 @@ def _split(
 ) -> tuple[dict[str, float], str]:
     """value by segment: the calculator's split when it gives this value (a mixture, a
     biocontrol product); else all of it in the stated segment, else in other, said in words."""
-    context = Context.of(document, step["id"], intervention["id"])
+    context = Context.at(document, step, intervention)
     result = ift.calculate(context, doses)
     if result.value is not None and rounded(result.value) == rounded(value) and result.parts:
         return dict(result.parts), ""

@@ -22,7 +22,7 @@ from webapp.review.models import Suggestion
 from webapp.review.targets import Applied, Changed, ReviewTarget, WriteRefused, register_target
 from webapp.systems import document as doc
 from webapp.systems.conversation import system_message, user_message
-from webapp.systems.grid import field_label
+from webapp.systems.grid import field_label, labeller
 from webapp.systems.models import VALUE_TARGET, Farm, System
 from webapp.text import control_character_problem
 
@@ -54,7 +54,8 @@ class Saved:
         """The values that are not numbers, by name, in a sentence; None when there are none."""
         if not self.not_numbers:
             return None
-        named = [f"{field_label(document, p)} “{text}”" for p, text in self.not_numbers.items()]
+        label_of = labeller(document)
+        named = [f"{label_of(p)} “{text}”" for p, text in self.not_numbers.items()]
         shown = "; ".join(named[:NOT_NUMBERS_NAMED])
         more = len(named) - NOT_NUMBERS_NAMED
         return (
@@ -174,10 +175,10 @@ def edit_document(
     return Saved(group, doc.size_warning(after))
 
 
-def _has_place(document: dict[str, Any], path: str) -> bool:
+def _has_place(places: doc.Places, path: str) -> bool:
     try:
         step_id, intervention_id, _key, _status = doc.parse_path(path)
-        doc.owner(document, step_id, intervention_id)
+        places.owner(step_id, intervention_id)
     except doc.DocumentInvalid:
         return False
     return True
@@ -191,7 +192,8 @@ def _close_suggestions(system_id: int, document: dict[str, Any], user: User | No
         Suggestion.target_id == system_id,
         Suggestion.status.in_([s.value for s in review.OPEN_STATUSES]),
     )
-    gone = [i for i, path in db.session.execute(query) if not _has_place(document, path)]
+    places = doc.Places(document)
+    gone = [i for i, path in db.session.execute(query) if not _has_place(places, path)]
     if gone:
         review.reject(gone, user)
 

@@ -15,11 +15,13 @@ import copy
 import json
 import math
 import re
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -33,6 +35,7 @@ from webapp.contract import READERS, NumberRefused
 from webapp.numbers import NumberInvalid, parse_number
 from webapp.problems import Invalid, Problem
 from webapp.systems.conversation import pruned, seed_action
+from webapp.text import control_character_problem
 
 ASSUMPTIONS_LIMIT = 10_000  # characters of Markdown per level, as seed 003 says
 # Seed 003 watches documents past 1 MB: stored, but the user is told.
@@ -50,8 +53,35 @@ CONVERSATION = ".conversation"
 # them), so an undo gives back its origin, confidence and conversation with it.
 KEPT_FIELDS = ("status", "confidence", "conversation")
 
-# Ids and keys are short enough that the longest value path fits the audit trail's field (255).
-Id = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[^\[\]]+$")]
+# What one system may hold. Every write checks, copies and audits the whole document, and the
+# page pages its grid: these keep a write under a second and a document one person can review.
+# itinera's rotations run to a dozen steps of a few dozen interventions each.
+STEPS_LIMIT = 200
+INTERVENTIONS_PER_STEP = 1_000
+INTERVENTIONS_LIMIT = 2_000
+KEYS_LIMIT = 100  # indicator keys: the grid's columns (the registry has about 30)
+# itinera's files nest about ten levels (steps, interventions, values, a conversation's
+# messages); far deeper is no rotation, and past about 250 the checks themselves give up.
+DEPTH_LIMIT = 64
+PROBLEMS_SHOWN = 50  # a refused file names its first problems, then counts the rest
+ID_LIMIT = 64  # short enough that the longest value path fits the audit trail's field (255)
+
+
+def _checked_id(text: str) -> str:
+    """A step's, an intervention's or an attribute's id: a value's path and the page's links
+    name it, so it is one line of text people can see (the project's text rule)."""
+    if not text.strip():
+        raise ValueError("give an id that is not blank (itinera writes a UUID)")
+    if len(text) > ID_LIMIT:
+        raise ValueError(f"an id is at most {ID_LIMIT} characters")
+    if "[" in text or "]" in text:
+        raise ValueError("an id may not hold [ or ]: a value's path puts the id in brackets")
+    if problem := control_character_problem(text):
+        raise ValueError(f"an id is one line of visible text. {problem}")
+    return text
+
+
+Id = Annotated[str, AfterValidator(_checked_id)]
 Key = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
 Label = Annotated[str, Field(max_length=500)]
 Description = Annotated[str, Field(max_length=20_000)]
@@ -201,16 +231,30 @@ class Step(Part):
             raise ValueError('give a colour such as "#d2b48c"')
         return color
 
+    @field_validator("interventions", mode="before")
+    @classmethod
+    def _few_enough(cls, interventions: Any) -> Any:
+        # Counted before each is checked: a step of 20,000 is refused at once.
+        if isinstance(interventions, list) and len(interventions) > INTERVENTIONS_PER_STEP:
+            raise ValueError(
+                f"a step holds at most {INTERVENTIONS_PER_STEP:,} interventions and this one "
+                f"has {len(interventions):,}: split it into several steps"
+            )
+        return interventions
+
     @model_validator(mode="after")
     def _consistent(self) -> Step:
         if moment(self.end_date) < moment(self.start_date):
             raise ValueError("the step ends before it starts")
         _unique_keys(self.step_values, "stepValues")
-        ids = [i.id for i in self.interventions]
-        twice = sorted({i for i in ids if ids.count(i) > 1})
-        if twice:
-            raise ValueError(f"intervention ids appear twice: {', '.join(twice)}")
+        if twice := _twice(i.id for i in self.interventions):
+            raise ValueError(f"intervention ids appear twice: {twice}")
         return self
+
+
+def _twice(ids: Iterator[str]) -> str:
+    """The ids that appear more than once, sorted and joined ("" when none does)."""
+    return ", ".join(sorted(i for i, n in Counter(ids).items() if n > 1))
 
 
 class Document(Part):
@@ -218,15 +262,44 @@ class Document(Part):
     options: dict[str, Any] | None = None
     assumptions: Assumptions = ""
     updated_at: Stamp | None = Field(None, alias="updatedAt")
-    steps: Annotated[list[Step], Field(max_length=200)]
+    steps: list[Step]
+
+    @field_validator("steps", mode="before")
+    @classmethod
+    def _few_enough(cls, steps: Any) -> Any:
+        if not isinstance(steps, list):
+            return steps
+        if len(steps) > STEPS_LIMIT:
+            raise ValueError(
+                f"a system has at most {STEPS_LIMIT:,} steps and this one has {len(steps):,}"
+            )
+        counts = [
+            len(s["interventions"])
+            for s in steps
+            if isinstance(s, dict) and isinstance(s.get("interventions"), list)
+        ]
+        # A step over its own limit says so itself, by its path.
+        step_too_long = max(counts, default=0) > INTERVENTIONS_PER_STEP
+        if not step_too_long and sum(counts) > INTERVENTIONS_LIMIT:
+            raise ValueError(
+                f"a system holds at most {INTERVENTIONS_LIMIT:,} interventions and this one "
+                f"has {sum(counts):,}: split the rotation into several systems"
+            )
+        return steps
 
     @field_validator("steps")
     @classmethod
     def _step_ids(cls, steps: list[Step]) -> list[Step]:
-        ids = [s.id for s in steps]
-        twice = sorted({i for i in ids if ids.count(i) > 1})
-        if twice:
-            raise ValueError(f"step ids appear twice: {', '.join(twice)}")
+        if twice := _twice(s.id for s in steps):
+            raise ValueError(f"step ids appear twice: {twice}")
+        keys = {v.key for s in steps for v in s.step_values} | {
+            v.key for s in steps for i in s.interventions for v in i.values
+        }
+        if len(keys) > KEYS_LIMIT:
+            raise ValueError(
+                f"a system's values use at most {KEYS_LIMIT} indicator keys and this one uses "
+                f"{len(keys):,}"
+            )
         return steps
 
 
@@ -243,20 +316,55 @@ def _message(error: dict[str, Any]) -> str:
     return message[0].upper() + message[1:] + ("" if message.endswith(".") else ".")
 
 
+def too_deep(data: Any, limit: int = DEPTH_LIMIT) -> tuple[Any, ...] | None:
+    """The path to the first object or list nested deeper than limit, or None. Walked with a
+    list, not by recursion: a file nested thousands deep must not exhaust the stack."""
+    pending: list[tuple[Any, int]] = [(data, 0)]
+    while pending:
+        node, depth = pending.pop()
+        children = node.values() if isinstance(node, dict) else node
+        if depth == limit:
+            return _path_to(data, node)
+        pending.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return None
+
+
+def _path_to(data: Any, target: Any) -> tuple[Any, ...]:
+    """The keys and indexes from data down to target (an object or list inside it)."""
+    pending: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
+    while pending:
+        node, path = pending.pop()
+        if node is target:
+            return path
+        parts = node.items() if isinstance(node, dict) else enumerate(node)
+        pending.extend((c, (*path, p)) for p, c in parts if isinstance(c, dict | list))
+    return ()
+
+
 def validate_document(data: Any) -> dict[str, Any]:
     """The document as it will be stored, every key kept; DocumentInvalid names each problem's
-    path (`steps[3].interventions[2].day`)."""
+    path (`steps[3].interventions[2].day`), the first PROBLEMS_SHOWN of them."""
     if not isinstance(data, dict):
         raise DocumentInvalid("A system file is a JSON object with a list of steps.", loc="")
+    if (deep := too_deep(data)) is not None:
+        shown = path_text(deep[:6]) + ("…" if len(deep) > 6 else "")
+        raise DocumentInvalid(
+            f"The document is nested more than {DEPTH_LIMIT} levels deep (at {shown}); "
+            "itinera's files nest about ten.",
+            code="document_too_deep",
+            loc=path_text(deep[:1]) or "file",
+        )
     try:
         parsed = Document.model_validate(data)
     except ValidationError as exc:
-        problems = [
-            Problem(_message(e), path_text(tuple(e["loc"])))
-            for e in exc.errors(include_url=False, include_context=False)
-        ]
+        found = exc.errors(include_url=False, include_context=False, include_input=False)
+        problems = [Problem(_message(e), path_text(tuple(e["loc"]))) for e in found]
+        more = len(problems) - PROBLEMS_SHOWN
+        if more > 0:
+            problems = problems[:PROBLEMS_SHOWN]
+            problems.append(Problem(f"And {more:,} more problem(s) like these.", "file"))
         raise DocumentInvalid(
-            problems, summary=f"The document has {len(problems)} problem(s); nothing was stored."
+            problems, summary=f"The document has {len(found):,} problem(s); nothing was stored."
         ) from None
     return parsed.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
@@ -316,30 +424,52 @@ def parse_path(path: str) -> tuple[str, str | None, str, str]:
     return match["step"], match["intervention"], match["key"], match["field"] or ""
 
 
-def _step(document: dict[str, Any], step_id: str) -> dict[str, Any]:
-    step = next((s for s in document.get("steps", []) if s.get("id") == step_id), None)
-    if step is None:
-        raise DocumentInvalid(f"The system has no step {step_id!r}.", loc="step_id")
-    return step
+class Places:
+    """A document's steps and interventions by id, found in one pass: code that looks up many
+    paths (a run's cells, an apply of thousands of values, labels) builds this once rather
+    than searching the document for each. The objects are the document's own."""
+
+    def __init__(self, document: Mapping[str, Any]) -> None:
+        self.steps: dict[Any, dict[str, Any]] = {}
+        self.interventions: dict[tuple[Any, Any], dict[str, Any]] = {}
+        for step in document.get("steps") or ():
+            self.steps.setdefault(step.get("id"), step)
+            for work in step.get("interventions") or ():
+                self.interventions.setdefault((step.get("id"), work.get("id")), work)
+
+    def owner(
+        self, step_id: str, intervention_id: str | None
+    ) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any], str]:
+        """As owner() says."""
+        step = self.steps.get(step_id)
+        if step is None:
+            raise DocumentInvalid(f"The system has no step {step_id!r}.", loc="step_id")
+        if intervention_id is None:
+            return step, None, step, "stepValues"
+        intervention = self.interventions.get((step_id, intervention_id))
+        if intervention is None:
+            raise DocumentInvalid(
+                f"The step {step.get('name', step_id)!r} has no intervention {intervention_id!r}.",
+                loc="intervention_id",
+            )
+        return step, intervention, intervention, "values"
+
+    def entry(self, path: str) -> dict[str, Any] | None:
+        """As value_entry() says."""
+        try:
+            step_id, intervention_id, key, _field = parse_path(path)
+            _step, _work, holder, list_key = self.owner(step_id, intervention_id)
+        except DocumentInvalid:
+            return None
+        return next((e for e in holder.get(list_key, []) if e.get("key") == key), None)
 
 
 def owner(
-    document: dict[str, Any], step_id: str, intervention_id: str | None
+    document: Mapping[str, Any], step_id: str, intervention_id: str | None
 ) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any], str]:
     """The step, the intervention (None for a step value), and the object and key of the list
     the value is in (a list it does not have yet is added only when a value goes in)."""
-    step = _step(document, step_id)
-    if intervention_id is None:
-        return step, None, step, "stepValues"
-    intervention = next(
-        (i for i in step.get("interventions", []) if i.get("id") == intervention_id), None
-    )
-    if intervention is None:
-        raise DocumentInvalid(
-            f"The step {step.get('name', step_id)!r} has no intervention {intervention_id!r}.",
-            loc="intervention_id",
-        )
-    return step, intervention, intervention, "values"
+    return Places(document).owner(step_id, intervention_id)
 
 
 def iter_values(document: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -352,9 +482,10 @@ def iter_values(document: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]
                 yield value_path(step["id"], intervention["id"], entry["key"]), entry
 
 
-def value_entry(document: dict[str, Any], path: str) -> dict[str, Any] | None:
-    """The entry of the value at path, or None when the cell has none."""
-    return next((entry for p, entry in iter_values(document) if p == path), None)
+def value_entry(document: Mapping[str, Any], path: str) -> dict[str, Any] | None:
+    """The entry of the value at path, or None when the cell has none (or the document no
+    longer has its step or intervention)."""
+    return Places(document).entry(path)
 
 
 def flat_values(document: dict[str, Any]) -> dict[str, Any]:
@@ -589,9 +720,10 @@ def write_fields(
         step_id, intervention_id, key, part = parse_path(field)
         path = value_path(step_id, intervention_id, key)
         by_entry.setdefault(path, {})[part or "value"] = new
+    places = Places(document)
     for path, wanted in by_entry.items():
         step_id, intervention_id, key, _part = parse_path(path)
-        step, intervention, holder, list_key = owner(document, step_id, intervention_id)
+        step, intervention, holder, list_key = places.owner(step_id, intervention_id)
         entries = holder.get(list_key, [])
         entry = next((e for e in entries if e.get("key") == key), None)
         names = ("value", "reviewed", *KEPT_FIELDS)

@@ -72,10 +72,15 @@ def _text(raw: Any, loc: str, limit: int, what: str, required: bool = False) -> 
 def _locate(document: dict[str, Any], step_id: str, intervention_id: str | None = None):
     """The step's index, the intervention's index (None for the step) and the object."""
     step, intervention, _holder, _key = owner(document, step_id, intervention_id)
-    s = document["steps"].index(step)
+    s = _position(document["steps"], step)
     if intervention is None:
         return s, None, step
-    return s, step["interventions"].index(intervention), intervention
+    return s, _position(step["interventions"], intervention), intervention
+
+
+def _position(items: list[Any], item: Any) -> int:
+    # By identity: list.index compares every object before it, value by value.
+    return next(n for n, other in enumerate(items) if other is item)
 
 
 # Assumptions
@@ -365,6 +370,11 @@ class Level:
     values: int = 0
     proposals: list[Proposal] = field(default_factory=list)
     interventions: list[Level] = field(default_factory=list)
+    # A step's place among all the steps (1 is the first) and how many interventions it has
+    # in all: a page may show some of them only.
+    number: int = 0
+    last: bool = False
+    count: int = 0
 
 
 def _day(intervention: Mapping[str, Any]) -> int:
@@ -380,14 +390,22 @@ def _conflicts(found: list[Issue], level: str) -> list[Issue]:
     ]
 
 
-def outline(document: Mapping[str, Any]) -> list[Level]:
+def outline(
+    document: Mapping[str, Any],
+    shown: list[tuple[dict[str, Any], list[dict[str, Any]]]] | None = None,
+) -> list[Level]:
     """Each step with its interventions (by day), their assumptions, the proposals of each
-    intervention's name and description, and the keys two levels set differently."""
+    intervention's name and description, and the keys two levels set differently; only the
+    steps and interventions shown (a page's: grid.window) when given."""
     system = document.get("assumptions") or ""
     steps = []
-    for step in document.get("steps", []):
+    every = document.get("steps", [])
+    place = {id(step): n for n, step in enumerate(every, 1)}
+    if shown is None:
+        shown = [(s, sorted(s.get("interventions", []), key=_day)) for s in every]
+    for step, works in shown:
         interventions = []
-        for work in sorted(step.get("interventions", []), key=_day):
+        for work in works:
             proposed = propose_assumptions(work.get("name") or "", work.get("description") or "")
             written = {a.key: a.value for a in parse_assumptions(work.get("assumptions"))}
             held = resolve(system, step.get("assumptions"), work.get("assumptions"), proposed)
@@ -416,6 +434,9 @@ def outline(document: Mapping[str, Any]) -> list[Level]:
                 when=f"{form_date(step['startDate'])} to {form_date(step['endDate'])}",
                 values=value_count(step),
                 interventions=interventions,
+                number=place[id(step)],
+                last=place[id(step)] == len(every),
+                count=len(step.get("interventions", [])),
             )
         )
     return steps

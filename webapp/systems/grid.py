@@ -5,18 +5,22 @@ not reviewed with high confidence or not, not a number, not applicable, empty)."
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
+from webapp.pagination import Page
 from webapp.systems.document import (
     ASSUMPTIONS_PATH,
     TOP,
     DocumentInvalid,
+    Places,
     has_value,
     indicator_keys,
     moment,
     not_a_number,
+    owner,
     parse_path,
     review_state,
     value_number,
@@ -171,40 +175,71 @@ def label(key: str) -> str:
     return known.label_en if known else key
 
 
-def rows(document: dict[str, Any], keys: list[str]) -> list[Row]:
-    found: list[Row] = []
+# Interventions one page of the system shows (in its grid and its list of steps): a system
+# holds up to document.INTERVENTIONS_LIMIT, and a page of all of them is megabytes.
+PAGE_SIZE = 100
+
+
+def _by_day(step: dict[str, Any]) -> list[dict[str, Any]]:
+    return sorted(step.get("interventions", []), key=lambda i: int(i.get("day", "0")))
+
+
+@dataclass(frozen=True)
+class Window:
+    """One page of a system's interventions, in the grid's order (each step's by day): the
+    steps it shows, each with the interventions of this page (a step without any is shown on
+    the page where its place falls), and the page as pagination() reads it."""
+
+    steps: list[tuple[dict[str, Any], list[dict[str, Any]]]]
+    page: Page
+
+
+def window(document: dict[str, Any], number: int = 1, size: int = PAGE_SIZE) -> Window:
+    steps = document.get("steps", [])
+    total = sum(len(s.get("interventions", [])) for s in steps)
+    pages = max(1, -(-total // size))
+    number = min(max(number, 1), pages)
+    first, end = (number - 1) * size, number * size
+    shown, passed = [], 0
+    for step in steps:
+        work = _by_day(step)
+        here = work[max(first - passed, 0) : max(end - passed, 0)]
+        empty_here = not work and (first <= passed < end or (number == pages and passed >= end))
+        if here or empty_here:
+            shown.append((step, here))
+        passed += len(work)
+    return Window(shown, Page([], number, size, total))
+
+
+def _cells(keys: list[str], differ: set[str], units: dict[str, str], entries) -> tuple[Cell, ...]:
+    by_key = {e["key"]: e for e in entries}
+    return tuple(Cell(k, by_key.get(k), units[k], unit_in_cell=k in differ) for k in keys)
+
+
+def _step_row(step: dict[str, Any], keys: list[str], differ: set[str]) -> Row:
+    cells = _cells(keys, differ, units_of(step, keys), step.get("stepValues", []))
+    start = moment(step["startDate"]).date()
+    top = not step.get("secondary_crop")
+    return Row(step["id"], None, step["name"], start, top, cells, step_totals(step).values)
+
+
+def _intervention_row(
+    step: dict[str, Any], work: dict[str, Any], keys: list[str], differ: set[str]
+) -> Row:
+    cells = _cells(keys, differ, units_of(step, keys), work.get("values", []))
+    when = moment(step["startDate"]).date() + timedelta(days=int(work.get("day", "0")))
+    top = work.get("type", TOP) == TOP
+    return Row(step["id"], work["id"], work["name"], when, top, cells)
+
+
+def rows(document: dict[str, Any], keys: list[str], shown: Window | None = None) -> list[Row]:
+    """Each step's row then its interventions' by day: every step, or those of one page."""
     differ = {k for k in keys if len(column_units(document, k)) > 1}
-
-    def cells(units: dict[str, str], entries: list[dict[str, Any]]) -> tuple[Cell, ...]:
-        by_key = {e["key"]: e for e in entries}
-        return tuple(Cell(k, by_key.get(k), units[k], unit_in_cell=k in differ) for k in keys)
-
-    for step in document.get("steps", []):
-        start = moment(step["startDate"]).date()
-        units = units_of(step, keys)
-        found.append(
-            Row(
-                step["id"],
-                None,
-                step["name"],
-                start,
-                not step.get("secondary_crop"),
-                cells(units, step.get("stepValues", [])),
-                step_totals(step).values,
-            )
-        )
-        work = sorted(step.get("interventions", []), key=lambda i: int(i.get("day", "0")))
-        for intervention in work:
-            found.append(
-                Row(
-                    step["id"],
-                    intervention["id"],
-                    intervention["name"],
-                    start + timedelta(days=int(intervention.get("day", "0"))),
-                    intervention.get("type", TOP) == TOP,
-                    cells(units, intervention.get("values", [])),
-                )
-            )
+    steps = shown.steps if shown else [(s, _by_day(s)) for s in document.get("steps", [])]
+    found: list[Row] = []
+    for step, work in steps:
+        found.append(_step_row(step, keys, differ))
+        found += [_intervention_row(step, w, keys, differ) for w in work]
     return found
 
 
@@ -218,27 +253,31 @@ def units_of(step: dict[str, Any], keys: list[str]) -> dict[str, str]:
 
 
 def find_row(document: dict[str, Any], step_id: str, intervention_id: str | None) -> Row | None:
-    return next(
-        (
-            r
-            for r in rows(document, columns(document))
-            if (r.step_id, r.intervention_id) == (step_id, intervention_id)
-        ),
-        None,
+    """The row of one step or intervention (None when the document has no such one)."""
+    try:
+        step, work, _holder, _key = owner(document, step_id, intervention_id)
+    except DocumentInvalid:
+        return None
+    keys = columns(document)
+    differ = {k for k in keys if len(column_units(document, k)) > 1}
+    return (
+        _step_row(step, keys, differ)
+        if work is None
+        else _intervention_row(step, work, keys, differ)
     )
 
 
-def _level_name(document: dict[str, Any], step_id: str | None, intervention_id: str | None) -> str:
+def _level_name(places: Places, step_id: str | None, intervention_id: str | None) -> str:
     """Whose assumptions: the system, a step by its name, an intervention by its name and its
     step's (or that it was deleted)."""
     if step_id is None:
         return "System"
-    step = next((s for s in document.get("steps", []) if s.get("id") == step_id), None)
+    step = places.steps.get(step_id)
     if step is None:
         return "A deleted step"
     if intervention_id is None:
         return step["name"]
-    work = next((i for i in step.get("interventions", []) if i.get("id") == intervention_id), None)
+    work = places.interventions.get((step_id, intervention_id))
     return f"{work['name']} ({step['name']})" if work else f"{step['name']}: a deleted intervention"
 
 
@@ -246,27 +285,35 @@ def field_label(document: dict[str, Any], path: str) -> str:
     """A value's path as people read it: "Labour (Orge + Lupin): ift", "… reviewed", "…
     origin" (itinera's status), "… confidence", "… conversation", and a level's assumptions:
     "Labour (Orge + Lupin): assumptions", "System: assumptions"."""
-    if (match := ASSUMPTIONS_PATH.match(path)) is not None:
-        return f"{_level_name(document, match['step'], match['intervention'])}: assumptions"
-    try:
-        step_id, intervention_id, key, part = parse_path(path)
-    except DocumentInvalid:
-        return path
-    status = {
-        "reviewed": ", reviewed",
-        "status": ", origin",
-        "confidence": ", confidence",
-        "conversation": ", conversation",
-    }.get(part, "")
-    step = next((s for s in document.get("steps", []) if s.get("id") == step_id), None)
-    if step is None:
-        return f"{label(key)} (a deleted step){status}"
-    where = step["name"]
-    if intervention_id is not None:
-        work = next(
-            (i for i in step.get("interventions", []) if i.get("id") == intervention_id), None
-        )
-        if work is None:
-            return f"{where}: {label(key)} (a deleted intervention){status}"
-        where = f"{work['name']} ({step['name']})"
-    return f"{where}: {label(key)}{status}"
+    return labeller(document)(path)
+
+
+def labeller(document: dict[str, Any]) -> Callable[[str], str]:
+    """field_label for many paths of one document: the document is read once."""
+    places = Places(document)
+
+    def field_label(path: str) -> str:
+        if (match := ASSUMPTIONS_PATH.match(path)) is not None:
+            return f"{_level_name(places, match['step'], match['intervention'])}: assumptions"
+        try:
+            step_id, intervention_id, key, part = parse_path(path)
+        except DocumentInvalid:
+            return path
+        status = {
+            "reviewed": ", reviewed",
+            "status": ", origin",
+            "confidence": ", confidence",
+            "conversation": ", conversation",
+        }.get(part, "")
+        step = places.steps.get(step_id)
+        if step is None:
+            return f"{label(key)} (a deleted step){status}"
+        where = step["name"]
+        if intervention_id is not None:
+            work = places.interventions.get((step_id, intervention_id))
+            if work is None:
+                return f"{where}: {label(key)} (a deleted intervention){status}"
+            where = f"{work['name']} ({step['name']})"
+        return f"{where}: {label(key)}{status}"
+
+    return field_label

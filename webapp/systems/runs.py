@@ -28,9 +28,10 @@ from webapp.review.vocabulary import Issue, Severity, SuggestedValue
 from webapp.systems import ai, catalog
 from webapp.systems import conversation as talk
 from webapp.systems.assumptions import canonical_key, is_known_key, parse_assumptions
-from webapp.systems.calculators import CALCULATORS, calculate_in
+from webapp.systems.calculators import CALCULATORS, calculate_at
 from webapp.systems.document import (
     DocumentInvalid,
+    Places,
     appended_assumptions,
     assumptions_path,
     flat_assumptions,
@@ -39,7 +40,6 @@ from webapp.systems.document import (
     owner,
     parse_path,
     review_state,
-    value_entry,
     value_path,
 )
 from webapp.systems.grid import label
@@ -81,10 +81,21 @@ def refinable(intervention_id: str | None, key: str) -> bool:
 
 def cell_name(document: Mapping[str, Any], path: str) -> str:
     """A cell as people read it: "Labour › Ploughing › Fuel"."""
-    step_id, intervention_id, key, _status = parse_path(path)
-    step = next((s for s in document.get("steps", []) if s.get("id") == step_id), {})
-    work = next((i for i in step.get("interventions", []) if i.get("id") == intervention_id), {})
-    return " › ".join([step.get("name", step_id), work.get("name", intervention_id), label(key)])
+    return cell_names(document, [path])[path]
+
+
+def cell_names(document: Mapping[str, Any], paths: list[str]) -> dict[str, str]:
+    """{path: cell_name} for many cells of one document, read once."""
+    places = Places(document)
+    names = {}
+    for path in paths:
+        step_id, intervention_id, key, _status = parse_path(path)
+        step = places.steps.get(step_id, {})
+        work = places.interventions.get((step_id, intervention_id), {})
+        names[path] = " › ".join(
+            [step.get("name", step_id), work.get("name", intervention_id), label(key)]
+        )
+    return names
 
 
 def missing_cells(document: Mapping[str, Any], keys: tuple[str, ...] | None = None) -> list[str]:
@@ -112,8 +123,8 @@ def cells_to_calculate(document: Mapping[str, Any]) -> list[str]:
     return missing_cells(document, askable_keys(provider_name()))
 
 
-def is_filled(document: Mapping[str, Any], path: str) -> bool:
-    entry = value_entry(dict(document), path)
+def is_filled(places: Places, path: str) -> bool:
+    entry = places.entry(path)
     return entry is not None and has_value(entry.get("value"))
 
 
@@ -131,7 +142,7 @@ def one_cell(
         raise NothingToCalculate(f"There is no calculator for {label(key)}.", loc="key")
     owner(dict(document), step_id, intervention_id)  # a missing step or intervention, by name
     path = value_path(step_id, intervention_id, key)
-    if not recalculate and is_filled(document, path):
+    if not recalculate and is_filled(Places(document), path):
         raise NothingToCalculate(
             f"{cell_name(document, path)} has a value already: recalculate it to replace it.",
             loc="key",
@@ -151,7 +162,7 @@ def _enqueue(
     system: System, user: User | None, cells: list[str], action: str, message: str = ""
 ) -> Run:
     settings = current_app.config["FURROW"]
-    names = {path: cell_name(system.document, path) for path in cells}
+    names = cell_names(system.document, cells)
     what = names[cells[0]] if len(cells) == 1 else f"{len(cells)} missing values"
     verb = {"recalculate": "Recalculate", "refine": "Refine"}.get(action, "Calculate")
     return enqueue_run(
@@ -262,11 +273,15 @@ def start_refine(
     return _enqueue(system, user, [path], "refine", text)
 
 
-def calculate_cell(document: Mapping[str, Any], path: str) -> tuple[dict[str, Any], dict | None]:
+def calculate_cell(
+    document: Mapping[str, Any], path: str, places: Places | None = None
+) -> tuple[dict[str, Any], dict | None]:
     """One cell's result as the run keeps it (what was calculated and how, or why not), and
-    its suggestion row when there is a value (None when there is not)."""
+    its suggestion row when there is a value (None when there is not); places: the
+    document's, when a run has it at hand."""
     step_id, intervention_id, key, _status = parse_path(path)
-    result = calculate_in(document, step_id, intervention_id, key)
+    step, work, _holder, _list = (places or Places(document)).owner(step_id, intervention_id)
+    result = calculate_at(document, step, work, key)
     kept = {
         "value": result.value,
         "unit": result.unit,
@@ -358,6 +373,7 @@ class SystemCalculation(RunKind):
 
     def __init__(self) -> None:
         self._document: dict[str, Any] | None = None
+        self._places: Places | None = None
 
     def plan_items(self, params: dict[str, Any]) -> list[str]:
         return list(params["cells"])
@@ -383,6 +399,7 @@ class SystemCalculation(RunKind):
         if self._document is None:
             query = select(System.document).where(System.id == system_id)
             self._document = db.session.scalar(query)
+            self._places = Places(self._document or {})
         return self._document
 
     def process_item(self, key: str, params: dict[str, Any], run_id: int) -> Any:
@@ -392,10 +409,10 @@ class SystemCalculation(RunKind):
             return {"outcome": "not calculated", "error": "The system was deleted."}
         action = params.get("action", "missing")
         # Only the cell a person asked to recalculate or refine may hold a value.
-        if action in ("missing", "calculate") and is_filled(document, key):
+        if action in ("missing", "calculate") and is_filled(self._places, key):
             return {"outcome": "not calculated", "error": "The cell has a value now."}
-        entry = value_entry(document, key) or {}
-        kept, proposed = calculate_cell(document, key)
+        entry = self._places.entry(key) or {}
+        kept, proposed = calculate_cell(document, key, self._places)
         answered = None
         settings = current_app.config["FURROW"]
         if settings.provider == "openai" and (proposed is None or action == "refine"):

@@ -105,8 +105,11 @@ def import_file():
 UNDOABLE_SOURCES = ("manual", "apply")
 
 
-def system_context(system: System) -> dict[str, Any]:
+def system_context(system: System, page: int = 1) -> dict[str, Any]:
+    """The system page: its grid and its list of steps one page of interventions at a time
+    (grid.PAGE_SIZE), its totals, timeline and history whole."""
     keys = grid.columns(system.document)
+    shown = grid.window(system.document, page)
     changes = history((VALUE_TARGET,), system.id, limit=20)
     may_undo = current_user.can(Role.reviewer)
     totals = system_totals(system.document)
@@ -117,12 +120,13 @@ def system_context(system: System) -> dict[str, Any]:
         "campaigns": summary.campaign_table(totals.ift_campaigns),
         "chart": summary.step_chart(system.document, totals),
         "timeline": layout(system.document),
-        "outline": editing.outline(system.document),
+        "outline": editing.outline(system.document, shown.steps),
         "headings": grid.headings(keys, system.document),
-        "rows": grid.rows(system.document, keys),
+        "rows": grid.rows(system.document, keys, shown),
+        "page": shown.page,
         "states": grid.STATES,
         "changes": changes,
-        "label_of": partial(grid.field_label, system.document),
+        "label_of": grid.labeller(system.document),
         "made_by": grid.MADE_BY,
         "undoable": undoable_groups(changes, UNDOABLE_SOURCES) if may_undo else [],
         "undo_url": lambda group: url_for("systems.undo", system_id=system.id, group=group),
@@ -131,7 +135,8 @@ def system_context(system: System) -> dict[str, Any]:
 
 @bp.get("/<int:system_id>")
 def show(system_id: int):
-    return render_page("systems/system.html", **system_context(system_or_404(system_id)))
+    system = system_or_404(system_id)
+    return render_page("systems/system.html", **system_context(system, page_number(request.args)))
 
 
 def _filename(system: System, extension: str) -> str:
@@ -157,7 +162,8 @@ def undo(system_id: int, group: str):
         return back
     result = review.undo(group, current_user)
     db.session.commit()
-    labels = ", ".join(dict.fromkeys(grid.field_label(system.document, f) for f in result.restored))
+    label_of = grid.labeller(system.document)
+    labels = ", ".join(dict.fromkeys(label_of(f) for f in result.restored))
     if result.changed_since:
         flash("Nothing was undone: these values changed since.", "error")
     elif result.restored:
@@ -300,8 +306,9 @@ class NewValue(RequestModel):
 def _saved(system: System, saved: catalog.Saved, **more: Any) -> dict[str, Any]:
     answer = catalog.to_dict(system) | more | {"undo_group": saved.group}
     if saved.not_numbers:
+        label_of = grid.labeller(system.document)
         answer["not_numbers"] = [
-            {"path": path, "label": grid.field_label(system.document, path), "value": text}
+            {"path": path, "label": label_of(path), "value": text}
             for path, text in saved.not_numbers.items()
         ]
         answer["not_numbers_message"] = saved.not_numbers_said(system.document)

@@ -50,4 +50,14 @@ def calculate_in(
     return calculate(key, Context.of(document, step_id, intervention_id))
 
 
-__all__ = ["CALCULATORS", "Context", "Result", "calculate", "calculate_in"]
+def calculate_at(
+    document: Mapping[str, Any],
+    step: Mapping[str, Any],
+    intervention: Mapping[str, Any],
+    key: str,
+) -> Result:
+    """calculate_in with the step and intervention at hand (a run over many cells)."""
+    return calculate(key, Context.at(document, step, intervention))
+
+
+__all__ = ["CALCULATORS", "Context", "Result", "calculate", "calculate_at", "calculate_in"]

@@ -15,7 +15,7 @@ from webapp.systems.assumptions import (
     find_step,
     operation_id,
     resolve,
-    resolve_for,
+    resolve_at,
 )
 from webapp.systems.calculators.figures import assumption_evidence
 from webapp.systems.calculators.result import Result, needs, rounded, shown
@@ -34,8 +34,19 @@ class Context:
     @classmethod
     def of(cls, document: Mapping[str, Any], step_id: str, intervention_id: str) -> Context:
         """The context of one intervention of a system document (seed 003's shape)."""
-        intervention = find_intervention(find_step(document, step_id), intervention_id)
-        return cls(resolve_for(document, step_id, intervention_id), known_values(intervention))
+        step = find_step(document, step_id)
+        return cls.at(document, step, find_intervention(step, intervention_id))
+
+    @classmethod
+    def at(
+        cls,
+        document: Mapping[str, Any],
+        step: Mapping[str, Any],
+        intervention: Mapping[str, Any],
+    ) -> Context:
+        """Context.of with the step and intervention at hand: a loop over many interventions
+        does not search the document for each."""
+        return cls(resolve_at(document, step, intervention), known_values(intervention))
 
     def value(self, key: str) -> float | None:
         return self.values.get(key)
