@@ -20,6 +20,7 @@ from webapp.auth.roles import Role
 from webapp.contract import Id, Name, Number, Paging, RequestModel, Text, accepts
 from webapp.exports import csv_text
 from webapp.extensions import db, htmx
+from webapp.ids import record_ids
 from webapp.jobs.models import Run
 from webapp.jobs.queue import QueueUnavailable, RunInProgress
 from webapp.pagination import page_number, paginate, per_page
@@ -542,7 +543,7 @@ def reviewed_post(system_id: int, run_id: int) -> tuple[System, Run, list[int]]:
     run = calculation_or_404(system, run_id)
     if not EmptyForm().validate_on_submit():
         abort(400, description="The form expired; reload the page and try again.")
-    wanted = [int(i) for i in request.form.getlist("suggestion") if i.isdigit()]
+    wanted = record_ids(request.form.getlist("suggestion"))
     query = db.select(Suggestion.id).where(Suggestion.run_id == run.id, Suggestion.id.in_(wanted))
     return system, run, list(db.session.scalars(query))
 
@@ -562,7 +563,7 @@ def apply_calculated(system_id: int, run_id: int):
     if not chosen:
         flash("Choose the values to apply.", "warning")
         return back_to(system, run)
-    reconfirm = [int(i) for i in request.form.getlist("reconfirm") if i.isdigit()]
+    reconfirm = record_ids(request.form.getlist("reconfirm"))
     result = review.apply(chosen, current_user, reconfirm=reconfirm)
     db.session.commit()
     names = run.params.get("names", {})
