@@ -192,3 +192,33 @@ def test_run_list_headers_sort_by_title_and_keep_the_filters(client_as):
     by_title = client.get(what.a["href"])
     assert [r[1] for r in rows(by_id(by_title, "run-table").table)] == ["Beta", "Gamma", "alpha"]
     assert by_id(by_title, "run-table").find("th", attrs={"aria-sort": "ascending"})
+
+
+def test_viewers_do_not_see_runs_of_a_workspace_kept_from_them(client_as):
+    """A registry run's title and items name the review and its files: editors and up only."""
+    editor = client_as("editor")
+    secret = make_run(
+        editor.user,
+        kind="registry_review",
+        title="Assess ‘Denman farm’",
+        items=["doc:1:land-registry-copy.pdf"],
+        total=1,
+    )
+    shown = make_run(editor.user, title="Gated test items")
+    viewer = client_as("viewer")
+    listing = viewer.get("/runs").get_data(as_text=True)
+    assert "Denman" not in listing and "Gated test items" in listing
+    assert "Assess a registry review" not in listing  # nor its kind among the filters
+    exported = viewer.get("/runs/export.csv").get_data(as_text=True)
+    assert "Denman" not in exported and len(exported.strip().splitlines()) == 2
+    api = viewer.get("/api/v1/runs").get_json()
+    assert [run["id"] for run in api["runs"]] == [shown.id] and api["total"] == 1
+    for path in (f"/runs/{secret.id}", f"/api/v1/runs/{secret.id}"):
+        response = viewer.get(path)
+        assert response.status_code == 404 and b"Denman" not in response.data
+    assert viewer.get(f"/api/v1/runs/{secret.id}/suggestions").status_code == 404
+    assert editor.get(f"/api/v1/runs/{secret.id}").get_json()["title"] == "Assess ‘Denman farm’"
+    assert {run["id"] for run in editor.get("/api/v1/runs").get_json()["runs"]} == {
+        secret.id,
+        shown.id,
+    }

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import import_module
 from typing import Any, ClassVar
+
+from webapp.auth.roles import Role
 
 # Past this many items a run is split among the workers: below it, a chunk's own start (a job,
 # a fork, the kind's set-up) costs more than sharing saves.
@@ -45,6 +48,9 @@ class RunKind(ABC):
     target_kind: ClassVar[str | None] = None
     # The result keys the run page shows and their labels; None shows every plain value.
     result_labels: ClassVar[dict[str, str] | None] = None
+    # Who may see runs of this kind at all: a run's title, items and results name the records
+    # it worked on, so a workspace kept from viewers keeps its runs from them too.
+    seen_by: ClassVar[Role] = Role.viewer
 
     @abstractmethod
     def plan_items(self, params: dict[str, Any]) -> list[str]:
@@ -154,6 +160,11 @@ class RunKind(ABC):
 
 
 RUN_KINDS: dict[str, type[RunKind]] = {}
+
+
+def hidden_kinds(can: Callable[[Role], bool]) -> list[str]:
+    """The kinds whose runs someone who `can` these roles may not see."""
+    return sorted(name for name, kind in RUN_KINDS.items() if not can(kind.seen_by))
 
 
 def register_kind(kind: type[RunKind]) -> type[RunKind]:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from flask import abort
+from flask_login import current_user
 from sqlalchemy import Select, select
 from sqlalchemy.orm import selectinload
 
 from webapp.extensions import db
+from webapp.jobs.kinds import hidden_kinds
 from webapp.jobs.models import Run, RunStatus
 from webapp.pagination import Page, paginate
 
@@ -29,9 +32,10 @@ class RunFilters:
     mine_user_id: int | None = None
     sort: str = "id"
     descending: bool = True
+    hidden: tuple[str, ...] = ()  # kinds the person may not see (RunKind.seen_by)
 
     @classmethod
-    def from_args(cls, args, user_id: int) -> RunFilters:
+    def from_args(cls, args, user) -> RunFilters:
         status = args.get("status") or None
         if status not in {s.value for s in RunStatus}:
             status = None
@@ -39,9 +43,10 @@ class RunFilters:
         return cls(
             status=status,
             kind=(args.get("kind") or None),
-            mine_user_id=user_id if args.get("mine") in ("1", "true", "on") else None,
+            mine_user_id=user.id if args.get("mine") in ("1", "true", "on") else None,
             sort=sort if sort in SORTS else "id",
             descending=args.get("dir") == "desc" if sort in SORTS else True,
+            hidden=tuple(hidden_kinds(user.can)),
         )
 
     def as_args(self) -> dict[str, str]:
@@ -67,6 +72,8 @@ class RunFilters:
             query = query.where(Run.kind == self.kind)
         if self.mine_user_id:
             query = query.where(Run.requested_by_id == self.mine_user_id)
+        if self.hidden:
+            query = query.where(Run.kind.not_in(self.hidden))
         return query
 
 
@@ -74,5 +81,14 @@ def page_of_runs(filters: RunFilters, number: int, per_page: int = PER_PAGE) -> 
     return paginate(filters.query(), number, per_page)
 
 
-def kinds_in_use() -> list[str]:
-    return list(db.session.scalars(select(Run.kind).distinct().order_by(Run.kind)))
+def kinds_in_use(hidden: tuple[str, ...] = ()) -> list[str]:
+    query = select(Run.kind).distinct().order_by(Run.kind)
+    return [kind for kind in db.session.scalars(query) if kind not in hidden]
+
+
+def run_or_404(run_id: int) -> Run:
+    """The run, if it exists and its kind is one this person may see (else, as for no run)."""
+    run = db.session.get(Run, run_id)
+    if run is None or run.kind in hidden_kinds(current_user.can):
+        abort(404, description=f"There is no run #{run_id}.")
+    return run

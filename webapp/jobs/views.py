@@ -14,7 +14,7 @@ from webapp.exports import csv_text
 from webapp.extensions import db
 from webapp.jobs import api, bp
 from webapp.jobs.kinds import RUN_KINDS
-from webapp.jobs.listing import PER_PAGE, RunFilters, kinds_in_use, page_of_runs
+from webapp.jobs.listing import PER_PAGE, RunFilters, kinds_in_use, page_of_runs, run_or_404
 from webapp.jobs.maintenance import IntegrityCheck
 from webapp.jobs.models import Run
 from webapp.jobs.queue import (
@@ -34,10 +34,6 @@ def kind_title(name: str) -> str:
     return kind.title if kind else name
 
 
-def run_or_404(run_id: int) -> Run:
-    return db.get_or_404(Run, run_id, description=f"There is no run #{run_id}.")
-
-
 def may_control(run: Run) -> bool:
     """The person who started a run, or an administrator, may cancel or resume it."""
     return current_user.can(Role.admin) or (
@@ -54,20 +50,20 @@ def controlled_run_or_403(run_id: int) -> Run:
 
 @bp.route("/runs")
 def list_runs():
-    filters = RunFilters.from_args(request.args, current_user.id)
+    filters = RunFilters.from_args(request.args, current_user)
     page = page_of_runs(filters, page_number(request.args))
     return render_page(
         "runs/list.html",
         "run_table",
         page=page,
         filters=filters,
-        kinds=[(name, kind_title(name)) for name in kinds_in_use()],
+        kinds=[(name, kind_title(name)) for name in kinds_in_use(filters.hidden)],
     )
 
 
 @bp.route("/runs/export.csv")
 def export_runs():
-    filters = RunFilters.from_args(request.args, current_user.id)
+    filters = RunFilters.from_args(request.args, current_user)
     columns = [
         "id",
         "kind",
@@ -175,7 +171,7 @@ class RunQuery(Paging):
 @api.get("/runs")
 @accepts(query=RunQuery, summary="Runs, newest first, filtered and paged.")
 def api_list_runs():
-    filters = RunFilters.from_args(request.args, current_user.id)
+    filters = RunFilters.from_args(request.args, current_user)
     page = page_of_runs(filters, page_number(request.args), per_page(request.args, PER_PAGE))
     return jsonify(page.as_json("runs", [run.to_dict() for run in page.items]))
 

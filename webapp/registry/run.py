@@ -14,6 +14,7 @@ from sqlalchemy import select
 
 from webapp.ai import ProviderError, ProviderUnavailable
 from webapp.auth.models import User
+from webapp.auth.roles import Role
 from webapp.database import insert_unless_there, utcnow
 from webapp.extensions import db
 from webapp.jobs.kinds import ItemError, ItemOutcome, RunKind, register_kind
@@ -99,6 +100,7 @@ def _review(params: dict[str, Any]) -> Review:
 class ReviewAssessment(RunKind):
     name = "registry_review"
     title = "Assess a registry review"
+    seen_by = Role.editor  # registry reviews are for editors and up
     result_labels = {
         "type": "Kind",
         "pages": "Pages",

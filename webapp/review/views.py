@@ -17,6 +17,7 @@ from webapp.contract import Ids, Number, RequestModel, Text, Whole, accepts
 from webapp.database import among
 from webapp.extensions import db
 from webapp.jobs.kinds import RUN_KINDS, RunKind
+from webapp.jobs.listing import run_or_404
 from webapp.jobs.models import Run
 from webapp.review import api, service
 from webapp.review.models import Suggestion, SuggestionStatus
@@ -27,7 +28,7 @@ SEVERITY_KEYS = {"error": "errors", "warning": "warnings"}
 
 
 def reviewed_run_or_404(run_id: int) -> tuple[Run, RunKind, ReviewTarget]:
-    run = db.get_or_404(Run, run_id, description=f"There is no run #{run_id}.")
+    run = run_or_404(run_id)
     kind = RUN_KINDS.get(run.kind)
     target = target_for(kind.target_kind) if kind and kind.target_kind else None
     if kind is None or target is None:
