@@ -10,7 +10,14 @@
   cells are worked out; each line says how many cells got a value.
 - The system page (timeline, grid, history): server time p50/p95 through the test client.
 
-Run from the repository root: `.venv/bin/python bench/system_figures.py`, or with
+With `large`, documents at the limits instead (no worker): a step of 1,000 interventions (the
+most a step holds) and a system of 2 such steps (the most a system holds), each intervention
+with three values; for each, the import through the API, one value set through the API and
+one through the grid's cell form (htmx), the system page's first and last page, and the
+calculators over every missing cell in process. Then a step of 20,000 interventions, which
+is refused: how long the API and the import page take to say so.
+
+Run from the repository root: `.venv/bin/python bench/system_figures.py [large]`, or with
 `DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test` for PostgreSQL.
 """
 
@@ -103,5 +110,113 @@ def page_latency(app, system_id: int) -> None:
     )
 
 
+def generated(steps: int, per_step: int) -> dict:
+    """A rotation of steps × per_step interventions, each with an IFT, fuel and frequency."""
+    values = [{"key": "ift", "value": 1.0, "reviewed": True}, {"key": "gnr", "value": 8}]
+    return {
+        "title": f"{steps} × {per_step:,}",
+        "steps": [
+            {
+                "id": f"s{s}",
+                "name": f"Blé {s}",
+                "startDate": f"{2026 + s}-01-01T00:00:00.000Z",
+                "endDate": f"{2026 + s}-12-31T00:00:00.000Z",
+                "interventions": [
+                    {
+                        "id": f"s{s}-w{n}",
+                        "name": f"Passage {n}",
+                        "day": str(n % 365),
+                        "values": [*values, {"key": "frequence", "value": 1}],
+                    }
+                    for n in range(per_step)
+                ],
+            }
+            for s in range(steps)
+        ],
+    }
+
+
+def seconds(call, *args, **kwargs) -> tuple[float, object]:
+    began = time.perf_counter()
+    answer = call(*args, **kwargs)
+    return time.perf_counter() - began, answer
+
+
+def large_documents() -> None:
+    import io
+
+    from bench.review_queue import migrated_app, signed_in
+    from webapp.extensions import db
+    from webapp.systems.document import INTERVENTIONS_LIMIT, INTERVENTIONS_PER_STEP, Places
+    from webapp.systems.models import System
+    from webapp.systems.runs import calculate_cell, cell_names, missing_cells
+
+    with migrated_app() as (app, _user):
+        client = signed_in(app)
+        token = client.csrf_token("/account")
+        headers = {"X-CSRFToken": token}
+        print(f"database: {db.engine.dialect.name}")
+        per_step = INTERVENTIONS_PER_STEP
+        for steps in (1, INTERVENTIONS_LIMIT // per_step):
+            what = f"{steps} step(s) × {per_step:,} interventions"
+            body = {"farm": "Bench", "document": generated(steps, per_step)}
+            took, created = seconds(client.post, "/api/v1/systems", json=body, headers=headers)
+            assert created.status_code == 201, created.get_json()
+            system_id = created.get_json()["id"]
+            print(f"{what}: import (API) {took:.2f} s")
+            middle = {"step_id": "s0", "intervention_id": f"s0-w{per_step // 2}", "key": "ift"}
+            url = f"/api/v1/systems/{system_id}/values"
+            took, edited = seconds(client.post, url, json=middle | {"value": 2}, headers=headers)
+            assert edited.status_code == 200, edited.get_json()
+            print(f"{what}: one value set (API) {took:.2f} s")
+            cell = {
+                "csrf_token": token,
+                "step": "s0",
+                "intervention": "s0-w7",
+                "key": "ift",
+                "value": "3",
+            }
+            url = f"/systems/{system_id}/cell"
+            took, edited = seconds(client.post, url, data=cell, headers={"HX-Request": "true"})
+            assert edited.status_code == 200, edited.status_code
+            print(f"{what}: one value set (grid cell) {took:.2f} s")
+            pages = -(-steps * per_step // 100)
+            for label, url in (("first", ""), ("last", f"?page={pages}")):
+                report(
+                    f"page, {label} of {pages}", *timed_get(client, f"/systems/{system_id}{url}", 5)
+                )
+            with app.app_context():
+                document = db.session.get(System, system_id).document
+                cells = missing_cells(document)
+                took, _names = seconds(cell_names, document, cells)
+                began = time.perf_counter()
+                places = Places(document)
+                for path in cells:
+                    calculate_cell(document, path, places)
+                alone = time.perf_counter() - began
+            print(
+                f"{what}: {len(cells):,} missing cells named in {took:.2f} s, calculated "
+                f"in process in {alone:.2f} s"
+            )
+        refused = {"farm": "Bench", "document": generated(1, 20_000)}
+        took, answer = seconds(client.post, "/api/v1/systems", json=refused, headers=headers)
+        assert answer.status_code == 422, answer.status_code
+        print(
+            f"1 step × 20,000: refused (API, {answer.status_code}) in {took:.2f} s: "
+            f"{answer.get_json()['error']['details']['errors'][0]['message']}"
+        )
+        upload = json.dumps(refused["document"]).encode()
+        form = {"csrf_token": token, "farm": "Bench", "file": (io.BytesIO(upload), "big.json")}
+        took, answer = seconds(client.post, "/systems/import", data=form)
+        assert answer.status_code == 422, answer.status_code
+        print(f"1 step × 20,000: refused (import page, {answer.status_code}) in {took:.2f} s")
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["large"]:
+        from bench.review_queue import bench_database
+
+        with bench_database():
+            large_documents()
+    else:
+        main()
