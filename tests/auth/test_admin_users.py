@@ -6,18 +6,18 @@ from webapp.extensions import db
 def test_an_admin_adds_a_person_who_can_then_sign_in(admin_client, client):
     response = admin_client.submit(
         "/admin/users",
-        {"name": "Bo", "email": "bo@example.org", "role": "reviewer", "password": "long password"},
+        {"name": "Bo", "email": "bo@example.org", "role": "reviewer", "password": "kohlrabi long passphrase"},
     )
     assert response.status_code == 302
     assert User.by_email("bo@example.org").role == Role.reviewer
-    assert client.login("bo@example.org", "long password").status_code == 302
+    assert client.login("bo@example.org", "kohlrabi long passphrase").status_code == 302
 
 
 def test_adding_a_duplicate_rerenders_the_form_with_the_reason(admin_client, make_user):
     existing = make_user("viewer")
     response = admin_client.submit(
         "/admin/users",
-        {"email": existing.email, "role": "viewer", "password": "long password"},
+        {"email": existing.email, "role": "viewer", "password": "kohlrabi long passphrase"},
     )
     assert response.status_code == 422
     page = response.get_data(as_text=True)
@@ -27,7 +27,7 @@ def test_adding_a_duplicate_rerenders_the_form_with_the_reason(admin_client, mak
 
 def test_an_unknown_role_is_refused(admin_client):
     response = admin_client.submit(
-        "/admin/users", {"email": "x@example.org", "role": "boss", "password": "long password"}
+        "/admin/users", {"email": "x@example.org", "role": "boss", "password": "kohlrabi long passphrase"}
     )
     assert response.status_code == 422
     assert "Not a valid choice" in response.get_data(as_text=True)

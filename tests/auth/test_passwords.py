@@ -1,5 +1,6 @@
-"""New passwords: at least 12 characters, not one character repeated or only spaces, and not
-one of the bundled common passwords; the same rule on every way a password is set."""
+"""New passwords: at least 12 characters, not one character repeated or only spaces, not one of
+the bundled common passwords, and not easy to guess by zxcvbn's estimate; the same rule on every
+way a password is set."""
 
 import pytest
 
@@ -21,12 +22,27 @@ from webapp.extensions import db
         ("!!1 Football 99", "most common"),
         ("1qaz2wsx3edc", "most common"),  # itself in the list
         ("Iloveyou Iloveyou", None),  # two common words make a longer, rarer phrase
+        # What zxcvbn finds easy: a sequence, a repeat with one change, a repeated pair, a
+        # common word doubled, a keyboard run, a name and a year.
+        ("123456789012", "easy to guess"),
+        ("111111111112", "easy to guess"),
+        ("abababababab", "easy to guess"),
+        ("passwordpassword", "easy to guess"),
+        ("qwertzuiopasdf", "easy to guess"),
+        ("michael19851985", "easy to guess"),
+        ("kohlrabi in the spring rain", None),
         (PASSWORD, None),
     ],
 )
 def test_the_rule(password, problem):
     found = password_problem(password)
     assert (found is None) if problem is None else (problem in found), found
+
+
+def test_a_weak_password_is_told_why_and_a_very_long_one_is_scored_quickly():
+    found = password_problem("abababababab")
+    assert found.startswith("This password is easy to guess. Repeats like")
+    assert password_problem("correct horse battery " * 5_000) is None
 
 
 def test_the_bundled_list_is_the_top_ten_thousand():

@@ -1,4 +1,5 @@
-"""What a new password must be: long, more than one character repeated, and not common."""
+"""What a new password must be: long, more than one character repeated, not common, and not
+easy to guess by zxcvbn's estimate (keyboard runs, repeats, sequences, dates, words)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,17 @@ import string
 from functools import cache
 from pathlib import Path
 
+from zxcvbn import zxcvbn
+
 MIN_PASSWORD = 12
 COMMON_PASSWORDS = Path(__file__).with_name("common-passwords.txt")
 # "Password2024!" is as guessable as "password": these around a common one do not help.
 PADDING = string.digits + string.punctuation + string.whitespace
+# zxcvbn's scores run 0–4; 3 is "safely unguessable" against an online attack at scale.
+MIN_SCORE = 3
+# zxcvbn scores at most 72 characters (its cost grows faster than the length); the rest of a
+# longer password only adds strength.
+SCORED_CHARS = 72
 
 
 @cache
@@ -27,4 +35,9 @@ def password_problem(password: str) -> str | None:
     lowered = password.lower()
     if {lowered, "".join(lowered.split()), lowered.strip(PADDING)} & common_passwords():
         return "This is one of the most common passwords; choose another."
+    estimate = zxcvbn(password[:SCORED_CHARS])
+    if estimate["score"] < MIN_SCORE:
+        feedback = estimate["feedback"]
+        why = " ".join([feedback["warning"], *feedback["suggestions"]]).strip()
+        return f"This password is easy to guess. {why or 'Add another word or two.'}"
     return None
