@@ -172,7 +172,9 @@ READERS = {"parse_constant": _refuse_constant, "parse_float": _finite, "parse_in
 # in the body, so a few megabytes of "{}," would take hundreds of megabytes to read; and no
 # record Furrow keeps nests deeper than a handful of levels.
 MAX_JSON_CONTAINERS = 200_000
-MAX_JSON_DEPTH = 64
+MAX_JSON_DEPTH = (
+    100  # beyond any record's own limit (a farm system's is 64), which then speaks first
+)
 
 
 def bounded_json(data: bytes | str, **kwargs: Any) -> Any:

@@ -10,6 +10,7 @@ from flask_wtf.file import FileAllowed, FileField, FileRequired
 
 from webapp.auth.access import require_role
 from webapp.auth.roles import Role
+from webapp.bodies import takes_upload
 from webapp.extensions import db
 from webapp.problems import Invalid
 from webapp.rendering import render_page
@@ -67,6 +68,7 @@ def _sample(table: ReferenceDoses) -> list:
 
 @bp.post("/doses")
 @require_role(Role.editor)
+@takes_upload()
 def import_dose_table():
     form = DoseImportForm()
     if not form.validate_on_submit():

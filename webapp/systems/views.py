@@ -17,6 +17,7 @@ from webapp.api import json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
+from webapp.bodies import takes_upload
 from webapp.contract import Id, Name, Number, Paging, RequestModel, Text, accepts
 from webapp.exports import csv_text
 from webapp.extensions import db, htmx
@@ -69,6 +70,7 @@ def render_import(form: ImportForm, problems=None, status: int = 200):
 
 @bp.route("/import", methods=["GET", "POST"])
 @require_role(Role.editor)
+@takes_upload()
 def import_file():
     form = ImportForm()
     if not form.validate_on_submit():
@@ -326,6 +328,7 @@ def api_index():
 
 @api.post("")
 @require_role(Role.editor)
+@takes_upload()
 @accepts(
     NewSystem,
     answers={
@@ -364,6 +367,7 @@ def api_show(system_id: int):
 
 @api.put("/<int:system_id>")
 @require_role(Role.editor)
+@takes_upload()
 @accepts(DocumentBody, summary="Replace a system's document (checked first; values audited).")
 def api_replace(system_id: int):
     system = system_or_404(system_id)
