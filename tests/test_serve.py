@@ -20,6 +20,7 @@ from webapp.config import load_settings
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
 from webapp.jobs.queue import enqueue_run, resume_run
+from webapp.serve import LONGEST_REQUEST_LINE
 
 pytestmark = pytest.mark.worker
 
@@ -56,6 +57,14 @@ def test_a_fresh_instance_serves_the_first_administrator_page(server):
     assert (server.instance_path / "redis.sock").exists()
     assert len(worker_pids(server)) == 2
     assert any("redis-server" in " ".join(command(p)) for p in server.descendants())
+
+
+def test_an_address_past_the_request_line_limit_is_414_from_the_web_server(server):
+    """Documented in the README: gunicorn answers it, in plain text, before Furrow sees it."""
+    fits = "x" * (LONGEST_REQUEST_LINE - len("GET /healthz?q= HTTP/1.1") - 8)
+    assert server.get(f"/healthz?q={fits}")[0] == 200
+    status, _body = server.get("/healthz?q=" + "x" * LONGEST_REQUEST_LINE)
+    assert status == 414
 
 
 def test_a_crashed_worker_is_restarted(server):

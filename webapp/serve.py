@@ -19,6 +19,7 @@ from webapp.jobs.processes import die_with_parent
 from webapp.jobs.sweeper import SweepSkipped, sweep
 
 log = logging.getLogger("furrow.serve")
+LONGEST_REQUEST_LINE = 8190
 
 # A worker that dies sooner than this after starting is restarted only after a pause.
 QUICK_DEATH_SECONDS = 5.0
@@ -96,6 +97,10 @@ class Supervisor:
                 "60",
                 "--graceful-timeout",
                 "5",
+                # An address (path and query string) longer than this is answered 414 by
+                # gunicorn itself, in plain text, before Furrow sees it: its largest setting.
+                "--limit-request-line",
+                str(LONGEST_REQUEST_LINE),
                 "--access-logfile",
                 "-",
                 "--error-logfile",
