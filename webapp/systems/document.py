@@ -31,7 +31,7 @@ from pydantic import (
     model_validator,
 )
 
-from webapp.contract import READERS, NumberRefused
+from webapp.contract import NumberRefused, bounded_json
 from webapp.numbers import NumberInvalid, parse_number
 from webapp.problems import Invalid, Problem
 from webapp.systems.conversation import pruned, seed_action
@@ -372,7 +372,7 @@ def validate_document(data: Any) -> dict[str, Any]:
 def read_document(text: str) -> dict[str, Any]:
     """A file's text as a checked document."""
     try:
-        data = json.loads(text, **READERS)
+        data = bounded_json(text)
     except NumberRefused as exc:
         raise DocumentInvalid(str(exc), loc="file") from None
     except json.JSONDecodeError as exc:
