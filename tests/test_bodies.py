@@ -15,7 +15,7 @@ from tests.support.body_drill import Session, drill, shapes
 from tests.support.server import start_server
 from webapp.auth.models import ApiToken
 from webapp.bodies import BODY_MAX_BYTES, FORM_MAX_PARTS, PUBLIC_MAX_BYTES
-from webapp.contract import MAX_JSON_CONTAINERS, MAX_JSON_DEPTH, NumberRefused, bounded_json
+from webapp.contract import MAX_JSON_CONTAINERS, MAX_JSON_DEPTH
 from webapp.extensions import db
 
 GROWTH_LIMIT_MB = 50
@@ -127,17 +127,3 @@ def test_no_body_grows_the_web_process_by_50_mb(services, tmp_path, make_user):
     for answer in answers:
         assert set(answer.statuses) == {413}, answer
         assert answer.growth_mb < GROWTH_LIMIT_MB, answer
-
-
-@pytest.mark.parametrize(
-    ("body", "where"),
-    [
-        ({"name": "a\x00b"}, "in name"),
-        ({"rows": [{"Name": "x"}, {"Name": "\x00"}]}, "in rows[1].Name"),
-        ({"fields": {"k\x00": 1}}, "in a key of fields"),
-    ],
-)
-def test_a_nul_anywhere_in_json_is_refused_naming_where(body, where):
-    with pytest.raises(NumberRefused) as refused:
-        bounded_json(json.dumps(body))
-    assert f"NUL character (\\u0000) {where}," in str(refused.value)

@@ -9,7 +9,7 @@ from tests.library.files import long_markdown
 from tests.support.app import PASSWORD, furrow
 from webapp.auth.models import ApiToken, User
 from webapp.extensions import db
-from webapp.text import control_character_problem
+from webapp.text import control_character_problem, nul_paths
 
 
 @pytest.mark.parametrize(
@@ -140,3 +140,14 @@ def test_a_nul_in_an_address_is_refused_before_any_view_reads_it(client_as):
     page = client_as("viewer").get("/cultures?q=%00")
     assert page.status_code == 422 and b"may not contain a NUL" in page.data
     assert client_as("viewer").get("/cultures?q=%C3%B1").status_code == 200
+
+
+def test_every_nul_in_a_document_is_found_by_its_path():
+    data = {
+        "name": "ok",
+        "steps": [{"id": "a"}, {"note": "a\x00b", "values": [{"k\x00": 1}, "x"]}],
+        "plain": ["\x00"],
+    }
+    assert nul_paths(data) == [("steps", 1, "note"), ("steps", 1, "values", 0), ("plain", 0)]
+    assert nul_paths(data, most=1) == [("steps", 1, "note")]
+    assert nul_paths({"a": ["b", {"c": 1}]}) == []

@@ -179,9 +179,8 @@ MAX_JSON_DEPTH = (
 
 def bounded_json(data: bytes | str, **kwargs: Any) -> Any:
     """json.loads with finite numbers only, at most MAX_JSON_CONTAINERS objects and lists
-    (counted on the text, strings included, before anything is built), MAX_JSON_DEPTH levels,
-    and no NUL in any text or key (nothing Furrow stores may hold one: PostgreSQL's text and
-    JSONB cannot); NumberRefused says what is wrong."""
+    (counted on the text, strings included, before anything is built) and MAX_JSON_DEPTH
+    levels; NumberRefused says what is wrong."""
     text = data.encode() if isinstance(data, str) else data
     if text.count(b"{") + text.count(b"[") > MAX_JSON_CONTAINERS:
         raise NumberRefused(
@@ -189,53 +188,26 @@ def bounded_json(data: bytes | str, **kwargs: Any) -> Any:
             "at a time."
         )
     value = json.loads(data, **READERS, **kwargs)
-    if problem := _shape_problem(value):
-        raise NumberRefused(problem)
+    if _nests_too_deep(value):
+        raise NumberRefused(f"The JSON nests deeper than {MAX_JSON_DEPTH} levels.")
     return value
 
 
-def _shape_problem(value: Any) -> str | None:
-    """What is wrong with a JSON value's nesting or its texts, level by level (no recursion):
-    a container at depth MAX_JSON_DEPTH nests one level more than taken."""
+def _nests_too_deep(value: Any) -> bool:
+    """Whether a container sits at depth MAX_JSON_DEPTH (one level more than taken), walked
+    level by level without recursion."""
     level, depth = [value], 0
     while level:
-        texts = [item for item in level if isinstance(item, str)]
-        texts += [key for item in level if isinstance(item, dict) for key in item]
-        if any("\x00" in text for text in texts):
-            return (
-                f"The JSON holds a NUL character (\\u0000) {_where_nul(value)}, which no "
-                "text may hold."
-            )
         containers = [item for item in level if isinstance(item, dict | list)]
         if containers and depth == MAX_JSON_DEPTH:
-            return f"The JSON nests deeper than {MAX_JSON_DEPTH} levels."
+            return True
         level = [
             child
             for item in containers
             for child in (item.values() if isinstance(item, dict) else item)
         ]
         depth += 1
-    return None
-
-
-def _where_nul(value: Any) -> str:
-    """Where the first NUL is, as a path people read ("in steps[3].interventions[1].id", "in a
-    key of steps[0]"); found only once one is known to be there."""
-    stack: list[tuple[Any, str]] = [(value, "")]
-    while stack:
-        item, path = stack.pop()
-        if isinstance(item, str) and "\x00" in item:
-            return f"in {path}" if path else "in the text"
-        if isinstance(item, dict):
-            if any("\x00" in key for key in item):
-                return f"in a key of {path}" if path else "in a key"
-            children = [(v, f"{path}.{k}" if path else str(k)) for k, v in item.items()]
-        elif isinstance(item, list):
-            children = [(v, f"{path}[{i}]") for i, v in enumerate(item)]
-        else:
-            continue
-        stack.extend(reversed(children))
-    return ""
+    return False
 
 
 def read_json(data: bytes | str) -> Any:

@@ -178,7 +178,7 @@ def test_nul_in_a_document_is_no_server_fault_on_import_or_replace(admin, docume
     replaced = admin("PUT", f"/api/v1/systems/{plain.get_json()['id']}", json=document)
     imported = admin("POST", "/api/v1/systems", json=farm | {"document": document})
     for answer in (replaced, imported):
-        assert "NUL character" in refused(answer)["message"]
+        assert "NUL character" in json.dumps(refused(answer))
     assert admin("GET", "/api/v1/systems").get_json()["total"] == 1
 
 
@@ -255,4 +255,19 @@ def test_a_nul_in_the_fields_to_apply_is_no_server_fault(admin):
         f"/api/v1/cultures/{made.get_json()['id']}/apply",
         json={"run_id": 1, "fields": ["\x00"]},
     )
-    assert "NUL character" in refused(answer)["message"]
+    error = refused(answer)
+    assert error["code"] == "some_refused" and error["details"]["refused"][0]["field"] == "\x00"
+
+
+def test_a_nul_in_a_system_document_is_named_by_its_path(admin):
+    document = itinera()
+    document["steps"][0]["note"] = "a\x00b"
+    farm = {"farm": "Ferme du Bocage", "region": "Bretagne"}
+    error = refused(admin("POST", "/api/v1/systems", json=farm | {"document": document}))
+    assert error["details"]["errors"] == [
+        {
+            "loc": "steps[0].note",
+            "code": "document_invalid",
+            "message": "A text may not hold a NUL character (U+0000): remove it.",
+        }
+    ]

@@ -6,7 +6,12 @@ from webapp.extensions import db
 def test_an_admin_adds_a_person_who_can_then_sign_in(admin_client, client):
     response = admin_client.submit(
         "/admin/users",
-        {"name": "Bo", "email": "bo@example.org", "role": "reviewer", "password": "kohlrabi long passphrase"},
+        {
+            "name": "Bo",
+            "email": "bo@example.org",
+            "role": "reviewer",
+            "password": "kohlrabi long passphrase",
+        },
     )
     assert response.status_code == 302
     assert User.by_email("bo@example.org").role == Role.reviewer
@@ -27,7 +32,8 @@ def test_adding_a_duplicate_rerenders_the_form_with_the_reason(admin_client, mak
 
 def test_an_unknown_role_is_refused(admin_client):
     response = admin_client.submit(
-        "/admin/users", {"email": "x@example.org", "role": "boss", "password": "kohlrabi long passphrase"}
+        "/admin/users",
+        {"email": "x@example.org", "role": "boss", "password": "kohlrabi long passphrase"},
     )
     assert response.status_code == 422
     assert "Not a valid choice" in response.get_data(as_text=True)

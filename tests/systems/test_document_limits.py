@@ -213,10 +213,8 @@ def test_an_id_the_rule_refuses_is_named_on_the_page_and_by_the_api(client_as):
     data["steps"][3]["interventions"][1]["id"] = "\x00"
     answer = upload(client_as("editor"), content=json.dumps(data).encode())
     assert answer.status_code == 422
-    # A NUL is refused wherever it is, before the document's own rules, naming the place.
-    assert (
-        "The JSON holds a NUL character (\\u0000) in steps[3].interventions[1].id"
-        in answer.get_data(as_text=True)
+    assert "<code>steps[3].interventions[1].id</code>: An id is one line" in answer.get_data(
+        as_text=True
     )
     client = api_client(client_as, "editor")
     data["steps"][3]["interventions"][1]["id"] = "a\nb"

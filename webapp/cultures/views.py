@@ -955,7 +955,8 @@ def api_apply(culture_id: int):
                 Suggestion.run_id == (run_id if isinstance(run_id, int) else None),
                 Suggestion.target_type == TARGET,
                 Suggestion.target_id == culture.id,
-                Suggestion.field.in_(fields),
+                # Only names a suggestion can have reach the query (PostgreSQL refuses a NUL).
+                Suggestion.field.in_(fields & LABELS.keys()),
             )
         )
     )

@@ -35,7 +35,7 @@ from webapp.contract import NumberRefused, bounded_json
 from webapp.numbers import NumberInvalid, parse_number
 from webapp.problems import Invalid, Problem
 from webapp.systems.conversation import pruned, seed_action
-from webapp.text import control_character_problem
+from webapp.text import NUL_IN_TEXT, control_character_problem, nul_paths
 
 ASSUMPTIONS_LIMIT = 10_000  # characters of Markdown per level, as seed 003 says
 # Seed 003 watches documents past 1 MB: stored, but the user is told.
@@ -366,7 +366,13 @@ def validate_document(data: Any) -> dict[str, Any]:
         raise DocumentInvalid(
             problems, summary=f"The document has {len(found):,} problem(s); nothing was stored."
         ) from None
-    return parsed.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    document = parsed.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    if nuls := nul_paths(document, most=PROBLEMS_SHOWN):
+        raise DocumentInvalid(
+            [Problem(NUL_IN_TEXT, path_text(path) or "file") for path in nuls],
+            summary="The document holds a NUL character; nothing was stored.",
+        )
+    return document
 
 
 def read_document(text: str) -> dict[str, Any]:
