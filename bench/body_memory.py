@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.support.body_drill import MB, Session, drill, shapes, web_process  # noqa: E402
+from tests.support.body_drill import MB, Session, drill, headers_of, shapes, web_process  # noqa: E402
 from tests.support.server import embedded_env, start_server  # noqa: E402
 
 EMAIL = "bench@example.org"
@@ -49,16 +49,9 @@ def measure(server, instance: Path) -> None:
         db.session.commit()
     session = Session(server.url, EMAIL, PASSWORD)
 
-    def headers_for(shape):
-        if not shape.signed_in:
-            return {}
-        if shape.path.startswith("/api/"):
-            return {"Authorization": f"Bearer {secret}"}
-        return {"Cookie": session.cookie_header(), "X-CSRFToken": session.csrf}
-
     web = web_process(server.process.pid)
     print(f"web process before: {web.memory_info().rss / MB:.0f} MB")
-    for answer in drill(server.url, server.process.pid, headers_for, shapes()):
+    for answer in drill(server.url, server.process.pid, headers_of(session, secret), shapes()):
         print(
             f"{answer.shape}: answered {answer.statuses} in {answer.seconds:.2f} s, "
             f"web process +{answer.growth_mb:.0f} MB at its peak"

@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 from bench.review_queue import report, timed_get  # noqa: E402
 from bench.table_figures import wait_until_done  # noqa: E402
 from tests.support.server import served_app  # noqa: E402
+from tests.systems.generated import rotation  # noqa: E402
 
 DOCUMENT = ROOT / "tests" / "systems" / "data" / "une-rotation-de-test.json"
 PASSWORD = "bench password"  # noqa: S105 - a throwaway account in a temporary instance
@@ -110,32 +111,6 @@ def page_latency(app, system_id: int) -> None:
     )
 
 
-def generated(steps: int, per_step: int) -> dict:
-    """A rotation of steps × per_step interventions, each with an IFT, fuel and frequency."""
-    values = [{"key": "ift", "value": 1.0, "reviewed": True}, {"key": "gnr", "value": 8}]
-    return {
-        "title": f"{steps} × {per_step:,}",
-        "steps": [
-            {
-                "id": f"s{s}",
-                "name": f"Blé {s}",
-                "startDate": f"{2026 + s}-01-01T00:00:00.000Z",
-                "endDate": f"{2026 + s}-12-31T00:00:00.000Z",
-                "interventions": [
-                    {
-                        "id": f"s{s}-w{n}",
-                        "name": f"Passage {n}",
-                        "day": str(n % 365),
-                        "values": [*values, {"key": "frequence", "value": 1}],
-                    }
-                    for n in range(per_step)
-                ],
-            }
-            for s in range(steps)
-        ],
-    }
-
-
 def seconds(call, *args, **kwargs) -> tuple[float, object]:
     began = time.perf_counter()
     answer = call(*args, **kwargs)
@@ -159,7 +134,7 @@ def large_documents() -> None:
         per_step = INTERVENTIONS_PER_STEP
         for steps in (1, INTERVENTIONS_LIMIT // per_step):
             what = f"{steps} step(s) × {per_step:,} interventions"
-            body = {"farm": "Bench", "document": generated(steps, per_step)}
+            body = {"farm": "Bench", "document": rotation(*[per_step] * steps, frequency=True)}
             took, created = seconds(client.post, "/api/v1/systems", json=body, headers=headers)
             assert created.status_code == 201, created.get_json()
             system_id = created.get_json()["id"]
@@ -198,7 +173,7 @@ def large_documents() -> None:
                 f"{what}: {len(cells):,} missing cells named in {took:.2f} s, calculated "
                 f"in process in {alone:.2f} s"
             )
-        refused = {"farm": "Bench", "document": generated(1, 20_000)}
+        refused = {"farm": "Bench", "document": rotation(20_000, frequency=True)}
         took, answer = seconds(client.post, "/api/v1/systems", json=refused, headers=headers)
         assert answer.status_code == 422, answer.status_code
         print(

@@ -11,7 +11,7 @@ import signal
 import pytest
 
 from tests.support.app import PASSWORD
-from tests.support.body_drill import Session, drill, shapes
+from tests.support.body_drill import Session, drill, headers_of, shapes
 from tests.support.server import start_server
 from webapp.auth.models import ApiToken
 from webapp.bodies import BODY_MAX_BYTES, FORM_MAX_PARTS, PUBLIC_MAX_BYTES
@@ -114,14 +114,7 @@ def test_no_body_grows_the_web_process_by_50_mb(services, tmp_path, make_user):
     try:
         session = Session(server.url, user.email, PASSWORD)
 
-        def headers_for(shape):
-            if not shape.signed_in:
-                return {}
-            if shape.path.startswith("/api/"):
-                return {"Authorization": f"Bearer {secret}"}
-            return {"Cookie": session.cookie_header(), "X-CSRFToken": session.csrf}
-
-        answers = drill(server.url, server.process.pid, headers_for, shapes())
+        answers = drill(server.url, server.process.pid, headers_of(session, secret), shapes())
     finally:
         server.stop(signal.SIGINT)
     for answer in answers:

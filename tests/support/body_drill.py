@@ -112,6 +112,20 @@ class Session:
         return "; ".join(f"{c.name}={c.value}" for c in self.jar)
 
 
+def headers_of(session: Session, secret: str) -> Callable[[Shape], dict[str, str]]:
+    """What each shape sends to be let in: a bearer token to the API, the signed-in browser's
+    cookies and CSRF token to a page, nothing to a public form."""
+
+    def headers_for(shape: Shape) -> dict[str, str]:
+        if not shape.signed_in:
+            return {}
+        if shape.path.startswith("/api/"):
+            return {"Authorization": f"Bearer {secret}"}
+        return {"Cookie": session.cookie_header(), "X-CSRFToken": session.csrf}
+
+    return headers_for
+
+
 def send(base_url: str, shape: Shape, headers: dict[str, str]) -> int:
     parts = urlsplit(base_url)
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=120)

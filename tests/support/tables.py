@@ -41,6 +41,15 @@ def make_table(name: str, columns: list[tuple], rows: list[dict[str, Any]]) -> D
     return table
 
 
+def orders_table() -> DataTable:
+    """A small table to compute over: two orders with a price and a quantity, no total."""
+    return make_table(
+        "Orders",
+        [("Item", "text"), ("Price", "number"), ("Qty", "number"), ("Total", "number")],
+        [{"Item": "seed", "Price": 2.5, "Qty": 4}, {"Item": "tray", "Price": 3, "Qty": 2}],
+    )
+
+
 def run_here(run: Run, kind: RunKind | None = None) -> Run:
     """Work the run in this process, as a worker would (its job waits on an idle queue); a
     table enrichment unless another kind is given."""

@@ -7,37 +7,12 @@ import json
 import pytest
 from sqlalchemy import select
 
+from tests.systems.generated import rotation
 from tests.systems.test_system_api import api_client, create, itinera
 from tests.systems.test_system_pages import upload
 from webapp.extensions import db
 from webapp.systems import document as doc
 from webapp.systems.models import System
-
-
-def rotation(*per_step: int, values: bool = True) -> dict:
-    """A rotation of len(per_step) steps, each with that many interventions (IFT and fuel)."""
-    entries = [{"key": "ift", "value": 1.0, "reviewed": True}, {"key": "gnr", "value": 8}]
-    return {
-        "title": "Generated",
-        "steps": [
-            {
-                "id": f"s{s}",
-                "name": f"Blé {s}",
-                "startDate": f"{2026 + s}-01-01T00:00:00.000Z",
-                "endDate": f"{2026 + s}-12-31T00:00:00.000Z",
-                "interventions": [
-                    {
-                        "id": f"s{s}-w{n}",
-                        "name": f"Passage {n}",
-                        "day": str(n % 365),
-                        **({"values": entries} if values else {}),
-                    }
-                    for n in range(count)
-                ],
-            }
-            for s, count in enumerate(per_step)
-        ],
-    }
 
 
 def refused(data) -> doc.DocumentInvalid:

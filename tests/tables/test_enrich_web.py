@@ -5,7 +5,7 @@ import pytest
 
 from tests.support.app import wait_for
 from tests.support.html import by_id, rows, soup
-from tests.support.tables import make_table
+from tests.support.tables import make_table, orders_table
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
 from webapp.library.documents import add_document
@@ -26,11 +26,7 @@ def finished(run_id: int) -> Run:
 
 @pytest.fixture
 def orders(app):
-    return make_table(
-        "Orders",
-        [("Item", "text"), ("Price", "number"), ("Qty", "number"), ("Total", "number")],
-        [{"Item": "seed", "Price": 2.5, "Qty": 4}, {"Item": "tray", "Price": 3, "Qty": 2}],
-    )
+    return orders_table()
 
 
 def test_enrich_by_computation_review_apply_and_undo(client_as, orders, worker):

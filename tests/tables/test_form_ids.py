@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import func, select
 
 from tests.support.app import HTMX
-from tests.support.tables import make_table, run_here
+from tests.support.tables import orders_table, run_here
 from webapp.extensions import db
 from webapp.jobs.models import Run
 from webapp.tables.enrichment import start_enrichment
@@ -18,11 +18,7 @@ FORMULA = "{Price} * {Qty}"
 
 @pytest.fixture
 def orders(app):
-    return make_table(
-        "Orders",
-        [("Item", "text"), ("Price", "number"), ("Qty", "number"), ("Total", "number")],
-        [{"Item": "seed", "Price": 2.5, "Qty": 4}, {"Item": "tray", "Price": 3, "Qty": 2}],
-    )
+    return orders_table()
 
 
 def row_ids(table: DataTable) -> dict[str, int]:
