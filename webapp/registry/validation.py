@@ -21,7 +21,12 @@ from webapp.registry.names import LEGAL_FORMS, NameMatch, compare_names
 from webapp.units import Quantity, UnitMismatch, convert, quantities
 
 F = StructuredField
-PROJECT_ID_PATTERNS = (re.compile(r"^C\d{2}-\d+$"), re.compile(r"^\d{4}[A-Za-z]+\d{2}$"))
+# Project IDs as registries write them: a credit class and a number ("C06-4997"), or a number,
+# the farm's name and a two-digit year ("123456Example23", "2023ABC01"). Another shape may
+# still be an ID: a person checks it.
+PROJECT_ID_SHAPES = (re.compile(r"[A-Z]{1,4}\d{2}-\d+"), re.compile(r"\d{3,}[^\W\d_]+\d{2}"))
+# Words around an ID that are not the ID ("Project ID 2023" is a year).
+ID_WORDS = {"id", "ids", "identifier", "no", "nr", "number", "ref", "reference", "registry", "code"}
 # Words that name a role or hold a place, not someone ("the landowner(s)", "Unknown Owner",
 # "TBC"), with the words that join them ("Landowner / Farmer") and legal forms ("Ltd"). An
 # owner written only in these words names no one; any other word makes it a name ("Farmer
@@ -121,6 +126,25 @@ def is_generic_owner(name: str) -> bool:
     it is a role or placeholder word, plurals included ("N/A" and a name without words too)."""
     plain = " ".join(re.findall(r"[^\W_]+", name.casefold()))
     return plain in {"", "n a", "na"} or all(_role_word(w) for w in plain.split())
+
+
+def project_id_problem(written: str) -> tuple[str | None, str | None]:
+    """What is wrong with a project ID: a year or words without a number are no ID (fail); an
+    ID in none of the registry's shapes may still be one, so a person checks it (warning)."""
+    words = re.findall(r"[^\W_]+", written.casefold())
+    rest = [w for w in words if not _role_word(w) and w not in ID_WORDS]
+    if len(rest) == 1 and re.fullmatch(r"(19|20)\d{2}", rest[0]):
+        return f"“{written}” is a year, not a project ID.", None
+    if not any(c.isdigit() for c in written):
+        return f"“{written}” names no project ID: give the registry's ID.", None
+    if not any(shape.fullmatch(written) for shape in PROJECT_ID_SHAPES):
+        shapes = "C06-4997 or 123456Example23"
+        return None, f"“{written}” is not in a shape the registry writes ({shapes}): check it."
+    return None, None
+
+
+def _alphanumeric(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text).casefold()
 
 
 def where(value: FieldValue) -> str:
@@ -233,10 +257,7 @@ def structural(value: FieldValue, today: date) -> list[Check]:
         return [Check(name, value.field, Status.failed, f"{problem} ({where(value)})", shown)]
     fail = warn = None
     if value.field == F.project_id:
-        if re.fullmatch(r"(19|20)\d{2}", read):
-            fail = f"“{read}” is a year, not a project ID."
-        elif not any(p.fullmatch(read) for p in PROJECT_ID_PATTERNS):
-            fail = f"“{read}” is not a project ID (C01-1234 or 2023ABC01)."
+        fail, warn = project_id_problem(read)
     elif value.field == F.owner_name:
         if is_generic_owner(read):
             fail = f"“{read}” names no one: give the owner's name."
@@ -283,8 +304,16 @@ def _agree(name: StructuredField, a: Any, b: Any) -> tuple[Status, str]:
         if match == NameMatch.probably:
             return Status.warning, f"“{a}” and “{b}” may be one person: confirm"
         return Status.failed, f"“{a}” and “{b}” are different people"
-    same = a.casefold() == b.casefold()
+    same = _same_key(name, a) == _same_key(name, b)
     return (Status.passed, "the same") if same else (Status.failed, f"“{a}” and “{b}” differ")
+
+
+def _same_key(name: StructuredField, read: Any) -> Any:
+    """What values of a field are told apart by: one ID however it is spaced or dashed
+    ("C06-4997", "C06 4997"), one text in any case."""
+    if name == F.project_id:
+        return _alphanumeric(read)
+    return read.casefold() if isinstance(read, str) else read
 
 
 def _pairs(name: StructuredField, found: list[tuple[Any, FieldValue]]) -> tuple[Status, str]:
@@ -311,14 +340,15 @@ def _pairs(name: StructuredField, found: list[tuple[Any, FieldValue]]) -> tuple[
 
 def across(values: Iterable[FieldValue]) -> list[Check]:
     """For each field stated twice or more: does every value agree with every other (dates
-    within 120 days, numbers within 5 %, owners by name, other text equal)? Every value counts,
-    so a deed naming two owners, or a report giving two areas, is compared too. `values` of a
-    check: each document's value as written, several joined by "; "."""
+    within 120 days, numbers within 5 %, owners by name, project IDs without their spacing and
+    dashes, other text equal)? Every value counts, so a deed naming two owners, or a report
+    giving two areas, is compared too. `values` of a check: each document's value as written,
+    several joined by "; "."""
     by_field: dict[StructuredField, dict[tuple[int | str, Any], tuple[Any, FieldValue]]] = {}
     for value in values:
         read, problem, doubt = read_value(value)
         if read is not None and not problem and not doubt:
-            same = read.casefold() if isinstance(read, str) else read
+            same = _same_key(value.field, read)
             by_field.setdefault(value.field, {}).setdefault((value.source, same), (read, value))
     checks = []
     for name, distinct in by_field.items():
