@@ -259,8 +259,8 @@ class Entry:
 
 def read_entry(review: Review, field: str, given: Any, where: str | None = None) -> Entry:
     """A reviewer's value for one structured field, checked: a known field, a value, and the
-    text page of one of the review's documents it was picked from. where: the entry's place in
-    the request, for its problems."""
+    text page of one of the review's documents it is on (a passage's, or typed). where: the
+    entry's place in the request, for its problems."""
     where = where or f"fields.{field}"
     if field not in StructuredField.__members__:
         known = ", ".join(StructuredField.__members__)
@@ -280,7 +280,13 @@ def read_entry(review: Review, field: str, given: Any, where: str | None = None)
     page = given.get("page")
     if document is not None:
         numbers = {p.number: p for p in docs.pages(document)}
-        if not isinstance(page, int) or isinstance(page, bool) or page not in numbers:
+        if page in (None, ""):
+            problems.append(
+                Problem(
+                    f"Give the page of {document.filename} the value is on.", loc=f"{where}.page"
+                )
+            )
+        elif not isinstance(page, int) or isinstance(page, bool) or page not in numbers:
             problems.append(
                 Problem(f"{document.filename} has no page {page}.", loc=f"{where}.page")
             )

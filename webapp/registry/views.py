@@ -344,6 +344,11 @@ def passage_form(snippet: dict, fields: list) -> EntryForm:
     return EntryForm(formdata=None, data=data).limit_to(fields)
 
 
+# The form that enters a field from a document and a page typed, with no passage: how a
+# reviewer states a value no passage was found for.
+BY_PAGE = "by-page"
+
+
 def render_requirement(review: Review, requirement_id: str, status: int = 200, **forms):
     record = reviews.requirement(review, requirement_id)
     wanted = review.methodology.requirement(requirement_id)
@@ -377,6 +382,10 @@ def render_requirement(review: Review, requirement_id: str, status: int = 200, *
         "entry_form": forms.get("entry_form"),
         "entry_at": forms.get("entry_at"),
         "entries": [passage_form(s, wanted.asked) for s in record.snippets or []],
+        "page_entry": EntryForm(formdata=None).limit_to(wanted.asked),
+        # The documents a value can be entered from: those read, with their pages.
+        "readable": [(d, len(docs.pages(d))) for d in review.documents if d.pages is not None],
+        "by_page": BY_PAGE,
         "notice": forms.get("notice"),
     }
     return render_page("registry/requirement.html", "body", **context), status
@@ -406,7 +415,8 @@ def enter_field(review_id: int, requirement_id: str):
     if wanted is None:
         abort(404, description=f"The checklist has no requirement {requirement_id}.")
     form = EntryForm().limit_to(wanted.asked)
-    at = request.form.get("at")  # the snippet the form was sent from, to show its errors there
+    # The snippet the form was sent from (or BY_PAGE), to show its errors there.
+    at = request.form.get("at")
     if not form.validate_on_submit():
         return render_requirement(review, requirement_id, 422, entry_form=form, entry_at=at)
     # A page that is no page number is kept as sent, for the message to name it.
@@ -416,12 +426,23 @@ def enter_field(review_id: int, requirement_id: str):
         reviews.enter_fields(review, {form.field.data: given}, current_user)
     except Invalid as exc:
         db.session.rollback()
-        form.value.errors = [p.message for p in exc.problems]
+        show_entry_problems(form, exc.problems, by_page=at == BY_PAGE)
         review = review_or_404(review_id)
         return render_requirement(review, requirement_id, 422, entry_form=form, entry_at=at)
     db.session.commit()
     label = words.field_label(form.field.data)
     return after_requirement_change(review, requirement_id, f"{label}: {form.value.data} entered.")
+
+
+def show_entry_problems(form: EntryForm, problems: list, by_page: bool) -> None:
+    """A passage's form shows every problem by its value (its document and page are the
+    passage's); the by-page form shows a document's or a page's problem by what was typed."""
+    form.value.errors, form.document.errors, form.page.errors = [], [], []
+    for problem in problems:
+        place = (problem.loc or "").rpartition(".")[2] if by_page else "value"
+        getattr(form, place if place in ("document", "page") else "value").errors.append(
+            problem.message
+        )
 
 
 @bp.post("/<int:review_id>/requirements/<requirement_id>/verdict")
