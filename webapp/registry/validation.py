@@ -289,6 +289,9 @@ def structural(value: FieldValue, today: date) -> list[Check]:
 def _agree(name: StructuredField, a: Any, b: Any) -> tuple[Status, str]:
     if isinstance(a, date):
         days = abs((a - b).days)
+        if a != b and (a.year, a.month, a.day) == (b.year, b.day, b.month):
+            # Near enough to pass, but one of them is most likely the other read the wrong way.
+            return Status.failed, f"{a:%d %B %Y} and {b:%d %B %Y} have day and month swapped"
         if days <= SAME_DATE_DAYS:
             return Status.passed, f"within {days} days"
         return Status.failed, f"{days} days apart (more than {SAME_DATE_DAYS})"
@@ -340,10 +343,10 @@ def _pairs(name: StructuredField, found: list[tuple[Any, FieldValue]]) -> tuple[
 
 def across(values: Iterable[FieldValue]) -> list[Check]:
     """For each field stated twice or more: does every value agree with every other (dates
-    within 120 days, numbers within 5 %, owners by name, project IDs without their spacing and
-    dashes, other text equal)? Every value counts, so a deed naming two owners, or a report
-    giving two areas, is compared too. `values` of a check: each document's value as written,
-    several joined by "; "."""
+    within 120 days, but never with day and month swapped; numbers within 5 %; owners by name;
+    project IDs without their spacing and dashes; other text equal)? Every value counts, so a
+    deed naming two owners, or a report giving two areas, is compared too. `values` of a
+    check: each document's value as written, several joined by "; "."""
     by_field: dict[StructuredField, dict[tuple[int | str, Any], tuple[Any, FieldValue]]] = {}
     for value in values:
         read, problem, doubt = read_value(value)
