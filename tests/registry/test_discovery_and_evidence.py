@@ -33,9 +33,28 @@ MONITORING = CHECKLIST.requirement("REQ-017")
             DocumentType.ghg_emissions_report,
         ),
         ("notes.md", "Lunch menu for the field day.", DocumentType.other),
+        # Content first: the title a first page gives, then the words of the first pages.
+        (
+            "Land tenure evidence - outdated.pdf",
+            "Denman Farm Soil Carbon Project\nPROJECT PLAN\nVersion 1.2, March 2023\n\n"
+            "1.7 Land tenure: the land is owned freehold by the project owner.",
+            DocumentType.project_plan,
+        ),
+        (
+            "round-1.pdf",
+            "Denman Farm\nMonitoring Report: GHG emission reductions 2023\n\n"
+            + "The GHG emissions of the project and its emission reductions. " * 20,
+            DocumentType.monitoring_report,
+        ),
+        (
+            "appendix.pdf",
+            "This appendix lists the GHG emissions. The emissions report follows the "
+            "baseline report, and the GHG emissions are in tCO2e.",
+            DocumentType.ghg_emissions_report,
+        ),
     ],
 )
-def test_documents_are_classified_by_name_then_by_their_first_pages(name, text, kind):
+def test_documents_are_classified_by_their_content_then_by_their_name(name, text, kind):
     assert classify(name, [text]) is kind
 
 

@@ -1,11 +1,13 @@
-"""Discovery and mapping: what kind of project document each file is (by its name, then by the
-words of its first pages; the reviewer corrects it), and which kinds can hold the evidence of
-a requirement's category."""
+"""Discovery and mapping: what kind of project document each file is (by what its first page's
+title says, then the words of its first pages, its file name last; the reviewer corrects it),
+and which kinds can hold the evidence of a requirement's category."""
 
 from __future__ import annotations
 
 import re
 from enum import StrEnum
+
+from webapp.registry.pages import is_contents
 
 
 class DocumentType(StrEnum):
@@ -51,7 +53,13 @@ SIGNS: dict[DocumentType, tuple[str, ...]] = {
     ),
     DocumentType.map_gis: ("shapefile", "gis", "map", "boundary", "kml", "geojson"),
 }
-NAME_WEIGHT = 5
+# Content first, the file name last: an outdated plan saved as "land tenure.pdf" is a plan, and
+# a monitoring report that speaks of emissions on every page is a monitoring report.
+TITLE_WEIGHT = 20  # the kind its title names, earliest on the first page
+TEXT_CAP = 5  # a kind's phrases counted in the first pages, at most this many times
+NAME_WEIGHT = 3  # the kind its file name names
+TITLE_LINES = 6  # a first page's title stands in its first lines
+TITLE_WORDS = 12
 TEXT_PAGES = 3  # the first pages say what a document is; its annexes do not
 
 # Which kinds of document hold the evidence of each category (the checklist's categories);
@@ -84,19 +92,44 @@ def _count(phrase: str, text: str) -> int:
     return len(re.findall(rf"(?<![a-z]){re.escape(phrase)}(?![a-z])", text))
 
 
+def _earliest(phrases: tuple[str, ...], text: str) -> int | None:
+    found = [
+        m.start()
+        for p in phrases
+        for m in [re.search(rf"(?<![a-z]){re.escape(p)}(?![a-z])", text)]
+        if m
+    ]
+    return min(found) if found else None
+
+
 def classify(filename: str, first_pages: list[str]) -> DocumentType:
-    """The document's kind: the kind whose signs its name and first pages show most (longer
-    phrases first: "monitoring report" before "monitoring"); other when none shows."""
+    """The document's kind: the kind its first page's title names first (a contents page
+    skipped), then the kind whose
+    phrases its first pages use most (each kind's counted at most TEXT_CAP times, so a kind
+    with many words does not win by them), then the kind its file name names; other when none
+    shows."""
     name = re.sub(r"[_\-.]+", " ", filename.lower())
-    text = " ".join(first_pages[:TEXT_PAGES]).lower()
-    scores: dict[DocumentType, int] = {}
-    for kind, phrases in SIGNS.items():
-        weight = len(phrases)
-        score = 0
-        for phrase in phrases:
-            score += weight * (NAME_WEIGHT * _count(phrase, name) + min(_count(phrase, text), 5))
-            weight -= 1
-        scores[kind] = score
+    pages = [page.lower() for page in first_pages[:TEXT_PAGES]]
+    # The title is on the first page that is no contents page (whose entries name sections).
+    cover = next((page for page in pages if not is_contents(page, len(pages))), "")
+    lines = [line.strip() for line in cover.splitlines() if line.strip()]
+    # A title is a short line that is no sentence: "Monitoring will follow." names no kind.
+    title = " ".join(
+        line
+        for line in lines[:TITLE_LINES]
+        if len(line.split()) <= TITLE_WORDS and not line.endswith(".")
+    )
+    text = " ".join(pages)
+    named_first = {
+        kind: at for kind, phrases in SIGNS.items() if (at := _earliest(phrases, title)) is not None
+    }
+    titled = min(named_first, key=lambda kind: named_first[kind]) if named_first else None
+    scores = {
+        kind: TITLE_WEIGHT * (kind is titled)
+        + min(sum(_count(p, text) for p in phrases), TEXT_CAP)
+        + NAME_WEIGHT * any(_count(p, name) for p in phrases)
+        for kind, phrases in SIGNS.items()
+    }
     best = max(scores, key=lambda kind: scores[kind])
     return best if scores[best] else DocumentType.other
 
