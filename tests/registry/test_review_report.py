@@ -159,7 +159,9 @@ def test_each_requirement_has_words_its_fields_and_the_checks_about_them():
 def test_the_evidence_shape_is_the_evidence_calls():
     shaped = evidence(REQUIREMENTS, ENTERED)["requirements"]
     assert [r["requirement_id"] for r in shaped] == ["REQ-001", "REQ-002", "REQ-003"]
-    assert set(shaped[0]) == {"requirement_id", "validation_type", "status", "snippets", "fields"}
+    assert set(shaped[0]) == {
+        "requirement_id", "validation_type", "status", "snippets", "fields", "problems",
+    }  # fmt: skip
     assert shaped[0]["snippets"][0]["text"] == HOSTILE
     assert shaped[1]["fields"][0]["value"] == "Nicholas | Denman"
 

@@ -137,23 +137,29 @@ def entered_dict(review: Review) -> dict[str, dict[str, Any]]:
 
 
 def requirements_of(review: Review) -> list[dict[str, Any]]:
-    """Each requirement with its stored status (None before the first run) and the evidence
-    of the review's assessment."""
-    stored = {r.requirement_id: r.status for r in review.requirements}
-    return [
-        {
-            "requirement_id": result.requirement.requirement_id,
-            "category": result.requirement.category,
-            "requirement_text": result.requirement.requirement_text,
-            "validation_type": result.requirement.validation_type.value,
-            "structured_fields": [f.value for f in result.requirement.structured_fields],
-            "figures": [f.value for f in result.requirement.figures],
-            "mandatory": result.requirement.mandatory,
-            "status": stored.get(result.requirement.requirement_id),
-            "snippets": [s.to_dict() for s in result.snippets],
-        }
-        for result in reviews.assessment(review).requirements
-    ]
+    """Each requirement with its stored status (None before the first run), the evidence of
+    the review's assessment and the problems its last run recorded (a passage not on its
+    page, an unusable or refused answer)."""
+    stored = {r.requirement_id: r for r in review.requirements}
+    found = []
+    for result in reviews.assessment(review).requirements:
+        wanted = result.requirement
+        record = stored.get(wanted.requirement_id)
+        found.append(
+            {
+                "requirement_id": wanted.requirement_id,
+                "category": wanted.category,
+                "requirement_text": wanted.requirement_text,
+                "validation_type": wanted.validation_type.value,
+                "structured_fields": [f.value for f in wanted.structured_fields],
+                "figures": [f.value for f in wanted.figures],
+                "mandatory": wanted.mandatory,
+                "status": record.status if record else None,
+                "snippets": [s.to_dict() for s in result.snippets],
+                "problems": list(record.problems or []) if record else [],
+            }
+        )
+    return found
 
 
 def report_of(review: Review) -> dict[str, Any]:
@@ -326,10 +332,38 @@ def api_run(review_id: int):
 
 @api.get("/<int:review_id>/evidence")
 @require_role(Role.editor)
-@accepts(summary="Each requirement's status, evidence and entered fields.")
+@accepts(summary="Each requirement's status, evidence, entered fields and run's problems.")
 def api_evidence(review_id: int):
     review = review_or_404(review_id)
     return jsonify(report.evidence(requirements_of(review), entered_dict(review)))
+
+
+@api.get("/<int:review_id>/requirements/<requirement_id>")
+@require_role(Role.editor)
+@accepts(
+    answers={200: "The requirement.", 404: "No such review or requirement."},
+    summary="One requirement: status, verdict, evidence, entered fields, checks and the "
+    "problems of its last run.",
+)
+def api_requirement(review_id: int, requirement_id: str):
+    review = review_or_404(review_id)
+    found = next(
+        (r for r in requirements_of(review) if r["requirement_id"] == requirement_id), None
+    )
+    wanted = review.methodology.requirement(requirement_id)
+    if found is None or wanted is None:
+        abort(404, description=f"The checklist has no requirement {requirement_id}.")
+    verdict = reviews.verdicts(review).get(requirement_id)
+    asked = set(report.asked(found))
+    return jsonify(
+        found
+        | report.evidence([found], entered_dict(review))["requirements"][0]
+        | {
+            "accepted_evidence": wanted.accepted_evidence,
+            "verdict": {"verdict": verdict.value, **decision_dict(verdict)} if verdict else None,
+            "checks": [c for c in reviews.checks(review) if c["field"] in asked],
+        }
+    )
 
 
 @api.put("/<int:review_id>/fields")

@@ -100,8 +100,8 @@ def entered_rows(
 
 
 def evidence(requirements: list[dict[str, Any]], entered: dict[str, dict[str, Any]]) -> dict:
-    """The evidence call's answer: per requirement its validation type, status, snippets and
-    the fields reviewers entered for it."""
+    """The evidence call's answer: per requirement its validation type, status, snippets, the
+    fields reviewers entered for it and the problems its last run recorded."""
     return {
         "requirements": [
             {
@@ -110,6 +110,7 @@ def evidence(requirements: list[dict[str, Any]], entered: dict[str, dict[str, An
                 "status": r["status"],
                 "snippets": r["snippets"],
                 "fields": _fields_of(asked(r), entered),
+                "problems": r.get("problems", []),
             }
             for r in requirements
         ]
