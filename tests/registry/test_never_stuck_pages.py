@@ -104,3 +104,40 @@ def test_the_page_form_is_offered_only_with_documents_read(client_as):
     db.session.commit()
     unread = editor.get(requirement_url(review)).get_data(as_text=True)
     assert 'id="page-entry"' not in unread
+
+
+def test_a_field_is_entered_from_the_review_page_by_document_and_page(client_as):
+    editor = client_as("editor")
+    review = assessed(editor)
+    deed = review.documents[1]
+    page = editor.get(f"/registry/{review.id}")
+    entry = by_id(page, "page-entry")
+    assert not entry.has_attr("open")
+    fields = [o.get_text() for o in by_id(page, "field-by-page").find_all("option")]
+    assert "Owner" in fields and "Project ID" in fields and "owner_name" not in fields
+    url = entry.find("form")["action"]
+    given = {"at": "by-page", "field": "owner_name", "value": "Nick Denman", "document": deed.id}
+
+    refused = editor.submit(url, given | {"page": "2"})
+    assert refused.status_code == 422
+    assert by_id(refused, "page-by-page-error").get_text(strip=True) == "deed.md has no page 2."
+    assert by_id(refused, "page-entry").has_attr("open")
+    assert by_id(refused, "value-by-page")["value"] == "Nick Denman"
+    assert by_id(refused, "document-by-page").find("option", selected=True).get_text() == (
+        "deed.md (1 page)"
+    )
+    unknown = editor.submit(url, given | {"field": "colour", "page": "1"})
+    assert unknown.status_code == 422 and by_id(unknown, "page-entry").has_attr("open")
+    assert reviews.entered(review) == []
+
+    entered = editor.submit(url, given | {"page": "1"})
+    assert entered.status_code == 302 and entered.location.endswith("#checks")
+    shown = editor.get(entered.location)
+    assert "Owner: Nick Denman entered." in shown.get_data(as_text=True)
+    assert owner_checks(editor, review)["Owner stated"] == "Pass"
+    assert rows(by_id(shown, "history-table"))[0][2:4] == [
+        "Owner (deed.md)",
+        "Nick Denman (deed.md, page 1)",
+    ]
+    viewer = client_as("viewer")
+    assert viewer.submit(url, given | {"page": "1"}).status_code == 403

@@ -22,7 +22,7 @@ from webapp.problems import Invalid, show_on_form
 from webapp.registry import bp, page_data, reviews, words
 from webapp.registry import documents as docs
 from webapp.registry.api_views import document_or_404, review_or_404
-from webapp.registry.checklist import ChecklistInvalid, read_checklist
+from webapp.registry.checklist import ChecklistInvalid, StructuredField, read_checklist
 from webapp.registry.discovery import TYPE_LABELS, DocumentType
 from webapp.registry.forms import (
     DateStyleForm,
@@ -141,8 +141,30 @@ def render_review(review: Review, status: int = 200, **forms):
         or OutcomeForm(data={"outcome": outcome.value} if outcome else None),
         "form": EmptyForm(),
         "assess_error": forms.get("assess_error"),
+        "entry_form": forms.get("entry_form") or EntryForm(formdata=None).limit_to(asked(review)),
+        "entry_refused": "entry_form" in forms,
+        "readable": readable(review),
+        "by_page": BY_PAGE,
     }
     return render_page("registry/review.html", **context), status
+
+
+def asked(review: Review) -> list[StructuredField]:
+    """Every field the review's checklist asks for, in the fields' order."""
+    wanted = {f for r in review.methodology.requirements for f in r.asked}
+    return [f for f in StructuredField if f in wanted]
+
+
+@bp.post("/<int:review_id>/fields")
+@require_role(Role.editor)
+def enter_review_field(review_id: int):
+    """A field entered from the review page: from a document and a page typed."""
+    review = review_or_404(review_id)
+    form = EntryForm().limit_to(asked(review))
+    if not form.validate_on_submit() or not enter_from(review, form, by_page=True):
+        return render_review(review_or_404(review_id), 422, entry_form=form)
+    flash(f"{words.field_label(form.field.data)}: {form.value.data} entered.", "success")
+    return redirect(url_for("registry.show", review_id=review.id, _anchor="checks"))
 
 
 @bp.get("/<int:review_id>")
@@ -349,6 +371,27 @@ def passage_form(snippet: dict, fields: list) -> EntryForm:
 BY_PAGE = "by-page"
 
 
+def readable(review: Review) -> list:
+    """The documents a value can be entered from: those read, each with its number of pages."""
+    return [(d, len(docs.pages(d))) for d in review.documents if d.pages is not None]
+
+
+def enter_from(review: Review, form: EntryForm, by_page: bool) -> bool:
+    """Enter the form's value from its document and page; False, with the problems on the
+    form and the session rolled back, when the review refuses it."""
+    # A page that is no page number is kept as sent, for the message to name it.
+    page = count_of(form.page.data or "") or form.page.data
+    given = {"value": form.value.data, "document": record_id(form.document.data), "page": page}
+    try:
+        reviews.enter_fields(review, {form.field.data: given}, current_user)
+    except Invalid as exc:
+        db.session.rollback()
+        show_entry_problems(form, exc.problems, by_page)
+        return False
+    db.session.commit()
+    return True
+
+
 def render_requirement(review: Review, requirement_id: str, status: int = 200, **forms):
     record = reviews.requirement(review, requirement_id)
     wanted = review.methodology.requirement(requirement_id)
@@ -382,9 +425,8 @@ def render_requirement(review: Review, requirement_id: str, status: int = 200, *
         "entry_form": forms.get("entry_form"),
         "entry_at": forms.get("entry_at"),
         "entries": [passage_form(s, wanted.asked) for s in record.snippets or []],
-        "page_entry": EntryForm(formdata=None).limit_to(wanted.asked),
-        # The documents a value can be entered from: those read, with their pages.
-        "readable": [(d, len(docs.pages(d))) for d in review.documents if d.pages is not None],
+        "page_entry_form": EntryForm(formdata=None).limit_to(wanted.asked),
+        "readable": readable(review),
         "by_page": BY_PAGE,
         "notice": forms.get("notice"),
     }
@@ -417,19 +459,9 @@ def enter_field(review_id: int, requirement_id: str):
     form = EntryForm().limit_to(wanted.asked)
     # The snippet the form was sent from (or BY_PAGE), to show its errors there.
     at = request.form.get("at")
-    if not form.validate_on_submit():
-        return render_requirement(review, requirement_id, 422, entry_form=form, entry_at=at)
-    # A page that is no page number is kept as sent, for the message to name it.
-    page = count_of(form.page.data or "") or form.page.data
-    given = {"value": form.value.data, "document": record_id(form.document.data), "page": page}
-    try:
-        reviews.enter_fields(review, {form.field.data: given}, current_user)
-    except Invalid as exc:
-        db.session.rollback()
-        show_entry_problems(form, exc.problems, by_page=at == BY_PAGE)
+    if not form.validate_on_submit() or not enter_from(review, form, by_page=at == BY_PAGE):
         review = review_or_404(review_id)
         return render_requirement(review, requirement_id, 422, entry_form=form, entry_at=at)
-    db.session.commit()
     label = words.field_label(form.field.data)
     return after_requirement_change(review, requirement_id, f"{label}: {form.value.data} entered.")
 
