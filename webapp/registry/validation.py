@@ -59,6 +59,18 @@ REFERENCE = re.compile(
     r"req|requirement|step|item|no|number|part|article|art|version|v)\.?\s*#?\s*|[^\W\d_]-)$",
     re.I,
 )
+# Forms of tenure and the words that say each: "100 % owned" and "Freehold" are one tenure,
+# "owned" and "leasehold" two. A word up to three words after "not", "no" or "never" in the
+# same clause ("not subject to any lease") is denied, so it does not count.
+TENURES = {
+    "owned": r"own(?:s|ed|er|ers|ership)|freehold(?:s|er|ers)?|fee\s+simple",
+    "leased": r"(?:sub-?)?leas(?:e|es|ed|ing)|leasehold(?:s|er|ers)?|lessees?|"
+    r"tenan(?:t|ts|cy|cies)|rent(?:s|ed|al)?",
+    "licensed": r"licen[cs](?:e|es|ed)",
+    "easement": r"easements?",
+}
+TENURE_WORDS = {tenure: re.compile(rf"\b(?:{words})\b", re.I) for tenure, words in TENURES.items()}
+NEGATION = re.compile(r"\b(?:not|no|never|nor|without)\s+(?:[\w-]+\s+){0,3}$", re.I)
 UNIT_WORDS = {
     **dict.fromkeys(PERCENT_FIELDS, "a percentage"),
     **dict.fromkeys(PERIOD_FIELDS, "a number of years"),
@@ -145,6 +157,15 @@ def project_id_problem(written: str) -> tuple[str | None, str | None]:
 
 def _alphanumeric(text: str) -> str:
     return re.sub(r"[\W_]+", "", text).casefold()
+
+
+def tenures(text: str) -> frozenset[str]:
+    """The forms of tenure a text says ("owned", "leased", …), none it denies."""
+    return frozenset(
+        tenure
+        for tenure, pattern in TENURE_WORDS.items()
+        if any(not NEGATION.search(text[: m.start()]) for m in pattern.finditer(text))
+    )
 
 
 def where(value: FieldValue) -> str:
@@ -307,15 +328,24 @@ def _agree(name: StructuredField, a: Any, b: Any) -> tuple[Status, str]:
         if match == NameMatch.probably:
             return Status.warning, f"“{a}” and “{b}” may be one person: confirm"
         return Status.failed, f"“{a}” and “{b}” are different people"
+    if name == F.tenure_type and (said_a := tenures(a)) and (said_b := tenures(b)):
+        if said_a == said_b:
+            return Status.passed, f"the same tenure ({', '.join(sorted(said_a))})"
+        if said_a & said_b:
+            return Status.warning, f"“{a}” and “{b}” agree only in part: confirm"
+        return Status.failed, f"“{a}” and “{b}” are different tenures"
     same = _same_key(name, a) == _same_key(name, b)
     return (Status.passed, "the same") if same else (Status.failed, f"“{a}” and “{b}” differ")
 
 
 def _same_key(name: StructuredField, read: Any) -> Any:
     """What values of a field are told apart by: one ID however it is spaced or dashed
-    ("C06-4997", "C06 4997"), one text in any case."""
+    ("C06-4997", "C06 4997"), one tenure in any words ("Freehold", "owned"), one text in any
+    case."""
     if name == F.project_id:
         return _alphanumeric(read)
+    if name == F.tenure_type and (said := tenures(read)):
+        return said
     return read.casefold() if isinstance(read, str) else read
 
 
@@ -344,9 +374,9 @@ def _pairs(name: StructuredField, found: list[tuple[Any, FieldValue]]) -> tuple[
 def across(values: Iterable[FieldValue]) -> list[Check]:
     """For each field stated twice or more: does every value agree with every other (dates
     within 120 days, but never with day and month swapped; numbers within 5 %; owners by name;
-    project IDs without their spacing and dashes; other text equal)? Every value counts, so a
-    deed naming two owners, or a report giving two areas, is compared too. `values` of a
-    check: each document's value as written, several joined by "; "."""
+    project IDs without their spacing and dashes; tenure by meaning; other text equal)? Every
+    value counts, so a deed naming two owners, or a report giving two areas, is compared too.
+    `values` of a check: each document's value as written, several joined by "; "."""
     by_field: dict[StructuredField, dict[tuple[int | str, Any], tuple[Any, FieldValue]]] = {}
     for value in values:
         read, problem, doubt = read_value(value)
