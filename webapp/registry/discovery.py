@@ -5,6 +5,7 @@ and which kinds can hold the evidence of a requirement's category."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from enum import StrEnum
 
 from webapp.registry.pages import is_contents
@@ -134,6 +135,30 @@ def classify(filename: str, first_pages: list[str]) -> DocumentType:
     return best if scores[best] else DocumentType.other
 
 
-def sources_for(category: str) -> tuple[DocumentType, ...]:
-    """The kinds of document a category's evidence is looked for in."""
-    return CATEGORY_SOURCES.get(category, tuple(DocumentType))
+# The fields compared across documents are asked of every kind that states them, whatever the
+# requirement's category: a plan, a baseline or monitoring report and the land-registry copies
+# disagreeing on the project's ID, owner or area is what a cross-document review is for.
+_REPORTS = (
+    DocumentType.project_plan,
+    DocumentType.baseline_report,
+    DocumentType.monitoring_report,
+)
+FIELD_SOURCES: dict[str, tuple[DocumentType, ...]] = {
+    "project_id": _REPORTS,
+    "project_start_date": _REPORTS,
+    "owner_name": (*_REPORTS, DocumentType.land_tenure),
+    "area_hectares": (*_REPORTS, DocumentType.land_tenure, DocumentType.map_gis),
+    "tenure_type": (DocumentType.project_plan, DocumentType.land_tenure),
+    "crediting_period_years": (DocumentType.project_plan, DocumentType.monitoring_report),
+    "crediting_period_start": (DocumentType.project_plan, DocumentType.monitoring_report),
+    "crediting_period_end": (DocumentType.project_plan, DocumentType.monitoring_report),
+}
+
+
+def sources_for(category: str, fields: Iterable[str] = ()) -> tuple[DocumentType, ...]:
+    """The kinds of document a requirement's evidence is looked for in: its category's, and
+    every kind that states one of its cross-checked fields."""
+    kinds = list(CATEGORY_SOURCES.get(category, tuple(DocumentType)))
+    for name in fields:
+        kinds += [kind for kind in FIELD_SOURCES.get(str(name), ()) if kind not in kinds]
+    return tuple(kinds)

@@ -113,9 +113,10 @@ def find_evidence(
     limit: int = SNIPPETS_PER_REQUIREMENT,
 ) -> list[Snippet]:
     """The passages that name most of the requirement's terms, best first, from the
-    documents its category maps to (every document when none of those kinds is there)."""
+    documents its category and its cross-checked fields map to (every document when none of
+    those kinds is there)."""
     documents = list(documents)
-    kinds = set(sources_for(requirement.category))
+    kinds = set(sources_for(requirement.category, requirement.structured_fields))
     chosen = [d for d in documents if d.type in kinds] or documents
     terms = terms_of(requirement)
     patterns = {t: re.compile(rf"\b{re.escape(_stem(t))}", re.I) for t in terms}

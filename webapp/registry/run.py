@@ -178,10 +178,12 @@ class ReviewAssessment(RunKind):
             return self.discover(review, int(what))
         if step == MAP:
             present = {DocumentType(d.document_type) for d in review.documents}
-            categories = dict.fromkeys(r.category for r in review.methodology.requirements)
+            fields: dict[str, list[str]] = {}
+            for wanted in review.methodology.requirements:
+                fields.setdefault(wanted.category, []).extend(wanted.structured_fields)
             mapping = {
-                category: [t.value for t in sources_for(category) if t in present]
-                for category in categories
+                category: [t.value for t in sources_for(category, named) if t in present]
+                for category, named in fields.items()
             }
             unmapped = sum(1 for kinds in mapping.values() if not kinds)
             return {"categories": len(mapping), "unmapped": unmapped, "mapping": mapping}
@@ -267,7 +269,7 @@ def model_evidence(
     answers. Each answer is cached by document and requirement; those not cached are asked in
     parallel (the database is read and written on this thread only), their cost on the run.
     A provider that fails is this item's error, the answers it gave kept."""
-    kinds = set(sources_for(wanted.category))
+    kinds = set(sources_for(wanted.category, wanted.structured_fields))
     chosen = [d for d in sources if d.type in kinds] or sources
     hashes = {d.id: d.sha256 for d in review.documents}
     keys = {d.key: extraction.cache_key(hashes[d.key], wanted) for d in chosen}
