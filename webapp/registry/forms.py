@@ -57,7 +57,8 @@ class VerdictForm(FlaskForm):
 
 
 class EntryForm(FlaskForm):
-    """A structured field's value picked from one snippet's document and page."""
+    """A structured field's value from one document and page: a snippet's (hidden), or chosen
+    and typed when no passage states it."""
 
     field = SelectField("Field")
     value = StringField("Value", description="As the passage states it.")

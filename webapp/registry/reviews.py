@@ -1,6 +1,7 @@
 """A review's life outside its run: made with a checklist, fields a reviewer enters from a
-snippet, a verdict per requirement and an overall outcome (decisions in the audit trail), its
-coverage and cross-validation kept up to date with them, and deletion with its files.
+snippet or from a document and a page typed, a verdict per requirement and an overall outcome
+(decisions in the audit trail), its coverage and cross-validation kept up to date with them,
+and deletion with its files.
 
 Each function works in the session and leaves the commit to its caller."""
 

@@ -1,9 +1,9 @@
 """What a person decides in a review, as the review core's targets whose decisions write
 nothing: a verdict on each requirement, and on the review itself its overall outcome and the
-structured fields a reviewer enters (each picked from a snippet), one decision per field and
-document ("owner_name@12") so that documents can be compared, and how a document writes its
-dates when a person says so ("date_style@12"). Every decision is a Change, audited and undone
-by the core; the newest one of a field is its present value."""
+structured fields a reviewer enters (from a snippet, or a document and a page typed), one
+decision per field and document ("owner_name@12") so that documents can be compared, and how a
+document writes its dates when a person says so ("date_style@12"). Every decision is a Change,
+audited and undone by the core; the newest one of a field is its present value."""
 
 from __future__ import annotations
 
