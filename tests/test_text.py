@@ -140,6 +140,13 @@ def test_a_nul_in_an_address_is_refused_before_any_view_reads_it(client_as):
     page = client_as("viewer").get("/cultures?q=%00")
     assert page.status_code == 422 and b"may not contain a NUL" in page.data
     assert client_as("viewer").get("/cultures?q=%C3%B1").status_code == 200
+    # In the path too: a requirement's id reached a query and PostgreSQL refused it.
+    in_path = editor.get("/api/v1/reviews/1/requirements/REQ%00-1", headers=editor.headers)
+    assert in_path.status_code == 422
+    assert (
+        in_path.get_json()["error"]["message"]
+        == "The address may not contain a NUL character (%00)."
+    )
 
 
 def test_every_nul_in_a_document_is_found_by_its_path():

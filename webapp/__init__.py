@@ -102,9 +102,10 @@ def register_request_hooks(app: Flask) -> None:
 
     @app.before_request
     def refuse_nul_in_the_address():
-        # Nothing Furrow stores or searches may hold a NUL, and PostgreSQL's text cannot: a
-        # query string with one is refused before any view reads it.
-        if any("\x00" in key + value for key, value in request.args.items(multi=True)):
+        # Nothing Furrow stores or searches may hold a NUL, and PostgreSQL's text cannot: an
+        # address with one, in its path or its query string, is refused before any view reads it.
+        args = request.args.items(multi=True)
+        if "\x00" in request.path or any("\x00" in key + value for key, value in args):
             raise BodyInvalid("The address may not contain a NUL character (%00).")
 
     @app.after_request
