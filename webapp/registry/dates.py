@@ -106,6 +106,15 @@ def _make(year: int, month: int, day: int) -> date | None:
         return None
 
 
+def dates_in(text: str, style: DateStyle | None = None) -> list[DateReading]:
+    """Every whole date a text writes, each read in the document's style."""
+    return [
+        read_date(match.group(), style)
+        for pattern in (ISO, NUMERIC, DAY_MONTH, MONTH_DAY)
+        for match in pattern.finditer(text)
+    ]
+
+
 def read_date(raw: str, style: DateStyle | None = None) -> DateReading:
     """The one date raw states, read in the document's style; a month and year alone, two
     dates, or no date at all is a problem, not a guess."""

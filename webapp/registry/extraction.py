@@ -22,9 +22,11 @@ from webapp.registry.checklist import (
     StructuredField,
     ValidationType,
 )
+from webapp.registry.dates import DateStyle, date_style, dates_in, read_date
 from webapp.registry.evidence import Snippet
 from webapp.registry.names import words
 from webapp.registry.pages import Page, PageKind
+from webapp.registry.validation import DATE_FIELDS, tenures
 from webapp.units import quantities
 
 if TYPE_CHECKING:
@@ -45,6 +47,7 @@ FIELD_RULES = {
     StructuredField.project_id: "the project's registry ID as written (e.g. C06-4997); a year "
     "is never an ID",
 }
+STYLE_WORDS = {DateStyle.day_first: "day first", DateStyle.month_first: "month first"}
 KIND_WORDS = {PageKind.contents: "a contents page", PageKind.no_text: "a page without text"}
 DATE_RULE = "the date exactly as the document writes it (do not reorder day and month)"
 NUMBER_RULE = "the figure as written, with its unit (% or years)"
@@ -229,9 +232,18 @@ def _alphanumeric(text: str) -> str:
     return re.sub(r"[\W_]+", "", text).casefold()
 
 
-def is_stated(name: StructuredField, value: str, passage: str) -> bool:
-    """Whether a field's value is in the passage quoted for it: its numbers, a project ID as
-    written (without spacing and dashes), an owner's every name in any order."""
+def is_stated(
+    name: StructuredField, value: str, passage: str, style: DateStyle | None = None
+) -> bool:
+    """Whether the passage quoted for a field says its value: a date is one of the passage's
+    dates read in the document's style; a tenure is one the passage says and does not deny
+    (in any words: "owned freehold" states "Ownership", never "Leasehold"); a project ID is
+    as written (without spacing and dashes); an owner's every name is there in any order;
+    any other value's numbers are the passage's."""
+    if name in DATE_FIELDS and (said := _states_date(value, passage, style)) is not None:
+        return said
+    if name == StructuredField.tenure_type:
+        return _states_tenure(value, passage)
     if not _numbers(value) <= _numbers(passage):
         return False
     if name == StructuredField.project_id:
@@ -242,6 +254,30 @@ def is_stated(name: StructuredField, value: str, passage: str) -> bool:
     return True
 
 
+def _states_date(value: str, passage: str, style: DateStyle | None) -> bool | None:
+    """Whether the passage gives the date (None when the value is no whole date: its check
+    says why). A value that reads two ways, as the document does not say its style, is
+    stated when the passage's date may be one of them: the check asks the reviewer which."""
+    meant = read_date(value, style)
+    said = dates_in(passage, style)
+    if meant.ambiguous:
+        return any(set(s.options or [s.value]) & set(meant.options) for s in said)
+    if meant.value is None:
+        return None
+    # A date the passage leaves open (06/02/2023, no style) is not settled by the model.
+    return any(s.value == meant.value for s in said)
+
+
+def _states_tenure(value: str, passage: str) -> bool:
+    """Whether the passage says the tenure: each form the value names (a value in words
+    naming no form known here: each of its words)."""
+    meant = tenures(value)
+    if meant:
+        return meant <= tenures(passage)
+    written = set(words(passage))
+    return all(w in written for w in words(value))
+
+
 def _same_word(name: str, written: str) -> bool:
     """A name's word as the passage writes it: the same, its initial, or (in a script that
     writes no spaces between words, such as Chinese) inside the passage's run of text."""
@@ -250,12 +286,30 @@ def _same_word(name: str, written: str) -> bool:
     return not any(c.isascii() or c.upper() != c.lower() for c in name) and name in written
 
 
+def _not_stated(name: StructuredField, value: str, where: str, style: DateStyle | None) -> str:
+    """Why a field's value is no evidence, in the words of its rule."""
+    said = f"{FIELD_LABELS[name]} “{value}”"
+    if name in DATE_FIELDS and read_date(value, style).value:
+        how = f", read {STYLE_WORDS[style]}" if style else ""
+        gives = f"is not the date the passage quoted from {where} gives{how}"
+        return f"{said} {gives}: it is not evidence."
+    if name == StructuredField.tenure_type:
+        return f"{said} is not what the passage quoted from {where} says: it is not evidence."
+    return f"{said} is not in the passage quoted from {where}: it is not evidence."
+
+
 def read_snippets(
-    answer: BaseModel, document_key: int, document: str, pages: list[Page]
+    answer: BaseModel,
+    document_key: int,
+    document: str,
+    pages: list[Page],
+    style: DateStyle | None = None,
 ) -> tuple[list[Snippet], list[str]]:
     """The answer's passages that are evidence, and why the others are not: a passage must be
-    on the text page it names; a field's value must be in the passage (else that value is no
-    evidence); confidence is held to 0–1; empty fields are left out."""
+    on the text page it names; the passage must state each field's value (else that value is
+    no evidence), its dates read in the document's style (style: as a person said it, else as
+    its pages show); confidence is held to 0–1; empty fields are left out."""
+    style = style or date_style("\n".join(p.text for p in pages))
     by_number = {p.number: p for p in pages}
     kept, problems = [], []
     for passage in getattr(answer, "snippets", [])[:MOST_SNIPPETS]:
@@ -276,13 +330,10 @@ def read_snippets(
         for name, written in given.items():
             if not (value := _line(written)):
                 continue
-            if is_stated(StructuredField(name), value, passage.text):
+            if is_stated(StructuredField(name), value, passage.text, style):
                 stated[name] = value
             else:
-                problems.append(
-                    f"{FIELD_LABELS[StructuredField(name)]} “{value}” is not in the passage "
-                    f"quoted from {where}: it is not evidence."
-                )
+                problems.append(_not_stated(StructuredField(name), value, where, style))
         section = _line(passage.section)
         if section and len(section) > SECTION_CHARS:
             section = section[: SECTION_CHARS - 1].rstrip() + "…"
