@@ -12,6 +12,9 @@ from tests.support.tables import run_here
 from webapp.extensions import db
 from webapp.registry import documents as docs
 from webapp.registry.checklist import StructuredField as F
+from webapp.registry.checklist import bundled
+from webapp.registry.extraction import build_prompt
+from webapp.registry.pages import pages_of
 from webapp.registry.reviews import checks, create_review, enter_fields, requirement
 from webapp.registry.run import ReviewAssessment, start_review_run
 from webapp.registry.validation import FieldValue, Status, across, structural
@@ -56,6 +59,12 @@ def test_a_year_is_still_no_project_id(written):
 def test_words_without_a_number_are_no_project_id(written):
     check = check_of(written)
     assert check.status is Status.failed and "names no project ID" in check.message
+
+
+def test_the_model_is_shown_both_shapes():
+    prompt = build_prompt(bundled().requirement("REQ-007"), "plan.md", pages_of(["ID"]))
+    shapes = "(e.g. C06-4997 or 123456Example23: digits, the farm's name, a two-digit year)"
+    assert shapes in prompt
 
 
 def test_one_id_spaced_or_dashed_otherwise_agrees_across_documents():

@@ -44,8 +44,8 @@ FIELD_RULES = {
     StructuredField.area_hectares: "the area in hectares as written, with its unit (e.g. "
     "'250 acres' or '101.2 ha')",
     StructuredField.tenure_type: "ownership, lease, or another form of tenure, as written",
-    StructuredField.project_id: "the project's registry ID as written (e.g. C06-4997); a year "
-    "is never an ID",
+    StructuredField.project_id: "the project's registry ID as written (e.g. C06-4997 or "
+    "123456Example23: digits, the farm's name, a two-digit year); a year is never an ID",
 }
 STYLE_WORDS = {DateStyle.day_first: "day first", DateStyle.month_first: "month first"}
 KIND_WORDS = {PageKind.contents: "a contents page", PageKind.no_text: "a page without text"}
