@@ -4,31 +4,30 @@ refused with the form kept) and on a requirement's page (swapped in place by htm
 desktop and on a phone."""
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import sign_in
+from tests.browser.conftest import ARTIFACTS, sign_in
 from tests.browser.test_every_page import WIDEST
 
 pytestmark = pytest.mark.browser
 
-SHOTS = Path("/tmp/shots-never-stuck")
+SHOTS = ARTIFACTS / "registry-never-stuck"
 RUN_ENDS_MS = 180_000
 # Site notes that name the owner in passing: no passage of them is a land-tenure passage.
 NOTES = b"# Site notes\n\nWalked the north field with Nick Denman; the sward is dense.\n"
 
 
 def shoot(page: Page, name: str) -> None:
-    SHOTS.mkdir(exist_ok=True)
+    SHOTS.mkdir(parents=True, exist_ok=True)
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 900})
         page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
+        page.locator("#page-entry").screenshot(path=str(SHOTS / f"{name}-{width}-entry.png"))
         if width == 390:
             wide = page.evaluate("document.documentElement.scrollWidth") > 391
             assert not wide, (name, page.evaluate(WIDEST))
-    page.locator("#page-entry").screenshot(path=str(SHOTS / f"{name}-390-entry.png"))
     page.set_viewport_size({"width": 1280, "height": 900})
 
 
