@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
@@ -92,14 +92,17 @@ def clean_filename(filename: str) -> str:
     return PurePosixPath(filename.replace("\\", "/")).name.strip()[:255]
 
 
-def kind_of(filename: str) -> str:
+UNSUPPORTED = "Upload a PDF, Markdown (.md), text (.txt) or HTML (.html, .htm) file."
+
+
+def kind_of(
+    filename: str, extensions: Mapping[str, str] = EXTENSIONS, unsupported: str = UNSUPPORTED
+) -> str:
+    """The kind a file's extension names, among those taken (the library's by default)."""
     extension = filename.rpartition(".")[2].lower() if "." in filename else ""
-    if extension not in EXTENSIONS:
-        raise UploadRefused(
-            "unsupported_type",
-            "Upload a PDF, Markdown (.md), text (.txt) or HTML (.html, .htm) file.",
-        )
-    return EXTENSIONS[extension]
+    if extension not in extensions:
+        raise UploadRefused("unsupported_type", unsupported)
+    return extensions[extension]
 
 
 def extract(filename: str, data: bytes, max_bytes: int) -> Extracted:
@@ -117,10 +120,16 @@ def extract(filename: str, data: bytes, max_bytes: int) -> Extracted:
     return Extracted(name, kind, text)
 
 
-def check_upload(filename: str, data: bytes, max_bytes: int) -> tuple[str, str]:
+def check_upload(
+    filename: str,
+    data: bytes,
+    max_bytes: int,
+    extensions: Mapping[str, str] = EXTENSIONS,
+    unsupported: str = UNSUPPORTED,
+) -> tuple[str, str]:
     """The file's clean name and kind, after what can be checked without reading it."""
     name = clean_filename(filename)
-    kind = kind_of(name)
+    kind = kind_of(name, extensions, unsupported)
     check_size(data, max_bytes, "The file is larger than the {limit} the library takes.")
     if not data:
         raise UploadRefused("empty_file", "The file is empty.")

@@ -1,5 +1,5 @@
 """A review's documents: checked uploads kept under the instance by generated names (never the
-name a client sent), their pages once read, and their kind. Text and Markdown are read on
+name a client sent), their pages once read, and their kind. Text, Markdown and CSV are read on
 upload; a PDF is read by the review's run (discovery), in the library's sandbox — the web
 process never parses PDFs."""
 
@@ -22,10 +22,13 @@ from webapp.registry.discovery import TEXT_PAGES, DocumentType, classify
 from webapp.registry.evidence import SourceDocument
 from webapp.registry.models import Review, ReviewDocument
 from webapp.registry.pages import Page, pages_of
+from webapp.registry.sheets import csv_pages
 from webapp.uploads import UploadRefused, decode_text
 
-KINDS = ("pdf", "markdown", "text")
-SUFFIXES = {"pdf": ".pdf", "markdown": ".md", "text": ".txt"}
+# Submissions carry their figures as spreadsheets too: a CSV is read as one page of cells.
+EXTENSIONS = {"pdf": "pdf", "md": "markdown", "markdown": "markdown", "txt": "text", "csv": "csv"}
+UNSUPPORTED = "Upload a PDF, Markdown (.md), text (.txt) or CSV (.csv) file."
+SUFFIXES = {"pdf": ".pdf", "markdown": ".md", "text": ".txt", "csv": ".csv"}
 MOST_DOCUMENTS = 50  # in one review
 
 
@@ -40,9 +43,7 @@ def file_path(document: ReviewDocument) -> Path:
 def add_document(review: Review, filename: str, data: bytes, user: User | None) -> ReviewDocument:
     """Check the file, keep it under the instance and add the document (flushed, not
     committed); UploadRefused says what is wrong, and then nothing is kept."""
-    name, kind = check_upload(filename, data, max_upload_bytes())
-    if kind not in KINDS:
-        raise UploadRefused("unsupported_type", "Upload a PDF, Markdown (.md) or text (.txt) file.")
+    name, kind = check_upload(filename, data, max_upload_bytes(), EXTENSIONS, UNSUPPORTED)
     # Documents are named to people, and by API clients, by their file names: two sharing one
     # could not be told apart, so the second is refused and the uploader renames or replaces.
     same = next((d for d in review.documents if name_key(d.filename) == name_key(name)), None)
@@ -63,7 +64,7 @@ def add_document(review: Review, filename: str, data: bytes, user: User | None) 
         text = storable(decode_text(data))
         if not text:
             raise UploadRefused("no_text", "The file contains no text to read.")
-        pages = text.split("\f")
+        pages = csv_pages(text) if kind == "csv" else text.split("\f")
     document = ReviewDocument(
         review=review,
         filename=name,

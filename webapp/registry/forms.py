@@ -25,7 +25,8 @@ class NewReviewForm(FlaskForm):
 
 class UploadForm(FlaskForm):
     files = MultipleFileField(
-        "Add documents", description="PDF, Markdown (.md) or text (.txt); one or several files."
+        "Add documents",
+        description="PDF, Markdown (.md), text (.txt) or CSV (.csv); one or several files.",
     )
 
 

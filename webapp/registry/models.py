@@ -76,7 +76,7 @@ class ReviewDocument(db.Model):
     )
     filename: Mapped[str] = mapped_column(String(255))  # as uploaded, cleaned
     stored_name: Mapped[str] = mapped_column(String(64), unique=True)  # generated
-    kind: Mapped[str] = mapped_column(String(16))  # pdf | markdown | text
+    kind: Mapped[str] = mapped_column(String(16))  # pdf | markdown | text | csv
     size_bytes: Mapped[int] = mapped_column(Integer)
     sha256: Mapped[str] = mapped_column(String(64))
     # A DocumentType; classified by name on upload, by content once read, or set by a person.
