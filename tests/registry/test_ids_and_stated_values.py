@@ -15,14 +15,17 @@ from tests.registry.test_pipeline_openai import (
     found_checks,
     passage,
 )
+from tests.support.tables import run_here
 from tests.tables.test_enrichment_runs import openai_app  # noqa: F401 - a fixture
 from webapp.ai.answers import read_answer
+from webapp.extensions import db
 from webapp.registry.checklist import StructuredField as F
 from webapp.registry.checklist import bundled
 from webapp.registry.dates import DateStyle
 from webapp.registry.extraction import answer_model, is_stated, read_snippets
 from webapp.registry.pages import pages_of
-from webapp.registry.reviews import requirement
+from webapp.registry.reviews import requirement, set_date_style
+from webapp.registry.run import ReviewAssessment, start_review_run
 
 DAY_FIRST, MONTH_FIRST = DateStyle.day_first, DateStyle.month_first
 STARTED = "The project started on 06/02/2023 in Kent."
@@ -181,3 +184,24 @@ def test_the_models_date_in_the_documents_style_and_tenure_in_other_words_are_st
     assert found_checks(review)["project_start_date_valid"]["status"] == "pass"
     tenure = requirement(review, "REQ-002")
     assert tenure.problems == [] and tenure.status == "covered"
+
+
+@pytest.mark.usefixtures("idle_queue")
+def test_a_persons_date_style_decides_what_the_models_date_must_be(make_user, routed):
+    """The plan reads day first (06/02/2023 is 6 February); once a person says it writes its
+    dates month first, the next run takes the model's 2 June as stated."""
+    routed.route(
+        "REQ-007", PLAN,
+        answer(passage("REQ-007", OVERVIEW, START_TEXT, project_start_date="2023-06-02")),
+    )  # fmt: skip
+    user = make_user("editor")
+    review, _run = assess(user, {PLAN: made.PLAN})
+    assert requirement(review, "REQ-007").problems
+    [plan] = review.documents
+    set_date_style(review, plan, "month-first", user)
+    db.session.commit()
+    run_here(start_review_run(review, user), ReviewAssessment())
+    db.session.refresh(review)
+    start = requirement(review, "REQ-007")
+    assert start.problems == []
+    assert start.snippets[0]["structured_fields"] == {"project_start_date": "2023-06-02"}

@@ -282,12 +282,15 @@ def model_evidence(
         if failures:
             raise ItemError("; ".join(failures))
     snippets = []
+    date_styles = styles(review)  # a person's word on how a document writes dates decides
     for document in chosen:
         answer = answers.get(keys[document.key])
         parsed = extraction.read_answer_json(wanted, answer) if answer is not None else None
         if parsed is None:
             continue
-        found, wrong = extraction.read_snippets(parsed, document.key, document.name, document.pages)
+        found, wrong = extraction.read_snippets(
+            parsed, document.key, document.name, document.pages, date_styles.get(document.key)
+        )
         snippets += found
         problems += wrong
     snippets.sort(key=lambda s: -s.confidence)
