@@ -54,7 +54,8 @@ def test_a_field_no_passage_states_is_entered_by_document_and_page_and_checked(
         "fields.owner_name.page",
         "Give the page of deed.md the value is on.",
     )
-    given = {"owner_name": {"value": "Nick Denman", "document": "deed.md", "page": 1}}
+    # A document is named as uploads compare names: "DEED.md" is deed.md.
+    given = {"owner_name": {"value": "Nick Denman", "document": "DEED.md", "page": 1}}
     assert client.put(fields, json=given, headers=editor).status_code == 200
     assert owner_checks(client, editor, review_id)["owner_name_present"] == "pass"
 

@@ -302,9 +302,14 @@ def read_entry(review: Review, field: str, given: Any, where: str | None = None)
 
 
 def _document(review: Review, given: Any) -> ReviewDocument | None:
-    """The document given by its id, else by its name (names are unique in a review)."""
+    """The document given by its id, else by its name as uploads compare names (unique in a
+    review): "PLAN.pdf" names plan.pdf."""
     by_id = next((d for d in review.documents if given in (d.id, str(d.id))), None)
-    return by_id or next((d for d in review.documents if d.filename == given), None)
+    if by_id is not None or not isinstance(given, str):
+        return by_id
+    return next(
+        (d for d in review.documents if docs.name_key(d.filename) == docs.name_key(given)), None
+    )
 
 
 def read_entries(review: Review, field: str, given: Any) -> list[Entry]:
