@@ -8,15 +8,13 @@ from datetime import date
 import pytest
 
 from tests.registry import documents as made
-from tests.support.tables import run_here
+from tests.registry.test_pipeline_offline import assessed
 from webapp.extensions import db
-from webapp.registry import documents as docs
 from webapp.registry.checklist import StructuredField as F
 from webapp.registry.checklist import bundled
 from webapp.registry.extraction import build_prompt
 from webapp.registry.pages import pages_of
-from webapp.registry.reviews import checks, create_review, enter_fields, requirement
-from webapp.registry.run import ReviewAssessment, start_review_run
+from webapp.registry.reviews import checks, enter_fields, requirement
 from webapp.registry.validation import FieldValue, Status, across, structural
 
 TODAY = date(2026, 11, 26)
@@ -94,12 +92,9 @@ def test_differing_ids_are_reported_per_pair_of_documents():
 @pytest.mark.usefixtures("idle_queue")
 def test_a_real_project_id_covers_the_start_date_requirement(make_user):
     user = make_user("editor")
-    review = create_review("Denman farm", None, user)
-    plan = docs.add_document(review, "Project plan.pdf", made.PLAN, user)
-    deed = docs.add_document(review, "Title deed.pdf", made.DEED_SAME_OWNER, user)
-    db.session.commit()
-    run_here(start_review_run(review, user), ReviewAssessment())
-    db.session.refresh(review)
+    files = {"Project plan.pdf": made.PLAN, "Title deed.pdf": made.DEED_SAME_OWNER}
+    review, added, _run = assessed(user, files)
+    plan, deed = added["Project plan.pdf"], added["Title deed.pdf"]
     overview = made.PLAN_PAGES["overview"]
     enter_fields(
         review,

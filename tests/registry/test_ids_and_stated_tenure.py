@@ -4,12 +4,10 @@
 import pytest
 
 from tests.registry import documents as made
-from tests.support.tables import run_here
+from tests.registry.test_pipeline_offline import assessed
 from webapp.extensions import db
-from webapp.registry import documents as docs
 from webapp.registry.checklist import StructuredField as F
-from webapp.registry.reviews import checks, create_review, enter_fields
-from webapp.registry.run import ReviewAssessment, start_review_run
+from webapp.registry.reviews import checks, enter_fields
 from webapp.registry.validation import FieldValue, Status, across, tenures
 
 
@@ -70,12 +68,9 @@ def test_a_tenure_in_words_it_does_not_know_is_compared_as_written():
 @pytest.mark.usefixtures("idle_queue")
 def test_the_reviewers_tenures_are_compared_by_meaning(make_user):
     user = make_user("editor")
-    review = create_review("Denman farm", None, user)
-    plan = docs.add_document(review, "Project plan.pdf", made.PLAN, user)
-    deed = docs.add_document(review, "Title deed.pdf", made.DEED_SAME_OWNER, user)
-    db.session.commit()
-    run_here(start_review_run(review, user), ReviewAssessment())
-    db.session.refresh(review)
+    files = {"Project plan.pdf": made.PLAN, "Title deed.pdf": made.DEED_SAME_OWNER}
+    review, added, _run = assessed(user, files)
+    plan, deed = added["Project plan.pdf"], added["Title deed.pdf"]
 
     def consistent(from_plan, from_deed):
         tenure = made.PLAN_PAGES["tenure"]
