@@ -139,6 +139,7 @@ def make_records(app: Flask, headers: dict[str, str]) -> Records:
         "farm_id": [system["farm"]["id"]],
         "review_id": [review["id"]],
         "document_id": [deed["id"]],
+        "requirement_id": ["REQ-002", "REQ-007"],
         "run_id": [
             calculation.id,
             filled.id,
