@@ -172,9 +172,8 @@ READERS = {"parse_constant": _refuse_constant, "parse_float": _finite, "parse_in
 # in the body, so a few megabytes of "{}," would take hundreds of megabytes to read; and no
 # record Furrow keeps nests deeper than a handful of levels.
 MAX_JSON_CONTAINERS = 200_000
-MAX_JSON_DEPTH = (
-    100  # beyond any record's own limit (a farm system's is 64), which then speaks first
-)
+# Beyond any record's own limit (a farm system's is 64), which then speaks first, naming where.
+MAX_JSON_DEPTH = 100
 
 
 def bounded_json(data: bytes | str, **kwargs: Any) -> Any:
@@ -188,26 +187,34 @@ def bounded_json(data: bytes | str, **kwargs: Any) -> Any:
             "at a time."
         )
     value = json.loads(data, **READERS, **kwargs)
-    if _nests_too_deep(value):
+    if isinstance(value, dict | list) and too_deep(value, MAX_JSON_DEPTH) is not None:
         raise NumberRefused(f"The JSON nests deeper than {MAX_JSON_DEPTH} levels.")
     return value
 
 
-def _nests_too_deep(value: Any) -> bool:
-    """Whether a container sits at depth MAX_JSON_DEPTH (one level more than taken), walked
-    level by level without recursion."""
-    level, depth = [value], 0
-    while level:
-        containers = [item for item in level if isinstance(item, dict | list)]
-        if containers and depth == MAX_JSON_DEPTH:
-            return True
-        level = [
-            child
-            for item in containers
-            for child in (item.values() if isinstance(item, dict) else item)
-        ]
-        depth += 1
-    return False
+def too_deep(data: dict | list, limit: int) -> tuple[Any, ...] | None:
+    """The path to the first object or list nested deeper than limit, or None. Walked with a
+    list, not by recursion: a file nested thousands deep must not exhaust the stack."""
+    pending: list[tuple[Any, int]] = [(data, 0)]
+    while pending:
+        node, depth = pending.pop()
+        children = node.values() if isinstance(node, dict) else node
+        if depth == limit:
+            return _path_to(data, node)
+        pending.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return None
+
+
+def _path_to(data: Any, target: Any) -> tuple[Any, ...]:
+    """The keys and indexes from data down to target (an object or list inside it)."""
+    pending: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
+    while pending:
+        node, path = pending.pop()
+        if node is target:
+            return path
+        parts = node.items() if isinstance(node, dict) else enumerate(node)
+        pending.extend((c, (*path, p)) for p, c in parts if isinstance(c, dict | list))
+    return ()
 
 
 def read_json(data: bytes | str) -> Any:

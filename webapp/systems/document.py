@@ -31,7 +31,7 @@ from pydantic import (
     model_validator,
 )
 
-from webapp.contract import NumberRefused, bounded_json
+from webapp.contract import NumberRefused, bounded_json, too_deep
 from webapp.numbers import NumberInvalid, parse_number
 from webapp.problems import Invalid, Problem
 from webapp.systems.conversation import pruned, seed_action
@@ -316,37 +316,12 @@ def _message(error: dict[str, Any]) -> str:
     return message[0].upper() + message[1:] + ("" if message.endswith(".") else ".")
 
 
-def too_deep(data: Any, limit: int = DEPTH_LIMIT) -> tuple[Any, ...] | None:
-    """The path to the first object or list nested deeper than limit, or None. Walked with a
-    list, not by recursion: a file nested thousands deep must not exhaust the stack."""
-    pending: list[tuple[Any, int]] = [(data, 0)]
-    while pending:
-        node, depth = pending.pop()
-        children = node.values() if isinstance(node, dict) else node
-        if depth == limit:
-            return _path_to(data, node)
-        pending.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
-    return None
-
-
-def _path_to(data: Any, target: Any) -> tuple[Any, ...]:
-    """The keys and indexes from data down to target (an object or list inside it)."""
-    pending: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
-    while pending:
-        node, path = pending.pop()
-        if node is target:
-            return path
-        parts = node.items() if isinstance(node, dict) else enumerate(node)
-        pending.extend((c, (*path, p)) for p, c in parts if isinstance(c, dict | list))
-    return ()
-
-
 def validate_document(data: Any) -> dict[str, Any]:
     """The document as it will be stored, every key kept; DocumentInvalid names each problem's
     path (`steps[3].interventions[2].day`), the first PROBLEMS_SHOWN of them."""
     if not isinstance(data, dict):
         raise DocumentInvalid("A system file is a JSON object with a list of steps.", loc="")
-    if (deep := too_deep(data)) is not None:
+    if (deep := too_deep(data, DEPTH_LIMIT)) is not None:
         shown = path_text(deep[:6]) + ("…" if len(deep) > 6 else "")
         raise DocumentInvalid(
             f"The document is nested more than {DEPTH_LIMIT} levels deep (at {shown}); "
