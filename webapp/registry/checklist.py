@@ -10,7 +10,7 @@ from functools import cache
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from webapp.problems import Invalid, Problem
 
@@ -81,6 +81,26 @@ FIELD_LABELS = {
 Text = Annotated[str, Field(min_length=1, max_length=5000)]
 
 
+class Limit(BaseModel):
+    """The methodology's figure a field's value must meet ("a 10-year permanence period": at
+    least 10): a value outside it does not cover its requirement, whatever the evidence."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    field: StructuredField
+    at_least: float | None = None
+    at_most: float | None = None
+    why: Annotated[str, Field(max_length=500)] = ""
+
+    @model_validator(mode="after")
+    def _bounded(self) -> Limit:
+        if self.at_least is None and self.at_most is None:
+            raise ValueError("a limit needs at_least, at_most or both")
+        if self.at_least is not None and self.at_most is not None and self.at_most < self.at_least:
+            raise ValueError("at_most is below at_least")
+        return self
+
+
 class Requirement(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True)
 
@@ -96,6 +116,8 @@ class Requirement(BaseModel):
     # Figures its evidence may also carry for the arithmetic checks; not needed to cover it
     # (a project plan states no issuance yet).
     figures: list[StructuredField] = []
+    # The methodology's figures its fields' values must meet.
+    limits: Annotated[list[Limit], Field(max_length=20)] = []
 
     @property
     def asked(self) -> list[StructuredField]:
