@@ -91,7 +91,8 @@ def assess(
         every_value += kept
         mine = kept + [v for v in entered if v.field in asked]
         assessed.append((requirement, snippets, mine, superseded))
-    checks = validate(every_value, today)
+    limits = [limit for r in checklist.requirements for limit in r.limits]
+    checks = validate(every_value, today, limits)
     failed = {c.field.value for c in checks if c.field and c.status is Status.failed}
     results = [
         RequirementResult(

@@ -15,7 +15,7 @@ from datetime import date
 from enum import StrEnum
 from typing import Any
 
-from webapp.registry.checklist import FIELD_LABELS, FIGURE_FIELDS, StructuredField
+from webapp.registry.checklist import FIELD_LABELS, FIGURE_FIELDS, Limit, StructuredField
 from webapp.registry.dates import DateStyle, read_date, years_after
 from webapp.registry.names import LEGAL_FORMS, NameMatch, compare_names
 from webapp.units import Quantity, UnitMismatch, convert, quantities
@@ -47,6 +47,7 @@ END_YEARS_AHEAD = 50
 LARGEST_AREA_HA = 1_000_000
 SAME_DATE_DAYS = 120
 SAME_NUMBER_SHARE = 0.05
+SAME_PERIOD_YEARS = 0.1  # of a year: a period's stated length against its start and end
 ARITHMETIC_TOLERANCE = 0.01  # reports round: 1 % of the larger figure
 # A figure's units: tonnes of CO2e (a credit is one tonne). "tons" may be short tons: not read.
 FIGURE_UNITS = {"t", "tco2e", "tco2-e", "tco₂e", "tonne", "tonnes", "credit", "credits"}
@@ -424,15 +425,143 @@ def presence(values: Iterable[FieldValue]) -> list[Check]:
     ]
 
 
-def validate(values: Iterable[FieldValue], today: date | None = None) -> list[Check]:
+def validate(
+    values: Iterable[FieldValue], today: date | None = None, limits: Iterable[Limit] = ()
+) -> list[Check]:
     """Every check over a review's structured fields: presence, each value, across documents,
-    and the arithmetic of each report's figures."""
+    the methodology's figures, and the arithmetic of each report's figures."""
     values = list(values)
     today = today or date.today()
     checks = presence(values)
     for value in values:
         checks += structural(value, today)
-    return checks + across(values) + arithmetic(values)
+    periods = crediting_periods(values)
+    checks += across(values) + spans(periods) + methodology(values, periods, limits)
+    return checks + arithmetic(values)
+
+
+@dataclass(frozen=True)
+class Period:
+    """A crediting period as one document states it: its start and end, and its length in
+    years when that document states one too."""
+
+    start: date
+    first: FieldValue  # the value its start is read from
+    end: date
+    last: FieldValue
+    stated: tuple[float, FieldValue] | None
+
+    @property
+    def years(self) -> float:
+        """Its length, the last day included (1 January 2023 – 31 December 2032: 10 years)."""
+        return ((self.end - self.start).days + 1) / 365.25
+
+    @property
+    def said(self) -> str:
+        return f"{self.start:%d %B %Y} to {self.end:%d %B %Y} in {self.first.document}"
+
+    @property
+    def shown(self) -> dict[str, Any]:
+        given = [self.first, self.last, *([self.stated[1]] if self.stated else [])]
+        return {where(v): v.value for v in given}
+
+
+def crediting_periods(values: Iterable[FieldValue]) -> list[Period]:
+    """Each document's crediting period, where it states both its start and its end."""
+    by_document: dict[int | str, dict[StructuredField, tuple[Any, FieldValue]]] = {}
+    for value in values:
+        if value.field in {F.crediting_period_start, F.crediting_period_end}:
+            read, problem, doubt = read_value(value)
+        elif value.field == F.crediting_period_years:
+            (read, problem), doubt = read_number(value), None
+        else:
+            continue
+        if read is not None and not problem and not doubt:
+            by_document.setdefault(value.source, {}).setdefault(value.field, (read, value))
+    return [
+        Period(
+            *stated[F.crediting_period_start],
+            *stated[F.crediting_period_end],
+            stated.get(F.crediting_period_years),
+        )
+        for stated in by_document.values()
+        if {F.crediting_period_start, F.crediting_period_end} <= stated.keys()
+    ]
+
+
+def spans(periods: Iterable[Period]) -> list[Check]:
+    """A crediting period's stated length against its own start and end ("2023–2040" is 17
+    years, not "10 years"), and an end before its start."""
+    checks = []
+    for period in periods:
+        if period.end <= period.start:
+            message = f"The crediting period ends before it starts: {period.said}."
+            status, name = Status.failed, F.crediting_period_end
+        elif period.stated is None:
+            continue
+        elif abs(period.years - period.stated[0]) <= SAME_PERIOD_YEARS:
+            message = f"{period.stated[0]:g} years is the length of {period.said}."
+            status, name = Status.passed, F.crediting_period_years
+        else:
+            years = f"{period.stated[0]:g} years stated, but {period.said}"
+            message = f"{years} is {period.years:.1f} years."
+            status, name = Status.failed, F.crediting_period_years
+        checks.append(Check("crediting_period_span", name, status, message, period.shown))
+    return checks
+
+
+def _outside(limit: Limit, number: float, unit: str) -> str | None:
+    """How a number misses the methodology's figure, or None when it meets it."""
+    low, high = limit.at_least, limit.at_most
+    if low is not None and low == high:
+        return None if _close(number, low) else f"the methodology asks {low:g}{unit}"
+    if low is not None and number < low and not _close(number, low):
+        return f"the methodology asks at least {low:g}{unit}"
+    if high is not None and number > high and not _close(number, high):
+        return f"the methodology asks at most {high:g}{unit}"
+    return None
+
+
+def methodology(
+    values: Iterable[FieldValue], periods: Iterable[Period], limits: Iterable[Limit]
+) -> list[Check]:
+    """Each stated value of a field the methodology sets a figure for, against that figure
+    (a permanence of 5 years where it asks at least 10 fails); a crediting period given by its
+    start and end only is measured by its length. One check per field: failed naming every
+    value that misses, else passed."""
+    checks = []
+    for limit in limits:
+        name = limit.field
+        found: list[tuple[float, str, dict[str, Any]]] = []
+        for value in values:
+            if value.field == name:
+                number, problem = read_number(value)
+                if number is not None and not problem:
+                    found.append((number, where(value), {where(value): value.value}))
+        if name == F.crediting_period_years:
+            found += [
+                (period.years, period.said, period.shown)
+                for period in periods
+                if period.stated is None and period.end > period.start
+            ]
+        if not found:
+            continue
+        unit = " %" if name in PERCENT_FIELDS else (" years" if name in PERIOD_FIELDS else "")
+        shown = {k: v for _n, _w, given in found for k, v in given.items()}
+        missed = [
+            f"{round(number, 1):g}{unit} in {place}, where {why}"
+            for number, place, _given in found
+            if (why := _outside(limit, number, unit)) is not None
+        ]
+        reason = f" — {limit.why}" if limit.why else ""
+        if missed:
+            message = f"{label(name)}: {'; '.join(missed)}{reason}."
+            status = Status.failed
+        else:
+            message = f"{label(name)} meets the methodology's figure{reason}."
+            status = Status.passed
+        checks.append(Check(f"{name.value}_methodology", name, status, message, shown))
+    return checks
 
 
 def arithmetic(values: Iterable[FieldValue]) -> list[Check]:
