@@ -12,12 +12,15 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from webapp.registry.answers import answer_text, states_any
 from webapp.registry.checklist import Requirement, ValidationType
 from webapp.registry.discovery import DocumentType, sources_for
 from webapp.registry.pages import Page, PageKind, sections_before
 
 PASSAGE_CHARS = 600
-SNIPPETS_PER_REQUIREMENT = 5
+# The best passages of each document, not of all: with thirteen title copies answering
+# better, the plans' owners would be dropped and never compared with the titles.
+SNIPPETS_PER_DOCUMENT = 3
 LEAST_SHARE = 0.25  # of a requirement's terms a passage must name to be evidence
 LEAST_TERMS = 2
 OFFLINE_MOST_CONFIDENCE = 0.6  # a passage found by its words is never high confidence
@@ -89,18 +92,24 @@ def terms_of(requirement: Requirement) -> list[str]:
 
 
 def passages(page: Page) -> Iterator[tuple[int, str]]:
-    """A page's passages at line boundaries, each about PASSAGE_CHARS long, with its offset."""
+    """A page's passages at line boundaries, each about PASSAGE_CHARS long, with the offset of
+    its first character (so a passage that starts with its heading stands under it)."""
     start, chunk = 0, ""
     offset = 0
     for line in page.text.splitlines(keepends=True):
         if chunk and (len(chunk) + len(line) > PASSAGE_CHARS or not line.strip()):
             if chunk.strip():
-                yield start, chunk.strip()
+                yield start + len(chunk) - len(chunk.lstrip()), chunk.strip()
             start, chunk = offset, ""
         chunk += line
         offset += len(line)
     if chunk.strip():
-        yield start, chunk.strip()
+        yield start + len(chunk) - len(chunk.lstrip()), chunk.strip()
+
+
+def same_passage(text: str) -> str:
+    """What tells one passage from another: its words, however spaced, in any case."""
+    return " ".join(text.split()).casefold()
 
 
 def _stem(term: str) -> str:
@@ -110,36 +119,54 @@ def _stem(term: str) -> str:
 def find_evidence(
     requirement: Requirement,
     documents: Iterable[SourceDocument],
-    limit: int = SNIPPETS_PER_REQUIREMENT,
+    per_document: int = SNIPPETS_PER_DOCUMENT,
 ) -> list[Snippet]:
-    """The passages that name most of the requirement's terms, best first, from the
-    documents its category and its cross-checked fields map to (every document when none of
-    those kinds is there)."""
+    """The passages that answer the requirement, naming most of its terms, best first: the
+    best of each document its category and its cross-checked fields map to (every document
+    when none of those kinds is there). Only a passage's answering sentences count (a
+    template's question, heading or prompt is no evidence); for a requirement of fields,
+    they must hold a value of a kind it asks for. A passage two documents share (a public copy
+    of the plan) counts once."""
     documents = list(documents)
     kinds = set(sources_for(requirement.category, requirement.structured_fields))
     chosen = [d for d in documents if d.type in kinds] or documents
     terms = terms_of(requirement)
     patterns = {t: re.compile(rf"\b{re.escape(_stem(t))}", re.I) for t in terms}
+    of_fields = requirement.validation_type in (
+        ValidationType.structured_field,
+        ValidationType.cross_document,
+    )
     found: list[tuple[float, Snippet]] = []
+    seen: set[str] = set()
     for document in chosen:
+        mine: list[tuple[float, Snippet]] = []
         starts = sections_before(document.pages)
         for page in document.pages:
             if page.kind != PageKind.text:
                 continue
             for offset, text in passages(page):
-                named = tuple(t for t, pattern in patterns.items() if pattern.search(text))
+                answered = answer_text(text, requirement)
+                named = tuple(t for t, pattern in patterns.items() if pattern.search(answered))
                 share = len(named) / len(terms) if terms else 0
-                if len(named) < LEAST_TERMS or share < LEAST_SHARE:
+                # A field stated with its name is evidence however few terms name it.
+                if of_fields and not states_any(requirement.asked, answered):
                     continue
+                if not of_fields and (len(named) < LEAST_TERMS or share < LEAST_SHARE):
+                    continue
+                if same_passage(text) in seen:
+                    continue
+                seen.add(same_passage(text))
                 confidence = round(min(OFFLINE_MOST_CONFIDENCE, 0.2 + share), 2)
                 section = page.section_at(offset, before=starts[page.number])
                 snippet = Snippet(
                     document.key, document.name, page.number, section, text, confidence, None,
                     named,
                 )  # fmt: skip
-                found.append((share, snippet))
+                mine.append((share, snippet))
+        mine.sort(key=lambda pair: (-pair[0], pair[1].page))
+        found += mine[:per_document]
     found.sort(key=lambda pair: (-pair[0], pair[1].document, pair[1].page))
-    return [snippet for _share, snippet in found[:limit]]
+    return [snippet for _share, snippet in found]
 
 
 def coverage(

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from webapp.ai import Usage
+from webapp.registry.answers import answer_text
 from webapp.registry.checklist import (
     FIELD_LABELS,
     FIGURE_FIELDS,
@@ -25,7 +26,7 @@ from webapp.registry.checklist import (
 from webapp.registry.dates import DateStyle, date_style, dates_in, read_date
 from webapp.registry.evidence import Snippet
 from webapp.registry.names import words
-from webapp.registry.pages import Page, PageKind
+from webapp.registry.pages import Page, PageKind, sections_before
 from webapp.registry.validation import DATE_FIELDS, tenures
 from webapp.units import quantities
 
@@ -37,7 +38,6 @@ MOST_SNIPPETS = 5
 PROMPT_CHARS = 120_000  # of page text in one prompt; a longer document is asked in parts
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 FIELD_CHARS = 500  # a field's value as stated, like a reviewer's entry
-SECTION_CHARS = 200  # a heading kept with a passage; a longer one is cut
 FIELD_RULES = {
     StructuredField.owner_name: "the owner's actual name (a person or an organisation), never "
     "a role such as 'The Project', 'the landowner' or 'Project Proponent'",
@@ -298,19 +298,33 @@ def _not_stated(name: StructuredField, value: str, where: str, style: DateStyle 
     return f"{said} is not in the passage quoted from {where}: it is not evidence."
 
 
+def _section(page: Page, quote: str, before: str | None) -> str | None:
+    """The heading a quote stands under on its page, found by its first words however the
+    page spaces them."""
+    first = quote.split()[:8]
+    if not first:
+        return None
+    found = re.search(r"\s+".join(map(re.escape, first)), page.text, re.I)
+    return page.section_at(found.start(), before=before) if found else None
+
+
 def read_snippets(
     answer: BaseModel,
     document_key: int,
     document: str,
     pages: list[Page],
     style: DateStyle | None = None,
+    requirement: Requirement | None = None,
 ) -> tuple[list[Snippet], list[str]]:
     """The answer's passages that are evidence, and why the others are not: a passage must be
-    on the text page it names; the passage must state each field's value (else that value is
-    no evidence), its dates read in the document's style (style: as a person said it, else as
-    its pages show); confidence is held to 0–1; empty fields are left out."""
+    on the text page it names, and answer the requirement (when given) rather than restate
+    it; the passage must state each field's value (else that value is no evidence), its dates
+    read in the document's style (style: as a person said it, else as its pages show); its
+    section is the heading it stands under on the page, whatever the model called it;
+    confidence is held to 0–1; empty fields are left out."""
     style = style or date_style("\n".join(p.text for p in pages))
     by_number = {p.number: p for p in pages}
+    starts = sections_before(pages)
     kept, problems = [], []
     for passage in getattr(answer, "snippets", [])[:MOST_SNIPPETS]:
         page = by_number.get(passage.page)
@@ -324,6 +338,12 @@ def read_snippets(
         if not passage.text.strip() or _plain(passage.text) not in _plain(page.text):
             problems.append(f"A passage said to be on {where} is not there: it is not evidence.")
             continue
+        if requirement is not None and not answer_text(passage.text, requirement):
+            problems.append(
+                f"A passage on {where} restates the requirement's question or prompt; "
+                "it does not answer it."
+            )
+            continue
         fields = getattr(passage, "structured_fields", None)
         given = fields.model_dump() if fields else {}
         stated = {}
@@ -334,9 +354,7 @@ def read_snippets(
                 stated[name] = value
             else:
                 problems.append(_not_stated(StructuredField(name), value, where, style))
-        section = _line(passage.section)
-        if section and len(section) > SECTION_CHARS:
-            section = section[: SECTION_CHARS - 1].rstrip() + "…"
+        section = _section(page, passage.text, starts[page.number])
         confidence = min(1.0, max(0.0, passage.confidence))
         kept.append(
             Snippet(

@@ -29,12 +29,13 @@ from webapp.registry.checklist import Requirement
 from webapp.registry.discovery import DocumentType, sources_for
 from webapp.registry.evidence import (
     COVERAGE_LABELS,
-    SNIPPETS_PER_REQUIREMENT,
+    SNIPPETS_PER_DOCUMENT,
     Coverage,
     Snippet,
     SourceDocument,
     coverage,
     find_evidence,
+    same_passage,
 )
 from webapp.registry.models import EvidenceAnswer, Review, ReviewStatus
 from webapp.registry.pages import PageKind
@@ -282,6 +283,7 @@ def model_evidence(
         if failures:
             raise ItemError("; ".join(failures))
     snippets = []
+    seen: set[str] = set()  # a passage two documents share (a public copy) counts once
     date_styles = styles(review)  # a person's word on how a document writes dates decides
     for document in chosen:
         answer = answers.get(keys[document.key])
@@ -289,12 +291,18 @@ def model_evidence(
         if parsed is None:
             continue
         found, wrong = extraction.read_snippets(
-            parsed, document.key, document.name, document.pages, date_styles.get(document.key)
-        )
-        snippets += found
+            parsed, document.key, document.name, document.pages,
+            date_styles.get(document.key), wanted,
+        )  # fmt: skip
+        kept = 0
+        for snippet in sorted(found, key=lambda s: -s.confidence):
+            if kept < SNIPPETS_PER_DOCUMENT and same_passage(snippet.text) not in seen:
+                seen.add(same_passage(snippet.text))
+                snippets.append(snippet)
+                kept += 1
         problems += wrong
     snippets.sort(key=lambda s: -s.confidence)
-    return snippets[:SNIPPETS_PER_REQUIREMENT], problems
+    return snippets, problems
 
 
 def ask_documents(

@@ -1,0 +1,263 @@
+"""Which sentences of a passage answer a requirement, rather than restate it. A registry
+template holds each requirement's question, heading and prompt ("Describe the project
+boundary…", "Project Proponents must indicate if…", "[Insert description]"); a blank template
+names every requirement's words, and none of it is evidence. A sentence answers when it states
+something — a verb in the indicative, or a label with a value ("Project start date: 1 April
+2024") — and is not a question, an instruction, a placeholder, a rule restated ("shall",
+"must") without a figure of its own, or a heading. For a requirement of fields, the answer must
+also hold a value of the kind a field asks for: a date, a number with its unit, a name, an ID,
+a form of tenure."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from webapp.registry.checklist import Requirement, StructuredField
+from webapp.registry.dates import dates_in
+from webapp.registry.validation import (
+    PERCENT_FIELDS,
+    PERIOD_FIELDS,
+    PROJECT_ID_SHAPES,
+    REFERENCE,
+    tenures,
+)
+from webapp.units import quantities
+
+F = StructuredField
+# Where a sentence may end: after . ! ? and before a capital, a digit, a quote or a bracket;
+# not after an abbreviation or an initial ("p. 4", "e.g. The", "J. Smith").
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(\[])")
+ABBREVIATION = re.compile(
+    r"(?:\b(?:e\.g|i\.e|etc|no|nr|p|pp|vs|fig|ca|approx|st|dr|mr|mrs|ms)|\b[A-Z])\.$", re.I
+)
+HEADING_LINE = re.compile(
+    r"^(?:#{1,6}\s+.{1,120}|(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[A-Z]\.|(?:annex|appendix|section|part)"
+    r"\s+\w{1,4}[.:]?)\s+[^.!?]{2,100}|[^.!?:]{1,60})$",
+    re.I,
+)
+# A label before the sentence proper: "REQ-019:", "Safeguards:", "1.2 Public comment:".
+LABEL = re.compile(r"^(?:[\w§.()\-–/,' ]{1,60}?):\s+")
+NUMBERING = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[a-z]\)|[ivx]{1,4}\.|[-•*–])\s+", re.I)
+PROMPT_VERBS = frozenset(
+    {
+        "add", "address", "attach", "classify", "clearly", "complete", "confirm", "define",
+        "demonstrate", "describe", "detail", "disclose", "document", "enter", "explain", "fill",
+        "give", "identify", "include", "indicate", "insert", "justify", "list", "outline",
+        "please", "present", "prove", "provide", "refer", "show", "specify", "state",
+        "stipulate", "submit", "summarise", "summarize", "upload", "write",
+    }
+)  # fmt: skip
+# A rule restated: its words oblige, they do not report.
+NORMATIVE = re.compile(
+    r"\b(?:shall|must|should|ought\s+to|(?:is|are)\s+(?:required|expected|to\s+be\s+provided)"
+    r"|needs?\s+to)\b",
+    re.I,
+)
+# What a template leaves to fill: "[Insert the date]", "<name>", "____", "dd/mm/yyyy", "TBC".
+PLACEHOLDER = re.compile(
+    r"\[(?!\d+\])[^\]]{0,120}\]|<[^<>]{1,60}>|_{3,}|\.{5,}|…{2,}|\bX{2,}\b|\bdd/mm/yyyy\b|"
+    r"\bmm/dd/yyyy\b|\b(?:tbd|tbc|to\s+be\s+(?:completed|confirmed|determined|provided|added))\b"
+    r"|lorem\s+ipsum",
+    re.I,
+)
+# A sentence about the document itself: "This section describes…", "The following table…".
+ABOUT_THE_TEMPLATE = re.compile(
+    r"^(?:in\s+)?(?:this|the\s+following|each)\s+(?:section|sub-?section|chapter|template|"
+    r"part|table|form|field|box|document)\b",
+    re.I,
+)
+# A verb that states: an auxiliary, or one of the verbs documents report with. A word
+# ending in -ed counts unless it is the first (a heading: "Proposed deviations").
+STATING = re.compile(
+    r"\b(?:is|are|was|were|be|been|being|has|have|had|will|would|can|could|may|might|does|do|"
+    r"did|includes?|comprises?|consists?|covers?|follows?|applies|uses|holds?|owns?|lies|meets?|"
+    r"describes|contains?|shows|provides|sets|takes|gives|receives?|remains?|occurs?|allows|"
+    r"exceeds?|equals|totals?|begins?|starts|ends|runs|lasts|stands|represents|involves|"
+    r"operates|grows|manages|complies|belongs|stores|sequesters|increases|reduces|relies)\b",
+    re.I,
+)
+ADJECTIVES = r"(?:based|related|needed|required|proposed|detailed|limited|registered)\b"
+PAST = re.compile(rf"(?<=\w)\s+(?!{ADJECTIVES})[a-z]{{3,}}ed\b")
+YES = re.compile(r"\s*(?:yes|no)\b", re.I)
+NEGATIVE = re.compile(r"\b(?:none|not|no|never)\b", re.I)
+# A name as a person, a company or a place writes it: two capitalised words or more.
+NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+(?:\s+(?:&\s+)?[A-Z][\w'’.-]*)+")
+AREA_UNITS = {"ha", "hectare", "hectares", "acre", "acres", "ac", "km2", "km²", "m2", "m²"}
+YEAR_WORDS = re.compile(r"\d\s*-?\s*(?:years?|yrs?)\b", re.I)
+WORD = re.compile(r"[a-z][a-z0-9-]+")
+NEW_SHARE = 0.5  # of a sentence's words, not the requirement's, for it to say something new
+RESTATED_SHARE = 0.25  # fewer new words than this, and no value: the requirement restated
+
+
+def sentences(text: str) -> Iterator[str]:
+    """A passage's sentences, a heading line standing alone: lines are joined unless one is a
+    heading (a numbered or short line with no full stop), then split at sentence ends."""
+    block: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if HEADING_LINE.match(line) and not STATING.search(line):
+            yield from _split(" ".join(block))
+            block = []
+            yield line
+        else:
+            block.append(line)
+    yield from _split(" ".join(block))
+
+
+def _split(text: str) -> Iterator[str]:
+    start = 0
+    for end in SENTENCE_END.finditer(text):
+        if not ABBREVIATION.search(text[start : end.start()]):
+            if text[start : end.start()].strip():
+                yield text[start : end.start()].strip()
+            start = end.end()
+    if text[start:].strip():
+        yield text[start:].strip()
+
+
+def _figures(text: str) -> set[str]:
+    """The numbers a text gives as figures, not as references ("Section 8.1.3")."""
+    return {
+        q.number_text
+        for q in quantities(text)
+        if not REFERENCE.search(text[: q.start]) and not re.match(r"\.\d", text[q.end : q.end + 2])
+    }
+
+
+def _own_words(requirement: Requirement) -> str:
+    return " ".join(
+        [requirement.requirement_text, requirement.accepted_evidence, requirement.category]
+    )
+
+
+def _value_after_label(sentence: str) -> str | None:
+    """What a "Label: value" line gives, when it is written that way."""
+    label = LABEL.match(sentence)
+    return sentence[label.end() :] if label else None
+
+
+def _has_value(text: str, own: str) -> bool:
+    """Whether a text gives something its requirement's own words do not: a date, a figure,
+    a name, an ID, a yes, or a no ("No assessment was undertaken")."""
+    own_folded = own.casefold()
+    return bool(
+        dates_in(text)
+        or _figures(text) - _figures(own)
+        or any(m.group().casefold() not in own_folded for m in NAME.finditer(" " + text))
+        or any(shape.search(text) for shape in PROJECT_ID_SHAPES)
+        or YES.match(text)
+        or (NEGATIVE.search(text) and not NEGATIVE.search(own))
+    )
+
+
+def is_prompt(sentence: str, requirement: Requirement) -> bool:
+    """A question, an instruction, a placeholder, a sentence about the template, or a rule
+    restated without a figure of its own."""
+    body = NUMBERING.sub("", sentence)
+    label = LABEL.match(body)
+    if label and label.group(0).strip(": ").casefold() in {"note", "guidance", "instructions"}:
+        return True
+    rest = body[label.end() :] if label else body
+    first = WORD.match(rest.lower())
+    own = _own_words(requirement)
+    return bool(
+        sentence.rstrip().endswith("?")
+        or PLACEHOLDER.search(sentence)
+        or ABOUT_THE_TEMPLATE.match(rest)
+        or (first and first.group(0) in PROMPT_VERBS)
+        or (NORMATIVE.search(sentence) and not _figures(sentence) - _figures(own))
+    )
+
+
+def answers(sentence: str, requirement: Requirement) -> bool:
+    """Whether a sentence states something: not a prompt, and either a statement (a verb that
+    reports) or a label with a value of its own."""
+    if len(WORD.findall(sentence.lower())) < 2 or is_prompt(sentence, requirement):
+        return False
+    value = _value_after_label(NUMBERING.sub("", sentence))
+    if value is not None and _has_value(value, _own_words(requirement)):
+        return True
+    body = NUMBERING.sub("", sentence)
+    if len(body.split()) < 4:
+        return False
+    new = _new_share(body, requirement)
+    if new < RESTATED_SHARE and not _has_value(body, _own_words(requirement)):
+        return False  # the requirement's words again, with nothing of its own
+    if STATING.search(body) or PAST.search(body):
+        return True
+    # A verb no list holds ("restores", "favours"): a whole sentence in words of its own.
+    return body.rstrip().endswith((".", ";")) and new >= NEW_SHARE
+
+
+def _new_share(sentence: str, requirement: Requirement) -> float:
+    """The share of a sentence's words (of four letters or more) its requirement does not use."""
+    own = {w[:5] for w in WORD.findall(_own_words(requirement).lower())}
+    mine = [w for w in WORD.findall(sentence.lower()) if len(w) >= 4]
+    return sum(1 for w in mine if w[:5] not in own) / len(mine) if mine else 0.0
+
+
+def answer_text(text: str, requirement: Requirement) -> str:
+    """The sentences of a passage that answer, joined; empty when none does."""
+    return " ".join(s for s in sentences(text) if answers(s, requirement))
+
+
+def states_kind(name: StructuredField, text: str) -> bool:
+    """Whether a text holds a value of the kind a field asks for (which value is a person's or
+    the model's to say)."""
+    if name in {F.project_start_date, F.crediting_period_start, F.crediting_period_end}:
+        return bool(dates_in(text))
+    if name == F.project_id:
+        return any(shape.search(text) for shape in PROJECT_ID_SHAPES) or bool(
+            re.search(r"\bID\b\s*(?:no\.?|number)?\s*:?\s*[\w-]*\d", text)
+        )
+    if name == F.owner_name:
+        return bool(NAME.search(" " + text))
+    if name == F.tenure_type:
+        return bool(tenures(text))
+    if name == F.area_hectares:
+        return any((q.unit or "").lower() in AREA_UNITS for q in quantities(text))
+    if name in PERCENT_FIELDS:
+        return bool(re.search(r"\d\s*(?:%|per\s*cent|percent)", text, re.I))
+    if name in PERIOD_FIELDS:
+        return bool(YEAR_WORDS.search(text))
+    return bool(_figures(text))
+
+
+# The words a sentence names a field by, beside its value ("The project start date is …").
+FIELD_WORDS = {
+    F.owner_name: r"own(?:s|ed|er|ers|ership)|proprietors?|landowners?|landholders?|freeholders?",
+    F.area_hectares: r"area|hectares?|acres?|extent|size",
+    F.tenure_type: r"tenure|freehold|leasehold|leased?|owned|title|licen[cs]e",
+    F.project_start_date: r"start(?:s|ed|ing)?|commenc\w*|began|begins?",
+    F.crediting_period_years: r"crediting\s+period",
+    F.crediting_period_start: r"crediting\s+period",
+    F.crediting_period_end: r"crediting\s+period",
+    F.leakage_percentage: r"leakage",
+    F.permanence_period_years: r"permanence",
+    F.buffer_pool_percentage: r"buffer",
+    F.project_id: r"ID|identifier|reference|registry\s+(?:no|number)",
+    F.soc_change_tco2e: r"soil\s+(?:organic\s+)?carbon|SOC",
+    F.project_emissions_tco2e: r"emissions?",
+    F.leakage_tco2e: r"leakage",
+    F.net_reductions_tco2e: r"net",
+    F.credits_issued: r"issued|issuance",
+    F.buffer_credits: r"buffer",
+}
+FIELD_PATTERNS = {
+    name: re.compile(rf"\b(?:{words})\b", 0 if name == F.project_id else re.I)
+    for name, words in FIELD_WORDS.items()
+}
+
+
+def states_field(name: StructuredField, sentence: str) -> bool:
+    """Whether a sentence names a field and holds a value of its kind."""
+    pattern = FIELD_PATTERNS.get(name)
+    return bool(pattern and pattern.search(sentence)) and states_kind(name, sentence)
+
+
+def states_any(fields: Iterable[StructuredField], text: str) -> bool:
+    """Whether one of a text's sentences states one of the fields."""
+    return any(states_field(name, s) for s in sentences(text) for name in fields)
