@@ -1,11 +1,12 @@
 """A generated registry submission for the soil-carbon checklist (v1.2.2), with the answers a
-careful reviewer reads in it: 16 real PDFs of about 180 pages, and for each of the 23
+careful reviewer reads in it: 16 real PDFs of 159 pages, and for each of the 23
 requirements the status that reviewer gives (TRUTH), next to the documents that decide it.
 
 The submission (Holloway Farm, Kent; project ID 123456Example23; start 1 April 2024):
 
 - an outdated plan (version 1.0, a 2023 draft) saved under a file name that says "land tenure";
-  it states a permanence period of 5 years, below the methodology's 10;
+  it states a permanence period of 5 years, below the methodology's 10, and no other document
+  states one (version 2.1 dropped the figure): only the methodology's figure shows it fails;
 - the updated plan (version 2.1), made from the registry's template: each section keeps its
   heading and the template's prompt ("Describe the project boundary, including …"), then the
   proponent's answer; two sections (environmental impact, public comment) were never filled
@@ -17,12 +18,22 @@ The submission (Holloway Farm, Kent; project ID 123456Example23; start 1 April 2
   person, Margaret Holloway;
 - the monitoring report for 2024-25: sampling results, the GHG figures (which add up),
   leakage of 3.2 % (below 10 %), and the credits: 6,800 issued, 1,020 to the buffer pool —
-  15 % of the issuance, not the methodology's 20 % — and 1,410 pending issuance.
+  15 % of the issuance, not the methodology's 20 % the plan states — and 1,410 pending
+  issuance.
 
 `documents()` gives name → PDF bytes; `evidence()` where each answer was written (document,
 page, passage, the field values it states): the "careful reader" a scripted model answers
 with. `blank_template()` is a registry project-plan template holding only the checklist's
-headings and questions: nothing in it covers anything (BLANK_TRUTH).
+headings and questions: nothing in it covers anything (`blank_truth()`).
+
+The truths: "covered" when an answer is written and each value it states meets the
+methodology's figure (the checklist's limits); "partial" when it is answered but a value
+fails (REQ-013, REQ-018); "missing" when nothing answers it — a passage restating the
+requirement's question, or "[Insert …]", is no answer (REQ-022, REQ-023); "needs_input" for
+the manual requirement (REQ-016). `truth()` is what a careful reviewer (or a model reading as
+one) should reach; `offline_truth()` what an offline review can honestly reach without a
+person's entries: its finder never reads values, so a structured or cross-document
+requirement is "needs_input" when a passage states its fields, else "missing".
 """
 
 from __future__ import annotations
@@ -118,9 +129,9 @@ TRUTH: dict[str, tuple[str, str]] = {
     ),
     "REQ-013": (
         PARTIAL,
-        "plan v2.1 §9 states 10 years, but the submission still holds plan "
-        "v1.0 stating 5 years (below 10): a stated value fails, the proponent must "
-        "withdraw or correct it before it is met",
+        "the only permanence period the submission states is plan v1.0's 5 years, "
+        "below the methodology's 10 (plan v2.1 §9 speaks of permanence but states no "
+        "period): answered, but the value fails; no other document disagrees with it",
     ),
     "REQ-014": (
         COVERED,
@@ -540,14 +551,20 @@ def plan(name: str, outdated: bool = False, public: bool = False) -> Writer:
         "Leakage is assessed each year from the annual report of crop yields against the "
         "baseline yield of each crop; the monitoring report gives the result."
     )
-    permanence = "5 years" if outdated else "10 years"
-    w.para(
-        f"The project has a permanence period of {permanence} from the end of each "
-        "monitoring period, during which the soil organic carbon gains are maintained.",
-        "REQ-013",
-        0.95,
-        permanence_period_years=permanence,
-    )
+    if outdated:
+        w.para(
+            "The project has a permanence period of 5 years from the end of each "
+            "monitoring period, during which the soil organic carbon gains are maintained.",
+            "REQ-013",
+            0.95,
+            permanence_period_years="5 years",
+        )
+    else:  # version 2.1 dropped the figure and states none
+        w.para(
+            "Permanence: the soil organic carbon gains are maintained after each monitoring "
+            "period and secured by the buffer pool (section 14) and the landowner approval "
+            "(Annex F)."
+        )
 
     w.heading("10 Regulatory compliance")
     w.para(
