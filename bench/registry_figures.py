@@ -15,6 +15,18 @@ Redis (REDIS_URL).
 Run from the repository root: `.venv/bin/python bench/registry_figures.py`, or
 `DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test
 REDIS_URL=redis://127.0.0.1:6379/0 .venv/bin/python bench/registry_figures.py`.
+
+`bench/registry_figures.py submission [--offline-only]`: the generated submission of
+tests/registry/submission.py (16 PDFs, 159 pages: two plan versions, the outdated one's file
+name saying "land tenure", a public copy of the plan, 12 official copies of land-registry
+titles held by joint proprietors, a monitoring report with its buffer and credits) reviewed the
+same way, then the blank registry template. Prints the documents and the kind each was found
+to be, each requirement's status against the truth written into the documents (offline: the
+offline truth, which a run without a person's entries can reach, and the careful reviewer's),
+the agreement, the Covered-but-wrong count (reported Covered, truly not: target 0), the blank
+template's Covered count (target 0), times and memory. Then, unless --offline-only, the same
+with the openai provider pointed at a loopback model that answers as a careful reader: for
+each requirement and document, exactly the passages written there with the values they state.
 """
 
 from __future__ import annotations
