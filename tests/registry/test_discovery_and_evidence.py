@@ -75,8 +75,9 @@ PLAN = document(
     "1 Overview\nThe project restores grassland soils on a farm in Kent.",
     "2 Land tenure\nThe farm is held under a lease agreement; the landowner approval is "
     "attached as a legal attestation of long-term control for the crediting period.",
-    "3 Monitoring plan\nMonitoring schedules and soil sampling protocols are set out below; "
-    "remote sensing details and monitoring responsibility assignments follow.",
+    "3 Monitoring plan\nSoil is sampled to 30 cm every five years at 40 stratified points by "
+    "the farm manager, following the soil sampling protocols; remote sensing details of "
+    "each field are kept with the monitoring schedules.",
     "",
 )
 DEED = document(
@@ -102,9 +103,13 @@ def test_evidence_comes_with_document_page_and_section_never_from_a_contents_pag
 
 def test_terms_and_passages():
     assert terms_of(MONITORING)[:3] == ["monitoring", "schedules", "soil"]
-    long_page = pages_of(["line of text\n" * 200])[0]
-    chunks = list(passages(long_page))
+    sentences = pages_of(["A line of text.\n" * 200])[0]
+    chunks = list(passages(sentences))
     assert len(chunks) > 1 and all(len(text) <= 620 for _offset, text in chunks)
+    # A passage is cut where a sentence ends, or at twice its length when none does.
+    run_on = pages_of(["line of text\n" * 200])[0]
+    chunks = list(passages(run_on))
+    assert len(chunks) > 1 and all(len(text) <= 1220 for _offset, text in chunks)
 
 
 def test_coverage_of_each_validation_type():

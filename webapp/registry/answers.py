@@ -48,6 +48,13 @@ PROMPT_VERBS = frozenset(
         "stipulate", "submit", "summarise", "summarize", "upload", "write",
     }
 )  # fmt: skip
+# What a template writes before its own words.
+TEMPLATE_LABELS = frozenset(
+    {
+        "accepted evidence", "evidence", "evidence required", "requirement", "source",
+        "guidance", "note", "instructions", "example", "hint", "help",
+    }
+)  # fmt: skip
 # A rule restated: its words oblige, they do not report.
 NORMATIVE = re.compile(
     r"\b(?:shall|must|should|ought\s+to|(?:is|are)\s+(?:required|expected|to\s+be\s+provided)"
@@ -158,7 +165,7 @@ def is_prompt(sentence: str, requirement: Requirement) -> bool:
     restated without a figure of its own."""
     body = NUMBERING.sub("", sentence)
     label = LABEL.match(body)
-    if label and label.group(0).strip(": ").casefold() in {"note", "guidance", "instructions"}:
+    if label and label.group(0).strip(": ").casefold() in TEMPLATE_LABELS:
         return True
     rest = body[label.end() :] if label else body
     first = WORD.match(rest.lower())

@@ -92,12 +92,16 @@ def terms_of(requirement: Requirement) -> list[str]:
 
 
 def passages(page: Page) -> Iterator[tuple[int, str]]:
-    """A page's passages at line boundaries, each about PASSAGE_CHARS long, with the offset of
-    its first character (so a passage that starts with its heading stands under it)."""
+    """A page's passages at line boundaries, each about PASSAGE_CHARS long and cut where a
+    sentence ends (a passage that began mid-sentence would lose what its sentence is: a
+    question's tail reads like a statement), with the offset of its first character (so a
+    passage that starts with its heading stands under it)."""
     start, chunk = 0, ""
     offset = 0
     for line in page.text.splitlines(keepends=True):
-        if chunk and (len(chunk) + len(line) > PASSAGE_CHARS or not line.strip()):
+        long = len(chunk) + len(line) > PASSAGE_CHARS
+        ended = chunk.rstrip().endswith((".", "!", "?", ":", ";"))
+        if chunk and (not line.strip() or (long and ended) or len(chunk) > 2 * PASSAGE_CHARS):
             if chunk.strip():
                 yield start + len(chunk) - len(chunk.lstrip()), chunk.strip()
             start, chunk = offset, ""
