@@ -195,7 +195,6 @@ def read_checklist(text: str) -> Checklist:
         raise ChecklistInvalid(problems) from None
 
 
-@cache
 def bundled(name: str = REGISTRATION) -> Checklist:
     """A bundled checklist by name: Regen Network's soil-carbon methodology v1.2.2 for a
     registration (23 requirements) or for a credit issuance (29). ChecklistInvalid for
@@ -205,6 +204,11 @@ def bundled(name: str = REGISTRATION) -> Checklist:
             f"There is no bundled checklist “{name}”: choose {' or '.join(BUNDLED)}.",
             loc="bundled_checklist",
         )
+    return _read_bundled(name)
+
+
+@cache
+def _read_bundled(name: str) -> Checklist:
     return read_checklist(BUNDLED[name].read_text(encoding="utf-8"))
 
 
