@@ -251,9 +251,9 @@ def test_a_monitoring_report_on_the_registration_checklist_suggests_issuance_and
     page = client.get(f"/registry/{review.id}")
     words = by_id(page, "checklist-suggestion").get_text(" ", strip=True)
     assert (
-        "Most of these documents are monitoring and GHG emissions reports, as an issuance (a "
-        "monitoring round) submits: the issuance (monitoring round) checklist fits them better "
-        "than the registration checklist this review uses."
+        "Most of these documents are monitoring and GHG emissions reports, as an issuance "
+        "submits: the issuance (monitoring round) checklist fits them better than the "
+        "registration checklist this review uses."
     ) in words
     document = review.documents[0]
     reviews.enter_fields(

@@ -23,7 +23,7 @@ ROUND_KINDS = {
 }
 KIND_WORDS = {
     REGISTRATION: "project plans and land-tenure papers, as a registration submits",
-    ISSUANCE: "monitoring and GHG emissions reports, as an issuance (a monitoring round) submits",
+    ISSUANCE: "monitoring and GHG emissions reports, as an issuance submits",
 }
 
 
