@@ -24,9 +24,10 @@ FILES = {
 }
 
 
-def assessed(user, files=FILES):
-    """A review of the files, assessed by its run: the review, its documents by name, the run."""
-    review = create_review("Denman farm", None, user)
+def assessed(user, files=FILES, checklist=None):
+    """A review of the files (with the checklist given, else the registration one), assessed by
+    its run: the review, its documents by name, the run."""
+    review = create_review("Denman farm", checklist, user)
     added = {name: docs.add_document(review, name, data, user) for name, data in files.items()}
     db.session.commit()
     run = run_here(start_review_run(review, user), ReviewAssessment())

@@ -24,9 +24,17 @@ from webapp.jobs.models import Run
 from webapp.library.documents import read_upload
 from webapp.pagination import page_number, paginate, per_page
 from webapp.problems import Problem
-from webapp.registry import api, report, reviews
+from webapp.registry import api, report, reviews, rounds
 from webapp.registry import documents as docs
-from webapp.registry.checklist import ChecklistInvalid, StructuredField, read_checklist
+from webapp.registry.checklist import (
+    BUNDLED,
+    REGISTRATION,
+    ChecklistInvalid,
+    StructuredField,
+    bundled,
+    bundled_name,
+    read_checklist,
+)
 from webapp.registry.dates import DateStyle
 from webapp.registry.discovery import DocumentType
 from webapp.registry.models import Review, ReviewDocument
@@ -109,7 +117,10 @@ def review_dict(review: Review) -> dict[str, Any]:
     run = db.session.get(Run, review.run_id) if review.run_id else None
     outcome = reviews.outcome(review)
     chosen = reviews.chosen_styles(review)
+    suggestion = rounds.suggestion(review)
     return summary_dict(review, run) | {
+        "bundled_checklist": bundled_name(review.checklist),
+        "suggested_checklist": suggestion.to_dict() if suggestion else None,
         "documents": [document_dict(d, chosen.get(d.id)) for d in review.documents],
         "outcome": {"outcome": outcome.value, **decision_dict(outcome)} if outcome else None,
     }
@@ -184,10 +195,19 @@ def report_of(review: Review) -> dict[str, Any]:
 # Requests
 
 
+BundledName = Literal[tuple(BUNDLED)]  # type: ignore[valid-type]
+
+
 class NewReview(RequestModel):
     name: Name
-    # A checklist of the bundled one's shape; read_checklist names each problem by its path.
+    # A bundled checklist by name (registration when neither is given), or a checklist of
+    # their shape: read_checklist names each problem by its path.
+    bundled_checklist: BundledName | None = None
     checklist: Annotated[dict[str, Any], Field(max_length=20)] | None = None
+
+
+class ChecklistChoice(RequestModel):
+    bundled_checklist: BundledName
 
 
 class DocumentCorrection(RequestModel):
@@ -246,12 +266,20 @@ def api_reviews():
 
 @api.post("")
 @require_role(Role.editor)
-@accepts(NewReview, answers={201: "Created."}, summary="A review with a checklist.")
+@accepts(
+    NewReview,
+    answers={201: "Created."},
+    summary="A review with a bundled checklist (registration or issuance) or its own.",
+)
 def api_create():
     body = json_body()
-    review = reviews.create_review(
-        body["name"], checklist_from(body.get("checklist")), current_user
-    )
+    given = body.get("checklist")
+    if given is not None and body.get("bundled_checklist") is not None:
+        raise ChecklistInvalid(
+            "Give checklist or bundled_checklist, not both.", loc="bundled_checklist"
+        )
+    checklist = checklist_from(given) or bundled(body.get("bundled_checklist") or REGISTRATION)
+    review = reviews.create_review(body["name"], checklist, current_user)
     db.session.commit()
     return jsonify(review_dict(review)), 201
 
@@ -278,6 +306,25 @@ def api_delete(review_id: int):
     db.session.commit()
     docs.remove_files(stored)
     return "", 204
+
+
+@api.post("/<int:review_id>/checklist")
+@require_role(Role.editor)
+@accepts(
+    ChecklistChoice,
+    answers={200: "The review, with the new checklist's requirements.", 409: RUN_ANSWERS[409]},
+    summary="Move a review to a bundled checklist (its requirements replace the old ones; "
+    "entered fields stay); refused once verdicts were given.",
+)
+def api_switch_checklist(review_id: int):
+    review = review_or_404(review_id)
+    try:
+        rounds.switch_checklist(review, json_body()["bundled_checklist"])
+    except ReviewBusy as busy:
+        db.session.rollback()
+        return api_error(409, busy.code, busy.message, {"run_id": review.run_id})
+    db.session.commit()
+    return jsonify(review_dict(review))
 
 
 # Documents

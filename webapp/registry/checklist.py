@@ -1,20 +1,29 @@
 """A methodology checklist: its requirements, each with how it is validated and, for the
-structured ones, the fields its evidence carries. The bundled one is Regen Network's
-soil-carbon methodology v1.2.2; another of the same shape can be read from JSON."""
+structured ones, the fields its evidence carries. Two are bundled, both Regen Network's
+soil-carbon methodology v1.2.2: its registration checklist (a project plan and its land
+tenure) and its credit issuance one (a monitoring round's report and credit statement);
+another of the same shape can be read from JSON."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from webapp.problems import Invalid, Problem
 
-BUNDLED = Path(__file__).parent / "data" / "soil-carbon-v1.2.2.json"
+DATA = Path(__file__).parent / "data"
+REGISTRATION, ISSUANCE = "registration", "issuance"
+BUNDLED = {
+    REGISTRATION: DATA / "soil-carbon-v1.2.2.json",
+    ISSUANCE: DATA / "soil-carbon-v1.2.2-issuance.json",
+}
+BUNDLED_LABELS = {REGISTRATION: "Registration", ISSUANCE: "Issuance (monitoring round)"}
 
 
 class ValidationType(StrEnum):
@@ -44,6 +53,10 @@ class StructuredField(StrEnum):
     leakage_tco2e = "leakage_tco2e"
     net_reductions_tco2e = "net_reductions_tco2e"
     credits_issued = "credits_issued"
+    # A monitoring round's credit statement: its total, divided into the buffer pool's
+    # contribution and the credits pending issue (not issued yet).
+    credits_pending_issue = "credits_pending_issue"
+    credits_total = "credits_total"
     buffer_credits = "buffer_credits"
 
 
@@ -54,6 +67,8 @@ FIGURE_FIELDS = frozenset(
         StructuredField.leakage_tco2e,
         StructuredField.net_reductions_tco2e,
         StructuredField.credits_issued,
+        StructuredField.credits_pending_issue,
+        StructuredField.credits_total,
         StructuredField.buffer_credits,
     }
 )
@@ -75,6 +90,8 @@ FIELD_LABELS = {
     StructuredField.leakage_tco2e: "Leakage (t CO2e)",
     StructuredField.net_reductions_tco2e: "Net reductions (t CO2e)",
     StructuredField.credits_issued: "Credits issued",
+    StructuredField.credits_pending_issue: "Credits pending issue",
+    StructuredField.credits_total: "Total credits",
     StructuredField.buffer_credits: "Buffer pool credits",
 }
 
@@ -178,7 +195,25 @@ def read_checklist(text: str) -> Checklist:
         raise ChecklistInvalid(problems) from None
 
 
+def bundled(name: str = REGISTRATION) -> Checklist:
+    """A bundled checklist by name: Regen Network's soil-carbon methodology v1.2.2 for a
+    registration (23 requirements) or for a credit issuance (29). ChecklistInvalid for
+    another name."""
+    if name not in BUNDLED:
+        raise ChecklistInvalid(
+            f"There is no bundled checklist “{name}”: choose {' or '.join(BUNDLED)}.",
+            loc="bundled_checklist",
+        )
+    return _read_bundled(name)
+
+
 @cache
-def bundled() -> Checklist:
-    """Regen Network's soil-carbon methodology v1.2.2 (23 requirements)."""
-    return read_checklist(BUNDLED.read_text(encoding="utf-8"))
+def _read_bundled(name: str) -> Checklist:
+    return read_checklist(BUNDLED[name].read_text(encoding="utf-8"))
+
+
+def bundled_name(checklist: Mapping[str, Any]) -> str | None:
+    """Which bundled checklist a review's stored checklist is, by its methodology id (None
+    for an imported one)."""
+    given = checklist.get("methodology_id")
+    return next((n for n in BUNDLED if bundled(n).methodology_id == given), None)

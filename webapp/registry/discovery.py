@@ -86,6 +86,27 @@ CATEGORY_SOURCES: dict[str, tuple[DocumentType, ...]] = {
     "Monitoring Plan": (DocumentType.project_plan, DocumentType.monitoring_report),
     "Risk Management": (DocumentType.project_plan, DocumentType.monitoring_report),
     "Safeguards": (DocumentType.project_plan, DocumentType.monitoring_report),
+    # An issuance's (a monitoring round's): its monitoring report first.
+    "Project Boundaries": (
+        DocumentType.map_gis,
+        DocumentType.monitoring_report,
+        DocumentType.baseline_report,
+    ),
+    "Data Reporting": (DocumentType.monitoring_report, DocumentType.ghg_emissions_report),
+    "Project Monitoring": (DocumentType.monitoring_report, DocumentType.ghg_emissions_report),
+    "Monitoring Period": (DocumentType.monitoring_report,),
+    "Soil Sampling": (DocumentType.monitoring_report, DocumentType.baseline_report),
+    "SOC Analysis": (DocumentType.monitoring_report, DocumentType.baseline_report),
+    "AI Processing": (DocumentType.monitoring_report,),
+    "Image & Ancillary Data Processing": (DocumentType.monitoring_report,),
+    "Results": (DocumentType.monitoring_report, DocumentType.baseline_report),
+    "Emissions": (DocumentType.ghg_emissions_report, DocumentType.monitoring_report),
+    # A round's buffer contribution and credits are its monitoring report's credit statement.
+    "Buffer Pool": (DocumentType.monitoring_report,),
+    "Credit Statement": (DocumentType.monitoring_report,),
+    "Disclosures": (DocumentType.monitoring_report, DocumentType.other),
+    "Monitoring Procedure Deviations": (DocumentType.monitoring_report,),
+    "Verifier Requirements": (DocumentType.monitoring_report, DocumentType.other),
 }
 
 
@@ -152,6 +173,11 @@ FIELD_SOURCES: dict[str, tuple[DocumentType, ...]] = {
     "crediting_period_years": (DocumentType.project_plan, DocumentType.monitoring_report),
     "crediting_period_start": (DocumentType.project_plan, DocumentType.monitoring_report),
     "crediting_period_end": (DocumentType.project_plan, DocumentType.monitoring_report),
+    # The credits of a round and its buffer contribution: only its monitoring report states them.
+    "credits_issued": (DocumentType.monitoring_report,),
+    "credits_pending_issue": (DocumentType.monitoring_report,),
+    "credits_total": (DocumentType.monitoring_report,),
+    "buffer_credits": (DocumentType.monitoring_report,),
 }
 
 

@@ -33,7 +33,7 @@ from webapp.units import quantities
 if TYPE_CHECKING:
     from webapp.ai.client import StructuredClient
 
-PROMPT_VERSION = "registry-evidence-1"
+PROMPT_VERSION = "registry-evidence-2"  # 2: the credit figures told apart
 MOST_SNIPPETS = 5
 PROMPT_CHARS = 120_000  # of page text in one prompt; a longer document is asked in parts
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -46,6 +46,18 @@ FIELD_RULES = {
     StructuredField.tenure_type: "ownership, lease, or another form of tenure, as written",
     StructuredField.project_id: "the project's registry ID as written (e.g. C06-4997 or "
     "123456Example23: digits, the farm's name, a two-digit year); a year is never an ID",
+    # A credit statement's figures are told apart by its own words, never one for another.
+    StructuredField.credits_issued: "the credits the document says were issued (on the "
+    "registry), as written with their unit; never credits pending issue, a buffer contribution "
+    "or a total not said to be issued",
+    StructuredField.credits_pending_issue: "the credits the document says are pending issue "
+    "(this round's credits after the buffer contribution, not issued yet), as written with "
+    "their unit; never the total or credits already issued",
+    StructuredField.credits_total: "the total credits of the credit statement (the buffer "
+    "contribution and the credits pending issue together), as written with their unit; never "
+    "the credits pending issue or credits issued alone",
+    StructuredField.buffer_credits: "the credits contributed to the (permanence) buffer pool, "
+    "as written with their unit; never its percentage",
 }
 STYLE_WORDS = {DateStyle.day_first: "day first", DateStyle.month_first: "month first"}
 KIND_WORDS = {PageKind.contents: "a contents page", PageKind.no_text: "a page without text"}

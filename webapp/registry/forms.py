@@ -8,7 +8,7 @@ from flask_wtf.file import FileField
 from wtforms import HiddenField, MultipleFileField, SelectField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
 
-from webapp.registry.checklist import FIELD_LABELS, StructuredField
+from webapp.registry.checklist import BUNDLED_LABELS, FIELD_LABELS, REGISTRATION, StructuredField
 from webapp.registry.discovery import TYPE_LABELS
 from webapp.registry.targets import OUTCOMES, VERDICTS
 from webapp.registry.words import DATE_STYLE_LABELS
@@ -16,10 +16,20 @@ from webapp.registry.words import DATE_STYLE_LABELS
 
 class NewReviewForm(FlaskForm):
     name = StringField("Name", description="The project under review, e.g. “Denman farm 2024”.")
+    # Checked by checklist.bundled, which names the choices when one is not.
+    bundled_checklist = SelectField(
+        "Checklist",
+        choices=[SelectChoice(name, label) for name, label in BUNDLED_LABELS.items()],
+        default=REGISTRATION,
+        validate_choice=False,
+        description="Regen Network's soil-carbon methodology v1.2.2: a registration is checked "
+        "on its project plan and land tenure, an issuance on its monitoring report and credit "
+        "statement.",
+    )
     checklist = FileField(
-        "Checklist (optional)",
-        description="A methodology checklist as JSON, of the bundled checklist's shape. "
-        "Left empty: Regen Network soil-carbon methodology v1.2.2.",
+        "Or your own checklist (optional)",
+        description="A methodology checklist as JSON, of the bundled checklists' shape; used "
+        "instead of the one chosen above.",
     )
 
 

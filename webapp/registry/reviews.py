@@ -72,14 +72,19 @@ def create_review(name: str | None, checklist: Checklist | None, user: User | No
         checklist=checklist.model_dump(mode="json"),
         created_by=user,
         reviewer=user,
-        requirements=[
-            ReviewRequirement(requirement_id=r.requirement_id, position=i, snippets=[])
-            for i, r in enumerate(checklist.requirements)
-        ],
+        requirements=requirement_records(checklist),
     )
     db.session.add(review)
     db.session.flush()
     return review
+
+
+def requirement_records(checklist: Checklist) -> list[ReviewRequirement]:
+    """A new record per requirement of the checklist, in its order."""
+    return [
+        ReviewRequirement(requirement_id=r.requirement_id, position=i, snippets=[])
+        for i, r in enumerate(checklist.requirements)
+    ]
 
 
 def delete_review(review: Review) -> list[str]:

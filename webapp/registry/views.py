@@ -19,10 +19,16 @@ from webapp.jobs.queue import QueueUnavailable
 from webapp.library.documents import max_upload_bytes
 from webapp.pagination import count_of, page_number, paginate
 from webapp.problems import Invalid, show_on_form
-from webapp.registry import bp, page_data, reviews, words
+from webapp.registry import bp, page_data, reviews, rounds, words
 from webapp.registry import documents as docs
 from webapp.registry.api_views import document_or_404, review_or_404
-from webapp.registry.checklist import ChecklistInvalid, StructuredField, read_checklist
+from webapp.registry.checklist import (
+    REGISTRATION,
+    ChecklistInvalid,
+    StructuredField,
+    bundled,
+    read_checklist,
+)
 from webapp.registry.discovery import TYPE_LABELS, DocumentType
 from webapp.registry.forms import (
     DateStyleForm,
@@ -84,13 +90,15 @@ def render_new(form: NewReviewForm, status: int = 200):
 @require_role(Role.editor)
 @takes_upload()
 def new():
-    form = NewReviewForm()
+    # A link may choose the bundled checklist (the review page's suggestion does).
+    form = NewReviewForm(bundled_checklist=request.args.get("bundled_checklist", REGISTRATION))
     if not form.validate_on_submit():
         return render_new(form, 422 if form.errors else 200)
-    checklist = None
     upload = form.checklist.data
     try:
-        if upload and upload.filename:
+        if not (upload and upload.filename):
+            checklist = bundled(form.bundled_checklist.data)
+        else:
             data = read_bytes(upload.stream, CHECKLIST_MAX_BYTES)
             if len(data) > CHECKLIST_MAX_BYTES:
                 raise ChecklistInvalid("The checklist file is larger than 2 MB.", loc="checklist")
@@ -103,7 +111,10 @@ def new():
             checklist = read_checklist(text)
         review = reviews.create_review(form.name.data, checklist, current_user)
     except ChecklistInvalid as exc:
-        form.checklist.errors = [p.message for p in exc.problems]
+        chosen = exc.problems[0].loc == "bundled_checklist"
+        (form.bundled_checklist if chosen else form.checklist).errors = [
+            p.message for p in exc.problems
+        ]
         return render_new(form, 422)
     except Invalid as exc:
         db.session.rollback()
@@ -141,6 +152,8 @@ def render_review(review: Review, status: int = 200, **forms):
         or OutcomeForm(data={"outcome": outcome.value} if outcome else None),
         "form": EmptyForm(),
         "assess_error": forms.get("assess_error"),
+        "suggestion": rounds.suggestion(review),
+        "switch_error": forms.get("switch_error"),
         "entry_form": forms.get("entry_form") or EntryForm(formdata=None).limit_to(asked(review)),
         "entry_refused": "entry_form" in forms,
         "readable": readable(review),
@@ -295,6 +308,22 @@ def assess(review_id: int):
         return render_review(review_or_404(review_id), 422, assess_error=str(exc))
     flash(f"Assessing “{review.name}”: run #{run.id}.", "success")
     return redirect(url_for("registry.show", review_id=review.id, _anchor="assess"))
+
+
+@bp.post("/<int:review_id>/checklist")
+@require_role(Role.editor)
+def switch_checklist(review_id: int):
+    """Move the review to the other bundled checklist, as its documents suggest."""
+    review = review_or_404(review_id)
+    name = request.form.get("bundled_checklist", "")
+    try:
+        rounds.switch_checklist(review, name)
+    except Invalid as exc:
+        db.session.rollback()
+        return render_review(review_or_404(review_id), 422, switch_error=exc.message)
+    db.session.commit()
+    flash(f"The review uses {rounds.label(name)} now: assess it to find its evidence.", "success")
+    return redirect(url_for("registry.show", review_id=review.id))
 
 
 @bp.post("/<int:review_id>/outcome")
