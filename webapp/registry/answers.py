@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from webapp.registry.checklist import Requirement, StructuredField
+from webapp.registry.checklist import Checklist, Requirement, StructuredField
 from webapp.registry.dates import dates_in
 from webapp.registry.validation import (
     PERCENT_FIELDS,
@@ -63,7 +63,8 @@ NORMATIVE = re.compile(
 )
 # What a template leaves to fill: "[Insert the date]", "<name>", "____", "dd/mm/yyyy", "TBC".
 PLACEHOLDER = re.compile(
-    r"\[(?!\d+\])[^\]]{0,120}\]|<[^<>]{1,60}>|_{3,}|\.{5,}|…{2,}|\bX{2,}\b|\bdd/mm/yyyy\b|"
+    r"\[(?!\d+\])[^\]]{0,120}\]|\[\s*(?:insert|enter|add|describe|provide|type|state)\b|"
+    r"<[^<>]{1,60}>|_{3,}|\.{5,}|…{2,}|\bX{2,}\b|\bdd/mm/yyyy\b|"
     r"\bmm/dd/yyyy\b|\b(?:tbd|tbc|to\s+be\s+(?:completed|confirmed|determined|provided|added))\b"
     r"|lorem\s+ipsum",
     re.I,
@@ -101,11 +102,10 @@ def sentences(text: str) -> Iterator[str]:
     """A passage's sentences, a heading line standing alone: lines are joined unless one is a
     heading (a numbered or short line with no full stop), then split at sentence ends."""
     block: list[str] = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line:
-            continue
-        if HEADING_LINE.match(line) and not STATING.search(line):
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line, after in zip(lines, [*lines[1:], ""], strict=True):
+        starts = not after or not after[0].islower()  # a line wrapped mid-sentence goes on
+        if starts and HEADING_LINE.match(line) and not STATING.search(line):
             yield from _split(" ".join(block))
             block = []
             yield line
@@ -160,14 +160,32 @@ def _has_value(text: str, own: str) -> bool:
     )
 
 
-def is_prompt(sentence: str, requirement: Requirement) -> bool:
-    """A question, an instruction, a placeholder, a sentence about the template, or a rule
-    restated without a figure of its own."""
+def plain_words(text: str) -> str:
+    return " ".join(WORD.findall(text.lower()))
+
+
+def asked_in(checklist: Checklist) -> frozenset[str]:
+    """Every sentence a checklist asks or accepts, in plain words: a template copies them
+    under each other's headings, and none of them answers anything."""
+    return frozenset(
+        plain_words(sentence)
+        for r in checklist.requirements
+        for text in (r.requirement_text, r.accepted_evidence)
+        for sentence in [text, *_split(text), *text.split(": ", 1)[1:]]
+    )
+
+
+def is_prompt(sentence: str, requirement: Requirement, asked: frozenset[str] = frozenset()) -> bool:
+    """A question, an instruction, a placeholder, a sentence about the template, a sentence
+    the checklist asks (asked: its sentences in plain words), or a rule restated without a
+    figure of its own."""
     body = NUMBERING.sub("", sentence)
     label = LABEL.match(body)
     if label and label.group(0).strip(": ").casefold() in TEMPLATE_LABELS:
         return True
     rest = body[label.end() :] if label else body
+    if plain_words(body) in asked or plain_words(rest) in asked:
+        return True
     first = WORD.match(rest.lower())
     own = _own_words(requirement)
     return bool(
@@ -179,10 +197,10 @@ def is_prompt(sentence: str, requirement: Requirement) -> bool:
     )
 
 
-def answers(sentence: str, requirement: Requirement) -> bool:
+def answers(sentence: str, requirement: Requirement, asked: frozenset[str] = frozenset()) -> bool:
     """Whether a sentence states something: not a prompt, and either a statement (a verb that
     reports) or a label with a value of its own."""
-    if len(WORD.findall(sentence.lower())) < 2 or is_prompt(sentence, requirement):
+    if len(WORD.findall(sentence.lower())) < 2 or is_prompt(sentence, requirement, asked):
         return False
     value = _value_after_label(NUMBERING.sub("", sentence))
     if value is not None and _has_value(value, _own_words(requirement)):
@@ -206,9 +224,9 @@ def _new_share(sentence: str, requirement: Requirement) -> float:
     return sum(1 for w in mine if w[:5] not in own) / len(mine) if mine else 0.0
 
 
-def answer_text(text: str, requirement: Requirement) -> str:
+def answer_text(text: str, requirement: Requirement, asked: frozenset[str] = frozenset()) -> str:
     """The sentences of a passage that answer, joined; empty when none does."""
-    return " ".join(s for s in sentences(text) if answers(s, requirement))
+    return " ".join(s for s in sentences(text) if answers(s, requirement, asked))
 
 
 def states_kind(name: StructuredField, text: str) -> bool:

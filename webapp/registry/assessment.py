@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from webapp.registry.answers import asked_in
 from webapp.registry.checklist import Checklist, Requirement, StructuredField
 from webapp.registry.dates import DateStyle
 from webapp.registry.evidence import Coverage, Snippet, SourceDocument, coverage, find_evidence
@@ -77,13 +78,14 @@ def assess(
     A requirement's fields are the ones it asks for, its figures included; only its
     structured fields decide its coverage: each stated, and none failing its checks."""
     entered = list(entered)
+    questions = asked_in(checklist)
     by_reviewer = {(v.field, v.source) for v in entered}
     every_value = list(entered)
     assessed = []
     for requirement in checklist.requirements:
         snippets = (found or {}).get(requirement.requirement_id)
         if snippets is None:
-            snippets = find_evidence(requirement, documents)
+            snippets = find_evidence(requirement, documents, asked=questions)
         asked = set(requirement.asked)
         carried = [v for v in field_values(snippets, styles) if v.field in asked]
         kept = [v for v in carried if (v.field, v.source) not in by_reviewer]

@@ -124,13 +124,15 @@ def find_evidence(
     requirement: Requirement,
     documents: Iterable[SourceDocument],
     per_document: int = SNIPPETS_PER_DOCUMENT,
+    asked: frozenset[str] = frozenset(),
 ) -> list[Snippet]:
     """The passages that answer the requirement, naming most of its terms, best first: the
     best of each document its category and its cross-checked fields map to (every document
     when none of those kinds is there). Only a passage's answering sentences count (a
     template's question, heading or prompt is no evidence); for a requirement of fields,
-    they must hold a value of a kind it asks for. A passage two documents share (a public copy
-    of the plan) counts once."""
+    they must hold a value of a kind it asks for; asked: the checklist's own sentences
+    (answers.asked_in), which a template copies and which answer nothing. A passage two
+    documents share (a public copy of the plan) counts once."""
     documents = list(documents)
     kinds = set(sources_for(requirement.category, requirement.structured_fields))
     chosen = [d for d in documents if d.type in kinds] or documents
@@ -149,13 +151,18 @@ def find_evidence(
             if page.kind != PageKind.text:
                 continue
             for offset, text in passages(page):
-                answered = answer_text(text, requirement)
+                answered = answer_text(text, requirement, asked)
+                if not answered:
+                    continue
+                # The passage (its question included) says what it is about; its answering
+                # sentences must speak of it too, and alone decide how strong it is.
+                about = sum(1 for pattern in patterns.values() if pattern.search(text))
                 named = tuple(t for t, pattern in patterns.items() if pattern.search(answered))
                 share = len(named) / len(terms) if terms else 0
-                # A field stated with its name is evidence however few terms name it.
-                if of_fields and not states_any(requirement.asked, answered):
-                    continue
-                if not of_fields and (len(named) < LEAST_TERMS or share < LEAST_SHARE):
+                if of_fields:  # a field stated with its name, however few terms name it
+                    if not states_any(requirement.asked, answered):
+                        continue
+                elif len(named) < LEAST_TERMS or about < max(LEAST_TERMS, LEAST_SHARE * len(terms)):
                     continue
                 if same_passage(text) in seen:
                     continue

@@ -24,6 +24,7 @@ from webapp.jobs.runner import add_usage
 from webapp.problems import Invalid
 from webapp.registry import documents as docs
 from webapp.registry import extraction
+from webapp.registry.answers import asked_in
 from webapp.registry.assessment import field_values
 from webapp.registry.checklist import Requirement
 from webapp.registry.discovery import DocumentType, sources_for
@@ -242,7 +243,7 @@ class ReviewAssessment(RunKind):
         if current_app.config["FURROW"].provider == "openai":
             snippets, problems = model_evidence(self.client(), review, wanted, sources, run_id)
         else:
-            snippets = find_evidence(wanted, sources)
+            snippets = find_evidence(wanted, sources, asked=asked_in(review.methodology))
         record.snippets = [s.to_dict() for s in snippets]
         record.problems = problems
         asked = set(wanted.structured_fields)
