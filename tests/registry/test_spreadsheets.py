@@ -20,6 +20,7 @@ from tests.support.tables import run_here
 from webapp.auth.models import ApiToken
 from webapp.extensions import db
 from webapp.jobs.models import Run
+from webapp.library.sandbox import bounded_pages
 from webapp.registry.checklist import bundled
 from webapp.registry.models import ReviewDocument
 from webapp.registry.run import ReviewAssessment
@@ -247,3 +248,28 @@ def test_a_workbook_unpacking_past_the_budget_is_refused_unread(client, editor, 
             xlsx_pages(data)
     assert db.session.query(ReviewDocument).count() == 0
     check_xlsx(workbook())
+
+
+def test_a_workbook_the_sandbox_cannot_read_keeps_the_reason_and_the_run_goes_on(make_user):
+    damaged = zip_of({"xl/workbook.xml": b"<workbook", "[Content_Types].xml": b"<Types/>"})
+    files = {"Damaged.xlsx": damaged, "Monitoring figures.csv": FIGURES.encode()}
+    review, added, run = assessed(make_user("editor"), files)
+    sheet = added["Damaged.xlsx"]
+    db.session.refresh(sheet)
+    assert sheet.pages is None
+    reason = run.item_errors[f"discover:{sheet.id}"]
+    assert reason.startswith("Damaged.xlsx: The workbook cannot be read ("), reason
+    [record] = [r for r in review.requirements if r.requirement_id == "REQ-018"]
+    assert any("B4: 146" in s["text"] for s in record.snippets)
+
+
+def test_a_workbook_of_too_many_cells_is_refused_by_the_sandbox():
+    book = openpyxl.Workbook(write_only=True)
+    sheet = book.create_sheet("Points")
+    for row in range(MOST_CELLS // 10 + 1):
+        sheet.append(range(row * 10, row * 10 + 10))
+    written = io.BytesIO()
+    book.save(written)
+    with pytest.raises(UploadRefused, match="more than 200,000 cells") as refused:
+        bounded_pages(written.getvalue(), xlsx_pages, name="workbook", code="xlsx")
+    assert refused.value.code == "too_many_cells"
