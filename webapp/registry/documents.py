@@ -28,8 +28,12 @@ from webapp.uploads import UploadRefused, decode_text
 # Submissions carry their figures as spreadsheets too: a CSV is read as one page of cells, an
 # Excel workbook as a page per sheet.
 EXTENSIONS = {
-    **{"pdf": "pdf", "md": "markdown", "markdown": "markdown", "txt": "text"},
-    **{"csv": "csv", "xlsx": "xlsx"},
+    "pdf": "pdf",
+    "md": "markdown",
+    "markdown": "markdown",
+    "txt": "text",
+    "csv": "csv",
+    "xlsx": "xlsx",
 }
 UNSUPPORTED = "Upload a PDF, Markdown (.md), text (.txt), CSV (.csv) or Excel (.xlsx) file."
 SUFFIXES = {"pdf": ".pdf", "markdown": ".md", "text": ".txt", "csv": ".csv", "xlsx": ".xlsx"}

@@ -10,8 +10,11 @@ from webapp.registry.discovery import TYPE_LABELS, DocumentType
 from webapp.registry.evidence import COVERAGE_LABELS, Coverage
 
 KIND_LABELS = {
-    **{"pdf": "PDF", "markdown": "Markdown", "text": "Text", "csv": "CSV"},
-    **{"xlsx": "Excel workbook"},
+    "pdf": "PDF",
+    "markdown": "Markdown",
+    "text": "Text",
+    "csv": "CSV",
+    "xlsx": "Excel workbook",
 }
 VALIDATION_LABELS = {
     "document_presence": "Document present",
