@@ -2,6 +2,8 @@
 monitoring report is searched for the project's owner, area and start date beside the plan and
 the land-registry copies, so a plan-vs-report disagreement can be found."""
 
+import pytest
+
 from tests.library.files import pdf_with_text
 from tests.registry import documents as made
 from tests.registry.test_pipeline_offline import assessed
@@ -34,6 +36,9 @@ def test_a_requirements_cross_checked_fields_add_the_kinds_that_state_them():
     )
 
 
+# The run stays queued where no worker listens: left on the session's queue, a later test's
+# worker would work it against that test's run of the same id.
+@pytest.mark.usefixtures("idle_queue")
 def test_a_monitoring_report_is_searched_for_the_owner_area_and_start_date(make_user):
     files = {"Project plan.pdf": made.PLAN, "Monitoring report 2024.pdf": REPORT}
     review, added, run = assessed(make_user("editor"), files)

@@ -1,7 +1,7 @@
 """A review's documents: checked uploads kept under the instance by generated names (never the
 name a client sent), their pages once read, and their kind. Text, Markdown and CSV are read on
-upload; a PDF is read by the review's run (discovery), in the library's sandbox — the web
-process never parses PDFs."""
+upload; a PDF or an Excel workbook is read by the review's run (discovery), in the library's
+sandbox — the web process never parses either, it only checks what kind of file it is."""
 
 from __future__ import annotations
 
@@ -16,19 +16,28 @@ from webapp.auth.models import User
 from webapp.extensions import db
 from webapp.library.documents import max_upload_bytes
 from webapp.library.extract import check_pdf, check_upload, storable
-from webapp.library.sandbox import bounded_pdf_pages
+from webapp.library.sandbox import bounded_pages, bounded_pdf_pages
 from webapp.registry.dates import date_style
 from webapp.registry.discovery import TEXT_PAGES, DocumentType, classify
 from webapp.registry.evidence import SourceDocument
 from webapp.registry.models import Review, ReviewDocument
 from webapp.registry.pages import Page, pages_of
-from webapp.registry.sheets import csv_pages
+from webapp.registry.sheets import check_xlsx, csv_pages, xlsx_pages
 from webapp.uploads import UploadRefused, decode_text
 
-# Submissions carry their figures as spreadsheets too: a CSV is read as one page of cells.
-EXTENSIONS = {"pdf": "pdf", "md": "markdown", "markdown": "markdown", "txt": "text", "csv": "csv"}
-UNSUPPORTED = "Upload a PDF, Markdown (.md), text (.txt) or CSV (.csv) file."
-SUFFIXES = {"pdf": ".pdf", "markdown": ".md", "text": ".txt", "csv": ".csv"}
+# Submissions carry their figures as spreadsheets too: a CSV is read as one page of cells, an
+# Excel workbook as a page per sheet.
+EXTENSIONS = {
+    "pdf": "pdf",
+    "md": "markdown",
+    "markdown": "markdown",
+    "txt": "text",
+    "csv": "csv",
+    "xlsx": "xlsx",
+}
+UNSUPPORTED = "Upload a PDF, Markdown (.md), text (.txt), CSV (.csv) or Excel (.xlsx) file."
+SUFFIXES = {"pdf": ".pdf", "markdown": ".md", "text": ".txt", "csv": ".csv", "xlsx": ".xlsx"}
+READ_BY_RUN = {"pdf", "xlsx"}  # kinds read in the sandbox by the review's run, not on upload
 MOST_DOCUMENTS = 50  # in one review
 
 
@@ -60,6 +69,8 @@ def add_document(review: Review, filename: str, data: bytes, user: User | None) 
     pages = None
     if kind == "pdf":
         check_pdf(data)
+    elif kind == "xlsx":
+        check_xlsx(data)
     else:
         text = storable(decode_text(data))
         if not text:
@@ -101,11 +112,15 @@ def set_pages(document: ReviewDocument, texts: list[str] | None) -> None:
     document.date_style = style.value if style else None
 
 
-def read_pdf(document: ReviewDocument) -> None:
-    """Read a stored PDF's pages in the sandbox; a PDF that breaks a limit or cannot be read
-    keeps the reason and no pages."""
+def read_in_sandbox(document: ReviewDocument) -> None:
+    """Read a stored PDF's pages, or a workbook's sheets, in the sandbox; a file that breaks a
+    limit or cannot be read keeps the reason and no pages."""
     try:
-        texts = bounded_pdf_pages(file_path(document).read_bytes())
+        data = file_path(document).read_bytes()
+        if document.kind == "xlsx":
+            texts = bounded_pages(data, xlsx_pages, name="workbook", code="xlsx")
+        else:
+            texts = bounded_pdf_pages(data)
     except UploadRefused as refused:
         document.error = str(refused)
         return

@@ -36,7 +36,8 @@ class NewReviewForm(FlaskForm):
 class UploadForm(FlaskForm):
     files = MultipleFileField(
         "Add documents",
-        description="PDF, Markdown (.md), text (.txt) or CSV (.csv); one or several files.",
+        description="PDF, Markdown (.md), text (.txt), CSV (.csv) or Excel (.xlsx); one or "
+        "several files.",
     )
 
 

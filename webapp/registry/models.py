@@ -76,7 +76,7 @@ class ReviewDocument(db.Model):
     )
     filename: Mapped[str] = mapped_column(String(255))  # as uploaded, cleaned
     stored_name: Mapped[str] = mapped_column(String(64), unique=True)  # generated
-    kind: Mapped[str] = mapped_column(String(16))  # pdf | markdown | text | csv
+    kind: Mapped[str] = mapped_column(String(16))  # pdf | markdown | text | csv | xlsx
     size_bytes: Mapped[int] = mapped_column(Integer)
     sha256: Mapped[str] = mapped_column(String(64))
     # A DocumentType; classified by name on upload, by content once read, or set by a person.
@@ -84,9 +84,10 @@ class ReviewDocument(db.Model):
     type_set_by_person: Mapped[bool] = mapped_column(Boolean, default=False)
     # A DateStyle, when the text shows how it writes dates.
     date_style: Mapped[str | None] = mapped_column(String(16))
-    # Each page's text, page 1 first, once read (a PDF's in the run's discovery); None before.
+    # Each page's text, page 1 first, once read (a PDF's or a workbook's in the run's
+    # discovery); None before.
     pages: Mapped[list[str] | None] = mapped_column(JSON)
-    # Why the file could not be read (a PDF over the limits, no text at all).
+    # Why the file could not be read (a PDF or workbook over the limits, no text at all).
     error: Mapped[str | None] = mapped_column(Text)
     created_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -219,8 +219,8 @@ class ReviewAssessment(RunKind):
         document = next((d for d in review.documents if d.id == document_id), None)
         if document is None:
             raise ItemError("The document was deleted.")
-        if document.pages is None and document.kind == "pdf":
-            docs.read_pdf(document)
+        if document.pages is None and document.kind in docs.READ_BY_RUN:
+            docs.read_in_sandbox(document)
         if document.error:
             raise ItemError(f"{document.filename}: {document.error}")
         kinds = [p.kind for p in docs.pages(document)]

@@ -9,7 +9,13 @@ from webapp.registry.dates import DateStyle
 from webapp.registry.discovery import TYPE_LABELS, DocumentType
 from webapp.registry.evidence import COVERAGE_LABELS, Coverage
 
-KIND_LABELS = {"pdf": "PDF", "markdown": "Markdown", "text": "Text", "csv": "CSV"}
+KIND_LABELS = {
+    "pdf": "PDF",
+    "markdown": "Markdown",
+    "text": "Text",
+    "csv": "CSV",
+    "xlsx": "Excel workbook",
+}
 VALIDATION_LABELS = {
     "document_presence": "Document present",
     "structured_field": "Structured field",
