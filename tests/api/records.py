@@ -126,6 +126,9 @@ def make_records(app: Flask, headers: dict[str, str]) -> Records:
     assessing = call("POST", f"/api/v1/reviews/{review['id']}/run", 202)
     assessed = run_here(db.session.get(Run, assessing["run_id"]), ReviewAssessment())
     assert assessed.status == "succeeded", assessed.item_errors
+    # A verdict given: its checklist stays (a switch would take REQ-002 and REQ-007 away).
+    verdict = {"requirement_id": "REQ-016", "verdict": "not_applicable"}
+    call("POST", f"/api/v1/reviews/{review['id']}/verdicts", 201, json=verdict)
 
     # Runs left queued (no worker takes them): a culture's enrichment, an integrity check.
     enrichment = call("POST", f"/api/v1/cultures/{culture['id']}/enrich", 202, json={})

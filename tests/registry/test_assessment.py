@@ -115,7 +115,8 @@ def test_a_reviewers_value_supersedes_the_models_from_the_same_document():
     assert corrected in tenure.fields and not any(v.value == "The Project" for v in tenure.fields)
     # Another document's value is not the reviewer's to replace: the deed's stays.
     assert (
-        FieldValue(F.owner_name, "Nicholas Denman", "Deed.pdf", 1, document_id=2) in tenure.fields
+        FieldValue(F.owner_name, "Nicholas Denman", "Deed.pdf", 1, document_id=2, on_title=True)
+        in tenure.fields
     )
 
 

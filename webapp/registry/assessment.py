@@ -14,6 +14,7 @@ from typing import Any
 from webapp.registry.answers import asked_in
 from webapp.registry.checklist import Checklist, Requirement, StructuredField
 from webapp.registry.dates import DateStyle
+from webapp.registry.discovery import DocumentType
 from webapp.registry.evidence import Coverage, Snippet, SourceDocument, coverage, find_evidence
 from webapp.registry.validation import Check, FieldValue, Status, validate
 
@@ -43,10 +44,13 @@ class Assessment:
 
 
 def field_values(
-    snippets: Iterable[Snippet], styles: Mapping[int, DateStyle | None]
+    snippets: Iterable[Snippet],
+    styles: Mapping[int, DateStyle | None],
+    titles: frozenset[int] = frozenset(),
 ) -> list[FieldValue]:
     """The structured fields the snippets carry, routed by field name (never by requirement);
-    a snippet without any (evidence kept from before fields existed) adds nothing."""
+    a snippet without any (evidence kept from before fields existed) adds nothing. titles: the
+    documents that are land-tenure papers, whose owners are the land's proprietors."""
     values = []
     for snippet in snippets:
         for name, value in (snippet.structured_fields or {}).items():
@@ -59,6 +63,7 @@ def field_values(
                         snippet.page,
                         styles.get(snippet.document_key),
                         snippet.document_key,
+                        snippet.document_key in titles,
                     )
                 )
     return values
@@ -79,6 +84,7 @@ def assess(
     structured fields decide its coverage: each stated, and none failing its checks."""
     entered = list(entered)
     questions = asked_in(checklist)
+    titles = frozenset(d.key for d in documents if d.type == DocumentType.land_tenure)
     by_reviewer = {(v.field, v.source) for v in entered}
     every_value = list(entered)
     assessed = []
@@ -87,7 +93,7 @@ def assess(
         if snippets is None:
             snippets = find_evidence(requirement, documents, asked=questions)
         asked = set(requirement.asked)
-        carried = [v for v in field_values(snippets, styles) if v.field in asked]
+        carried = [v for v in field_values(snippets, styles, titles) if v.field in asked]
         kept = [v for v in carried if (v.field, v.source) not in by_reviewer]
         superseded = [v for v in carried if (v.field, v.source) in by_reviewer]
         every_value += kept

@@ -19,6 +19,7 @@ from webapp.registry import documents as docs
 from webapp.registry.assessment import Assessment, assess
 from webapp.registry.checklist import Checklist, StructuredField, bundled
 from webapp.registry.dates import DateStyle
+from webapp.registry.discovery import DocumentType
 from webapp.registry.evidence import Snippet
 from webapp.registry.models import Review, ReviewDocument, ReviewRequirement
 from webapp.registry.pages import PageKind
@@ -26,6 +27,7 @@ from webapp.registry.targets import (
     OUTCOME,
     OUTCOMES,
     REVIEW,
+    SEVERAL_PER_DOCUMENT,
     VERDICT,
     VERDICTS,
     Decision,
@@ -36,7 +38,7 @@ from webapp.registry.targets import (
     review_decisions,
     style_key,
 )
-from webapp.registry.validation import Check, FieldValue, Status
+from webapp.registry.validation import Check, FieldValue, Status, restates
 from webapp.review.models import Finding
 from webapp.review.service import decide, store_findings
 from webapp.review.vocabulary import Issue, Severity
@@ -157,26 +159,30 @@ class EnteredValue:
 
 
 def entered(review: Review) -> list[EnteredValue]:
-    """The structured fields reviewers entered, one per field and document, in field order. A
-    value kept under the field's name alone (entered before values were kept per document)
-    counts for its document until a newer one is entered from that document."""
+    """The structured fields reviewers entered, every value of a field from each document, in
+    field order. A value kept under the field's name alone (entered before values were kept
+    per document) counts for its document until one is entered from that document."""
     mine = decisions(REVIEW, [review.id])[review.id]
-    found: dict[tuple[StructuredField, Any], EnteredValue] = {}
+    found: dict[str, EnteredValue] = {}
+    legacy: list[EnteredValue] = []
     for key, decision in mine.items():
         entry = entry_of(key)
         if entry is None:
             continue
         name, document_id = entry
         given = decision.value if isinstance(decision.value, dict) else {}
+        value = EnteredValue(
+            name, given.get("value"), document_id or given.get("document_id"),
+            given.get("page"), decision, key,
+        )  # fmt: skip
         if document_id is None:
-            document_id = given.get("document_id")
-            if (name, document_id) in found:
-                continue
-        found[name, document_id] = EnteredValue(
-            name, given.get("value"), document_id, given.get("page"), decision, key
-        )
+            legacy.append(value)
+        else:
+            found[key] = value
+    stated = {(e.field, e.document_id) for e in found.values() if e.value not in (None, "")}
+    kept = [*found.values(), *(e for e in legacy if (e.field, e.document_id) not in stated)]
     order = list(StructuredField)
-    return sorted(found.values(), key=lambda e: (order.index(e.field), e.decision.at))
+    return sorted(kept, key=lambda e: (order.index(e.field), e.decision.at))
 
 
 def entered_values(review: Review) -> list[FieldValue]:
@@ -195,6 +201,7 @@ def entered_values(review: Review) -> list[FieldValue]:
                 entry.page,
                 date_styles.get(document.id),
                 document.id,
+                document.document_type == DocumentType.land_tenure,
             )
         )
     return values
@@ -331,30 +338,57 @@ def read_entries(review: Review, field: str, given: Any) -> list[Entry]:
         except ReviewInvalid as invalid:
             problems += invalid.problems
             continue
-        if any(e.document.id == entry.document.id for e in entries):
-            problems.append(
-                Problem(
-                    f"{entry.document.filename} is given twice: enter one value per document.",
-                    loc=f"fields.{field}.{i}.document",
-                )
+        several = entry.field in SEVERAL_PER_DOCUMENT
+        same = [e for e in entries if e.document.id == entry.document.id]
+        if any(not several or restates(entry.field, e.value, entry.value) for e in same):
+            twice = (
+                f"“{entry.value}” from {entry.document.filename} is given twice."
+                if several
+                else f"{entry.document.filename} is given twice: enter one value per document."
             )
+            problems.append(Problem(twice, loc=f"fields.{field}.{i}.document"))
         entries.append(entry)
     if problems:
         raise ReviewInvalid(problems)
     return entries
 
 
+def _cleared_document(review: Review, field: str, given: dict[str, Any]) -> int:
+    """The document a field's values are cleared from: {document, "value": None}."""
+    if field not in StructuredField.__members__:
+        known = ", ".join(StructuredField.__members__)
+        raise ReviewInvalid([Problem(f"{field} is not a field; use one of {known}.", loc=field)])
+    document = _document(review, given.get("document"))
+    if document is None:
+        where = f"fields.{field}.document"
+        raise ReviewInvalid([Problem("Name one of this review's documents.", loc=where)])
+    return document.id
+
+
+def _document_of(decision: Decision, entry: tuple[StructuredField, int | None]) -> int | None:
+    """The document of an entered value: its key's, else (kept under the field alone) its own."""
+    given = decision.value if isinstance(decision.value, dict) else {}
+    return entry[1] or given.get("document_id")
+
+
 def enter_fields(review: Review, given: dict[str, Any], user: User | None) -> list[str]:
     """Record reviewers' values ({field: {value, document, page}} or {field: [...]}, each
-    checked before any is kept), one per field and document: a newer value from the same
-    document replaces the older, other documents' stay, to be compared. None clears a field
-    from every document. Brings the review up to date; returns the groups."""
+    checked before any is kept): every value a document states is kept (a plan may name a
+    person and a company as owners), the same value again only moves to its new page; all
+    documents' values are compared. None clears a field from every document; {document,
+    "value": None} from that document. Brings the review up to date; returns the groups."""
     if not isinstance(given, dict) or not given:
         raise ReviewInvalid("Give at least one field: {field: {value, document, page}}.")
     problems, entries, cleared = [], [], []
     for field, value in given.items():
         if value is None and field in StructuredField.__members__:
-            cleared.append(StructuredField(field))
+            cleared.append((StructuredField(field), None))
+            continue
+        if isinstance(value, dict) and value.get("value", "") is None:
+            try:
+                cleared.append((StructuredField(field), _cleared_document(review, field, value)))
+            except ReviewInvalid as invalid:
+                problems += invalid.problems
             continue
         try:
             entries += read_entries(review, field, value)
@@ -362,11 +396,22 @@ def enter_fields(review: Review, given: dict[str, Any], user: User | None) -> li
             problems += invalid.problems
     if problems:
         raise ReviewInvalid(problems)
-    groups = [
+    # A value that says again what one from the same document said replaces it.
+    restated = {
+        e.key
+        for entry in entries
+        for e in entered(review)
+        if entry.field in SEVERAL_PER_DOCUMENT
+        and (e.field, e.document_id) == (entry.field, entry.document.id)
+        and e.key != entry_key(entry.field, entry.document.id, entry.value)
+        and restates(e.field, str(e.value), entry.value)
+    }
+    groups = [decide(review_decisions, review.id, key, None, "", user) for key in restated]
+    groups += [
         decide(
             review_decisions,
             review.id,
-            entry_key(e.field, e.document.id),
+            entry_key(e.field, e.document.id, e.value),
             {"value": e.value, "document_id": e.document.id, "page": e.page},
             "",
             user,
@@ -377,10 +422,23 @@ def enter_fields(review: Review, given: dict[str, Any], user: User | None) -> li
     groups += [
         decide(review_decisions, review.id, key, None, "", user)
         for key in kept
-        if (entry := entry_of(key)) and entry[0] in cleared
+        if (entry := entry_of(key))
+        and kept[key].value is not None
+        and ((entry[0], None) in cleared or (entry[0], _document_of(kept[key], entry)) in cleared)
     ]
     refresh(review)
     return groups
+
+
+def remove_entry(review: Review, key: str, user: User | None) -> str:
+    """Take back one value a reviewer entered (by its decision field); the history keeps it
+    and undo brings it back. Returns the group."""
+    if not any(e.key == key for e in entered(review)):
+        gone = "That value is not entered (it may have been removed already)."
+        raise ReviewInvalid([Problem(gone, loc="key")])
+    group = decide(review_decisions, review.id, key, None, "", user)
+    refresh(review)
+    return group
 
 
 def decide_requirement(

@@ -7,6 +7,8 @@ audited and undone by the core; the newest one of a field is its present value."
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
@@ -26,6 +28,9 @@ REQUIREMENT = "registry_requirement"
 REVIEW = "registry_review"
 VERDICT, OUTCOME = "verdict", "outcome"
 ENTRY_SEPARATOR = "@"
+VALUE_DIGEST = 12  # hex digits of a value's hash in its entry's key
+# Fields a document may state several values of: joint owners, land partly owned, partly leased.
+SEVERAL_PER_DOCUMENT = frozenset({StructuredField.owner_name, StructuredField.tenure_type})
 DATE_STYLE = "date_style"
 
 VERDICTS = {
@@ -85,7 +90,8 @@ class ReviewDecisions(ReviewTarget):
     def field_label(self, field: str) -> str:
         if field == OUTCOME:
             return "Overall outcome"
-        name, _, document_id = field.partition(ENTRY_SEPARATOR)
+        name, _, rest = field.partition(ENTRY_SEPARATOR)
+        document_id = rest.partition(ENTRY_SEPARATOR)[0]
         if name == DATE_STYLE:
             what = "Date style"
         elif name in StructuredField.__members__:
@@ -98,9 +104,16 @@ class ReviewDecisions(ReviewTarget):
         return f"{what} ({document.filename if document else DELETED_DOCUMENT})"
 
 
-def entry_key(name: StructuredField, document_id: int) -> str:
-    """The decision field a reviewer's value for one field from one document is kept under."""
-    return f"{name.value}{ENTRY_SEPARATOR}{document_id}"
+def entry_key(name: StructuredField, document_id: int, value: str) -> str:
+    """The decision field a reviewer's value of one field from one document is kept under: one
+    per document (a newer value replaces it), but for a field a document may state several of
+    (a person and a company as owners) one per value, the same value in any case or spacing
+    being the same entry."""
+    key = f"{name.value}{ENTRY_SEPARATOR}{document_id}"
+    if name not in SEVERAL_PER_DOCUMENT:
+        return key
+    plain = " ".join(value.split()).casefold()
+    return f"{key}{ENTRY_SEPARATOR}{hashlib.sha256(plain.encode()).hexdigest()[:VALUE_DIGEST]}"
 
 
 def style_key(document_id: int) -> str:
@@ -112,13 +125,16 @@ def entry_of(key: str) -> tuple[StructuredField, int | None] | None:
     """The structured field and document a decision field holds a reviewer's value of; the
     document is None for a value kept under the field's name alone (entered before values
     were kept per document: its document is in the value). None for any other decision."""
-    name, separator, document = key.partition(ENTRY_SEPARATOR)
+    name, separator, rest = key.partition(ENTRY_SEPARATOR)
     if name not in StructuredField.__members__:
         return None
     if not separator:
         return StructuredField(name), None
+    document, _separator, digest = rest.partition(ENTRY_SEPARATOR)
     document_id = record_id(document)
-    return (StructuredField(name), document_id) if document_id is not None else None
+    if document_id is None or not re.fullmatch(rf"(?:[0-9a-f]{{{VALUE_DIGEST}}})?", digest):
+        return None
+    return StructuredField(name), document_id
 
 
 requirement_verdicts = register_target(RequirementVerdicts())

@@ -71,6 +71,7 @@ TENURES = {
     "easement": r"easements?",
 }
 TENURE_WORDS = {tenure: re.compile(rf"\b(?:{words})\b", re.I) for tenure, words in TENURES.items()}
+JOINT = re.compile(r"\s+(?:and|&)\s+|\s*;\s*", re.I)  # "A and B": joint owners
 NEGATION = re.compile(r"\b(?:not|no|never|nor|without)\s+(?:[\w-]+\s+){0,3}$", re.I)
 UNIT_WORDS = {
     **dict.fromkeys(PERCENT_FIELDS, "a percentage"),
@@ -105,6 +106,9 @@ class FieldValue:
     page: int | None = None
     date_style: DateStyle | None = None
     document_id: int | None = None
+    # From a land-registry copy (or another land-tenure paper): its owners are the land's
+    # proprietors, one title's not another's.
+    on_title: bool = False
 
     @property
     def source(self) -> int | str:
@@ -387,18 +391,81 @@ def across(values: Iterable[FieldValue]) -> list[Check]:
     checks = []
     for name, distinct in by_field.items():
         found = list(distinct.values())
+        if name == F.owner_name and any(value.on_title for _read, value in found):
+            checks += proprietors(found)
+            continue
         if len(found) < 2:
             continue
         worst, said = _pairs(name, found)
-        written: dict[str, list[Any]] = {}
-        for _read, value in found:
-            written.setdefault(value.document, []).append(value.value)
-        shown = {
-            document: given[0] if len(given) == 1 else "; ".join(map(str, given))
-            for document, given in written.items()
-        }
+        shown = _by_document(value for _read, value in found)
         message = f"{label(name)} across documents — {said}."
         checks.append(Check(f"{name.value}_consistent", name, worst, message, shown))
+    return checks
+
+
+def _by_document(values: Iterable[FieldValue]) -> dict[str, Any]:
+    """Each document's values as written (a check's `values`), several joined by "; "."""
+    written: dict[str, list[Any]] = {}
+    for value in values:
+        written.setdefault(value.document, []).append(value.value)
+    return {
+        document: given[0] if len(given) == 1 else "; ".join(map(str, given))
+        for document, given in written.items()
+    }
+
+
+def restates(name: StructuredField, old: str, new: str) -> bool:
+    """Whether a newer value of a field from one document says what its older one said, in
+    other words (so it replaces it): the same person ("N. Denman" for "Nicholas Denman"), the
+    same tenure; else the same text in any case."""
+    if name == F.owner_name:
+        return compare_names(old, new) != NameMatch.different
+    if name == F.tenure_type and (said := tenures(old)):
+        return said == tenures(new)
+    return old.casefold().split() == new.casefold().split()
+
+
+def people(name: str) -> list[str]:
+    """The people (or companies) an owner's value names: "A and B", "A & B", "A; B"."""
+    return [part for part in JOINT.split(name) if part.strip()] or [name]
+
+
+def proprietors(found: list[tuple[Any, FieldValue]]) -> list[Check]:
+    """Each document's stated owners against the set of proprietors the land-registry copies
+    name: one check per document, each of its owners matched to a proprietor (the pairs named
+    with their pages; `values`: that document's and the titles'); a title naming other
+    proprietors than another title is no contradiction (a farm of several titles, joint
+    proprietors)."""
+    titles = [(person, value) for read, value in found if value.on_title for person in people(read)]
+    listed = ", ".join(dict.fromkeys(person for person, _value in titles))
+    by_document: dict[int | str, list[tuple[str, FieldValue]]] = {}
+    for read, value in found:
+        if not value.on_title:
+            by_document.setdefault(value.source, []).extend((p, value) for p in people(read))
+    checks = []
+    for stated in by_document.values():
+        status, said = Status.passed, []
+        for person, value in stated:
+            matches = [(compare_names(person, p), p, title) for p, title in titles]
+            same = [(p, title) for match, p, title in matches if match == NameMatch.same]
+            probable = [(p, title) for match, p, title in matches if match == NameMatch.probably]
+            if same or probable:
+                other, title = (same or probable)[0]
+                more = len(same or probable) - 1
+                also = f" and {more} more" if more else ""
+                words = "the same name" if same else "may be one person: confirm"
+                said.append(
+                    f"“{person}” ({where(value)}) and “{other}” ({where(title)}{also}): {words}"
+                )
+                if not same and status == Status.passed:
+                    status = Status.warning
+            else:
+                none = f"is none of the proprietors on the land-registry copies ({listed})"
+                said.append(f"“{person}” ({where(value)}) {none}: different people")
+                status = Status.failed
+        shown = _by_document(dict.fromkeys(v for _p, v in [*stated, *titles]))
+        message = f"Owner against the land-registry copies — {'; '.join(said)}."
+        checks.append(Check("owner_name_consistent", F.owner_name, status, message, shown))
     return checks
 
 

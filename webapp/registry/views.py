@@ -495,6 +495,28 @@ def enter_field(review_id: int, requirement_id: str):
     return after_requirement_change(review, requirement_id, f"{label}: {form.value.data} entered.")
 
 
+@bp.post("/<int:review_id>/requirements/<requirement_id>/fields/remove")
+@require_role(Role.editor)
+def remove_field(review_id: int, requirement_id: str):
+    """Take back one entered value (a document may state several; one was wrong)."""
+    review = review_or_404(review_id)
+    if review.methodology.requirement(requirement_id) is None:
+        abort(404, description=f"The checklist has no requirement {requirement_id}.")
+    key = request.form.get("key", "")
+    removed = next((e for e in reviews.entered(review) if e.key == key), None)
+    try:
+        reviews.remove_entry(review, key, current_user)
+    except Invalid as exc:
+        db.session.rollback()
+        flash(exc.problems[0].message, "error")
+        return redirect(
+            url_for("registry.requirement", review_id=review.id, requirement_id=requirement_id)
+        )
+    db.session.commit()
+    said = f"{words.field_label(removed.field)}: {removed.value} removed."  # found: not refused
+    return after_requirement_change(review, requirement_id, said)
+
+
 def show_entry_problems(form: EntryForm, problems: list, by_page: bool) -> None:
     """A passage's form shows every problem by its value (its document and page are the
     passage's); the by-page form shows a document's or a page's problem by what was typed."""
