@@ -633,8 +633,9 @@ def methodology(
 
 def arithmetic(values: Iterable[FieldValue]) -> list[Check]:
     """Where one document states every figure of a sum, does it add up: net reductions = SOC
-    change − emissions − leakage; buffer credits = the buffer pool's share of the credits
-    issued (the share that document states, else the one another document states)."""
+    change − emissions − leakage; buffer credits = the buffer pool's share of the total credits
+    (of the credits issued where no total is stated; the share that document states, else the
+    one another document states); a credit statement's total = its parts."""
     by_document: dict[int | str, dict[StructuredField, float]] = {}
     names: dict[int | str, str] = {}
     for value in values:
@@ -652,10 +653,35 @@ def arithmetic(values: Iterable[FieldValue]) -> list[Check]:
         if set(NET_FIGURES.values()) <= figures.keys():
             checks.append(net_balance({k: figures[f] for k, f in NET_FIGURES.items()}, document))
         share = figures.get(F.buffer_pool_percentage, shares[0] if shares else None)
-        if {F.credits_issued, F.buffer_credits} <= figures.keys() and share is not None:
-            issued, buffer = figures[F.credits_issued], figures[F.buffer_credits]
-            checks.append(buffer_share(issued, share, buffer, document))
+        # The buffer's share is of the total a statement gives, else of the credits issued.
+        base = figures.get(F.credits_total, figures.get(F.credits_issued))
+        if F.buffer_credits in figures and base is not None and share is not None:
+            checks.append(buffer_share(base, share, figures[F.buffer_credits], document))
+        if {F.credits_total, F.buffer_credits} <= figures.keys() and figures.keys() & PARTS:
+            checks.append(credit_statement(figures, document))
     return checks
+
+
+PARTS = {F.credits_issued, F.credits_pending_issue}
+
+
+def credit_statement(figures: Mapping[StructuredField, float], document: str) -> Check:
+    """A credit statement adds up: its total = the buffer pool's credits + the credits issued
+    and those pending issue (each as stated, never one read for another)."""
+    parts = [
+        F.buffer_credits,
+        *(f for f in (F.credits_issued, F.credits_pending_issue) if f in figures),
+    ]
+    added = sum(figures[f] for f in parts)
+    total = figures[F.credits_total]
+    values = {document: {label(f): figures[f] for f in [*parts, F.credits_total]}}
+    said = " + ".join(f"{label(f).lower()} {figures[f]:g}" for f in parts)
+    if _close(added, total):
+        return Check(
+            "credit_statement", F.credits_total, Status.passed, f"Total {total:g} = {said}.", values
+        )
+    message = f"Total {total:g} credits in {document}, but {said} = {added:g}."
+    return Check("credit_statement", F.credits_total, Status.failed, message, values)
 
 
 def _close(a: float, b: float) -> bool:
@@ -683,7 +709,7 @@ def net_balance(figures: Mapping[str, float], document: str) -> Check:
 
 
 def buffer_share(issuance: float, share_percent: float, buffer: float, document: str) -> Check:
-    """The buffer pool holds its share of the issuance, within rounding."""
+    """The buffer pool holds its share of the issuance (its total), within rounding."""
     expected = issuance * share_percent / 100
     values = {document: {"issuance": issuance, "share": share_percent, "buffer": buffer}}
     if _close(expected, buffer):
