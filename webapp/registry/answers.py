@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
 
 from webapp.registry.checklist import Checklist, Requirement, StructuredField
 from webapp.registry.dates import dates_in
@@ -94,6 +96,7 @@ NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+(?:\s+(?:&\s+)?[A-Z][\w'�
 AREA_UNITS = {"ha", "hectare", "hectares", "acre", "acres", "ac", "km2", "km²", "m2", "m²"}
 YEAR_WORDS = re.compile(r"\d\s*-?\s*(?:years?|yrs?)\b", re.I)
 WORD = re.compile(r"[a-z][a-z0-9-]+")
+REFERENCE_REACH = 40  # characters before a number that can say it is a reference
 NEW_SHARE = 0.5  # of a sentence's words, not the requirement's, for it to say something new
 RESTATED_SHARE = 0.25  # fewer new words than this, and no value: the requirement restated
 
@@ -125,13 +128,16 @@ def _split(text: str) -> Iterator[str]:
         yield text[start:].strip()
 
 
-def _figures(text: str) -> set[str]:
-    """The numbers a text gives as figures, not as references ("Section 8.1.3")."""
-    return {
+@lru_cache(maxsize=4096)  # a requirement's own words are asked about for every sentence
+def _figures(text: str) -> frozenset[str]:
+    """The numbers a text gives as figures, not as references ("Section 8.1.3"): the words
+    just before a number say which."""
+    return frozenset(
         q.number_text
         for q in quantities(text)
-        if not REFERENCE.search(text[: q.start]) and not re.match(r"\.\d", text[q.end : q.end + 2])
-    }
+        if not REFERENCE.search(text[max(0, q.start - REFERENCE_REACH) : q.start])
+        and not re.match(r"\.\d", text[q.end : q.end + 2])
+    )
 
 
 def _own_words(requirement: Requirement) -> str:
@@ -140,23 +146,80 @@ def _own_words(requirement: Requirement) -> str:
     )
 
 
-def _value_after_label(sentence: str) -> str | None:
-    """What a "Label: value" line gives, when it is written that way."""
-    label = LABEL.match(sentence)
-    return sentence[label.end() :] if label else None
+@dataclass(frozen=True)
+class Values:
+    """What a text gives of its own, read once however many requirements ask."""
+
+    dated: bool
+    figures: frozenset[str]
+    names: tuple[str, ...]  # casefolded
+    identified: bool  # an ID in a registry's shape
+    yes: bool  # starts with a yes or a no
+    negative: bool  # says no, not, none or never
+
+
+@lru_cache(maxsize=65536)
+def values_in(text: str) -> Values:
+    return Values(
+        bool(dates_in(text)),
+        _figures(text),
+        tuple(m.group().casefold() for m in NAME.finditer(" " + text)),
+        any(shape.search(text) for shape in PROJECT_ID_SHAPES),
+        bool(YES.match(text)),
+        bool(NEGATIVE.search(text)),
+    )
 
 
 def _has_value(text: str, own: str) -> bool:
     """Whether a text gives something its requirement's own words do not: a date, a figure,
     a name, an ID, a yes, or a no ("No assessment was undertaken")."""
-    own_folded = own.casefold()
+    mine, theirs = values_in(text), values_in(own)
     return bool(
-        dates_in(text)
-        or _figures(text) - _figures(own)
-        or any(m.group().casefold() not in own_folded for m in NAME.finditer(" " + text))
-        or any(shape.search(text) for shape in PROJECT_ID_SHAPES)
-        or YES.match(text)
-        or (NEGATIVE.search(text) and not NEGATIVE.search(own))
+        mine.dated
+        or mine.figures - theirs.figures
+        or any(name not in own.casefold() for name in mine.names)
+        or mine.identified
+        or mine.yes
+        or (mine.negative and not theirs.negative)
+    )
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How a sentence is written, whatever it is asked about."""
+
+    body: str  # without its numbering
+    rest: str  # without its label ("Public comment: …")
+    value: str | None  # what a "Label: value" line gives
+    prompt: bool  # a question, an instruction, a placeholder, a template's label or note
+    normative: bool  # "shall", "must"
+    stating: bool  # a verb that reports
+    plain: tuple[str, str]  # its body and rest in plain words
+    words: int
+
+
+@lru_cache(maxsize=65536)
+def shape_of(sentence: str) -> Shape:
+    body = NUMBERING.sub("", sentence)
+    label = LABEL.match(body)
+    rest = body[label.end() :] if label else body
+    first = WORD.match(rest.lower())
+    prompt = bool(
+        (label and label.group(0).strip(": ").casefold() in TEMPLATE_LABELS)
+        or sentence.rstrip().endswith("?")
+        or PLACEHOLDER.search(sentence)
+        or ABOUT_THE_TEMPLATE.match(rest)
+        or (first and first.group(0) in PROMPT_VERBS)
+    )
+    return Shape(
+        body,
+        rest,
+        rest if label else None,
+        prompt,
+        bool(NORMATIVE.search(sentence)),
+        bool(STATING.search(body) or PAST.search(body)),
+        (plain_words(body), plain_words(rest)),
+        len(WORD.findall(sentence.lower())),
     )
 
 
@@ -179,42 +242,33 @@ def is_prompt(sentence: str, requirement: Requirement, asked: frozenset[str] = f
     """A question, an instruction, a placeholder, a sentence about the template, a sentence
     the checklist asks (asked: its sentences in plain words), or a rule restated without a
     figure of its own."""
-    body = NUMBERING.sub("", sentence)
-    label = LABEL.match(body)
-    if label and label.group(0).strip(": ").casefold() in TEMPLATE_LABELS:
-        return True
-    rest = body[label.end() :] if label else body
-    if plain_words(body) in asked or plain_words(rest) in asked:
-        return True
-    first = WORD.match(rest.lower())
+    shape = shape_of(sentence)
     own = _own_words(requirement)
-    return bool(
-        sentence.rstrip().endswith("?")
-        or PLACEHOLDER.search(sentence)
-        or ABOUT_THE_TEMPLATE.match(rest)
-        or (first and first.group(0) in PROMPT_VERBS)
-        or (NORMATIVE.search(sentence) and not _figures(sentence) - _figures(own))
+    return (
+        shape.prompt
+        or any(plain in asked for plain in shape.plain)
+        or (shape.normative and not values_in(sentence).figures - values_in(own).figures)
     )
 
 
 def answers(sentence: str, requirement: Requirement, asked: frozenset[str] = frozenset()) -> bool:
     """Whether a sentence states something: not a prompt, and either a statement (a verb that
     reports) or a label with a value of its own."""
-    if len(WORD.findall(sentence.lower())) < 2 or is_prompt(sentence, requirement, asked):
+    shape = shape_of(sentence)
+    if shape.words < 2 or is_prompt(sentence, requirement, asked):
         return False
-    value = _value_after_label(NUMBERING.sub("", sentence))
-    if value is not None and _has_value(value, _own_words(requirement)):
+    own = _own_words(requirement)
+    if shape.value is not None and _has_value(shape.value, own):
         return True
-    body = NUMBERING.sub("", sentence)
-    if len(body.split()) < 4:
+    if len(shape.body.split()) < 4:
         return False
-    new = _new_share(body, requirement)
-    if new < RESTATED_SHARE and not _has_value(body, _own_words(requirement)):
+    new = _new_share(shape.body, requirement)
+    if new < RESTATED_SHARE and not _has_value(shape.body, own):
         return False  # the requirement's words again, with nothing of its own
-    if STATING.search(body) or PAST.search(body):
+    if shape.stating:
         return True
     # A verb no list holds ("restores", "favours"): a whole sentence in words of its own.
-    return body.rstrip().endswith((".", ";")) and new >= NEW_SHARE
+    return shape.body.rstrip().endswith((".", ";")) and new >= NEW_SHARE
 
 
 def _new_share(sentence: str, requirement: Requirement) -> float:

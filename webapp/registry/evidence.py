@@ -7,9 +7,11 @@ the openai provider extracts it with the passage."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from webapp.registry.answers import answer_text, states_any
@@ -111,6 +113,25 @@ def passages(page: Page) -> Iterator[tuple[int, str]]:
         yield start + len(chunk) - len(chunk.lstrip()), chunk.strip()
 
 
+@lru_cache(maxsize=16384)  # every requirement reads the same passages
+def _words(text: str) -> tuple[str, ...]:
+    """A text's words (and hyphened words whole: "long-term"), lower case and sorted."""
+    lower = text.lower()
+    return tuple(sorted({*re.findall(r"\w+", lower), *re.findall(r"\w+(?:-\w+)+", lower)}))
+
+
+def named_in(text: str, stems: dict[str, str]) -> tuple[str, ...]:
+    """The terms (by their stems) a text names: one of its words begins with the stem, as
+    "sampl" begins "sampling" (the first word not before the stem, if any does)."""
+    words = _words(text)
+    named = []
+    for term, stem in stems.items():
+        at = bisect_left(words, stem)
+        if at < len(words) and words[at].startswith(stem):
+            named.append(term)
+    return tuple(named)
+
+
 def same_passage(text: str) -> str:
     """What tells one passage from another: its words, however spaced, in any case."""
     return " ".join(text.split()).casefold()
@@ -137,7 +158,7 @@ def find_evidence(
     kinds = set(sources_for(requirement.category, requirement.structured_fields))
     chosen = [d for d in documents if d.type in kinds] or documents
     terms = terms_of(requirement)
-    patterns = {t: re.compile(rf"\b{re.escape(_stem(t))}", re.I) for t in terms}
+    stems = {t: _stem(t) for t in terms}
     of_fields = requirement.validation_type in (
         ValidationType.structured_field,
         ValidationType.cross_document,
@@ -156,8 +177,8 @@ def find_evidence(
                     continue
                 # The passage (its question included) says what it is about; its answering
                 # sentences must speak of it too, and alone decide how strong it is.
-                about = sum(1 for pattern in patterns.values() if pattern.search(text))
-                named = tuple(t for t, pattern in patterns.items() if pattern.search(answered))
+                about = len(named_in(text, stems))
+                named = named_in(answered, stems)
                 share = len(named) / len(terms) if terms else 0
                 if of_fields:  # a field stated with its name, however few terms name it
                     if not states_any(requirement.asked, answered):
