@@ -106,6 +106,30 @@ def run_worker(services, live_server):
         stop_process(process)
 
 
+# The elements past a phone's width, to say what made a page scroll sideways.
+WIDEST = """Array.from(document.querySelectorAll('body *'))
+  .filter(e => e.getBoundingClientRect().right > 392).slice(0, 8)
+  .map(e => `${e.tagName}.${e.className}#${e.id} ${Math.round(e.getBoundingClientRect().right)}`)
+"""
+
+
+def shoot(page: Page, folder: Path, name: str, parts: str | None = None) -> None:
+    """Screenshots of the page at 1280 and 390 px (and of each element parts selects, by its
+    id), into folder; at 390 px the page never scrolls sideways (wide tables scroll in their
+    frame)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.screenshot(path=str(folder / f"{name}-{width}.png"), full_page=True)
+        for part in page.locator(parts).all() if parts else []:
+            part_id = part.get_attribute("id")
+            part.screenshot(path=str(folder / f"{name}-{width}-{part_id}.png"))
+        if width == 390:
+            wide = page.evaluate("document.documentElement.scrollWidth") > 391
+            assert not wide, (name, page.evaluate(WIDEST))
+    page.set_viewport_size({"width": 1280, "height": 900})
+
+
 def screenshot(page: Page, name: str) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"

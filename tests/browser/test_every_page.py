@@ -10,7 +10,7 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import sign_in
+from tests.browser.conftest import WIDEST, sign_in
 from tests.support.tables import make_table
 from webapp.cultures.demo import load_demo_cultures
 from webapp.cultures.models import Culture
@@ -23,10 +23,6 @@ pytestmark = pytest.mark.browser
 NOT_PAGES = (".csv", ".json", "/api/v1")
 MOST_PAGES = 150
 # What sticks out past a phone's width, to say so when a page does.
-WIDEST = """Array.from(document.querySelectorAll('body *'))
-  .filter(e => e.getBoundingClientRect().right > 392).slice(0, 8)
-  .map(e => `${e.tagName}.${e.className}#${e.id} ${Math.round(e.getBoundingClientRect().right)}`)
-"""
 
 
 @pytest.fixture

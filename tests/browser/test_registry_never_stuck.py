@@ -8,8 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import ARTIFACTS, sign_in
-from tests.browser.test_every_page import WIDEST
+from tests.browser.conftest import ARTIFACTS, shoot, sign_in
 
 pytestmark = pytest.mark.browser
 
@@ -17,18 +16,6 @@ SHOTS = ARTIFACTS / "registry-never-stuck"
 RUN_ENDS_MS = 180_000
 # Site notes that name the owner in passing: no passage of them is a land-tenure passage.
 NOTES = b"# Site notes\n\nWalked the north field with Nick Denman; the sward is dense.\n"
-
-
-def shoot(page: Page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    for width in (1280, 390):
-        page.set_viewport_size({"width": width, "height": 900})
-        page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
-        page.locator("#page-entry").screenshot(path=str(SHOTS / f"{name}-{width}-entry.png"))
-        if width == 390:
-            wide = page.evaluate("document.documentElement.scrollWidth") > 391
-            assert not wide, (name, page.evaluate(WIDEST))
-    page.set_viewport_size({"width": 1280, "height": 900})
 
 
 def check_status(page: Page, label: str):
@@ -63,7 +50,7 @@ def test_a_field_no_passage_states_is_entered_from_a_document_and_a_page(
     entry.get_by_role("button", name="Enter the value").click()
     expect(page.locator("#page-by-page-error")).to_have_text("site-notes.md has no page 2.")
     expect(entry.get_by_label("Value")).to_have_value("Nick Denman")
-    shoot(page, "review-refused")
+    shoot(page, SHOTS, "review-refused", "#page-entry")
 
     entry.get_by_label("Page").fill("1")
     entry.get_by_role("button", name="Enter the value").click()
@@ -83,4 +70,4 @@ def test_a_field_no_passage_states_is_entered_from_a_document_and_a_page(
     entry.get_by_role("button", name="Enter the value").click()
     expect(page.locator("#notice")).to_have_text("Project start date: 6 February 2023 entered.")
     expect(page.locator("#field-table")).to_contain_text("6 February 2023")
-    shoot(page, "requirement")
+    shoot(page, SHOTS, "requirement", "#page-entry")

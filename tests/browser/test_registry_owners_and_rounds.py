@@ -7,8 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import ARTIFACTS, sign_in
-from tests.browser.test_every_page import WIDEST
+from tests.browser.conftest import ARTIFACTS, shoot, sign_in
 
 pytestmark = pytest.mark.browser
 
@@ -20,17 +19,6 @@ PLAN = (
     b"## 1.7 Ownership\n\nThe land is 100 % owned by the Project Owner, Denman Farms Ltd.\n"
 )
 DEED = b"# Title deed\n\nPROPRIETOR: NICHOLAS JOHN DENMAN of Denman Farm, Kent. Freehold.\n"
-
-
-def shoot(page: Page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    for width in (1280, 390):
-        page.set_viewport_size({"width": width, "height": 900})
-        page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
-        if width == 390:
-            wide = page.evaluate("document.documentElement.scrollWidth") > 391
-            assert not wide, (name, page.evaluate(WIDEST))
-    page.set_viewport_size({"width": 1280, "height": 900})
 
 
 def enter_owner(page: Page, value: str, document: str) -> None:
@@ -52,7 +40,7 @@ def test_a_review_picks_its_round_and_keeps_every_owner_a_plan_states(
     page.goto("/registry/new")
     page.get_by_label("Name").fill("Denman farm 2024 issuance")
     page.get_by_label("Checklist", exact=True).select_option(value="issuance")
-    shoot(page, "new-review")
+    shoot(page, SHOTS, "new-review")
     page.get_by_role("button", name="Create the review").click()
     expect(page).to_have_url(re.compile(r"/registry/\d+$"))
     expect(page.locator("body")).to_contain_text("monitoring round")
@@ -79,10 +67,10 @@ def test_a_review_picks_its_round_and_keeps_every_owner_a_plan_states(
     page.goto(f"{review_url}#checks")
     owners = page.locator("#check-table tbody tr").filter(has_text="land-registry copies")
     expect(owners).to_contain_text("“Denman Farms Ltd” (Project plan.md, p. 1) is none of")
-    shoot(page, "checks")
+    shoot(page, SHOTS, "checks")
 
     page.goto(f"{review_url}/requirements/REQ-002")
-    shoot(page, "requirement")
+    shoot(page, SHOTS, "requirement")
     row = page.locator("#field-table tbody tr").filter(has_text="Denman Farms Ltd")
     row.get_by_role("button", name="Remove").click()
     expect(page.locator("body")).to_contain_text("Owner: Denman Farms Ltd removed.")

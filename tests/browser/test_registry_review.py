@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import sign_in
-from tests.browser.test_every_page import WIDEST
+from tests.browser.conftest import shoot, sign_in
 from tests.library.files import pdf_with_text
 from tests.registry.test_review_records import PLAN
 
@@ -22,21 +21,6 @@ DEED = pdf_with_text(
     ["Title deed", "The land is owned by Nick Denman since 1998.",
      "Land tenure: freehold ownership deed for the farm, area 101.2 ha."],
 )  # fmt: skip
-
-
-def shoot(page: Page, name: str) -> None:
-    SHOTS.mkdir(exist_ok=True)
-    for width in (1280, 390):
-        page.set_viewport_size({"width": width, "height": 900})
-        page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
-        if width == 390:  # wide tables scroll inside their frame: the page never sideways
-            wide = page.evaluate("document.documentElement.scrollWidth") > 391
-            assert not wide, (name, page.evaluate(WIDEST))
-    # Each part on its own too, to be read at a phone's width.
-    for part in page.locator("main section[id]").all():
-        part_id = part.get_attribute("id")
-        part.screenshot(path=str(SHOTS / f"{name}-390-{part_id}.png"))
-    page.set_viewport_size({"width": 1280, "height": 900})
 
 
 def test_a_review_from_upload_to_report(page: Page, admin, run_worker, tmp_path):
@@ -64,7 +48,7 @@ def test_a_review_from_upload_to_report(page: Page, admin, run_worker, tmp_path)
     expect(page.locator("#assess-progress")).to_have_count(0)
     expect(page.locator("#document-table")).to_contain_text("1 table of contents")
     page.wait_for_load_state("load")
-    shoot(page, "review")
+    shoot(page, SHOTS, "review", "main section[id]")
 
     page.locator("#requirement-table").get_by_role("link", name="REQ-002").click()
     expect(page).to_have_url(re.compile(r"/registry/\d+/requirements/REQ-002$"))
@@ -80,14 +64,14 @@ def test_a_review_from_upload_to_report(page: Page, admin, run_worker, tmp_path)
     page.locator("#verdict-form").get_by_label("Comment").fill("The plan names the owner.")
     page.get_by_role("button", name="Save the verdict").click()
     expect(page.locator("#verdict-now")).to_contain_text("Approved")
-    shoot(page, "requirement")
+    shoot(page, SHOTS, "requirement", "main section[id]")
 
     page.locator(".registry-snippet").filter(has_text="Nicholas Denman").first.get_by_role(
         "link", name="page 4"
     ).click()
     expect(page).to_have_url(re.compile(r"/registry/\d+/documents/\d+/pages/4(\?.*)?$"))
     expect(page.locator("#page-text mark")).to_contain_text("Nicholas Denman")
-    shoot(page, "page")
+    shoot(page, SHOTS, "page", "main section[id]")
 
     page.get_by_role("link", name="Denman farm").click()
     expect(page).to_have_url(re.compile(re.escape(review_url) + r"#documents$"))
@@ -97,7 +81,7 @@ def test_a_review_from_upload_to_report(page: Page, admin, run_worker, tmp_path)
     page.get_by_role("button", name="Save the outcome").click()
     expect(page.locator("#outcome-now")).to_contain_text("Needs changes")
     expect(page.locator("#history-table tbody tr")).to_have_count(3)
-    shoot(page, "outcome")
+    shoot(page, SHOTS, "outcome", "main section[id]")
 
     # The printable report: every requirement with its status, verdict and evidence. The review
     # page names the review, the outcome and the owner too: wait for the report itself.
@@ -111,4 +95,4 @@ def test_a_review_from_upload_to_report(page: Page, admin, run_worker, tmp_path)
     expect(entered.locator("tbody tr")).to_have_count(1)
     expect(entered).to_contain_text("Nicholas Denman")
     expect(entered.get_by_role("link", name="p. 4")).to_be_visible()
-    shoot(page, "report")
+    shoot(page, SHOTS, "report", "main section[id]")

@@ -66,13 +66,13 @@ def newest_review() -> Review:
     return db.session.scalars(db.select(Review).order_by(Review.id.desc())).first()
 
 
-def assessed(client):
-    """A review with the plan and the deed, assessed by a run worked here."""
+def assessed(client, *files: tuple[str, bytes]):
+    """A new review with its files (the plan and the deed unless given), uploaded and assessed
+    from its page, the run worked here."""
     assert create(client).status_code == 302
     review = newest_review()
-    assert (
-        upload(client, review.id, ("Project plan.pdf", PLAN), ("deed.md", DEED)).status_code == 302
-    )
+    files = files or (("Project plan.pdf", PLAN), ("deed.md", DEED))
+    assert upload(client, review.id, *files).status_code == 302
     response = client.submit(f"/registry/{review.id}/assess", page=f"/registry/{review.id}")
     assert response.status_code == 302
     db.session.refresh(review)

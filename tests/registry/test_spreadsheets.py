@@ -13,6 +13,7 @@ import pytest
 from tests.registry.test_pipeline_offline import assessed
 from tests.registry.test_review_api import REVIEWS, new_review
 from tests.registry.test_review_api import upload as api_upload
+from tests.registry.test_review_pages import assessed as assessed_on_page
 from tests.registry.test_review_pages import create, newest_review
 from tests.registry.test_review_pages import upload as page_upload
 from tests.support.html import by_id
@@ -174,15 +175,7 @@ def test_a_workbook_uploaded_through_the_api_is_read_by_the_run(client, editor):
 
 def test_a_workbook_uploaded_through_the_page_is_read_and_its_cells_are_evidence(client_as):
     client = client_as("editor")
-    assert create(client).status_code == 302
-    review = newest_review()
-    assert page_upload(client, review.id, ("figures.xlsx", workbook())).status_code == 302
-    response = client.submit(f"/registry/{review.id}/assess", page=f"/registry/{review.id}")
-    assert response.status_code == 302
-    db.session.refresh(review)
-    run = run_here(db.session.get(Run, review.run_id), ReviewAssessment())
-    assert run.status == "succeeded", run.item_errors
-    db.session.refresh(review)
+    review = assessed_on_page(client, ("figures.xlsx", workbook()))
     [sheet] = review.documents
     assert (sheet.kind, len(sheet.pages)) == ("xlsx", 2)
     buffer = bundled().requirement("REQ-018")
