@@ -132,3 +132,19 @@ def test_untitled_contents_point_to_pages_of_the_document():
     untitled = "\n".join([*CONTENTS[1:], "4 Monitoring plan ....... 12"])
     assert is_contents(untitled, page_count=12)
     assert not is_contents(untitled, page_count=4)  # pages 5 to 12 do not exist
+
+
+def test_a_footnote_at_a_pages_foot_is_no_section():
+    page = (
+        "4 Results\n"
+        "SOC stocks rose by 840 tCO2e over the round.1\n"
+        "1 IPCC (2006) Guidelines for National Greenhouse Gas Inventories, vol. 4.\n"
+        "2 See Annex B for the sampling design."
+    )
+    (found,) = pages_of([page, "The buffer pool holds 146 credits."])[0].headings
+    assert found.title == "4 Results"
+    # The next page stands under the last heading, not under a footnote.
+    assert sections_before(pages_of([page, "More results."]))[2] == "4 Results"
+    # A heading at a page's foot, its text on the next page, stays a heading.
+    foot = pages_of(["3 Monitoring plan\nSoil is sampled.\n4 Results"])[0]
+    assert [h.title for h in foot.headings] == ["3 Monitoring plan", "4 Results"]

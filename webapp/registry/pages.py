@@ -36,6 +36,11 @@ SECTION_TITLE = re.compile(
 CONTENTS_SHARE = 0.5  # of a page's lines, for a page without a contents title
 IN_ORDER_SHARE = 0.8  # of an entry's page numbers following on (a header's year does not)
 NUMBERED_HEADING = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+([A-Z][^.!?]{2,80})$")
+# A footnote: a plain number, then its text; one alone at a page's foot is a footnote when
+# it cites (a year, an address, "et al.", "see") or runs long.
+FOOTNOTE = re.compile(r"^\d{1,3}\s+\S")
+CITATION = re.compile(r"\b(?:19|20)\d{2}\b|https?://|www\.|\bet al\b|\bsee\b|\bibid\b", re.I)
+FOOTNOTE_WORDS = 12
 MARKDOWN_HEADING = re.compile(r"^#{1,6}\s+(.{1,120}?)\s*#*\s*$")
 
 
@@ -118,11 +123,35 @@ def is_contents(text: str, page_count: int | None = None) -> bool:
     )
 
 
+def _footnotes(lines: list[str]) -> int:
+    """How many of a page's last lines are footnotes: lines numbered with a plain number
+    ("1 IPCC (2006) Guidelines…", "2 See Annex B") after the page's text, which a heading
+    pattern would take for sections. A lone last line stays a heading when it reads like one
+    (short, no year, no address)."""
+    count = 0
+    for line in reversed([line.strip() for line in lines if line.strip()]):
+        if not FOOTNOTE.match(line):
+            break
+        count += 1
+    if count == 1:
+        last = next(line.strip() for line in reversed(lines) if line.strip())
+        cited = CITATION.search(last) or len(last.split()) > FOOTNOTE_WORDS
+        return 1 if cited else 0
+    return count
+
+
 def headings(text: str) -> tuple[Heading, ...]:
-    """The section headings of a page: Markdown headings and numbered ones ("3.2 Land tenure")."""
-    found, offset = [], 0
-    for line in text.splitlines(keepends=True):
+    """The section headings of a page: Markdown headings and numbered ones ("3.2 Land tenure"),
+    not the footnotes at its foot."""
+    lines = text.splitlines(keepends=True)
+    written = sum(1 for line in lines if line.strip())
+    last = written - _footnotes(lines)  # the lines after it are footnotes
+    found, offset, seen = [], 0, 0
+    for line in lines:
         stripped = line.strip()
+        seen += bool(stripped)
+        if seen > last > 0:
+            break
         if match := MARKDOWN_HEADING.match(stripped):
             found.append(Heading(offset, match.group(1).strip()))
         elif match := NUMBERED_HEADING.match(stripped):
