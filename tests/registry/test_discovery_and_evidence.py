@@ -124,3 +124,16 @@ def test_coverage_of_each_validation_type():
     assert coverage(MONITORING, find_evidence(MONITORING, [PLAN]), []) is Coverage.covered
     assert coverage(MONITORING, [], []) is Coverage.missing
     assert coverage(CHECKLIST.requirement("REQ-016"), [], []) is Coverage.needs_input
+
+
+def test_a_passage_that_starts_with_its_heading_stands_under_it():
+    page = pages_of(
+        [
+            "1 Overview\nThe project restores grassland soils on a farm in Kent.\n\n"
+            "2 Land tenure\nThe farm is held under a lease agreement; the landowner approval "
+            "is attached as a legal attestation of long-term control for the crediting period."
+        ]
+    )
+    plan = SourceDocument(1, "plan.md", DocumentType.project_plan, page)
+    (tenure,) = find_evidence(TENURE, [plan])
+    assert tenure.text.startswith("2 Land tenure") and tenure.section == "2 Land tenure"
