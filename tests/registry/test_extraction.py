@@ -189,3 +189,27 @@ def test_a_passages_section_is_the_heading_it_stands_under_not_the_models_word()
     )
     (kept,), _problems = read_snippets(on_page_3, 7, "Plan.pdf", PAGES)
     assert kept.section == "2 Land tenure"
+
+
+def test_a_quoted_question_is_no_answer():
+    """The model quoting a template's question back is refused, with the reason."""
+    template = pages_of(
+        [
+            "3 Monitoring plan\n"
+            "Provide a detailed plan for ongoing monitoring, including indicators, methods, and "
+            "responsibilities.\n"
+            "Soil is sampled every five years at 40 stratified points by the farm manager."
+        ]
+    )
+    question = "Provide a detailed plan for ongoing monitoring, including indicators"
+    parsed = answer(
+        MONITORING,
+        {"page": 1, "section": "", "text": question, "confidence": 0.9},
+        {"page": 1, "section": "", "text": "Soil is sampled every five years", "confidence": 0.9},
+    )
+    (kept,), problems = read_snippets(parsed, 7, "Plan.pdf", template, None, MONITORING)
+    assert kept.text == "Soil is sampled every five years" and kept.section == "3 Monitoring plan"
+    assert problems == [
+        "A passage on page 1 of Plan.pdf restates the requirement's question or prompt; "
+        "it does not answer it."
+    ]
