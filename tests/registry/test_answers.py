@@ -3,7 +3,7 @@ template prompt is not evidence; one that states something is."""
 
 import pytest
 
-from webapp.registry.answers import answer_text, answers, sentences, states_any
+from webapp.registry.answers import answer_text, answer_units, answers, sentences, states_any
 from webapp.registry.checklist import StructuredField as F
 from webapp.registry.checklist import bundled
 
@@ -87,4 +87,44 @@ def test_a_passage_keeps_only_its_answering_sentences():
     ],
 )
 def test_a_field_is_stated_with_its_name_and_a_value_of_its_kind(fields, text, states):
-    assert states_any(fields, text) is states
+    assert states_any(fields, [text]) is states
+
+
+# As registry plans are written in Markdown (the real Botany Farm plan, tests/registry/data/botany).
+@pytest.mark.parametrize(
+    ("requirement", "text"),
+    [
+        ("REQ-001", "_Indicate the Credit Class and Methodology this project will employ_"),
+        ("REQ-021", "- _Describe how local stakeholders were_\n_identified and consulted._"),
+        ("REQ-015", "_Indicate whether the project has been registered, or is seeking_\n"
+                    "_registration under any other GHG programs. Where the project has been_\n"
+                    "_registered, provide the registration number._"),
+    ],
+)  # fmt: skip
+def test_a_templates_guidance_in_italics_does_not_answer(requirement, text):
+    assert answer_text(text, REQUIREMENTS[requirement]) == ""
+
+
+def test_markdown_answers_are_read():
+    boundary = REQUIREMENTS["REQ-005"]
+    row = "|Soil - Reservoir and Sink|CO2|Soil is the largest<br>terrestrial reservoir of carbon.|"
+    assert answers(next(iter(sentences(row))), boundary)  # <br> is no placeholder
+    linked = "The technology is described at [Technology — Ecometric](https://ecometric.co.uk)."
+    assert answers(linked, boundary)  # a link is no placeholder
+    version = "|**Credit Class Version**|1.5.1|\n|---|---|\n|**Methodology Version**|1.1|"
+    assert list(sentences(version)) == ["Credit Class Version: 1.5.1", "Methodology Version: 1.1"]
+    assert answer_text(version, REQUIREMENTS["REQ-001"]) == (
+        "Credit Class Version: 1.5.1 Methodology Version: 1.1"
+    )
+    assert list(sentences("|---|---|")) == []
+
+
+def test_a_bare_value_answers_with_the_question_before_it():
+    start = REQUIREMENTS["REQ-007"]
+    passage = (
+        "_Indicate and justify the project start date, specifying the day, month, and year._\n"
+        "01/01/2022. The project will be aligned with the calendar year."
+    )
+    units = answer_units(passage, start)
+    assert units[0].endswith("year._ 01/01/2022.") and states_any([F.project_start_date], units)
+    assert not answers("19 Safeguards", REQUIREMENTS["REQ-019"])  # a heading, no value

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from webapp.registry.answers import answer_text, asked_in, states_any
+from webapp.registry.answers import answer_units, asked_in, states_any
 from webapp.registry.assessment import RequirementResult, assess
 from webapp.registry.checklist import StructuredField as F
 from webapp.registry.checklist import bundled
@@ -102,9 +102,9 @@ def test_the_start_date_is_stated_under_its_section(results):
     assert best.section == "1.8. Project Start Date"
     assert "01/01/2022. The project will be aligned with the calendar year" in best.text
     requirement = start.requirement
-    answered = answer_text(best.text, requirement, asked_in(bundled()))
-    assert states_any([F.project_start_date], answered)
-    assert [d.value for d in dates_in(answered)] == [date(2022, 1, 1)]
+    units = answer_units(best.text, requirement, asked_in(bundled()))
+    assert states_any([F.project_start_date], units)
+    assert [d.value for d in dates_in(" ".join(units))] == [date(2022, 1, 1)]
 
 
 def test_the_periods_and_figures_are_found_where_the_plan_gives_them(results):

@@ -22,6 +22,7 @@ from webapp.registry.validation import (
     PERIOD_FIELDS,
     PROJECT_ID_SHAPES,
     REFERENCE,
+    is_generic_owner,
     tenures,
 )
 from webapp.units import quantities
@@ -29,7 +30,7 @@ from webapp.units import quantities
 F = StructuredField
 # Where a sentence may end: after . ! ? and before a capital, a digit, a quote or a bracket;
 # not after an abbreviation or an initial ("p. 4", "e.g. The", "J. Smith").
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(\[])")
+SENTENCE_END = re.compile(r"(?<=[.!?])[_*]{0,2}\s+(?=(?:[-+•]\s+)?[_*]{0,2}[A-Z0-9\"“(\[])")
 ABBREVIATION = re.compile(
     r"(?:\b(?:e\.g|i\.e|etc|no|nr|p|pp|vs|fig|ca|approx|st|dr|mr|mrs|ms)|\b[A-Z])\.$", re.I
 )
@@ -38,6 +39,11 @@ HEADING_LINE = re.compile(
     r"\s+\w{1,4}[.:]?)\s+[^.!?]{2,100}|[^.!?:]{1,60})$",
     re.I,
 )
+# Markdown's emphasis and list marks before a sentence ("_Indicate…", "- **Note**"), and a
+# sentence in italics alone: a template's guidance ("_Describe how…_").
+MARKUP = re.compile(r"^(?:[-*+>]\s+|[_*]{1,2}(?=\S))+")
+ITALIC = re.compile(r"_[^_]+_\.?|\*[^*]+\*\.?")
+GUIDANCE_LINE = re.compile(r"(?:[-*+•]\s+)?_(?P<words>[^_]+)_[.:;,]?")
 # A label before the sentence proper: "REQ-019:", "Safeguards:", "1.2 Public comment:".
 LABEL = re.compile(r"^(?:[\w§.()\-–/,' ]{1,60}?):\s+")
 NUMBERING = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[a-z]\)|[ivx]{1,4}\.|[-•*–])\s+", re.I)
@@ -65,8 +71,8 @@ NORMATIVE = re.compile(
 )
 # What a template leaves to fill: "[Insert the date]", "<name>", "____", "dd/mm/yyyy", "TBC".
 PLACEHOLDER = re.compile(
-    r"\[(?!\d+\])[^\]]{0,120}\]|\[\s*(?:insert|enter|add|describe|provide|type|state)\b|"
-    r"<[^<>]{1,60}>|_{3,}|\.{5,}|…{2,}|\bX{2,}\b|\bdd/mm/yyyy\b|"
+    r"\[(?!\d+\])[^\]]{0,120}\](?!\()|\[\s*(?:insert|enter|add|describe|provide|type|state)\b|"
+    r"<(?!/?(?:br|b|i|em|strong|sup|sub|p|span|u)\b)[^<>]{1,60}>|_{3,}|\.{5,}|…{2,}|\bX{2,}\b|\bdd/mm/yyyy\b|"
     r"\bmm/dd/yyyy\b|\b(?:tbd|tbc|to\s+be\s+(?:completed|confirmed|determined|provided|added))\b"
     r"|lorem\s+ipsum",
     re.I,
@@ -96,24 +102,48 @@ NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+(?:\s+(?:&\s+)?[A-Z][\w'�
 AREA_UNITS = {"ha", "hectare", "hectares", "acre", "acres", "ac", "km2", "km²", "m2", "m²"}
 YEAR_WORDS = re.compile(r"\d\s*-?\s*(?:years?|yrs?)\b", re.I)
 WORD = re.compile(r"[a-z][a-z0-9-]+")
+DOTTED = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,3}(?![\w.])")
 REFERENCE_REACH = 40  # characters before a number that can say it is a reference
 NEW_SHARE = 0.5  # of a sentence's words, not the requirement's, for it to say something new
 RESTATED_SHARE = 0.25  # fewer new words than this, and no value: the requirement restated
 
 
+def _row(line: str) -> str:
+    """A Markdown table's row as a label and its value ("|Credit Class Version|1.5.1|" is
+    "Credit Class Version: 1.5.1"); a rule row ("|---|---|") is nothing; any other line as is."""
+    if not line.startswith("|"):
+        return line
+    cells = [c.strip(" *_") for c in line.strip("|").split("|")]
+    cells = [c for c in cells if c and not set(c) <= set("-: ")]
+    return f"{cells[0]}: {' '.join(cells[1:])}" if len(cells) > 1 else "".join(cells)
+
+
 def sentences(text: str) -> Iterator[str]:
     """A passage's sentences, a heading line standing alone: lines are joined unless one is a
-    heading (a numbered or short line with no full stop), then split at sentence ends."""
+    heading (a numbered or short line with no full stop), then split at sentence ends; a
+    Markdown table's row is one sentence, its first cell the label; lines written wholly in
+    italics (a template's guidance, "_Indicate the…_") are one italic sentence of their own."""
     block: list[str] = []
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    for line, after in zip(lines, [*lines[1:], ""], strict=True):
+    guidance: list[str] = []
+    lines = [(_row(line.strip()), line.strip().startswith("|")) for line in text.splitlines()]
+    lines = [(line, row) for line, row in lines if line]
+    for (line, row), (after, _row_after) in zip(lines, [*lines[1:], ("", False)], strict=False):
+        italic = GUIDANCE_LINE.fullmatch(line)
+        if guidance and not italic:
+            yield f"_{' '.join(guidance)}_"
+            guidance = []
         starts = not after or not after[0].islower()  # a line wrapped mid-sentence goes on
-        if starts and HEADING_LINE.match(line) and not STATING.search(line):
+        if italic or row or (starts and HEADING_LINE.match(line) and not STATING.search(line)):
             yield from _split(" ".join(block))
             block = []
-            yield line
+            if italic:
+                guidance.append(italic.group("words"))
+            else:
+                yield line
         else:
             block.append(line)
+    if guidance:
+        yield f"_{' '.join(guidance)}_"
     yield from _split(" ".join(block))
 
 
@@ -132,12 +162,19 @@ def _split(text: str) -> Iterator[str]:
 def _figures(text: str) -> frozenset[str]:
     """The numbers a text gives as figures, not as references ("Section 8.1.3"): the words
     just before a number say which."""
-    return frozenset(
+    plain = {
         q.number_text
         for q in quantities(text)
         if not REFERENCE.search(text[max(0, q.start - REFERENCE_REACH) : q.start])
         and not re.match(r"\.\d", text[q.end : q.end + 2])
-    )
+    }
+    # A dotted number ("1.5.1") is a version unless words before it make it a section.
+    dotted = {
+        m.group()
+        for m in DOTTED.finditer(text)
+        if not REFERENCE.search(text[max(0, m.start() - REFERENCE_REACH) : m.start()])
+    }
+    return frozenset(plain | dotted)
 
 
 def _own_words(requirement: Requirement) -> str:
@@ -200,7 +237,7 @@ class Shape:
 
 @lru_cache(maxsize=65536)
 def shape_of(sentence: str) -> Shape:
-    body = NUMBERING.sub("", sentence)
+    body = NUMBERING.sub("", MARKUP.sub("", sentence))
     label = LABEL.match(body)
     rest = body[label.end() :] if label else body
     first = WORD.match(rest.lower())
@@ -209,6 +246,7 @@ def shape_of(sentence: str) -> Shape:
         or sentence.rstrip().endswith("?")
         or PLACEHOLDER.search(sentence)
         or ABOUT_THE_TEMPLATE.match(rest)
+        or ITALIC.fullmatch(sentence.strip())
         or (first and first.group(0) in PROMPT_VERBS)
     )
     return Shape(
@@ -255,8 +293,11 @@ def answers(sentence: str, requirement: Requirement, asked: frozenset[str] = fro
     """Whether a sentence states something: not a prompt, and either a statement (a verb that
     reports) or a label with a value of its own."""
     shape = shape_of(sentence)
-    if shape.words < 2 or is_prompt(sentence, requirement, asked):
+    if is_prompt(sentence, requirement, asked):
         return False
+    if shape.words < 2:  # a bare value answers ("01/01/2022.", "4997Botany22"); "19 Safeguards" no
+        found = values_in(sentence)
+        return found.dated or found.identified or (bool(found.figures) and shape.words == 0)
     own = _own_words(requirement)
     if shape.value is not None and _has_value(shape.value, own):
         return True
@@ -278,9 +319,24 @@ def _new_share(sentence: str, requirement: Requirement) -> float:
     return sum(1 for w in mine if w[:5] not in own) / len(mine) if mine else 0.0
 
 
+def answer_units(
+    text: str, requirement: Requirement, asked: frozenset[str] = frozenset()
+) -> list[str]:
+    """The sentences of a passage that answer. A bare value answering the question just before
+    it ("…specify the day, month, and year._ 01/01/2022.") is kept with that question: together
+    they say what the value is."""
+    found, before = [], ""
+    for sentence in sentences(text):
+        if answers(sentence, requirement, asked):
+            bare = shape_of(sentence).words < 2
+            found.append(f"{before} {sentence}" if bare and before else sentence)
+        before = sentence
+    return found
+
+
 def answer_text(text: str, requirement: Requirement, asked: frozenset[str] = frozenset()) -> str:
     """The sentences of a passage that answer, joined; empty when none does."""
-    return " ".join(s for s in sentences(text) if answers(s, requirement, asked))
+    return " ".join(answer_units(text, requirement, asked))
 
 
 def states_kind(name: StructuredField, text: str) -> bool:
@@ -292,8 +348,8 @@ def states_kind(name: StructuredField, text: str) -> bool:
         return any(shape.search(text) for shape in PROJECT_ID_SHAPES) or bool(
             re.search(r"\bID\b\s*(?:no\.?|number)?\s*:?\s*[\w-]*\d", text)
         )
-    if name == F.owner_name:
-        return bool(NAME.search(" " + text))
+    if name == F.owner_name:  # a name, not a role ("Land Steward", "Project Owner")
+        return any(not is_generic_owner(m.group()) for m in NAME.finditer(" " + text))
     if name == F.tenure_type:
         return bool(tenures(text))
     if name == F.area_hectares:
@@ -311,9 +367,9 @@ FIELD_WORDS = {
     F.area_hectares: r"area|hectares?|acres?|extent|size",
     F.tenure_type: r"tenure|freehold|leasehold|leased?|owned|title|licen[cs]e",
     F.project_start_date: r"start(?:s|ed|ing)?|commenc\w*|began|begins?",
-    F.crediting_period_years: r"crediting\s+period",
-    F.crediting_period_start: r"crediting\s+period",
-    F.crediting_period_end: r"crediting\s+period",
+    F.crediting_period_years: r"crediting\s+(?:period|term)",
+    F.crediting_period_start: r"crediting\s+(?:period|term)",
+    F.crediting_period_end: r"crediting\s+(?:period|term)",
     F.leakage_percentage: r"leakage",
     F.permanence_period_years: r"permanence",
     F.buffer_pool_percentage: r"buffer",
@@ -337,6 +393,7 @@ def states_field(name: StructuredField, sentence: str) -> bool:
     return bool(pattern and pattern.search(sentence)) and states_kind(name, sentence)
 
 
-def states_any(fields: Iterable[StructuredField], text: str) -> bool:
-    """Whether one of a text's sentences states one of the fields."""
-    return any(states_field(name, s) for s in sentences(text) for name in fields)
+def states_any(fields: Iterable[StructuredField], units: Iterable[str]) -> bool:
+    """Whether one of a passage's answers (answer_units) states one of the fields."""
+    fields = list(fields)
+    return any(states_field(name, unit) for unit in units for name in fields)

@@ -14,7 +14,7 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
-from webapp.registry.answers import answer_text, states_any
+from webapp.registry.answers import answer_units, states_any
 from webapp.registry.checklist import Requirement, ValidationType
 from webapp.registry.discovery import DocumentType, sources_for
 from webapp.registry.pages import Page, PageKind, sections_before
@@ -172,16 +172,22 @@ def find_evidence(
             if page.kind != PageKind.text:
                 continue
             for offset, text in passages(page):
-                answered = answer_text(text, requirement, asked)
-                if not answered:
+                units = answer_units(text, requirement, asked)
+                if not units:
                     continue
-                # The passage (its question included) says what it is about; its answering
-                # sentences must speak of it too, and alone decide how strong it is.
-                about = len(named_in(text, stems))
+                answered = " ".join(units)
+                # The passage (its question included) and the heading it stands under say what
+                # it is about; its answering sentences must speak of it too, and alone decide
+                # how strong it is.
+                section = page.section_at(offset, before=starts[page.number])
+                about = len(named_in(f"{section or ''}\n{text}", stems))
                 named = named_in(answered, stems)
                 share = len(named) / len(terms) if terms else 0
-                if of_fields:  # a field stated with its name, however few terms name it
-                    if not states_any(requirement.asked, answered):
+                # A field stated with its name, however few terms name it; the passages that
+                # state more of the requirement's fields first.
+                stated = sum(1 for name in requirement.asked if states_any([name], units))
+                if of_fields:
+                    if not stated:
                         continue
                 elif len(named) < LEAST_TERMS or about < max(LEAST_TERMS, LEAST_SHARE * len(terms)):
                     continue
@@ -189,16 +195,15 @@ def find_evidence(
                     continue
                 seen.add(same_passage(text))
                 confidence = round(min(OFFLINE_MOST_CONFIDENCE, 0.2 + share), 2)
-                section = page.section_at(offset, before=starts[page.number])
                 snippet = Snippet(
                     document.key, document.name, page.number, section, text, confidence, None,
                     named,
                 )  # fmt: skip
-                mine.append((share, snippet))
-        mine.sort(key=lambda pair: (-pair[0], pair[1].page))
+                mine.append(((stated, share), snippet))
+        mine.sort(key=lambda pair: (-pair[0][0], -pair[0][1], pair[1].page))
         found += mine[:per_document]
-    found.sort(key=lambda pair: (-pair[0], pair[1].document, pair[1].page))
-    return [snippet for _share, snippet in found]
+    found.sort(key=lambda pair: (-pair[0][0], -pair[0][1], pair[1].document, pair[1].page))
+    return [snippet for _rank, snippet in found]
 
 
 def coverage(

@@ -62,7 +62,12 @@ def _page_url_of(review_id: int, document_id: int | None, page: int | None) -> s
     return page_url(review_id, document_id, page) if document_id and page else None
 
 
-def _snippet_row(review_id: int, snippet: dict[str, Any]) -> dict[str, Any]:
+def _snippet_row(review_id: int, snippet: dict[str, Any], kept: set[int]) -> dict[str, Any]:
+    """A passage as the report shows it; one from a document deleted since says so, without a
+    page view (kept: the ids of the review's documents); one stored before passages kept their
+    document's id keeps its name, without a page view."""
+    if snippet.get("document_id") not in (None, *kept):
+        return {**snippet, "document": DELETED_DOCUMENT, "url": None, "stated": stated(snippet)}
     url = _page_url_of(review_id, snippet.get("document_id"), snippet["page"])
     return {**snippet, "url": url, "stated": stated(snippet)}
 
@@ -131,13 +136,14 @@ def build(
     checklist order with their stored status and snippets, `entered` the fields reviewers
     entered by name, `verdicts` by requirement id."""
     rows = []
+    kept = {d["id"] for d in documents}
     for r in requirements:
         verdict = verdicts.get(r["requirement_id"])
         wanted = set(asked(r))
         rows.append(
             {
                 **r,
-                "snippets": [_snippet_row(review["id"], snippet) for snippet in r["snippets"]],
+                "snippets": [_snippet_row(review["id"], s, kept) for s in r["snippets"]],
                 "validation": VALIDATION_LABELS.get(r["validation_type"], r["validation_type"]),
                 "status_label": status_label(r["status"]),
                 "verdict": verdict,

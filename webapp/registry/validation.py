@@ -34,6 +34,7 @@ ID_WORDS = {"id", "ids", "identifier", "no", "nr", "number", "ref", "reference",
 ROLE_WORDS = LEGAL_FORMS | {
     "project", "this", "land", "landowner", "landholder", "owner", "proponent", "developer",
     "farmer", "farm", "company", "applicant", "grower", "lessor", "lessee", "tenant", "holder",
+    "steward", "stewards",
     "unknown", "none", "tbd", "tba", "tbc", "not", "stated", "applicable", "known",
     "given", "name", "of", "and", "or", "s",
 }  # fmt: skip
@@ -309,7 +310,15 @@ def structural(value: FieldValue, today: date) -> list[Check]:
         return [Check(name, value.field, Status.failed, f"{fail} ({where(value)})", shown)]
     if warn:
         return [Check(name, value.field, Status.warning, f"{warn} ({where(value)})", shown)]
-    return [Check(name, value.field, Status.passed, f"{label(value.field)} is valid.", shown)]
+    return [
+        Check(
+            name,
+            value.field,
+            Status.passed,
+            f"{label(value.field)} is valid ({where(value)}).",
+            shown,
+        )
+    ]
 
 
 def _agree(name: StructuredField, a: Any, b: Any) -> tuple[Status, str]:
@@ -486,7 +495,8 @@ def presence(values: Iterable[FieldValue]) -> list[Check]:
             f"{name.value}_present",
             name,
             Status.failed,
-            f"No document states the {label(name).lower()}: it needs reviewer input.",
+            f"No {label(name).lower()} is entered yet, nor read by the model from a passage: "
+            "it needs reviewer input.",
         )
         for name in (F.owner_name, F.project_start_date)
     ]
