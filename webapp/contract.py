@@ -21,23 +21,13 @@ from typing import Annotated, Any, TypeVar
 
 from flask import Flask, abort, request
 from flask.json.provider import DefaultJSONProvider
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    StrictBool,
-    ValidationError,
-    create_model,
-)
-from pydantic_core import PydanticCustomError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, create_model
 from werkzeug.routing import IntegerConverter
 
 from webapp.api import BodyInvalid
 from webapp.ids import MAX_ID, digits_at_most
 from webapp.problems import Problem
 from webapp.review.fields import FieldSpec, Kind
-from webapp.text import control_character_problem
 
 F = TypeVar("F", bound=Callable)
 CONTRACT_ATTR = "_furrow_contract"
@@ -67,22 +57,8 @@ Page = Annotated[int, Field(ge=1, le=1_000_000)]
 PerPage = Annotated[int, Field(ge=1, le=500)]
 Number = Annotated[float, Field(ge=-1e15, le=1e15)]
 Whole = Annotated[int, Field(ge=-(10**15), le=10**15)]
-
-
-def _typed(multiline: bool) -> AfterValidator:
-    """Text people type: no NUL or other control character (PostgreSQL refuses a NUL with a
-    500 otherwise); tab and line breaks only in multi-line text."""
-
-    def check(value: str) -> str:
-        if problem := control_character_problem(value, multiline=multiline):
-            raise PydanticCustomError("control_character", problem)
-        return value
-
-    return AfterValidator(check)
-
-
-Name = Annotated[str, Field(max_length=200), _typed(multiline=False)]
-Text = Annotated[str, Field(max_length=20_000), _typed(multiline=True)]
+Name = Annotated[str, Field(max_length=200)]
+Text = Annotated[str, Field(max_length=20_000)]
 Names = Annotated[list[Name], Field(max_length=200)]
 
 
