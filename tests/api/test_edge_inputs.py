@@ -263,3 +263,19 @@ def test_a_nul_in_a_system_document_is_named_by_its_path(admin):
             "message": "A text may not hold a NUL character (U+0000): remove it.",
         }
     ]
+
+
+# A NUL in a farm system's details or its farm's region (PostgreSQL's text cannot hold one: it
+# was a 500 there, found by the fuzz test), and another control character in a one-line detail.
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("gps_location", "\u0000"), ("description", "a\u0000b"), ("region", "\u0000"),
+     ("system_type", "Tab\there")],
+)  # fmt: skip
+def test_a_control_character_in_a_systems_text_is_refused_by_name(admin, field, value):
+    body = {"farm": "Edge farm", "name": "Edge", "document": itinera(), field: value}
+    error = refused(admin("POST", "/api/v1/systems", json=body))
+    assert field in json.dumps(error) and "Remove the control character" in json.dumps(error)
+    lines = admin("POST", "/api/v1/systems", json=body | {field: "Line one\nline two"})
+    if field == "description":  # tab and line breaks are fine in multi-line text
+        assert lines.status_code == 201, lines.get_data(as_text=True)[:400]

@@ -76,8 +76,17 @@ def _name(raw: Any, loc: str, what: str) -> str:
     return name
 
 
+def _region(raw: Any) -> str:
+    region = raw.strip() if isinstance(raw, str) else ""
+    if len(region) > NAME_LIMIT:
+        raise SystemInvalid(f"A region is at most {NAME_LIMIT} characters.", loc="region")
+    if problem := control_character_problem(region):
+        raise SystemInvalid(problem, loc="region")
+    return region
+
+
 def create_farm(name: Any, region: Any = "") -> Farm:
-    farm = Farm(name=_name(name, "name", "farm"), region=(region or "").strip())
+    farm = Farm(name=_name(name, "name", "farm"), region=_region(region))
     db.session.add(farm)
     db.session.flush()
     return farm
@@ -107,10 +116,7 @@ def import_system(
     checked = doc.validate_document(document)
     title = name if isinstance(name, str) and name.strip() else checked.get("title") or ""
     system = System(
-        farm=farm,
-        name=_name(title, "name", "system"),
-        document=checked,
-        **{k: (v or "").strip() for k, v in details.items()},
+        farm=farm, name=_name(title, "name", "system"), document=checked, **_details(details)
     )
     db.session.add(system)
     db.session.flush()
@@ -218,12 +224,7 @@ def edit_farm(farm: Farm, name: Any, region: Any) -> None:
     same = farm_named(new_name)
     if same is not None and same.id != farm.id:
         raise SystemInvalid(f"Another farm is named “{same.name}”.", loc="name")
-    region = region.strip() if isinstance(region, str) else ""
-    if len(region) > NAME_LIMIT:
-        raise SystemInvalid(f"A region is at most {NAME_LIMIT} characters.", loc="region")
-    if problem := control_character_problem(region):
-        raise SystemInvalid(problem, loc="region")
-    farm.name, farm.region = new_name, region
+    farm.name, farm.region = new_name, _region(region)
 
 
 def edit_system(system: System, name: Any, **details: Any) -> None:
