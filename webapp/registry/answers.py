@@ -312,9 +312,14 @@ def answers(sentence: str, requirement: Requirement, asked: frozenset[str] = fro
     return shape.body.rstrip().endswith((".", ";")) and new >= NEW_SHARE
 
 
+@lru_cache(maxsize=1024)
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(w[:5] for w in WORD.findall(text.lower()))
+
+
 def _new_share(sentence: str, requirement: Requirement) -> float:
     """The share of a sentence's words (of four letters or more) its requirement does not use."""
-    own = {w[:5] for w in WORD.findall(_own_words(requirement).lower())}
+    own = _stems(_own_words(requirement))
     mine = [w for w in WORD.findall(sentence.lower()) if len(w) >= 4]
     return sum(1 for w in mine if w[:5] not in own) / len(mine) if mine else 0.0
 

@@ -163,15 +163,18 @@ def find_evidence(
         ValidationType.structured_field,
         ValidationType.cross_document,
     )
-    found: list[tuple[float, Snippet]] = []
+    # Each passage kept with its rank: the fields it states, then the share of terms it names.
+    found: list[tuple[tuple[int, float], Snippet]] = []
     seen: set[str] = set()
     for document in chosen:
-        mine: list[tuple[float, Snippet]] = []
+        mine: list[tuple[tuple[int, float], Snippet]] = []
         starts = sections_before(document.pages)
         for page in document.pages:
             if page.kind != PageKind.text:
                 continue
             for offset, text in passages(page):
+                if same_passage(text) in seen:
+                    continue
                 units = answer_units(text, requirement, asked)
                 if not units:
                     continue
@@ -186,12 +189,10 @@ def find_evidence(
                 # A field stated with its name, however few terms name it; the passages that
                 # state more of the requirement's fields first.
                 stated = sum(1 for name in requirement.asked if states_any([name], units))
-                if of_fields:
-                    if not stated:
-                        continue
-                elif len(named) < LEAST_TERMS or about < max(LEAST_TERMS, LEAST_SHARE * len(terms)):
-                    continue
-                if same_passage(text) in seen:
+                enough = len(named) >= LEAST_TERMS and about >= max(
+                    LEAST_TERMS, LEAST_SHARE * len(terms)
+                )
+                if not (stated if of_fields else enough):
                     continue
                 seen.add(same_passage(text))
                 confidence = round(min(OFFLINE_MOST_CONFIDENCE, 0.2 + share), 2)

@@ -172,8 +172,8 @@ def entered(review: Review) -> list[EnteredValue]:
         name, document_id = entry
         given = decision.value if isinstance(decision.value, dict) else {}
         value = EnteredValue(
-            name, given.get("value"), document_id or given.get("document_id"),
-            given.get("page"), decision, key,
+            name, given.get("value"), _document_of(decision, entry), given.get("page"), decision,
+            key,
         )  # fmt: skip
         if document_id is None:
             legacy.append(value)
@@ -397,10 +397,11 @@ def enter_fields(review: Review, given: dict[str, Any], user: User | None) -> li
     if problems:
         raise ReviewInvalid(problems)
     # A value that says again what one from the same document said replaces it.
+    current = entered(review)
     restated = {
         e.key
         for entry in entries
-        for e in entered(review)
+        for e in current
         if entry.field in SEVERAL_PER_DOCUMENT
         and (e.field, e.document_id) == (entry.field, entry.document.id)
         and e.key != entry_key(entry.field, entry.document.id, entry.value)
