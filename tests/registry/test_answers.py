@@ -84,6 +84,9 @@ def test_a_passage_keeps_only_its_answering_sentences():
         ([F.owner_name], "The land is owned by the landowner.", False),
         ([F.area_hectares], "The project area is 412.6 ha.", True),
         ([F.project_id], "The project ID is 123456Example23.", True),
+        ([F.credits_pending_issue], "Credits Pending Issue 584 credits", True),
+        ([F.credits_total], "Total 730 credits", True),
+        ([F.credits_total], "Credits Pending Issue 584 credits", False),
     ],
 )
 def test_a_field_is_stated_with_its_name_and_a_value_of_its_kind(fields, text, states):

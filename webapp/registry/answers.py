@@ -384,6 +384,8 @@ FIELD_WORDS = {
     F.leakage_tco2e: r"leakage",
     F.net_reductions_tco2e: r"net",
     F.credits_issued: r"issued|issuance",
+    F.credits_pending_issue: r"pending",
+    F.credits_total: r"total",
     F.buffer_credits: r"buffer",
 }
 FIELD_PATTERNS = {
