@@ -113,6 +113,13 @@ WIDEST = """Array.from(document.querySelectorAll('body *'))
 """
 
 
+def fits_phone(page: Page, name: str = "") -> None:
+    """The page, once its stylesheets have loaded, never scrolls sideways at a phone's width."""
+    page.wait_for_load_state("load")
+    wide = page.evaluate("document.documentElement.scrollWidth") > 391
+    assert not wide, (name or page.url, page.evaluate(WIDEST))
+
+
 def shoot(page: Page, folder: Path, name: str, parts: str | None = None) -> None:
     """Screenshots of the page at 1280 and 390 px (and of each element parts selects, by its
     id), into folder; at 390 px the page never scrolls sideways (wide tables scroll in their
@@ -125,8 +132,7 @@ def shoot(page: Page, folder: Path, name: str, parts: str | None = None) -> None
             part_id = part.get_attribute("id")
             part.screenshot(path=str(folder / f"{name}-{width}-{part_id}.png"))
         if width == 390:
-            wide = page.evaluate("document.documentElement.scrollWidth") > 391
-            assert not wide, (name, page.evaluate(WIDEST))
+            fits_phone(page, name)
     page.set_viewport_size({"width": 1280, "height": 900})
 
 

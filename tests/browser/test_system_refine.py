@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import ARTIFACTS, browser_queue, screenshot, sign_in
+from tests.browser.conftest import ARTIFACTS, browser_queue, fits_phone, screenshot, sign_in
 from tests.support.app import start_worker, stop_process
 from tests.support.openai_server import responses_body
 from tests.systems.test_ai_answers import GOOD
@@ -91,7 +91,7 @@ def test_refine_a_value_from_the_grid_and_apply_the_answer(
 
     page.set_viewport_size({"width": PHONE_WIDTH, "height": 844})
     page.reload()
-    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE_WIDTH + 1
+    fits_phone(page)
     screenshot(page, "system-refine-390")
     page.get_by_role("link", name="Back to Affinage").click()
     cell = page.locator("table.system-grid tr.intervention-row").filter(has_text="Labour").first
