@@ -108,7 +108,10 @@ def run_worker(services, live_server):
 
 # The elements past a phone's width, to say what made a page scroll sideways.
 WIDEST = """Array.from(document.querySelectorAll('body *'))
-  .filter(e => e.getBoundingClientRect().right > 392).slice(0, 8)
+  .filter(e => e.getBoundingClientRect().right > 392)
+  .filter(e => !Array.from(document.querySelectorAll('body *')).some(a => a !== e
+    && a.contains(e) && ['auto', 'scroll'].includes(getComputedStyle(a).overflowX)))
+  .slice(0, 8)
   .map(e => `${e.tagName}.${e.className}#${e.id} ${Math.round(e.getBoundingClientRect().right)}`)
 """
 

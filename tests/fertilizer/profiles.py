@@ -15,3 +15,7 @@ def load(path: Path) -> dict:
 
 def profile(name: str, crop_id: str | None = None, **crop) -> dict:
     return {"crop": {"crop_id": crop_id or name, "name": name, **crop}, "stage_requirements": []}
+
+
+# The keys of a plan document: seed 001's, and the method and what each total is.
+PLAN_KEYS = {"crop", "totals", "applications", "sources", "confidence", "notes", "method", "basis"}

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tests.fertilizer.profiles import LETTUCE_FILE, TOMATO_FILE
+from tests.fertilizer.profiles import LETTUCE_FILE, PLAN_KEYS, TOMATO_FILE
 from tests.support.app import ROOT, furrow
 from webapp.cultures.catalog import create_culture
 from webapp.extensions import db
@@ -25,31 +25,58 @@ def recommend(*args: str, env: dict | None = None) -> subprocess.CompletedProces
 
 
 def test_the_tomato_fixture_prints_a_table_with_oxides_per_application_and_sources():
-    done = recommend("--crop-file", str(TOMATO_FILE))
+    done = recommend("--crop-file", str(TOMATO_FILE), "--region", "Florida", "--soil-p", "low")
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert out.startswith("Fertilizer plan for トマト (トマト)")
-    assert "P2O5" in out and "K2O" in out
-    totals = out.splitlines()[4].split()
-    assert totals[0] == "Totals"
-    # P 8.75 g/m² is 20.05 P2O5; K 20 g/m² is 24.09 K2O.
-    assert totals[2:] == ["8.75", "20.05", "20.00", "24.09"]
+    assert "Method: published extension range" in out
+    assert "  P: dose: soil P “low”" in out
+    assert "  K: upper bound: soil test not given" in out
+    totals = next(line.split() for line in out.splitlines() if line.strip().startswith("Totals"))
+    # UF/IFAS: N 200, P2O5 120 ("Low"), K2O 125 lb/acre (its upper end) × 1.121 ÷ 10 = g/m².
+    assert totals[1:] == ["22.42", "5.87", "13.45", "11.63", "14.01"]
     assert "topdress × 3: 生育期" in out and "per application" in out
-    assert "https://www.fao.org/land-water/" in out
+    assert "https://bmp.ifas.ufl.edu/crop-recommendations/tomatoes" in out
     assert done.stderr == ""
 
 
 def test_json_output_is_the_seed_document_and_can_go_to_a_file(tmp_path):
     target = tmp_path / "plan.json"
-    done = recommend("-c", str(LETTUCE_FILE), "-j", "-o", str(target), "--soil-k", "high")
+    args = ("-c", str(LETTUCE_FILE), "-j", "-o", str(target), "--region", "UK", "--soil-k", "3")
+    done = recommend(*args, "--sns-index", "1", "--soil-texture", "sand")
     assert done.returncode == 0, done.stderr
     assert done.stdout == "" and f"wrote {target}" in done.stderr
     plan = json.loads(target.read_text(encoding="utf-8"))
-    assert set(plan) == {"crop", "totals", "applications", "sources", "confidence", "notes"}
+    assert set(plan) == PLAN_KEYS
     assert plan["crop"] == {"crop_id": "lettuce", "name": "lettuce"}
+    assert plan["method"] == "RB209"
+    assert plan["basis"]["K"] == "dose: index 3"
     assert sum(a["nutrients"]["N"] for a in plan["applications"]) == pytest.approx(
         plan["totals"]["N"], abs=1e-6
     )
+
+
+def test_nmin_and_the_duev_inputs_reach_the_plan():
+    done = recommend(
+        "-c",
+        str(LETTUCE_FILE),
+        "-j",
+        "--region",
+        "Deutschland",
+        "--nmin",
+        "30",
+        "--humus",
+        "6",
+        "--previous-crop",
+        "Raps, Körnerleguminosen, Kohlgemüse",
+    )
+    assert done.returncode == 0, done.stderr
+    plan = json.loads(done.stdout)
+    # Kopfsalat 150 − Nmin 30 − humus 20 − previous crop 10 = 90 kg N/ha = 9 g/m².
+    assert plan["totals"]["N"] == 9.0
+    assert plan["basis"]["N"] == "dose: DüV demand − Nmin"
+    missing = recommend("-c", str(LETTUCE_FILE), "-j", "--region", "Deutschland")
+    assert "Nmin not given: the full demand is shown as an upper bound" in missing.stderr
 
 
 def test_the_mean_daily_heat_sum_turns_the_profiles_stage_heat_sums_into_the_season():
@@ -65,12 +92,12 @@ def test_the_mean_daily_heat_sum_turns_the_profiles_stage_heat_sums_into_the_sea
     assert "mean_daily_gdd: with the profile's stage heat sums (1950 °C·day)" in impossible.stderr
 
 
-def test_target_yield_and_organic_inputs_reach_the_plan():
-    plain = json.loads(recommend("-c", str(LETTUCE_FILE), "-j").stdout)
-    done = recommend("-c", str(LETTUCE_FILE), "-j", "--target-yield", "6.726", "--organic", "1,0,0")
-    plan = json.loads(done.stdout)
-    # 6.726 kg/m² is twice the source's 15 t/A; 1 g/m² organic N comes off the basal dose.
-    assert plan["totals"]["N"] == pytest.approx(plain["totals"]["N"] * 2 - 1, abs=0.03)
+def test_organic_inputs_reach_the_plan():
+    args = ("-c", str(LETTUCE_FILE), "-j", "--region", "UK", "--sns-index", "2")
+    plain = json.loads(recommend(*args).stdout)
+    plan = json.loads(recommend(*args, "--organic", "1,0,0").stdout)
+    # 1 g/m² organic N comes off the basal dose.
+    assert plan["totals"]["N"] == pytest.approx(plain["totals"]["N"] - 1, abs=0.01)
 
 
 @pytest.mark.parametrize(
@@ -105,7 +132,10 @@ def test_unusable_input_exits_2_with_one_line(tmp_path, setup, message):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--soil-p", "rich"], "furrow: soil_p: must be one of low, medium, high"),
+        (["--soil-p", "rich"], "furrow: soil_p: must be an RB209 index (0, 1, 2, 3, 4)"),
+        (["--sns-index", "7"], "furrow: sns_index: must be a whole number from 0 to 6"),
+        (["--nmin", "-3"], "furrow: nmin: must be from 0 to 500"),
+        (["--soil-texture", "gravel"], "furrow: soil_texture: must be one of sand, loam"),
         (["--organic", "1,2"], "furrow: --organic takes N,P,K"),
         (["--target-yield", "lots"], "furrow: --target-yield must be a number"),
     ],
@@ -152,9 +182,9 @@ def test_a_culture_exported_as_a_profile_chains_into_recommend(app, services, tm
     assert profile["crop"]["name"] == "Weißkohl" and profile["crop"]["variety"] == "Premiere"
     assert profile["crop"]["area_per_unit"] == 0.3
     assert profile["stage_requirements"] == []
-    done = recommend("-c", str(target), "-j")
+    done = recommend("-c", str(target), "-j", "--region", "England")
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["sources"][0].startswith("https://nevegetable.org/")
+    assert json.loads(done.stdout)["method"] == "RB209"
 
     missing = furrow(services, "crop", "export", "999999", "-o", str(target))
     assert (missing.returncode, missing.stderr) == (2, "furrow: no culture #999999\n")

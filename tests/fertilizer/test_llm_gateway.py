@@ -14,23 +14,24 @@ EXTENSION = "https://extension.example.edu/tomato-fertility"
 FAO_TOMATO = "https://www.fao.org/land-water/databases-and-software/crop-information/tomato/en/"
 ANSWER = {
     "crop": {"crop_id": "tomato", "name": "Tomato"},
-    "totals": {"N": 12.0, "P": 4.364, "K": 16.602},
+    "method": "UF/IFAS tomato recommendation",
+    "totals": {"N": 22.4, "P": 4.364, "K": 16.602},
     "oxide_totals": {"P2O5": 10.0, "K2O": 20.0},
-    "conversions": ["120 kg N/ha ÷ 10 = 12 g/m²", "P2O5 10 g/m² × 0.4364 = 4.364 g/m² P"],
+    "conversions": ["224 kg N/ha ÷ 10 = 22.4 g/m²", "P2O5 10 g/m² × 0.4364 = 4.364 g/m² P"],
     "applications": [
         {
             "type": "basal",
             "count": 1,
             "schedule_hint": "pre-plant",
-            "nutrients": {"N": 4.0, "P": 4.364, "K": 16.602},
+            "nutrients": {"N": 6.4, "P": 4.364, "K": 16.602},
             "per_application": None,
         },
         {
             "type": "topdress",
             "count": 2,
             "schedule_hint": "生育期; 収穫期",
-            "nutrients": {"N": 8.0, "P": 0.0, "K": 0.0},
-            "per_application": {"N": 4.0, "P": 0.0, "K": 0.0},
+            "nutrients": {"N": 16.0, "P": 0.0, "K": 0.0},
+            "per_application": {"N": 8.0, "P": 0.0, "K": 0.0},
         },
     ],
     "sources": [EXTENSION],
@@ -59,7 +60,10 @@ def test_a_web_searched_plan_is_checked_and_returned_with_its_citations(tmp_path
     assert "Region: Kantō" in sent["input"] and "育苗期" in sent["input"]
     assert "temperature" not in sent  # gpt-5-mini reasons: no temperature
     plan = result.plan
-    assert (plan.crop_id, plan.totals.N) == ("トマト", 12.0)
+    assert (plan.crop_id, plan.totals.N) == ("トマト", 22.4)
+    assert plan.method == "UF/IFAS tomato recommendation"
+    # The region's method and its figures are in the question: Kantō has none of its own.
+    assert "The method this region follows is published extension range" in sent["input"]
     assert plan.sources == (EXTENSION, FAO_TOMATO)
     assert "Conversion: P2O5 10 g/m² × 0.4364" in plan.notes
     assert result.usage.web_searches == 2 and result.usage.cost_usd > 0
@@ -74,14 +78,14 @@ def test_a_temperature_is_sent_to_models_that_take_one(tmp_path, openai_server):
 
 def test_a_plan_that_does_not_add_up_is_asked_again_with_the_reasons(tmp_path, openai_server):
     wrong = copy.deepcopy(ANSWER)
-    wrong["totals"]["N"] = 15.0
+    wrong["totals"]["N"] = 25.0
     openai_server.reply(responses_body(wrong))
     openai_server.reply(responses_body(ANSWER))
     result = recommend(tomato(), gateway(tmp_path, openai_server))
-    assert result.plan.totals.N == 12.0
+    assert result.plan.totals.N == 22.4
     second = openai_server.requests[1][1]["input"]
     assert "Your previous answer was rejected" in second
-    assert "applications add up to N 12 g/m² but totals.N is 15" in second
+    assert "applications add up to N 22.4 g/m² but totals.N is 25" in second
     assert result.usage.input_tokens == 2000  # both calls count
 
 
@@ -135,11 +139,25 @@ def test_chat_mode_without_any_source_makes_no_plan(tmp_path, openai_server):
     assert openai_server.requests == []
 
 
-def test_a_plan_far_from_the_cited_figures_carries_a_warning(tmp_path, openai_server):
-    heavy = copy.deepcopy(ANSWER)
-    heavy["totals"]["N"] = 60.0
-    heavy["applications"][1]["nutrients"]["N"] = 56.0
-    heavy["applications"][1]["per_application"]["N"] = 28.0
-    openai_server.reply(responses_body(heavy))
+def test_a_plan_outside_every_published_range_carries_a_warning(tmp_path, openai_server):
+    light = copy.deepcopy(ANSWER)
+    light["totals"]["N"] = 5.0
+    light["applications"][0]["nutrients"]["N"] = 1.0
+    light["applications"][1]["nutrients"]["N"] = 4.0
+    light["applications"][1]["per_application"]["N"] = 2.0
+    openai_server.reply(responses_body(light))
     result = recommend(tomato(), gateway(tmp_path, openai_server))
-    assert [i.code for i in result.issues] == ["n_far_from_reference"]
+    assert [i.code for i in result.issues] == ["outside_published_range"]
+    assert "N 50 kg/ha is outside every published range" in result.issues[0].message
+    assert "UF/IFAS" in result.issues[0].message or "Florida" in result.issues[0].message
+
+
+def test_a_nutrient_no_source_gives_is_null_never_zero(tmp_path, openai_server):
+    unknown = copy.deepcopy(ANSWER)
+    unknown["totals"]["K"] = None
+    unknown["oxide_totals"]["K2O"] = None
+    unknown["applications"][0]["nutrients"]["K"] = None
+    openai_server.reply(responses_body(unknown))
+    result = recommend(tomato(), gateway(tmp_path, openai_server))
+    assert result.plan.totals.K is None and result.plan.unknown == ["K"]
+    assert result.plan.basis_of("K") == "no cited figure"

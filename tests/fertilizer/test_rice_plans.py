@@ -1,17 +1,18 @@
-"""Rice gets a plan from a cited uptake per tonne of grain: at the target yield when one is
-given, else at the midpoint of the cited yield; its season from its cited growth duration."""
+"""Rice gets a plan from IRRI's published fertilizer-N recommendation, where no method of its
+own covers the region; its cited uptake per tonne of grain is shown labelled — never as the
+dose — and its season comes from its cited growth duration or its own heat sums."""
 
 import pytest
 
 from tests.fertilizer.profiles import profile
-from webapp.fertilizer.gateways.reference import ReferenceGateway, requirement_for
+from webapp.fertilizer.gateways.reference import ReferenceGateway
 from webapp.fertilizer.interactor import recommend
 from webapp.fertilizer.plan import plan_from_dict
 from webapp.reference.library import library
 
 GATEWAY = ReferenceGateway()
 UPTAKE = library().get("rice").fact("nutrient_uptake_kg_per_t").source.url
-IFA = library().get("rice").fact("yield_per_sqm_kg").source.url
+IRRI = "http://www.irri.org/irrc/ssnm/faq2.htm"
 
 
 def rice_profile(name="イネ", crop_id="rice"):
@@ -25,34 +26,19 @@ def rice_profile(name="イネ", crop_id="rice"):
     return raw
 
 
-def test_rice_without_a_target_yield_uses_the_midpoint_of_the_cited_yield():
-    result = recommend({"crop_profile": rice_profile()}, GATEWAY)
+def test_rice_gets_the_published_n_and_no_p_or_k_figure_it_has_no_dose_for():
+    result = recommend({"crop_profile": rice_profile(), "region": "Luzon"}, GATEWAY)
     plan = result.plan
-    # 14.7 kg N, 2.6 kg P, 14.5 kg K per t of grain; 3-5 t/ha → 4 t/ha; kg/ha ÷ 10 = g/m².
-    # N 5.88 g/m², split and rounded per application.
-    assert pytest.approx(5.88, abs=0.02) == plan.totals.N
-    assert (plan.totals.P, plan.totals.K) == (1.04, 5.8)
-    assert UPTAKE in plan.sources and IFA in plan.sources
-    assert (
-        "Yield: 0.4 kg/m² = 4 t/ha, the midpoint of the cited 0.3–0.5 kg/m² (irrigated,"
-        " average): IFA World Fertilizer Use Manual" in plan.notes
+    # IRRI: fertilizer N 40–250 kg/ha by the expected yield response; its midpoint, labelled.
+    assert plan.totals.N == 14.5
+    assert plan.basis_of("N") == "dose: midpoint of the published 40–250"
+    assert plan.totals.P is None and plan.totals.K is None
+    # 14.7 kg N, 2.6 kg P, 14.5 kg K per t of grain: uptake, shown as what it is.
+    assert "Uptake per tonne of harvest: N 14.7, P 2.6, K 14.5 kg/t (elemental) — not a dose" in (
+        plan.notes
     )
-    assert "Uptake per t × 4 t/ha: N 58.8, P 10.4, K 58 kg/ha" in plan.notes
-    assert plan.confidence == 0.7  # a range's midpoint, not a stated yield
-    assert result.issues == []
+    assert IRRI in plan.sources and UPTAKE not in plan.sources
     plan_from_dict(plan.to_dict())  # the plan keeps every invariant
-
-
-def test_rice_at_a_target_yield_is_worked_out_at_that_yield_not_scaled_again():
-    result = recommend({"crop_profile": rice_profile(), "target_yield": 0.8}, GATEWAY)
-    plan = result.plan
-    assert pytest.approx(11.76, abs=0.02) == plan.totals.N
-    assert (plan.totals.P, plan.totals.K) == (2.08, 11.6)
-    assert "Yield: the target yield 0.8 kg/m² = 8 t/ha." in plan.notes
-    assert "Scaled to the target yield" not in plan.notes
-    assert [i.code for i in result.issues] == []
-    assert plan.confidence == 0.8
-    assert IFA in plan.sources  # the season still comes from the cited growth duration
 
 
 def test_the_rice_season_is_its_cited_growth_duration_or_its_own_heat_sums():
@@ -61,7 +47,7 @@ def test_the_rice_season_is_its_cited_growth_duration_or_its_own_heat_sums():
     assert "Season: 115 days, the midpoint of IFA World Fertilizer Use Manual" in plan.notes
     basal, topdress = plan.applications
     assert topdress.count == 2
-    assert pytest.approx(5.88 * 0.4, abs=0.01) == basal.nutrients.N
+    assert pytest.approx(14.5 * 0.4, abs=0.01) == basal.nutrients.N
     assert topdress.schedule_hint.startswith("分げつ期")
     heat = recommend({"crop_profile": rice_profile(), "mean_daily_gdd": 20}, GATEWAY).plan
     # 200 + 600 + 500 + 700 = 2000 °C·day ÷ 20 = 100 days, still two topdressings.
@@ -72,9 +58,4 @@ def test_the_rice_season_is_its_cited_growth_duration_or_its_own_heat_sums():
 @pytest.mark.parametrize("name", ["Rice", "イネ", "稲", "水稲", "Reis", "riz", "paddy rice"])
 def test_rice_by_any_of_its_names_gets_a_plan(name):
     plan = recommend({"crop_profile": rice_profile(name, name)}, GATEWAY).plan
-    assert plan.crop_name == name and UPTAKE in plan.sources
-
-
-def test_rice_is_among_the_crops_the_offline_gateway_plans_for():
-    assert requirement_for(library().get("rice")) is not None
-    assert requirement_for(library().get("rice"), 0.6).at_target
+    assert plan.crop_name == name and plan.totals.N == 14.5

@@ -6,12 +6,14 @@ import json
 
 import pytest
 
-from tests.fertilizer.profiles import TOMATO_FILE
+from tests.fertilizer.profiles import PLAN_KEYS, TOMATO_FILE
 from tests.support.app import wait_for
 from tests.support.html import soup
 from webapp.cultures.catalog import create_culture
 from webapp.extensions import db
 from webapp.fertilizer.models import PlanRecord
+from webapp.fertilizer.request import parse_request
+from webapp.fertilizer.season import season_of
 from webapp.jobs.models import Run, RunStatus
 from webapp.review.models import Change
 
@@ -57,7 +59,7 @@ def run_id_of(response) -> int:
 @pytest.mark.worker
 def test_upload_a_profile_and_read_the_plan(client_as, worker):
     editor = client_as("editor")
-    response = upload(editor, TOMATO_FILE.read_bytes(), region="Kantō", soil_k="low")
+    response = upload(editor, TOMATO_FILE.read_bytes(), region="Kantō", soil_k="1")
     run_id = run_id_of(response)
     finished(run_id)
     to_plan = editor.get(f"/fertilizer/runs/{run_id}")
@@ -71,8 +73,11 @@ def test_upload_a_profile_and_read_the_plan(client_as, worker):
     assert 'id="plan-applications"' in page and "生育期, day ~40" in page
     assert '<svg id="season-chart"' in page and 'class="bar bar-N"' in page
     assert "育苗期" in page  # the profile's stages band the chart
-    assert "https://www.fao.org/land-water/" in page
-    assert "region Kantō" in page and "soil P —, K low" in page
+    assert "https://bmp.ifas.ufl.edu/crop-recommendations/tomatoes" in page
+    assert 'id="plan-method">published extension range<' in page
+    # What each total is stands beside it: the K index read as the source's class.
+    assert "dose: soil K “low”" in page and "upper bound: soil test not given" in page
+    assert "region Kantō" in page and "soil P —, K 1" in page
     assert "Save to a culture" not in page  # editors do not save plans
 
     record = db.session.query(PlanRecord).one()
@@ -80,7 +85,7 @@ def test_upload_a_profile_and_read_the_plan(client_as, worker):
     exported = editor.get(f"/fertilizer/plans/{record.id}.json")
     assert exported.headers["Content-Disposition"].startswith("attachment")
     assert json.loads(exported.get_data(as_text=True)) == record.plan
-    assert set(record.plan) == {"crop", "totals", "applications", "sources", "confidence", "notes"}
+    assert set(record.plan) == PLAN_KEYS
 
 
 @pytest.mark.worker
@@ -155,7 +160,7 @@ def test_every_problem_of_the_form_shows_at_once_by_label(client_as, idle_queue)
         "growth_period_days-error": "Give a number, not 'many'.",
     }
     request = upload(
-        editor, TOMATO_FILE.read_bytes(), growth_period_days="2000", organic_n="-2", soil_p="low"
+        editor, TOMATO_FILE.read_bytes(), growth_period_days="2000", organic_n="-2", soil_p="A"
     )
     errors = {error["id"]: error.get_text() for error in soup(request).select("p.error")}
     assert errors == {
@@ -286,7 +291,8 @@ def test_the_api_recommends_or_says_why_not(client_as):
     assert made.status_code == 200
     body = made.get_json()
     assert body["plan"]["crop"] == {"crop_id": "トマト", "name": "トマト"}
-    assert body["provider"] == "reference" and body["issues"] == []
+    assert body["provider"] == "reference"
+    assert [i["code"] for i in body["issues"]] == ["basis_uncertain"]
     assert editor.get(f"/api/v1/fertilizer/plans/{body['plan_id']}").get_json() == body["plan"]
 
     invalid = editor.post(
@@ -332,3 +338,22 @@ def test_the_api_recommends_or_says_why_not(client_as):
         headers={"X-CSRFToken": viewer.csrf_token("/")},
     )
     assert forbidden.status_code == 403
+
+
+def test_a_cultures_growth_duration_alone_is_the_season_with_its_harvest_window_unknown(
+    client_as, idle_queue
+):
+    culture = create_culture({"name": "Radieschen", "growth_duration_days": 70})
+    db.session.commit()
+    editor = client_as("editor")
+    started = editor.submit(
+        "/fertilizer", {"culture": str(culture.id), "provider": "offline"}, page="/fertilizer"
+    )
+    run = db.session.get(Run, run_id_of(started))
+    document = run.params["request"]
+    # Not FAO's 158-day total for the crop: the culture's own 70 days, said for what it is.
+    assert document["growth_period_days"] == 70
+    assert document["growth_period_basis"] == "to_first_harvest"
+    season = season_of(parse_request(document), None)
+    assert season.days == 70
+    assert season.note.startswith("Season: 70 days, the culture's growth to first harvest;")

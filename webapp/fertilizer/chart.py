@@ -69,13 +69,16 @@ def season_chart(plan: FertilizerPlan, stages: tuple[Stage, ...], days: int | No
         for position in positions:
             events.append((position, application.type, application.per_application))
     ceiling = _nice_ceiling(
-        max((getattr(n, e) for _, _, n in events for e in ELEMENTS), default=0.0)
+        max((getattr(n, e) or 0.0 for _, _, n in events for e in ELEMENTS), default=0.0)
     )
     scale = (bottom - top) / ceiling
     bars = []
     for position, kind, nutrients in events:
         for i, element in enumerate(ELEMENTS):
             value = getattr(nutrients, element)
+            if value is None:
+                # No cited figure: no bar, never a bar of 0.
+                continue
             height = value * scale
             bars.append(
                 Bar(

@@ -61,10 +61,20 @@ def fertilize_cli() -> None:
 @click.option("-j", "--json", "as_json", is_flag=True, help="Print the plan as JSON.")
 @click.option("-o", "--output", help="Write to this file instead of standard output.")
 @click.option("--target-yield", help="Target yield, kg/m².")
-@click.option("--soil-p", help="Soil P status: low|medium|high.")
-@click.option("--soil-k", help="Soil K status: low|medium|high.")
+@click.option("--soil-p", help="Soil P test: RB209 index 0–4 or VDLUFA class A–E.")
+@click.option("--soil-k", help="Soil K test: RB209 index 0, 1, 2-, 2+, 3, 4 or VDLUFA class A–E.")
+@click.option("--soil-texture", help="Soil texture: sand|loam|silt|clay|peat.")
+@click.option("--nmin", help="Soil mineral N, kg N/ha in 0–90 cm (DüV).")
+@click.option("--sns-index", help="RB209 soil nitrogen supply index, 0–6.")
+@click.option("--humus", help="Humus, % of the soil (DüV).")
+@click.option("--previous-crop", help="Previous crop as the DüV's Tabelle 7 names it.")
+@click.option("--organic-n-last-year", help="Organic N given to last year's crops, kg N/ha.")
 @click.option("--organic", help="Organic N,P,K already applied, g/m² (e.g. 3,1,2).")
-@click.option("--region", help="Region, for the openai provider's search.")
+@click.option(
+    "--region",
+    help="Region: picks the method (Germany → DüV + VDLUFA; England, Wales, Northern Ireland →"
+    " RB209; elsewhere → a published extension recommendation).",
+)
 @click.option("--growth-period", help="Growth period in days.")
 @click.option(
     "--mean-daily-gdd",
@@ -79,6 +89,12 @@ def recommend_command(
     target_yield: str | None,
     soil_p: str | None,
     soil_k: str | None,
+    soil_texture: str | None,
+    nmin: str | None,
+    sns_index: str | None,
+    humus: str | None,
+    previous_crop: str | None,
+    organic_n_last_year: str | None,
     organic: str | None,
     region: str | None,
     growth_period: str | None,
@@ -98,11 +114,18 @@ def recommend_command(
     except RequestInvalid as exc:
         _fail(f"{crop_file} is not a crop profile: {exc}", EXIT_BAD_INPUT)
     days = _number(growth_period, "--growth-period")
+    sns = _number(sns_index, "--sns-index")
     document = {
         "crop_profile": profile,
         "target_yield": _number(target_yield, "--target-yield"),
         "soil_p": soil_p,
         "soil_k": soil_k,
+        "soil_texture": soil_texture,
+        "nmin": _number(nmin, "--nmin"),
+        "sns_index": int(sns) if sns is not None and sns.is_integer() else sns,
+        "humus_pct": _number(humus, "--humus"),
+        "previous_crop": previous_crop,
+        "organic_n_last_year": _number(organic_n_last_year, "--organic-n-last-year"),
         "region": region,
         "growth_period_days": int(days) if days is not None and days.is_integer() else days,
         "organic": _organic(organic),

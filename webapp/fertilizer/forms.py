@@ -12,17 +12,36 @@ from flask_wtf.file import FileAllowed, FileField
 from wtforms import SelectField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
 
-from webapp.fertilizer.request import SOIL_STATUSES, typed_number
+from webapp.fertilizer.duev import previous_crops
+from webapp.fertilizer.request import typed_number
+from webapp.fertilizer.soil import CLASS_WORDS, CLASSES, K_INDICES, P_INDICES, TEXTURE_LABELS
 from webapp.numbers import NumberInvalid
 from webapp.problems import Invalid, Problem
 from webapp.uploads import UploadRefused, read_text
 
 MAX_PROFILE_BYTES = 512 * 1024
-SOIL_CHOICES = [SelectChoice("", "not tested"), *(SelectChoice(s) for s in SOIL_STATUSES)]
+
+
+def soil_choices(indices: tuple[str, ...]) -> list[SelectChoice]:
+    """Not tested, the RB209 indices (UK) and the VDLUFA classes (Germany)."""
+    return [
+        SelectChoice("", "not tested"),
+        *(SelectChoice(i, f"index {i} (RB209)") for i in indices),
+        *(SelectChoice(c, f"class {c}, {CLASS_WORDS[c]} (VDLUFA)") for c in CLASSES),
+    ]
+
+
+TEXTURE_CHOICES = [SelectChoice("", "not given")] + [
+    SelectChoice(key, label) for key, label in TEXTURE_LABELS.items()
+]
+SNS_CHOICES = [SelectChoice("", "not given")] + [SelectChoice(str(i)) for i in range(7)]
 NUMBER_FIELDS = {
     "target_yield": "target_yield",
     "growth_period_days": "growth_period_days",
     "mean_daily_gdd": "mean_daily_gdd",
+    "nmin": "nmin",
+    "humus_pct": "humus_pct",
+    "organic_n_last_year": "organic_n_last_year",
     "organic_n": "organic",
     "organic_p": "organic",
     "organic_k": "organic",
@@ -38,9 +57,30 @@ class PlanForm(FlaskForm):
     profile_json = TextAreaField("…or paste the crop profile", render_kw={"rows": 4})
     culture = SelectField("…or pick a culture", choices=[], validate_choice=False)
     target_yield = StringField("Target yield", description="kg/m²")
-    soil_p = SelectField("Soil P status", choices=SOIL_CHOICES, default="")
-    soil_k = SelectField("Soil K status", choices=SOIL_CHOICES, default="")
-    region = StringField("Region")
+    region = StringField(
+        "Region",
+        description="picks the method: Germany → DüV + VDLUFA; England, Wales, Northern"
+        " Ireland → RB209; elsewhere → a published extension recommendation",
+    )
+    soil_texture = SelectField("Soil texture", choices=TEXTURE_CHOICES, default="")
+    soil_p = SelectField("Soil P (test result)", choices=soil_choices(P_INDICES), default="")
+    soil_k = SelectField("Soil K (test result)", choices=soil_choices(K_INDICES), default="")
+    nmin = StringField(
+        "Soil mineral N (Nmin)",
+        description="kg N/ha in 0–90 cm, measured at the start of growth (DüV)",
+    )
+    sns_index = SelectField(
+        "SNS index", choices=SNS_CHOICES, default="", description="RB209 soil nitrogen supply, 0–6"
+    )
+    humus_pct = StringField("Humus", description="% of the soil (DüV: above 4 % less N)")
+    previous_crop = SelectField(
+        "Previous crop (DüV Tabelle 7)",
+        choices=[SelectChoice("", "not given"), *(SelectChoice(c) for c in previous_crops())],
+        default="",
+    )
+    organic_n_last_year = StringField(
+        "Organic N last year", description="kg N/ha of organic fertilizer on last year's crops"
+    )
     growth_period_days = StringField("Growth period", description="days")
     mean_daily_gdd = StringField(
         "Mean daily heat sum",
@@ -102,6 +142,13 @@ def form_document(values: Mapping[str, str], profile: Any) -> dict[str, Any]:
         "mean_daily_gdd": numbers["mean_daily_gdd"],
         "soil_p": values.get("soil_p") or None,
         "soil_k": values.get("soil_k") or None,
+        "soil_texture": values.get("soil_texture") or None,
+        "nmin": numbers["nmin"],
+        "humus_pct": numbers["humus_pct"],
+        "organic_n_last_year": numbers["organic_n_last_year"],
+        "sns_index": int(values["sns_index"]) if values.get("sns_index", "").isdigit() else None,
+        "previous_crop": values.get("previous_crop") or None,
+        "growth_period_basis": values.get("growth_period_basis") or None,
         "region": (values.get("region") or "").strip() or None,
     }
     if any(v is not None for v in organic):

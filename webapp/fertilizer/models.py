@@ -51,4 +51,5 @@ class PlanRecord(db.Model):
     @property
     def label(self) -> str:
         totals = self.plan["totals"]
-        return f"N {totals['N']:g} · P {totals['P']:g} · K {totals['K']:g} g/m²"
+        shown = ("—" if totals[e] is None else f"{totals[e]:g}" for e in ("N", "P", "K"))
+        return "N {} · P {} · K {} g/m²".format(*shown)

@@ -45,7 +45,9 @@ def k2o(k: float) -> float:
     return k / K_PER_K2O
 
 
-def _amount(value: Any, where: str, problems: list[str]) -> float:
+def _amount(value: Any, where: str, problems: list[str]) -> float | None:
+    if value is None:
+        return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         problems.append(f"{where} must be a number in {UNIT}, got {value!r}")
         return 0.0
@@ -57,13 +59,17 @@ def _amount(value: Any, where: str, problems: list[str]) -> float:
     return float(value)
 
 
+def _add(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a + b
+
+
 @dataclass(frozen=True)
 class Nutrients:
-    """Elemental N, P and K in g/m²."""
+    """Elemental N, P and K in g/m²; None is a nutrient with no cited figure (never 0)."""
 
-    N: float = 0.0
-    P: float = 0.0
-    K: float = 0.0
+    N: float | None = 0.0
+    P: float | None = 0.0
+    K: float | None = 0.0
 
     def __post_init__(self) -> None:
         problems: list[str] = []
@@ -73,8 +79,9 @@ class Nutrients:
             raise PlanInvalid(problems)
 
     @classmethod
-    def parse(cls, raw: Any, where: str, problems: list[str]) -> Nutrients:
-        """From a JSON object; problems collects what is wrong instead of raising."""
+    def parse(cls, raw: Any, where: str, problems: list[str], unknown: bool = True) -> Nutrients:
+        """From a JSON object; problems collects what is wrong instead of raising. A null
+        element is one with no cited figure, where unknown allows it."""
         if not isinstance(raw, Mapping):
             problems.append(f"{where} must be an object with N, P and K")
             return cls()
@@ -92,38 +99,52 @@ class Nutrients:
             if element not in raw:
                 problems.append(f"{where}.{element} is missing")
                 values[element] = 0.0
+            elif raw[element] is None and not unknown:
+                problems.append(f"{where}.{element} must be a number in {UNIT}")
+                values[element] = 0.0
             else:
                 values[element] = _amount(raw[element], f"{where}.{element}", problems)
         if len(problems) > before:
             return cls()
         return cls(**values)
 
+    def _each(self, how) -> Nutrients:
+        """how applied to each known element; an unknown one stays unknown."""
+        return Nutrients(
+            *(None if (v := getattr(self, e)) is None else how(e, v) for e in ELEMENTS)
+        )
+
     def __add__(self, other: Nutrients) -> Nutrients:
-        return Nutrients(self.N + other.N, self.P + other.P, self.K + other.K)
+        return Nutrients(*(_add(getattr(self, e), getattr(other, e)) for e in ELEMENTS))
 
     def scaled(self, factor: float) -> Nutrients:
-        return Nutrients(self.N * factor, self.P * factor, self.K * factor)
+        return self._each(lambda _e, v: v * factor)
 
     def minus_floor_zero(self, other: Nutrients) -> Nutrients:
         """What is left after other is taken away, never below zero."""
-        return Nutrients(
-            max(0.0, self.N - other.N), max(0.0, self.P - other.P), max(0.0, self.K - other.K)
-        )
+        return self._each(lambda e, v: max(0.0, v - (getattr(other, e) or 0.0)))
 
     def rounded(self, digits: int = 2) -> Nutrients:
-        return Nutrients(*(round(getattr(self, e), digits) for e in ELEMENTS))
+        return self._each(lambda _e, v: round(v, digits))
 
     def close_to(self, other: Nutrients, tolerance: float = TOLERANCE) -> bool:
-        return all(abs(getattr(self, e) - getattr(other, e)) <= tolerance for e in ELEMENTS)
+        def close(a: float | None, b: float | None) -> bool:
+            return a is b is None or (a is not None and b is not None and abs(a - b) <= tolerance)
+
+        return all(close(getattr(self, e), getattr(other, e)) for e in ELEMENTS)
 
     @property
     def is_zero(self) -> bool:
         return self.N == 0 and self.P == 0 and self.K == 0
 
     @property
-    def oxides(self) -> dict[str, float]:
+    def oxides(self) -> dict[str, float | None]:
         """N, P2O5 and K2O, for display beside the elemental figures."""
-        return {"N": self.N, "P2O5": p2o5(self.P), "K2O": k2o(self.K)}
+        return {
+            "N": self.N,
+            "P2O5": None if self.P is None else p2o5(self.P),
+            "K2O": None if self.K is None else k2o(self.K),
+        }
 
     def to_dict(self) -> dict[str, float]:
         return {e: getattr(self, e) for e in ELEMENTS}
@@ -188,15 +209,31 @@ class FertilizerPlan:
     sources: tuple[str, ...]
     confidence: float
     notes: str | None
+    # The named method the doses come from ("DüV 2020, Anlage 4 (N) · VDLUFA classes (P, K)"),
+    # and what each total is ("dose", "upper bound: Nmin not given", "maintenance = removal").
+    method: str | None = None
+    basis: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
         problems = plan_problems(self.totals, self.applications, self.confidence)
         if problems:
             raise PlanInvalid(problems)
 
+    @property
+    def unknown(self) -> list[str]:
+        """The elements with no cited figure."""
+        return [e for e in ELEMENTS if getattr(self.totals, e) is None]
+
+    def basis_of(self, element: str) -> str:
+        """What the element's total is, in words; a plan from before methods says nothing."""
+        if getattr(self.totals, element) is None:
+            return "no cited figure"
+        return (self.basis or {}).get(element, "")
+
     def to_dict(self) -> dict[str, Any]:
-        """The seed's response document: elemental, g/m², no unit key."""
-        return {
+        """The seed's response document: elemental, g/m², no unit key; a null nutrient has
+        no cited figure. method and basis say where each total comes from and what it is."""
+        document = {
             "crop": {"crop_id": self.crop_id, "name": self.crop_name},
             "totals": self.totals.to_dict(),
             "applications": [a.to_dict() for a in self.applications],
@@ -204,6 +241,11 @@ class FertilizerPlan:
             "confidence": self.confidence,
             "notes": self.notes,
         }
+        if self.method is not None:
+            document["method"] = self.method
+        if self.basis is not None:
+            document["basis"] = dict(self.basis)
+        return document
 
 
 def plan_problems(
@@ -217,7 +259,12 @@ def plan_problems(
         summed = sum((a.nutrients for a in applications), Nutrients())
         for element in ELEMENTS:
             total, added = getattr(totals, element), getattr(summed, element)
-            if abs(total - added) > TOLERANCE:
+            if (total is None) != (added is None):
+                problems.append(
+                    f"totals.{element} and the applications' {element} must both be null"
+                    " (no cited figure) or both be numbers"
+                )
+            elif total is not None and abs(total - added) > TOLERANCE:
                 problems.append(
                     f"applications add up to {element} {added:g} {UNIT}"
                     f" but totals.{element} is {total:g}"
@@ -252,7 +299,7 @@ def _application(raw: Any, i: int, problems: list[str]) -> FertilizerApplication
 
 
 def _show(nutrients: Nutrients) -> str:
-    return "/".join(f"{getattr(nutrients, e):g}" for e in ELEMENTS)
+    return "/".join("null" if (v := getattr(nutrients, e)) is None else f"{v:g}" for e in ELEMENTS)
 
 
 def plan_from_dict(raw: Any) -> FertilizerPlan:
@@ -290,6 +337,16 @@ def plan_from_dict(raw: Any) -> FertilizerPlan:
     if notes is not None and not isinstance(notes, str):
         problems.append("notes must be text or null")
     confidence = raw.get("confidence")
+    method = raw.get("method")
+    if method is not None and (not isinstance(method, str) or not method.strip()):
+        problems.append("method must be the name of a method (text) or null")
+    basis = raw.get("basis")
+    if basis is not None and not (
+        isinstance(basis, Mapping)
+        and set(basis) <= set(ELEMENTS)
+        and all(isinstance(v, str) for v in basis.values())
+    ):
+        problems.append("basis must map N, P and K to what each total is (text)")
     if not problems:
         problems.extend(plan_problems(totals, applications, confidence))
     if problems:
@@ -302,6 +359,8 @@ def plan_from_dict(raw: Any) -> FertilizerPlan:
         sources=tuple(sources),
         confidence=float(confidence),
         notes=notes,
+        method=method,
+        basis=dict(basis) if basis is not None else None,
     )
 
 

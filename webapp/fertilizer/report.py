@@ -12,7 +12,9 @@ COLUMNS = ("N", "P", "P2O5", "K", "K2O")
 
 def _row(label: str, nutrients: Nutrients) -> str:
     values = {"N": nutrients.N, "P": nutrients.P, "K": nutrients.K, **nutrients.oxides}
-    return f"  {label:<22}" + "".join(f"{values[c]:>9.2f}" for c in COLUMNS)
+    return f"  {label:<22}" + "".join(
+        f"{'—':>9}" if values[c] is None else f"{values[c]:>9.2f}" for c in COLUMNS
+    )
 
 
 def plan_table(plan: FertilizerPlan, issues: Sequence[Issue] = (), gateway: str = "") -> str:
@@ -20,6 +22,12 @@ def plan_table(plan: FertilizerPlan, issues: Sequence[Issue] = (), gateway: str 
         f"Fertilizer plan for {plan.crop_name} ({plan.crop_id})",
         f"{Confidence.from_score(plan.confidence).value} confidence ({plan.confidence:.2f})"
         + (f" · {gateway}" if gateway else ""),
+        *([f"Method: {plan.method}"] if plan.method else []),
+        *(
+            f"  {e}: {plan.basis_of(e)}"
+            for e in ("N", "P", "K")
+            if plan.method and plan.basis_of(e)
+        ),
         "",
         f"  {'g/m²':<22}" + "".join(f"{c:>9}" for c in COLUMNS),
         _row("Totals", plan.totals),
@@ -32,7 +40,7 @@ def plan_table(plan: FertilizerPlan, issues: Sequence[Issue] = (), gateway: str 
             lines.append(_row("all applications", application.nutrients))
     lines += [
         "",
-        f"Oxides: P2O5 = P ÷ {P_PER_P2O5}, K2O = K ÷ {K_PER_K2O}.",
+        f"Oxides: P2O5 = P ÷ {P_PER_P2O5}, K2O = K ÷ {K_PER_K2O}. — : no cited figure.",
         "",
         "Sources:",
         *(f"  - {source}" for source in plan.sources),

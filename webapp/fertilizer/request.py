@@ -8,14 +8,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from webapp.fertilizer.duev import previous_crops
 from webapp.fertilizer.plan import Nutrients
+from webapp.fertilizer.soil import parse_status, parse_texture
 from webapp.numbers import parse_number
 from webapp.problems import Invalid, Problem
 
-SOIL_STATUSES = ("low", "medium", "high")
 MAX_SEASON_DAYS = 730
 # No site accumulates more heat than this in a day on any base temperature.
 MAX_MEAN_DAILY_GDD = 50
+# Mineral N in 0–90 cm beyond this is no field's; humus is a share of the soil.
+MAX_NMIN = 500
+MAX_ORGANIC_N = 1000
+SNS_INDICES = range(7)
+# How the growth period was reached: given as the season, or a culture's growth to first
+# harvest with no harvest window (the season's end is then unknown).
+PERIOD_BASES = ("stated", "to_first_harvest")
 
 
 class RequestInvalid(Invalid):
@@ -61,6 +69,17 @@ class RecommendRequest:
     # °C·day per day over the season, as the person states it for their site: with the
     # profile's stage heat sums it gives the season's length.
     mean_daily_gdd: float | None = None
+    # Soil mineral N, kg N/ha in 0–90 cm at the start of growth: what the DüV subtracts.
+    nmin: float | None = None
+    # RB209's soil nitrogen supply index, 0–6.
+    sns_index: int | None = None
+    soil_texture: str | None = None
+    humus_pct: float | None = None
+    # The previous crop, as the DüV's Tabelle 7 names it.
+    previous_crop: str | None = None
+    # Total N of organic fertilizers given to last year's crops, kg N/ha (the DüV counts 10 %).
+    organic_n_last_year: float | None = None
+    growth_period_basis: str = "stated"
 
 
 def typed_number(text: str | None) -> float | None:
@@ -181,18 +200,49 @@ def parse_profile(raw: Any) -> CropProfile:
 
 
 def _soil(value: Any, key: str) -> str | None:
+    try:
+        if key == "soil_texture":
+            return parse_texture(value)
+        return parse_status(value, "P" if key == "soil_p" else "K")
+    except ValueError as exc:
+        raise _fail(key, str(exc)) from None
+
+
+def _amount_or_zero(value: Any, key: str, maximum: float) -> float | None:
+    """A quantity that may be 0 (no mineral N, no organic N), at most maximum."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise _fail(key, f"must be a number, got {value!r}")
+    if not 0 <= value <= maximum:
+        raise _fail(key, f"must be from 0 to {maximum:g}, got {value:g}")
+    return float(value)
+
+
+def _sns(value: Any) -> int | None:
     if value is None or value == "":
         return None
-    if not isinstance(value, str) or value.strip().lower() not in SOIL_STATUSES:
-        raise _fail(key, f"must be one of {', '.join(SOIL_STATUSES)}, got {value!r}")
-    return value.strip().lower()
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value not in SNS_INDICES:
+        raise _fail("sns_index", f"must be a whole number from 0 to 6, got {value!r}")
+    return value
+
+
+def _previous_crop(value: Any) -> str | None:
+    if value is None or value == "":
+        return None
+    known = previous_crops()
+    if not isinstance(value, str) or value.strip() not in known:
+        raise _fail("previous_crop", f"must be one of {', '.join(known)}, got {value!r}")
+    return value.strip()
 
 
 def parse_organic(raw: Any) -> Nutrients:
     if raw is None:
         return Nutrients()
     problems: list[str] = []
-    organic = Nutrients.parse(raw, "organic", problems)
+    organic = Nutrients.parse(raw, "organic", problems, unknown=False)
     if problems:
         raise RequestInvalid(problems[0], {"organic": "; ".join(problems)})
     return organic
@@ -200,8 +250,10 @@ def parse_organic(raw: Any) -> Nutrients:
 
 def parse_request(raw: Any) -> RecommendRequest:
     """The request document: {"crop_profile": {...}, optional target_yield (kg/m²), soil_p,
-    soil_k (low|medium|high), region, growth_period_days, organic {N, P, K} g/m²,
-    mean_daily_gdd (°C·day per day: with the profile's stage heat sums, the season's days)}."""
+    soil_k (an RB209 index, a VDLUFA class, or low|medium|high), soil_texture, nmin (kg N/ha,
+    0–90 cm), sns_index (0–6), humus_pct, previous_crop, organic_n_last_year (kg N/ha),
+    region, growth_period_days, growth_period_basis, organic {N, P, K} g/m², mean_daily_gdd
+    (°C·day per day: with the profile's stage heat sums, the season's days)}."""
     if not isinstance(raw, Mapping):
         raise _fail("request", "must be a JSON object")
     allowed = {
@@ -214,6 +266,13 @@ def parse_request(raw: Any) -> RecommendRequest:
         "organic",
         "provider",
         "mean_daily_gdd",
+        "nmin",
+        "sns_index",
+        "soil_texture",
+        "humus_pct",
+        "previous_crop",
+        "organic_n_last_year",
+        "growth_period_basis",
     }
     # Every problem at once: each part is checked even when another is wrong.
     problems: dict[str, str] = {}
@@ -246,6 +305,17 @@ def parse_request(raw: Any) -> RecommendRequest:
     soil_p = checked(_soil, raw.get("soil_p"), "soil_p")
     soil_k = checked(_soil, raw.get("soil_k"), "soil_k")
     mean_gdd = checked(_positive, raw.get("mean_daily_gdd"), "mean_daily_gdd", MAX_MEAN_DAILY_GDD)
+    texture = checked(_soil, raw.get("soil_texture"), "soil_texture")
+    nmin = checked(_amount_or_zero, raw.get("nmin"), "nmin", MAX_NMIN)
+    sns = checked(_sns, raw.get("sns_index"))
+    humus = checked(_amount_or_zero, raw.get("humus_pct"), "humus_pct", 100)
+    previous = checked(_previous_crop, raw.get("previous_crop"))
+    organic_n = checked(
+        _amount_or_zero, raw.get("organic_n_last_year"), "organic_n_last_year", MAX_ORGANIC_N
+    )
+    basis = raw.get("growth_period_basis") or "stated"
+    if basis not in PERIOD_BASES:
+        problems["growth_period_basis"] = f"must be one of {', '.join(PERIOD_BASES)}"
     if mean_gdd is not None and profile is not None:
         _check_heat_sum_season(profile, mean_gdd, problems)
     if problems:
@@ -260,6 +330,13 @@ def parse_request(raw: Any) -> RecommendRequest:
         growth_period_days=days,
         organic=organic,
         mean_daily_gdd=mean_gdd,
+        nmin=nmin,
+        sns_index=sns,
+        soil_texture=texture,
+        humus_pct=humus,
+        previous_crop=previous,
+        organic_n_last_year=organic_n,
+        growth_period_basis=basis,
     )
 
 

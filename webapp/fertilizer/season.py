@@ -35,6 +35,13 @@ def _g(value: float) -> str:
 def season_of(request: RecommendRequest, crop: Crop | None) -> Season:
     if request.growth_period_days:
         days = request.growth_period_days
+        if request.growth_period_basis == "to_first_harvest":
+            return Season(
+                days,
+                "stated",
+                f"Season: {days} days, the culture's growth to first harvest; its harvest window"
+                " is unknown, so the season may run longer.",
+            )
         return Season(days, "stated", f"Season: {days} days, the growth period given.")
     stages = request.profile.stages
     total = heat_sum(stages)

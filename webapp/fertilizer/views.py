@@ -128,18 +128,16 @@ def chosen_profile(form: PlanForm) -> tuple[Any, Culture | None]:
 
 def culture_defaults(values: dict[str, str], culture: Culture | None) -> dict[str, str]:
     """A picked culture fills the growth period and (per m²) target yield left empty. The
-    season is growth to first harvest plus the harvest period: a growth duration alone is not
-    the season, so without both the library's figure serves."""
+    season is growth to first harvest plus the harvest period; with no harvest period, the
+    growth duration alone is the season, and the plan says its harvest window is unknown."""
     if culture is None:
         return values
     filled = dict(values)
-    if (
-        not filled.get("growth_period_days")
-        and culture.growth_duration_days
-        and culture.harvest_duration_days is not None
-    ):
-        season = culture.growth_duration_days + culture.harvest_duration_days
-        filled["growth_period_days"] = str(season)
+    if not filled.get("growth_period_days") and culture.growth_duration_days:
+        harvest = culture.harvest_duration_days
+        filled["growth_period_days"] = str(culture.growth_duration_days + (harvest or 0))
+        if harvest is None:
+            filled["growth_period_basis"] = "to_first_harvest"
     if (
         not filled.get("target_yield")
         and culture.harvest_method == "per_sqm"
@@ -299,6 +297,13 @@ class RecommendBody(RequestModel):
     growth_period_days: Any = None
     organic: Any = None
     mean_daily_gdd: Any = None
+    soil_texture: Any = None
+    nmin: Any = None
+    sns_index: Any = None
+    humus_pct: Any = None
+    previous_crop: Any = None
+    organic_n_last_year: Any = None
+    growth_period_basis: Any = None
     # A name that is no provider is the request's fault (422), not a service down (503).
     provider: Literal["offline", "openai"] | None = None
 

@@ -49,6 +49,11 @@ is never evidence for a value: it can only be offered for a person to confirm.
 - ``nutrient_uptake_kg_per_t``: elemental uptake per tonne of harvested product (rice grain);
   min/max null; extra ``n``, ``p``, ``k`` in kg per t as the source states them.
 
+Every nutrient fact says in extra ``basis`` whether its P and K are ``elemental``, ``oxide``
+(P2O5, K2O) or ``unstated`` (the source does not say: both readings are shown, neither used as
+a dose); ``kind`` names what a figure is where the fact's name does not (FAO's "fertilizer
+requirements"). None of these figures is a dose for a field: fertilizer.methods gives doses.
+
 Optional extra keys on any fact:
 
 - ``anchor`` (derived facts): the figure in the cited source that the range rests on, or null

@@ -12,10 +12,13 @@ import openai
 from webapp.ai import ProviderError, Usage
 from webapp.ai.client import StructuredClient, given_sources
 from webapp.config import Settings
+from webapp.fertilizer import published
+from webapp.fertilizer.dose import NUTRIENTS, Dose, Figure, kg
 from webapp.fertilizer.gateways.reference import ReferenceGateway
 from webapp.fertilizer.gateways.schema import PlanAnswer
 from webapp.fertilizer.interactor import GatewayAnswer, NoRecommendation
-from webapp.fertilizer.plan import K_PER_K2O, P_PER_P2O5, PlanInvalid, plan_from_dict
+from webapp.fertilizer.methods import dose_for
+from webapp.fertilizer.plan import K_PER_K2O, P_PER_P2O5, Nutrients, PlanInvalid, plan_from_dict
 from webapp.fertilizer.request import RecommendRequest
 from webapp.fertilizer.season import season_of
 from webapp.reference.evidence import reference_snippets
@@ -23,8 +26,6 @@ from webapp.review.vocabulary import Evidence, Issue, Severity
 
 # How far the model's oxide figures may stray from its elemental ones (rounding).
 OXIDE_TOLERANCE = 0.02
-# Outside this ratio to the reference library's N, the plan carries a warning.
-PLAUSIBLE_N_RATIO = (0.5, 2.0)
 
 
 INSTRUCTIONS = (
@@ -37,11 +38,15 @@ INSTRUCTIONS = (
     "longer crops 30–50 % of N basal and the rest in 1–3 topdressings. Each application's "
     "`nutrients` is the group's total; `per_application` = nutrients / count; the "
     "applications add up to `totals` exactly. Name schedule hints after the crop's stages when "
-    "given. Cite every source in `sources` (URLs). `confidence` is 0–1. Answer with JSON only."
+    "given. A dose is what the crop needs minus what the soil supplies (soil mineral N, soil P "
+    "and K index), by the method the region follows; a crop's removal or uptake is no dose. "
+    "Name that method in `method`. A nutrient no source gives a dose for is null in totals and "
+    "applications (never 0). Cite every source in `sources` (URLs). `confidence` is 0–1. "
+    "Answer with JSON only."
 )
 
 
-def describe(request: RecommendRequest) -> str:
+def describe(request: RecommendRequest, dose: Dose | None = None) -> str:
     profile = request.profile
     lines = [f"Crop: {profile.name} (id {profile.crop_id})"]
     if profile.variety:
@@ -54,8 +59,24 @@ def describe(request: RecommendRequest) -> str:
         lines.append(f"Target yield: {request.target_yield_kg_m2:g} kg/m²")
     if request.soil_p or request.soil_k:
         lines.append(f"Soil test: P {request.soil_p or 'unknown'}, K {request.soil_k or 'unknown'}")
+    if request.soil_texture:
+        lines.append(f"Soil texture: {request.soil_texture}")
+    if request.nmin is not None:
+        lines.append(f"Soil mineral N (0–90 cm): {request.nmin:g} kg N/ha")
+    if request.sns_index is not None:
+        lines.append(f"RB209 SNS index: {request.sns_index}")
     if request.region:
         lines.append(f"Region: {request.region}")
+    if dose is not None:
+        lines.append(
+            f"The method this region follows is {dose.method}; by its tables: "
+            + "; ".join(
+                f"{n} {kg(v)} kg/ha ({dose.figure(n).label})"
+                if (v := dose.figure(n).value) is not None
+                else f"{n}: no cited figure"
+                for n in NUTRIENTS
+            )
+        )
     # The season as given, or from the profile's stage heat sums; never the library's here.
     season = season_of(request, None)
     if season.days is not None:
@@ -76,6 +97,10 @@ def conversion_problems(answer: PlanAnswer) -> list[str]:
     oxides = answer.oxide_totals
     for element, oxide, factor in (("P", "P2O5", P_PER_P2O5), ("K", "K2O", K_PER_K2O)):
         elemental, stated = getattr(answer.totals, element), getattr(oxides, oxide)
+        if elemental is None or stated is None:
+            if (elemental is None) != (stated is None):
+                problems.append(f"oxide_totals.{oxide} and totals.{element} must both be null")
+            continue
         expected = stated * factor
         if abs(expected - elemental) > max(0.01, OXIDE_TOLERANCE * abs(elemental)):
             problems.append(
@@ -108,9 +133,15 @@ class OpenAIGateway:
         def check(answer: PlanAnswer, citations: list[Evidence]) -> list[str]:
             return plan_of(answer, request, citations, snippets)[2]
 
+        crop = self.reference.find_crop(request)
+        dose = dose_for(crop.id, request) if crop is not None else None
         try:
             result = self.structured.ask_structured(
-                PlanAnswer, INSTRUCTIONS, describe(request) + given_sources(snippets), usage, check
+                PlanAnswer,
+                INSTRUCTIONS,
+                describe(request, dose) + given_sources(snippets),
+                usage,
+                check,
             )
         except ProviderError as exc:
             raise NoRecommendation(
@@ -123,27 +154,17 @@ class OpenAIGateway:
                 usage,
             )
         plan, issues, _ = plan_of(result.answer, request, result.citations, snippets)
-        issues.extend(self._plausibility(plan["totals"]["N"], request))
+        crop = self.reference.find_crop(request)
+        if crop is not None:
+            issues.extend(published.outside(crop.id, as_dose(plan, result.answer.method)))
         return GatewayAnswer(plan, issues, usage)
 
-    def _plausibility(self, n_total: float, request: RecommendRequest) -> list[Issue]:
-        """The model's N against the reference library's figure, where it has one."""
-        try:
-            reference = self.reference.recommend(request).plan["totals"]["N"]
-        except NoRecommendation:
-            return []
-        low, high = PLAUSIBLE_N_RATIO
-        if reference and not low <= n_total / reference <= high:
-            return [
-                Issue(
-                    "n_far_from_reference",
-                    Severity.warning,
-                    "N",
-                    f"Total N {n_total:g} g/m² is far from the {reference:g} g/m² the reference"
-                    " library's cited figures give.",
-                )
-            ]
-        return []
+
+def as_dose(plan: dict[str, Any], method: str) -> Dose:
+    """The model's totals as kg/ha N, P2O5 and K2O, to check against the published ranges."""
+    totals = Nutrients(**plan["totals"])
+    kg_ha = {n: None if v is None else v * 10 for n, v in totals.oxides.items()}
+    return Dose(method, *(Figure(kg_ha[n]) for n in NUTRIENTS))
 
 
 def plan_of(
@@ -175,7 +196,7 @@ def plan_of(
     notes = "\n".join(filter(None, [answer.notes, *conversions]))
     plan = {
         "crop": {"crop_id": request.profile.crop_id, "name": request.profile.name},
-        **answer.model_dump(include={"totals", "applications", "confidence"}),
+        **answer.model_dump(include={"totals", "applications", "confidence", "method"}),
         "sources": sources,
         "notes": notes or None,
     }

@@ -1,194 +1,128 @@
-"""The offline gateway: a plan computed from the reference library's cited N-P-K figures, split
-by the documented rule. Every number in the plan comes from a cited figure and the
-conversions the notes show; a crop without such a figure gets no plan."""
+"""The offline gateway: a plan from the method the region's growers are advised by (the DüV
+and VDLUFA in Germany, RB209 in the UK, the published extension recommendation elsewhere), split
+by the documented rule. Every dose comes from a cited table row the notes show; a figure the
+library holds that is no dose (a crop's removal, an N demand before Nmin) is shown labelled for
+what it is, never as the recommendation; a crop no method covers gets no plan, saying so."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+from webapp.fertilizer.dose import DOSE, NUTRIENTS
 from webapp.fertilizer.interactor import GatewayAnswer, NoRecommendation
-from webapp.fertilizer.plan import (
-    ELEMENTS,
-    K_PER_K2O,
-    P_PER_P2O5,
-    Nutrients,
-    topdress_positions,
-)
+from webapp.fertilizer.methods import dose_for
+from webapp.fertilizer.plan import ELEMENTS, Nutrients, topdress_positions
+from webapp.fertilizer.regions import ELSEWHERE, GERMANY, UK, region_of
 from webapp.fertilizer.request import RecommendRequest, season_bands, stage_at
 from webapp.fertilizer.season import season_of
-from webapp.reference.library import Crop, Fact, ReferenceLibrary, library
+from webapp.reference.library import Crop, ReferenceLibrary, library
 from webapp.review.vocabulary import Issue, Severity
 
 LB_PER_ACRE_IN_KG_PER_HA = 1.121
 SHORT_TON_PER_ACRE_IN_T_PER_HA = 2.242
-KG_PER_HA_IN_G_PER_M2 = 0.1
+TONS_PER_ACRE = re.compile(r"^\s*([\d.]+)\s*t/A\s*$")
 # Split rule (derived, common extension practice; agronomy-sources.md): all P and K basal;
 # crops under 60 days all N basal; longer crops 30–50 % of N basal, the rest in 1–3 topdressings.
 SHORT_SEASON_DAYS = 60
 LONG_SEASON_CROPS = frozenset({"tomato", "cabbage", "leek", "potato"})
 # (up to days, topdressings, share of N basal)
 SPLITS = ((100, 1, 0.5), (150, 2, 0.4), (None, 3, 0.3))
-# Soil-test adjustment of the P and K removal: a derived maintenance rule, not a citation.
-SOIL_FACTORS = {"low": 1.5, "medium": 1.0, "high": 0.5}
-YIELD_AT = re.compile(r"^\s*([\d.]+)\s*t/A\s*$")
+REGION_WORDS = {
+    GERMANY: "the region is in Germany",
+    UK: "the region is in England, Wales or Northern Ireland",
+    ELSEWHERE: "no method of its own for the region",
+}
+# On sand, N leaches: one more, smaller topdressing (derived, common extension practice).
+SAND_SHARE_LESS = 0.1
 
 
-@dataclass
-class Requirement:
-    """What the crop needs, in g/m² elemental, and how the figure was reached."""
-
-    nutrients: Nutrients
-    reference_yield_kg_m2: float | None
-    sources: list[str]
-    notes: list[str]
-    pk_cited: bool = True
-    midpoints: bool = False
-    issues: list[Issue] = field(default_factory=list)
-    # Worked out at the request's target yield already: not to be scaled to it again.
-    at_target: bool = False
-
-
-def _figure(value) -> tuple[float, bool]:
-    """A stated figure or the midpoint of a stated range, and whether it was a range."""
+def _range(value) -> str:
     if isinstance(value, list | tuple):
-        return (value[0] + value[1]) / 2, True
-    return float(value), False
+        return f"{value[0]:g}–{value[1]:g}"
+    return f"{value:g}"
 
 
-def _g(value: float) -> str:
-    return f"{value:.4g}"
+def _kg(pounds) -> str:
+    """lb/acre (a figure or a range) as kg/ha."""
+    if isinstance(pounds, list | tuple):
+        return "–".join(f"{v * LB_PER_ACRE_IN_KG_PER_HA:.0f}" for v in pounds)
+    return f"{pounds * LB_PER_ACRE_IN_KG_PER_HA:.0f}"
 
 
-def _from_removal(fact: Fact) -> Requirement:
-    figures = {key: _figure(fact.extra[key]) for key in ("n", "p2o5", "k2o")}
-    n, p2o5, k2o = (figures[key][0] * LB_PER_ACRE_IN_KG_PER_HA for key in ("n", "p2o5", "k2o"))
-    at_yield = fact.extra.get("at_yield", "")
-    match = YIELD_AT.match(at_yield)
-    reference_yield = (
-        float(match.group(1)) * SHORT_TON_PER_ACRE_IN_T_PER_HA * 0.1 if match else None
-    )
-    notes = [
-        f"{fact.claim}",
-        f"lb/acre × {LB_PER_ACRE_IN_KG_PER_HA} = kg/ha: N {_g(n)}, P2O5 {_g(p2o5)},"
-        f" K2O {_g(k2o)} kg/ha; ÷ 10 = g/m².",
-        f"P = P2O5 × {P_PER_P2O5}, K = K2O × {K_PER_K2O}.",
-    ]
-    if reference_yield is not None:
-        notes.append(
-            f"Stated yield {at_yield} × {SHORT_TON_PER_ACRE_IN_T_PER_HA} = "
-            f"{_g(reference_yield * 10)} t/ha = {_g(reference_yield)} kg/m²."
-        )
-    return Requirement(
-        Nutrients(
-            n * KG_PER_HA_IN_G_PER_M2,
-            p2o5 * KG_PER_HA_IN_G_PER_M2 * P_PER_P2O5,
-            k2o * KG_PER_HA_IN_G_PER_M2 * K_PER_K2O,
-        ),
-        reference_yield,
-        [fact.source.url],
-        notes,
-        midpoints=any(ranged for _, ranged in figures.values()),
-    )
-
-
-def _from_uptake(fact: Fact) -> Requirement:
-    figures = {key: _figure(fact.extra[key]) for key in ("n", "p", "k")}
-    n, p, k = (figures[key][0] * KG_PER_HA_IN_G_PER_M2 for key in ("n", "p", "k"))
-    return Requirement(
-        Nutrients(n, p, k),
-        None,
-        [fact.source.url],
-        [fact.claim, "Elemental kg/ha ÷ 10 = g/m²; ranges taken at their midpoint."],
-        midpoints=any(ranged for _, ranged in figures.values()),
-    )
-
-
-def _from_uptake_per_tonne(fact: Fact, crop: Crop, target: float | None) -> Requirement | None:
-    """Uptake per tonne of harvest times a yield: the target yield, else the midpoint of the
-    crop's cited yield; without either there is nothing to multiply."""
-    sources = [fact.source.url]
-    yield_fact = crop.fact("yield_per_sqm_kg")
-    if target is not None:
-        kg_m2 = target
-        how = f"the target yield {_g(target)} kg/m² = {_g(target * 10)} t/ha."
-    elif yield_fact is not None and yield_fact.midpoint is not None:
-        kg_m2 = yield_fact.midpoint
-        setting = yield_fact.extra.get("setting")
-        how = (
-            f"{_g(kg_m2)} kg/m² = {_g(kg_m2 * 10)} t/ha, the midpoint of the cited"
-            f" {_g(yield_fact.min or 0)}–{_g(yield_fact.max or 0)} kg/m²"
-            + (f" ({setting})" if setting else "")
-            + f": {yield_fact.claim}"
-        )
-        sources.append(yield_fact.source.url)
-    else:
-        return None
-    t_per_ha = kg_m2 * 10
-    per_ha = {e: float(fact.extra[e]) * t_per_ha for e in ("n", "p", "k")}
-    return Requirement(
-        Nutrients(*(per_ha[e] * KG_PER_HA_IN_G_PER_M2 for e in ("n", "p", "k"))),
-        kg_m2,
-        sources,
-        [
-            fact.claim,
-            f"Yield: {how}",
-            f"Uptake per t × {_g(t_per_ha)} t/ha: N {_g(per_ha['n'])}, P {_g(per_ha['p'])},"
-            f" K {_g(per_ha['k'])} kg/ha; ÷ 10 = g/m² (elemental).",
-        ],
-        midpoints=target is None,
-        at_target=target is not None,
-    )
-
-
-def _from_n_demand(fact: Fact, crop: Crop) -> Requirement:
-    n = float(fact.min) * KG_PER_HA_IN_G_PER_M2
-    reference_dt = fact.extra.get("reference_yield_dt_per_ha")
-    issue = Issue(
-        "pk_not_cited",
-        Severity.warning,
-        "P",
-        f"The cited source gives only the N demand of {crop.name()}; P and K are 0 here."
-        " Set them from a soil test.",
-    )
-    return Requirement(
-        Nutrients(n, 0.0, 0.0),
-        float(reference_dt) * 0.01 if reference_dt else None,
-        [fact.source.url],
-        [fact.claim, "N kg/ha ÷ 10 = g/m². P and K: no cited figure."],
-        pk_cited=False,
-        issues=[issue],
-    )
-
-
-def requirement_for(crop: Crop, target: float | None = None) -> Requirement | None:
-    """The most complete cited figure the library holds: removal, uptake per ha, uptake per
-    tonne of harvest (at the target yield, else the cited yield), then N demand."""
+def not_doses(crop: Crop) -> list[str]:
+    """The library's nutrient figures for the crop that are no dose, each labelled for what it
+    is, elemental or oxide, in kg/ha."""
+    labelled = []
     removal = crop.fact("nutrient_removal_lb_per_acre")
     if removal is not None:
-        return _from_removal(removal)
+        n, p, k = (_kg(removal.extra[key]) for key in ("n", "p2o5", "k2o"))
+        at = removal.extra.get("at_yield", "")
+        match = TONS_PER_ACRE.match(at)
+        at_words = (
+            f"{float(match.group(1)) * SHORT_TON_PER_ACRE_IN_T_PER_HA:.0f} t/ha" if match else at
+        )
+        labelled.append(
+            f"Crop removal at {at_words}: N {n}, P2O5 {p}, K2O {k} kg/ha (oxides; lb/acre ×"
+            f" {LB_PER_ACRE_IN_KG_PER_HA}) — not a dose. {removal.source.url}"
+        )
     uptake = crop.fact("nutrient_uptake_kg_per_ha")
     if uptake is not None:
-        return _from_uptake(uptake)
+        n, p, k = (_range(uptake.extra[key]) for key in ("n", "p", "k"))
+        basis = uptake.extra.get("basis", "unstated")
+        labelled.append(
+            f"{uptake.extra.get('kind', 'Uptake')}: N {n}, P {p}, K {k} kg/ha"
+            f" (P and K {'basis not stated' if basis == 'unstated' else basis}) — not a dose for"
+            f" this field. {uptake.source.url}"
+        )
     per_tonne = crop.fact("nutrient_uptake_kg_per_t")
     if per_tonne is not None:
-        return _from_uptake_per_tonne(per_tonne, crop, target)
+        n, p, k = (_range(per_tonne.extra[key]) for key in ("n", "p", "k"))
+        labelled.append(
+            f"Uptake per tonne of harvest: N {n}, P {p}, K {k} kg/t (elemental) — not a dose."
+            f" {per_tonne.source.url}"
+        )
     demand = crop.fact("n_demand_kg_per_ha")
     if demand is not None:
-        return _from_n_demand(demand, crop)
-    return None
+        labelled.append(
+            f"DüV N demand {demand.min:g} kg N/ha at"
+            f" {demand.extra.get('reference_yield_dt_per_ha', '?')} dt/ha: before the soil's"
+            f" Nmin is subtracted — not a dose. {demand.source.url}"
+        )
+    return labelled
 
 
-def _split(days: float | None, crop: Crop) -> tuple[int, float]:
-    """Topdressings and the share of N given basal."""
-    if days is None:
-        return SPLITS[-1][1:] if crop.id in LONG_SEASON_CROPS else SPLITS[1][1:]
-    if days < SHORT_SEASON_DAYS:
+def basis_uncertain(crop: Crop) -> list[Issue]:
+    """A library figure whose source does not say elemental or oxide: both readings shown."""
+    uptake = crop.fact("nutrient_uptake_kg_per_ha")
+    if uptake is None or uptake.extra.get("basis") != "unstated":
+        return []
+    p, k = uptake.extra["p"], uptake.extra["k"]
+    as_p2o5 = [round(v / 0.4364) for v in p]
+    as_k2o = [round(v / 0.8301) for v in k]
+    return [
+        Issue(
+            "basis_uncertain",
+            Severity.warning,
+            "P",
+            f"The source writes P {_range(p)} and K {_range(k)} kg/ha without saying elemental"
+            f" or oxide: read as oxides, P2O5 {_range(p)} and K2O {_range(k)}; read as elements,"
+            f" P2O5 {_range(as_p2o5)} and K2O {_range(as_k2o)} kg/ha. Neither reading is used"
+            " as a dose.",
+        )
+    ]
+
+
+def _split(days: float | None, crop: Crop, texture: str | None = None) -> tuple[int, float]:
+    """Topdressings and the share of N given basal; on sand one more and a smaller basal."""
+    if days is not None and days < SHORT_SEASON_DAYS:
         return 0, 1.0
-    for limit, count, share in SPLITS:
-        if limit is None or days < limit:
-            return count, share
-    raise AssertionError("SPLITS ends with an open limit")
+    if days is None:
+        count, share = SPLITS[-1][1:] if crop.id in LONG_SEASON_CROPS else SPLITS[1][1:]
+    else:
+        count, share = next(split for split in SPLITS if split[0] is None or days < split[0])[1:]
+    if texture == "sand":
+        return count + 1, round(share - SAND_SHARE_LESS, 2)
+    return count, share
 
 
 def _hint(position: float, bands, days: float | None) -> str:
@@ -215,67 +149,37 @@ class ReferenceGateway:
         crop = self.find_crop(request)
         if crop is None:
             raise NoRecommendation("no_reference_data", f"no reference data for {profile.name}")
-        need = requirement_for(crop, request.target_yield_kg_m2)
-        if need is None:
+        dose = dose_for(crop.id, request)
+        labelled = not_doses(crop)
+        if dose is None:
+            where = f" in {request.region}" if request.region else " without a region"
+            known = f" The library holds: {' '.join(labelled)}" if labelled else ""
             raise NoRecommendation(
-                "no_reference_data",
-                f"no reference data for {profile.name}: the library knows {crop.name()}"
-                " but holds no cited N-P-K figure for it",
+                "no_cited_method",
+                f"no cited method for {crop.name()}{where}: no method the region follows, and"
+                f" no published recommendation, gives it a dose.{known}",
             )
-        issues = list(need.issues)
-        notes = [f"Reference crop: {crop.name()}.", *need.notes]
-        confidence = 0.8 - (0.1 if need.midpoints else 0) - (0 if need.pk_cited else 0.3)
-        nutrients = need.nutrients
-
-        target = request.target_yield_kg_m2
-        if target is not None and not need.at_target:
-            if need.reference_yield_kg_m2:
-                factor = target / need.reference_yield_kg_m2
-                nutrients = nutrients.scaled(factor)
-                confidence -= 0.15
-                notes.append(
-                    f"Scaled to the target yield {_g(target)} kg/m²: × {factor:.3f} (linear)."
-                )
-                if not 0.5 <= factor <= 2:
-                    issues.append(
-                        Issue(
-                            "target_yield_far",
-                            Severity.warning,
-                            "target_yield",
-                            f"The target yield is {factor:.2f} × the source's yield; linear"
-                            " scaling is only a rough guide that far from it.",
-                        )
-                    )
-            else:
-                issues.append(
-                    Issue(
-                        "target_yield_not_applied",
-                        Severity.warning,
-                        "target_yield",
-                        "The cited figure states no yield, so the plan is not scaled to the"
-                        " target yield.",
-                    )
-                )
-
-        soil = {"P": request.soil_p, "K": request.soil_k}
-        factors = {e: SOIL_FACTORS[s] for e, s in soil.items() if s}
-        if not need.pk_cited and factors:
-            notes.append("Soil P/K status not applied: there is no cited P or K figure to adjust.")
-        elif any(f != 1.0 for f in factors.values()):
-            confidence -= 0.05
-            p_factor, k_factor = factors.get("P", 1.0), factors.get("K", 1.0)
-            nutrients = Nutrients(nutrients.N, nutrients.P * p_factor, nutrients.K * k_factor)
-            notes.append(
-                "Soil status: "
-                + ", ".join(f"{e} {soil[e]} × {f}" for e, f in factors.items())
-                + " (derived maintenance rule: low × 1.5, medium × 1, high × 0.5)."
-            )
+        issues = [*dose.issues, *basis_uncertain(crop)]
+        notes = [
+            f"Reference crop: {crop.name()}.",
+            f"Method: {dose.method} ({REGION_WORDS[region_of(request.region)]}).",
+            *dose.steps,
+            "Totals: "
+            + "; ".join(f"{n} {dose.figure(n).label}" for n in NUTRIENTS)
+            + ". Elemental g/m² = kg/ha ÷ 10; P = P2O5 × 0.4364, K = K2O × 0.8301.",
+        ]
+        if labelled:
+            notes.append("Other figures in the library (not doses): " + " ".join(labelled))
+        unsure = sum(dose.figure(n).kind != DOSE or dose.figure(n).value is None for n in NUTRIENTS)
+        confidence = 0.8 - 0.1 * unsure
+        nutrients = dose.elemental
 
         season = season_of(request, crop)
         days = season.days
         notes.append(season.note)
+        sources = list(dose.sources)
         if season.source_url:
-            need.sources.append(season.source_url)
+            sources.append(season.source_url)
         if days is None:
             confidence -= 0.05
             issues.append(
@@ -287,19 +191,36 @@ class ReferenceGateway:
                     f" {'long' if crop.id in LONG_SEASON_CROPS else 'medium'} season.",
                 )
             )
-        count, basal_share = _split(days, crop)
+        count, basal_share = _split(days, crop, request.soil_texture)
         notes.append(
             f"Split (derived extension rule): P and K basal; N {round(basal_share * 100)} % basal"
-            + (f", the rest in {count} topdressing(s)." if count else " (short season).")
+            + (f", the rest in {count} topdressing(s)" if count else " (short season)")
+            + (
+                " — on sand one more, smaller topdressing."
+                if request.soil_texture == "sand" and count
+                else "."
+            )
         )
-
-        basal = Nutrients(nutrients.N * basal_share, nutrients.P, nutrients.K)
+        n_total = None if nutrients.N is None else round(nutrients.N, 2)
+        # The topdressings are rounded as applied and the basal dose takes the rest, so the
+        # total stays the method's figure.
+        per_topdress = round(n_total * (1 - basal_share) / count, 2) if count and n_total else 0
+        basal = Nutrients(
+            None if n_total is None else round(n_total - per_topdress * count, 2),
+            nutrients.P,
+            nutrients.K,
+        )
         if not request.organic.is_zero:
-            short = [e for e in ELEMENTS if getattr(request.organic, e) > getattr(basal, e) + 1e-9]
+            short = [
+                e
+                for e in ELEMENTS
+                if getattr(basal, e) is not None
+                and getattr(request.organic, e) > getattr(basal, e) + 1e-9
+            ]
             basal = basal.minus_floor_zero(request.organic)
             notes.append(
                 "Organic inputs already applied (N-P-K g/m²: "
-                + "/".join(_g(getattr(request.organic, e)) for e in ELEMENTS)
+                + "/".join(f"{getattr(request.organic, e):.4g}" for e in ELEMENTS)
                 + ") are subtracted from the basal dose."
             )
             if short:
@@ -322,8 +243,8 @@ class ReferenceGateway:
             }
         ]
         totals = basal.rounded()
-        if count:
-            per = Nutrients(nutrients.N * (1 - basal_share) / count, 0.0, 0.0).rounded()
+        if count and n_total is not None:
+            per = Nutrients(per_topdress, 0.0, 0.0)
             group = per.scaled(count).rounded()
             bands = season_bands(profile.stages)
             applications.append(
@@ -338,13 +259,14 @@ class ReferenceGateway:
                 }
             )
             totals = (totals + group).rounded()
-        notes.append("All figures elemental g/m²; adjust by soil test.")
         plan = {
             "crop": {"crop_id": profile.crop_id, "name": profile.name},
             "totals": totals.to_dict(),
             "applications": applications,
-            "sources": list(dict.fromkeys(need.sources)),
+            "sources": list(dict.fromkeys(sources)),
             "confidence": round(max(0.1, min(0.9, confidence)), 2),
             "notes": "\n".join(notes),
+            "method": dose.method,
+            "basis": dose.basis,
         }
         return GatewayAnswer(plan, issues)

@@ -19,14 +19,15 @@ class Strict(BaseModel):
 
 
 class Nutrients(Strict):
-    N: float
-    P: float
-    K: float
+    # null: no source gives a dose for the nutrient (never 0).
+    N: float | None
+    P: float | None
+    K: float | None
 
 
 class Oxides(Strict):
-    P2O5: float
-    K2O: float
+    P2O5: float | None
+    K2O: float | None
 
 
 class Application(Strict):
@@ -55,6 +56,8 @@ class PlanAnswer(Strict):
     model_config = ConfigDict(title="fertilizer_plan")
 
     crop: Crop
+    # The method the figures follow, by name (the region's, or the source's).
+    method: str
     totals: Nutrients
     oxide_totals: Oxides
     conversions: list[str]
