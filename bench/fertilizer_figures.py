@@ -1,8 +1,9 @@
 """Fertilizer plan throughput and the command line's wall time.
 
-- 1,000 crop profiles (the agrr fixtures and every crop the library can plan, named in four
-  languages, with varied target yield, soil status and organic inputs) through the recommend
-  interactor with the reference gateway: plans per second.
+- 1,000 crop profiles (the agrr tomato and every crop a method or published recommendation
+  covers, named in four languages, in Bavaria, England and Florida, with and without Nmin,
+  SNS index, soil texture, soil tests and organic inputs) through the recommend interactor with
+  the reference gateway: plans per second.
 - `furrow fertilize recommend --crop-file tomato_profile.json` as a new process: the first run
   and the median of the next ten, wall time.
 
@@ -22,30 +23,38 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.fertilizer.profiles import LETTUCE_FILE, TOMATO_FILE, load  # noqa: E402
+from tests.fertilizer.profiles import TOMATO_FILE, load  # noqa: E402
 
 PROFILES = 1000
 CLI_RUNS = 10
 
 
 def documents() -> list[dict]:
-    from webapp.fertilizer.gateways.reference import requirement_for
+    """Every crop the library can plan somewhere, by each of its names, in the region where
+    a method or published recommendation covers it, with that method's conditions."""
+    from webapp.fertilizer.methods import dose_for
+    from webapp.fertilizer.request import parse_request
     from webapp.reference.library import library
 
-    profiles = [load(TOMATO_FILE), load(LETTUCE_FILE)]
+    regions = {
+        "Bayern": [{}, {"nmin": 40, "soil_p": "C", "target_yield": 0.9}],
+        "England": [{}, {"sns_index": 2, "soil_texture": "sand", "soil_p": "1", "soil_k": "2-"}],
+        "Florida": [{}, {"soil_p": "low", "organic": {"N": 2.0, "P": 0.5, "K": 1.0}}],
+    }
+    named = [({"crop_profile": load(TOMATO_FILE), "region": "Florida"}, {})]
     for crop in library().crops:
-        if requirement_for(crop) is None:
-            continue
-        for name in crop.names.values():
-            profiles.append({"crop": {"crop_id": crop.id, "name": name}, "stage_requirements": []})
-    conditions = [
-        {},
-        {"target_yield": 3.0, "soil_p": "low"},
-        {"soil_k": "high", "organic": {"N": 2.0, "P": 0.5, "K": 1.0}},
-        {"growth_period_days": 45, "region": "Bretagne"},
-    ]
-    pairs = itertools.cycle(itertools.product(profiles, conditions))
-    return [{"crop_profile": p, **c} for p, c in itertools.islice(pairs, PROFILES)]
+        for region, conditions in regions.items():
+            probe = {"crop_profile": {"crop": {"crop_id": crop.id, "name": crop.id}}}
+            if dose_for(crop.id, parse_request({**probe, "region": region})) is None:
+                continue
+            for name in crop.names.values():
+                document = {
+                    "crop_profile": {"crop": {"crop_id": crop.id, "name": name}},
+                    "region": region,
+                }
+                named += [(document, c) for c in conditions]
+    pairs = itertools.cycle(named)
+    return [{**d, **c} for d, c in itertools.islice(pairs, PROFILES)]
 
 
 def plans_per_second() -> tuple[float, int]:
