@@ -304,3 +304,13 @@ def test_every_reference_plan_satisfies_the_invariants(document):
     assert plan.method and plan.sources and all(s.startswith("http") for s in plan.sources)
     assert 0 <= plan.confidence <= 1
     assert sum(a.type == "basal" for a in plan.applications) == 1
+
+
+def test_elsewhere_a_published_range_from_zero_is_an_upper_bound_never_its_middle():
+    plan = plan_for({"crop_profile": profile("Sugar beet"), "region": "Ohio"}).plan
+    # RB209's sugar beet N 0–120 spans the soil's N supply: 60 would be no field's dose.
+    assert kg_ha(plan, "N") == 120
+    assert plan.basis_of("N") == "upper bound: the published 0–120 spans soil N supply"
+    wheat = plan_for({"crop_profile": profile("Winter wheat"), "region": "Ohio"}).plan
+    # RB209's own range is the UK method's; elsewhere Teagasc's goes first, named.
+    assert "Teagasc" in wheat.notes or "Ireland" in wheat.notes

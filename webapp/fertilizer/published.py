@@ -13,6 +13,7 @@ from webapp.fertilizer.tables import source_url, table
 from webapp.review.vocabulary import Issue, Severity
 
 METHOD = "published extension range"
+UK_SOURCES = ("rb209",)
 KEYS = {"N": "n", "P2O5": "p2o5", "K2O": "k2o"}
 # A soil-test result in the words the published tables use for their classes.
 CLASS_OF_VDLUFA = {"A": "low", "B": "low", "C": "medium", "D": "high", "E": "very high"}
@@ -112,7 +113,8 @@ def extension_dose(
     """The first published recommendation for the crop as the dose, where no method covers
     the region: N as stated (a range's midpoint, labelled); P2O5 and K2O by the soil-test
     class where the source gives each class, else the range's upper end as an upper bound."""
-    published = ranges(crop_id)
+    # RB209's own ranges are the UK method's tables: elsewhere another source goes first.
+    published = sorted(ranges(crop_id), key=lambda p: p.source.startswith(UK_SOURCES))
     if not published:
         return None
     chosen = published[0]
@@ -130,6 +132,9 @@ def extension_dose(
             dose.N = Figure(low, UPPER_BOUND, f"the source states {kg(low)} or more")
         elif low == high:
             dose.N = Figure(low, DOSE, "published")
+        elif low == 0:
+            # A range from 0 spans the soil's N supply: its middle is no field's dose.
+            dose.N = Figure(high, UPPER_BOUND, f"the published 0–{kg(high)} spans soil N supply")
         else:
             middle = (low + high) / 2
             dose.N = Figure(middle, DOSE, f"midpoint of the published {kg(low)}–{kg(high)}")
