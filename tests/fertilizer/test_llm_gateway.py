@@ -161,3 +161,17 @@ def test_a_nutrient_no_source_gives_is_null_never_zero(tmp_path, openai_server):
     result = recommend(tomato(), gateway(tmp_path, openai_server))
     assert result.plan.totals.K is None and result.plan.unknown == ["K"]
     assert result.plan.basis_of("K") == "no cited figure"
+
+
+def test_a_total_far_from_the_regions_method_is_warned_naming_the_method(tmp_path, openai_server):
+    openai_server.reply(responses_body(ANSWER))
+    document = {"crop_profile": profile("Winterweizen"), "region": "Bayern", "nmin": 30}
+    result = recommend(document, gateway(tmp_path, openai_server))
+    asked = openai_server.requests[0][1]["input"]
+    assert "Soil mineral N (0–90 cm): 30 kg N/ha" in asked
+    assert "The method this region follows is DüV 2017 (as amended 2020), Anlage 4" in asked
+    # The model's 224 kg N/ha against the DüV's 230 − 30 = 200: within a quarter, no warning;
+    # its 200 kg K2O/ha against wheat's maintenance 48 kg K2O/ha: warned.
+    warned = [i for i in result.issues if i.code == "differs_from_method"]
+    assert [i.field for i in warned] == ["P", "K"]
+    assert "K2O 200 kg/ha differs from the 48 kg/ha of DüV" in warned[1].message

@@ -19,6 +19,7 @@ from webapp.fertilizer.gateways.schema import PlanAnswer
 from webapp.fertilizer.interactor import GatewayAnswer, NoRecommendation
 from webapp.fertilizer.methods import dose_for
 from webapp.fertilizer.plan import K_PER_K2O, P_PER_P2O5, Nutrients, PlanInvalid, plan_from_dict
+from webapp.fertilizer.regions import ELSEWHERE, region_of
 from webapp.fertilizer.request import RecommendRequest
 from webapp.fertilizer.season import season_of
 from webapp.reference.evidence import reference_snippets
@@ -26,6 +27,8 @@ from webapp.review.vocabulary import Evidence, Issue, Severity
 
 # How far the model's oxide figures may stray from its elemental ones (rounding).
 OXIDE_TOLERANCE = 0.02
+# Further than this from the region's method's figure (both), a total carries a warning.
+METHOD_KG, METHOD_SHARE = 10.0, 0.25
 
 
 INSTRUCTIONS = (
@@ -154,10 +157,34 @@ class OpenAIGateway:
                 usage,
             )
         plan, issues, _ = plan_of(result.answer, request, result.citations, snippets)
-        crop = self.reference.find_crop(request)
+        answered = as_dose(plan, result.answer.method)
         if crop is not None:
-            issues.extend(published.outside(crop.id, as_dose(plan, result.answer.method)))
+            issues.extend(published.outside(crop.id, answered))
+        # Where the region has its own method, the model's figures answer to it.
+        if dose is not None and region_of(request.region) != ELSEWHERE:
+            issues.extend(differences(answered, dose))
         return GatewayAnswer(plan, issues, usage)
+
+
+def differences(answered: Dose, method: Dose) -> list[Issue]:
+    """A warning for each of the model's totals far from the region's method's figure."""
+    issues = []
+    for nutrient in NUTRIENTS:
+        given, expected = answered.figure(nutrient).value, method.figure(nutrient)
+        if given is None or expected.value is None:
+            continue
+        gap = abs(given - expected.value)
+        if gap > METHOD_KG and gap > METHOD_SHARE * expected.value:
+            issues.append(
+                Issue(
+                    "differs_from_method",
+                    Severity.warning,
+                    {"N": "N", "P2O5": "P", "K2O": "K"}[nutrient],
+                    f"{nutrient} {kg(given)} kg/ha differs from the {kg(expected.value)} kg/ha"
+                    f" of {method.method}, the method this region follows ({expected.label}).",
+                )
+            )
+    return issues
 
 
 def as_dose(plan: dict[str, Any], method: str) -> Dose:
