@@ -75,6 +75,7 @@ def test_upload_a_profile_watch_the_run_read_the_plan_and_save_it(
 def test_a_german_plan_subtracts_nmin_and_says_what_each_total_is(page: Page, admin, run_worker):
     sign_in(page)
     page.goto("/fertilizer")
+    shoot(page, ARTIFACTS / "fertilizer", "fertilizer-form")
     page.get_by_label("…or paste the crop profile").fill(
         '{"crop": {"crop_id": "winter_wheat", "name": "Winterweizen"}}'
     )
