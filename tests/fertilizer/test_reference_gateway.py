@@ -314,3 +314,12 @@ def test_elsewhere_a_published_range_from_zero_is_an_upper_bound_never_its_middl
     wheat = plan_for({"crop_profile": profile("Winter wheat"), "region": "Ohio"}).plan
     # RB209's own range is the UK method's; elsewhere Teagasc's goes first, named.
     assert "Teagasc" in wheat.notes or "Ireland" in wheat.notes
+
+
+def test_a_published_p_or_k_of_unstated_basis_is_no_figure_elsewhere():
+    result = plan_for({"crop_profile": profile("Onion"), "region": "Kenya"})
+    plan = result.plan
+    # "60 to 100 kg/ha N, 25 to 45 kg/ha P and 45 to 80 kg/ha K": P and K could be either.
+    assert kg_ha(plan, "N") == 80
+    assert plan.totals.P is None and plan.totals.K is None
+    assert "P2O5: the source does not say elemental or oxide; no cited figure." in plan.notes

@@ -31,7 +31,10 @@ class Published:
     row: dict[str, Any]
 
     def span(self, nutrient: str) -> tuple[float, float | None] | None:
-        """(low, high) kg/ha for N, P2O5 or K2O; high None: no upper bound stated."""
+        """(low, high) kg/ha for N, P2O5 or K2O; high None: no upper bound stated. P and K of
+        a source that does not say elemental or oxide are no figure."""
+        if nutrient != "N" and self.row.get("basis") == "unstated":
+            return None
         cell = self.row.get(KEYS[nutrient])
         return (float(cell[0]), None if cell[1] is None else float(cell[1])) if cell else None
 
@@ -142,7 +145,9 @@ def extension_dose(
     for oxide, status in (("P2O5", soil_p), ("K2O", soil_k)):
         span = chosen.span(oxide)
         if span is None:
-            dose.steps.append(f"{oxide}: the source gives no figure.")
+            unstated = chosen.row.get("basis") == "unstated"
+            why = "does not say elemental or oxide" if unstated else "gives no figure"
+            dose.steps.append(f"{oxide}: the source {why}; no cited figure.")
             continue
         low, high = span
         by_class = chosen.row.get(f"{oxide.lower()}_by_class") or {}
