@@ -167,9 +167,14 @@ def test_elsewhere_the_published_extension_recommendation_is_the_dose_named_with
 
 
 def test_the_fao_figure_of_unstated_basis_is_shown_both_ways_and_never_used():
-    result = plan_for({"crop_profile": load(TOMATO_FILE)})
+    result = plan_for({"crop_profile": load(TOMATO_FILE), "target_yield": 6})
     warning = next(i for i in result.issues if i.code == "basis_uncertain")
     assert "read as elements, P2O5 149–252 and K2O 193–289 kg/ha" in warning.message
+    # Yara: 0.2–0.4 kg P per t of fruit, 12–24 kg P at 60 t/ha: FAO's "65 to 110 kg/ha P" is
+    # 28–48 kg P read as P2O5 but 65–110 read as P — the oxide reading is borne out; K's
+    # 2.6–3.6 kg per t fits both readings of 160–240.
+    assert "P: the oxide reading is the one the crop's cited uptake per tonne" in warning.message
+    assert "K: the cited uptake per tonne does not tell the readings apart" in warning.message
     assert "FAO's “fertilizer requirements”" in result.plan.notes
     assert "— not a dose for this field" in result.plan.notes
     # The dose is the extension recommendation's, not the FAO range read either way.
@@ -178,12 +183,12 @@ def test_the_fao_figure_of_unstated_basis_is_shown_both_ways_and_never_used():
 
 def test_a_crop_no_method_covers_gets_no_plan_and_its_figures_labelled():
     with pytest.raises(NoRecommendation) as caught:
-        plan_for({"crop_profile": profile("Cucumber"), "region": "Kenya"})
+        plan_for({"crop_profile": profile("Snap beans"), "region": "Kenya"})
     assert caught.value.code == "no_cited_method"
     message = str(caught.value)
-    assert message.startswith("no cited method for Cucumber in Kenya")
-    # NEVMG: 100–200 / 33–72 / 100–400 lb/acre removed at 24 t/A, in kg/ha.
-    assert "Crop removal at 54 t/ha: N 112–224, P2O5 37–81, K2O 112–448 kg/ha" in message
+    assert message.startswith("no cited method for Green bean in Kenya")
+    # NEVMG: 30-20-35 lb/acre N-P2O5-K2O removed at 250 bu/A, in kg/ha.
+    assert "Crop removal at 250 bu/A: N 34, P2O5 22, K2O 39 kg/ha" in message
     assert "— not a dose" in message
     # The DüV has no tomato row: no plan in Germany, and the FAO figure is no dose there.
     with pytest.raises(NoRecommendation, match="FAO's “fertilizer requirements”") as caught:
@@ -323,3 +328,38 @@ def test_a_published_p_or_k_of_unstated_basis_is_no_figure_elsewhere():
     assert kg_ha(plan, "N") == 80
     assert plan.totals.P is None and plan.totals.K is None
     assert "P2O5: the source does not say elemental or oxide; no cited figure." in plan.notes
+
+
+def test_a_potato_variety_picks_its_rb209_variety_group():
+    base = {"region": "England", "sns_index": 2, "growth_period_days": 130}
+    piper = {"crop": {"crop_id": "potato", "name": "Potato", "variety": "Maris Piper"}}
+    plan = plan_for({"crop_profile": piper, **base}).plan
+    # RB209 8th ed.: season over 120 days, variety group 3 (Maris Piper), SNS 2–4: 120–140.
+    assert kg_ha(plan, "N") == 140
+    assert plan.basis_of("N") == "dose: the table gives 120–140; its upper end is shown"
+    assert "Variety Maris Piper: RB209 variety group 3." in plan.notes
+    unknown = plan_for({"crop_profile": profile("Potato"), **base}).plan
+    assert unknown.basis_of("N") == "upper bound: variety not given"
+
+
+@pytest.mark.parametrize(
+    ("soil_class", "share", "basis"),
+    [
+        ("C", 1.0, "maintenance = removal: class C (optimal)"),
+        ("D", 0.5, "dose: class D (high): about removal × 0.5"),
+        ("E", 0.0, "dose: class E (very high): removal × 0"),
+        ("A", 2.0, "upper bound: class A (very low): 1.2–2 × removal, the upper end"),
+    ],
+)
+def test_a_vdlufa_class_sets_the_share_of_removal(soil_class, share, basis):
+    document = {
+        "crop_profile": profile("Winter wheat"),
+        "region": "Germany",
+        "nmin": 40,
+        "target_yield": 0.8,
+        "soil_p": soil_class,
+    }
+    plan = plan_for(document).plan
+    # DüV Anlage 7: wheat grain 0.80 kg P2O5/dt × 80 dt/ha = 64 kg P2O5/ha removed.
+    assert kg_ha(plan, "P") == pytest.approx(64 * share, abs=0.15)
+    assert plan.basis_of("P") == basis

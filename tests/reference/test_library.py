@@ -158,6 +158,7 @@ ADDED_SOURCES = {
     "ucce_master_gardener_arugula",
     "fedco_perpetual_spinach",
     "biologyinsights_strawberry_yield",
+    "yara_us_tomato_nutrition",
 }
 
 

@@ -8,12 +8,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from webapp.fertilizer.plan import K_PER_K2O, P_PER_P2O5, Nutrients
-from webapp.review.vocabulary import Issue
+from webapp.review.vocabulary import Issue, Severity
 
 KG_PER_HA_IN_G_PER_M2 = 0.1
 # What a figure is, in the words the plan shows beside it.
 DOSE, UPPER_BOUND, MAINTENANCE = "dose", "upper bound", "maintenance = removal"
 NUTRIENTS = ("N", "P2O5", "K2O")
+# The plan's element each figure is of (an issue names the element's total).
+ELEMENT_OF = {"N": "N", "P2O5": "P", "K2O": "K"}
+
+
+def figure_warning(code: str, nutrient: str, message: str) -> Issue:
+    """A warning on the plan's total of the nutrient (N, P2O5 or K2O)."""
+    return Issue(code, Severity.warning, ELEMENT_OF[nutrient], message)
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ def _uk(crop_id: str, request: RecommendRequest) -> Dose | None:
         request.sns_index,
         request.nmin,
         request.growth_period_days,
+        request.profile.variety,
     )
     dose = dose or Dose(rb209.METHOD)
     return _with_pk(dose, request, lambda oxide, status: rb209.pk_dose(crop_id, oxide, status))

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from webapp.fertilizer.dose import DOSE, NUTRIENTS, UPPER_BOUND, Dose, Figure, kg
+from webapp.fertilizer.dose import DOSE, NUTRIENTS, UPPER_BOUND, Dose, Figure, figure_warning, kg
 from webapp.fertilizer.soil import as_class, as_index
 from webapp.fertilizer.tables import source_url, table
-from webapp.review.vocabulary import Issue, Severity
+from webapp.review.vocabulary import Issue
 
 METHOD = "published extension range"
 UK_SOURCES = ("rb209",)
@@ -86,10 +86,9 @@ def outside(crop_id: str, dose: Dose) -> list[Issue]:
             continue
         named = "; ".join(f"{_words(s)} kg/ha ({p.name}, {p.url})" for p, s in spans[:3])
         issues.append(
-            Issue(
+            figure_warning(
                 "outside_published_range",
-                Severity.warning,
-                {"N": "N", "P2O5": "P", "K2O": "K"}[nutrient],
+                nutrient,
                 f"{nutrient} {kg(value)} kg/ha is outside every published range for the crop:"
                 f" {named}.",
             )

@@ -92,11 +92,29 @@ def _sns_cells(
     return [(c, rows[c][index]) for c in candidates if index < len(rows[c])]
 
 
+def variety_group(groups: dict[str, str], variety: str | None) -> str | None:
+    """The RB209 potato variety group that lists the variety by name ("Maris Piper" → 3)."""
+    if not variety:
+        return None
+    wanted = variety.strip().casefold()
+    for group, listed in groups.items():
+        names = re.split(r"[:,]| and | such as ", listed.casefold())
+        if any(name.strip(" .") == wanted for name in names):
+            return group
+    return None
+
+
 def _potato_cells(
-    layout: dict[str, Any], season_days: int | None, index: int, bound: list[str]
+    n: dict[str, Any],
+    season_days: int | None,
+    variety: str | None,
+    index: int,
+    bound: list[str],
+    steps: list[str],
 ) -> list[tuple[str, Any]]:
     """(season, variety group, SNS group) cells of the potato table: the season by the days
-    given, every variety group (the request names none)."""
+    given, the variety group that lists the profile's variety, else every group."""
+    layout = n["by_season_and_variety_group"]
     seasons = list(layout)
     if season_days is not None:
         band = next(
@@ -105,10 +123,16 @@ def _potato_cells(
         seasons = [s for s in seasons if s == band] or seasons
     else:
         bound.append("season length not given")
-    bound.append("variety group not given")
+    number = variety_group(n.get("variety_groups") or {}, variety)
+    if number is None:
+        bound.append("variety group not known" if variety else "variety not given")
+    else:
+        steps.append(f"Variety {variety}: RB209 variety group {number}.")
     cells = []
     for season in seasons:
         for group, by_sns in layout[season].items():
+            if number is not None and group != f"Variety group {number}":
+                continue
             for sns, cell in by_sns.items():
                 if str(index) in re.findall(r"\d", sns):
                     cells.append((f"{season}, {group}, {sns}", cell))
@@ -121,6 +145,7 @@ def n_dose(
     sns_index: int | None,
     nmin: float | None,
     season_days: int | None = None,
+    variety: str | None = None,
 ) -> Dose | None:
     crop = crop_table(crop_id)
     n = (crop or {}).get("n")
@@ -156,7 +181,7 @@ def n_dose(
     if n.get("by_soil"):
         cells = _sns_cells(n["by_soil"], texture, index, bound)
     else:
-        cells = _potato_cells(n["by_season_and_variety_group"], season_days, index, bound)
+        cells = _potato_cells(n, season_days, variety, index, bound, dose.steps)
     figures = [(label, as_figure(cell)) for label, cell in cells]
     figures = [(label, figure) for label, figure in figures if figure[0] is not None]
     if not figures:
@@ -169,7 +194,10 @@ def n_dose(
     if len(figures) > 1:
         row_words += f" — the largest of {len(figures)} rows, as {', '.join(bound[-2:])}"
     dose.steps.insert(0, f"N, RB209{_where(n)} {row_words}.")
-    dose.N = Figure(value, UPPER_BOUND, "; ".join(bound)) if bound else Figure(value, DOSE, "")
+    if bound:
+        dose.N = Figure(value, UPPER_BOUND, "; ".join(bound))
+    else:
+        dose.N = Figure(value, DOSE, range_words)
     return dose
 
 

@@ -1,13 +1,14 @@
-"""P and K by the VDLUFA soil-test classes A–E: class C is the class to keep, and its dose is
-maintenance = the crop's removal at the yield (P2O5 from the DüV's Anlage 7, K2O from a state
-advisory table), labelled so. The bundled tables cite no figure for the other classes' surcharge
-or reduction: their P or K is "no cited figure", with the removal shown as information."""
+"""P and K by the VDLUFA soil-test classes A–E, with the dose rules German advice applies
+(Landwirtschaftskammer Niedersachsen's, as its advisory rings publish them): the crop's
+removal at the yield (P2O5 from the DüV's Anlage 7, K2O from a state advisory table) times the
+class's share — C is maintenance = removal, labelled so; D about half; E none; A and B 1.2–2.0 ×
+removal by crop and nutrient, so their upper end is shown as an upper bound."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from webapp.fertilizer.dose import MAINTENANCE, NO_FIGURE, Figure, kg
+from webapp.fertilizer.dose import DOSE, MAINTENANCE, NO_FIGURE, UPPER_BOUND, Figure, kg
 from webapp.fertilizer.soil import CLASS_WORDS, as_class
 from webapp.fertilizer.tables import source_url, table
 from webapp.review.vocabulary import Issue, Severity
@@ -75,13 +76,26 @@ def pk_dose(
         reason = f"soil {nutrient} class not given"
         return Figure(removed, MAINTENANCE, reason), steps, [url], issues
     words = f"class {letter} ({CLASS_WORDS[letter]})"
+    rule = table("vdlufa")["classes"][letter]
+    urls = [url, source_url(table("vdlufa"), rule.get("rule_source"))]
     if letter == MAINTENANCE_CLASS:
         steps.append(f"Soil {nutrient} {words}, the class to keep: maintenance = removal.")
-        return Figure(removed, MAINTENANCE, words), steps, [url], issues
-    # The bundled tables cite no VDLUFA surcharge or reduction for the other classes: the
-    # removal is information there, never the dose.
+        return Figure(removed, MAINTENANCE, words), steps, urls, issues
+    factor = rule.get("factor_of_removal")
+    if factor is not None:
+        dose = removed * float(factor)
+        about = "about " if rule.get("factor_is_approximate") else ""
+        steps.append(
+            f"Soil {nutrient} {words}: {about}removal × {factor:g} = {kg(dose)} kg {oxide}/ha"
+            f" — “{rule['rule_quote']}”"
+        )
+        return Figure(dose, DOSE, f"{words}: {about}removal × {factor:g}"), steps, urls, issues
+    span = rule["factor_of_removal_range"]
+    top = removed * float(span["max"])
     steps.append(
-        f"Soil {nutrient} {words}: the dose for this class is above or below the removal;"
-        f" no cited figure for how much ({kg(removed)} kg {oxide}/ha removal — not a dose)."
+        f"Soil {nutrient} {words}: {span['min']:g}–{span['max']:g} × removal by crop and"
+        f" nutrient; the upper end, {kg(top)} kg {oxide}/ha, is shown as an upper bound —"
+        f" “{rule['rule_quote']}”"
     )
-    return NO_FIGURE, steps, [url], issues
+    reason = f"{words}: {span['min']:g}–{span['max']:g} × removal, the upper end"
+    return Figure(top, UPPER_BOUND, reason), steps, urls, issues

@@ -13,7 +13,7 @@ from webapp.ai import ProviderError, Usage
 from webapp.ai.client import StructuredClient, given_sources
 from webapp.config import Settings
 from webapp.fertilizer import published
-from webapp.fertilizer.dose import NUTRIENTS, Dose, Figure, kg
+from webapp.fertilizer.dose import NUTRIENTS, Dose, Figure, figure_warning, kg
 from webapp.fertilizer.gateways.reference import ReferenceGateway
 from webapp.fertilizer.gateways.schema import PlanAnswer
 from webapp.fertilizer.interactor import GatewayAnswer, NoRecommendation
@@ -176,10 +176,9 @@ def differences(answered: Dose, method: Dose) -> list[Issue]:
         gap = abs(given - expected.value)
         if gap > METHOD_KG and gap > METHOD_SHARE * expected.value:
             issues.append(
-                Issue(
+                figure_warning(
                     "differs_from_method",
-                    Severity.warning,
-                    {"N": "N", "P2O5": "P", "K2O": "K"}[nutrient],
+                    nutrient,
                     f"{nutrient} {kg(given)} kg/ha differs from the {kg(expected.value)} kg/ha"
                     f" of {method.method}, the method this region follows ({expected.label}).",
                 )

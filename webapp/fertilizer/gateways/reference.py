@@ -6,6 +6,7 @@ what it is, never as the recommendation; a crop no method covers gets no plan, s
 
 from __future__ import annotations
 
+import math
 import re
 
 from webapp.fertilizer.dose import DOSE, NUTRIENTS
@@ -91,14 +92,64 @@ def not_doses(crop: Crop) -> list[str]:
     return labelled
 
 
-def basis_uncertain(crop: Crop) -> list[Issue]:
-    """A library figure whose source does not say elemental or oxide: both readings shown."""
+def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
+def agreeing_reading(crop: Crop, element: str, stated, target: float | None) -> str | None:
+    """Which reading of a figure of unstated basis (elemental or oxide) agrees with the crop's
+    cited uptake per tonne at the yield (the target, else the crop's cited yield range):
+    "elemental", "oxide", or None when both or neither agree, or nothing is cited to judge."""
+    per_tonne = crop.fact("nutrient_uptake_kg_per_t")
+    yield_fact = crop.fact("yield_per_sqm_kg")
+    if per_tonne is None or element.lower() not in per_tonne.extra:
+        return None
+    if target is not None:
+        tonnes = (target * 10, target * 10)
+    elif yield_fact is not None and yield_fact.min is not None and yield_fact.max is not None:
+        tonnes = (yield_fact.min * 10, yield_fact.max * 10)
+    else:
+        return None
+    rate = per_tonne.extra[element.lower()]
+    low, high = (rate[0], rate[1]) if isinstance(rate, list | tuple) else (rate, rate)
+    uptake = (low * tonnes[0], high * tonnes[1])
+    factor = 0.4364 if element == "P" else 0.8301
+    readings = {
+        "elemental": (stated[0], stated[1]),
+        "oxide": (stated[0] * factor, stated[1] * factor),
+    }
+    agree = [name for name, span in readings.items() if _overlap(span, uptake)]
+    if not agree:
+        # Neither meets the uptake: the nearer one (by ratio) is the plausible reading.
+        middle = math.sqrt(uptake[0] * uptake[1])
+        agree = [
+            min(
+                readings,
+                key=lambda n: abs(math.log(math.sqrt(readings[n][0] * readings[n][1]) / middle)),
+            )
+        ]
+    return agree[0] if len(agree) == 1 else None
+
+
+def basis_uncertain(crop: Crop, target: float | None = None) -> list[Issue]:
+    """A library figure whose source does not say elemental or oxide: both readings shown, and
+    the one that agrees with the crop's cited uptake per tonne named; neither is a dose."""
     uptake = crop.fact("nutrient_uptake_kg_per_ha")
     if uptake is None or uptake.extra.get("basis") != "unstated":
         return []
     p, k = uptake.extra["p"], uptake.extra["k"]
     as_p2o5 = [round(v / 0.4364) for v in p]
     as_k2o = [round(v / 0.8301) for v in k]
+    judged = []
+    for element, stated in (("P", p), ("K", k)):
+        reading = agreeing_reading(crop, element, stated, target)
+        if reading is not None:
+            judged.append(
+                f"{element}: the {reading} reading is the one the crop's cited uptake per tonne"
+                " of harvest bears out"
+            )
+        elif crop.fact("nutrient_uptake_kg_per_t") is not None:
+            judged.append(f"{element}: the cited uptake per tonne does not tell the readings apart")
     return [
         Issue(
             "basis_uncertain",
@@ -106,8 +157,9 @@ def basis_uncertain(crop: Crop) -> list[Issue]:
             "P",
             f"The source writes P {_range(p)} and K {_range(k)} kg/ha without saying elemental"
             f" or oxide: read as oxides, P2O5 {_range(p)} and K2O {_range(k)}; read as elements,"
-            f" P2O5 {_range(as_p2o5)} and K2O {_range(as_k2o)} kg/ha. Neither reading is used"
-            " as a dose.",
+            f" P2O5 {_range(as_p2o5)} and K2O {_range(as_k2o)} kg/ha."
+            + (f" {'; '.join(judged)}." if judged else "")
+            + " Neither reading is used as a dose.",
         )
     ]
 
@@ -159,7 +211,7 @@ class ReferenceGateway:
                 f"no cited method for {crop.name()}{where}: no method the region follows, and"
                 f" no published recommendation, gives it a dose.{known}",
             )
-        issues = [*dose.issues, *basis_uncertain(crop)]
+        issues = [*dose.issues, *basis_uncertain(crop, request.target_yield_kg_m2)]
         notes = [
             f"Reference crop: {crop.name()}.",
             f"Method: {dose.method} ({REGION_WORDS[region_of(request.region)]}).",
