@@ -94,7 +94,7 @@ def test_a_session_post_needs_the_csrf_header(client_as):
 def test_search_returns_passages_with_every_field(client, client_as):
     headers = bearer(client_as, "viewer")
     post_file(client, bearer(client_as, "editor"), "tomato.txt", b"Tomato nitrogen trial notes.")
-    response = client.get("/api/v1/library/search?q=tomato+nitrogen&limit=3", headers=headers)
+    response = client.get("/api/v1/library/search?q=tomato+nitrogen+trial&limit=3", headers=headers)
     results = response.get_json()["results"]
     assert response.status_code == 200 and len(results) == 3
     assert all(set(r) == PASSAGE_FIELDS for r in results)
