@@ -18,6 +18,7 @@ from webapp.ai.client import StructuredClient
 from webapp.auth.models import User
 from webapp.database import among, utcnow
 from webapp.extensions import db
+from webapp.ids import record_id
 from webapp.jobs.kinds import ItemOutcome, RunKind, register_kind
 from webapp.jobs.models import Run
 from webapp.jobs.queue import RunInProgress, enqueue_run, live_runs
@@ -88,16 +89,32 @@ class RowsSnapshot:
         return row_label(self.rows.get(row_id, {}), self.columns, self.target.key, row_id)
 
 
+# A number column whose name says it is a year names its row, as a text column does.
+YEAR_NAMES = ("year", "jahr", "année", "annee", "año", "年")
+KEY_PARTS = 3
+
+
+def _names_the_row(name: str, column_type: str) -> bool:
+    return column_type in ("text", "select") or (
+        column_type == "number" and any(word in name.casefold() for word in YEAR_NAMES)
+    )
+
+
 def row_label(
     cells: Mapping[str, Any], columns: Iterable[tuple[str, str, str]], target_key: str, row_id: int
 ) -> str:
-    """What people call a row: its first filled text or select column (key, name, type) other
-    than the one being filled ("Albania", in a table whose countries are a select column)."""
-    for key, _name, column_type in columns:
+    """What people call a row: its first few filled text, select and year columns (key, name,
+    type) other than the one being filled — "Wheat · Kenya · 2014", not twenty rows of
+    "Wheat"."""
+    parts = []
+    for key, name, column_type in columns:
         value = cells.get(key)
-        if column_type in ("text", "select") and value not in (None, "") and key != target_key:
-            return str(value)[:80]
-    return f"Row {row_id}"
+        if value in (None, "") or key == target_key or not _names_the_row(name, column_type):
+            continue
+        parts.append(f"{value:g}" if isinstance(value, int | float) else str(value))
+        if len(parts) == KEY_PARTS:
+            break
+    return " · ".join(parts)[:120] if parts else f"Row {row_id}"
 
 
 def _weaker(confidence: str, cap: str) -> str:
@@ -605,6 +622,11 @@ class TableRowTarget(ReviewTarget):
         return {
             i: row_label(cells, columns[table_id], "", i) for i, (table_id, cells) in rows.items()
         }
+
+    def field_label(self, field: str) -> str:
+        """A column by its name: a field is the column's id."""
+        column = db.session.get(TableColumn, record_id(field)) if record_id(field) else None
+        return column.name if column is not None else field
 
     def url(self, target_id: int) -> str | None:
         table_id = db.session.scalar(select(TableRow.table_id).where(TableRow.id == target_id))
