@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from webapp.numbers import NumberInvalid, parse_number
 from webapp.tables.cells import FALSE_WORDS, TRUE_WORDS, CellInvalid, parse_cell
+from webapp.tables.plausibility import implausible
 from webapp.units import UnitMismatch, convert, find_quantity, known_unit
 
 NOT_FOUND = "Could not determine an answer."
@@ -136,7 +137,7 @@ def coerce_value(
     if raw is None:
         return _NOTHING
     if column_type == "number" and isinstance(raw, int | float) and not isinstance(raw, bool):
-        return _typed_number(raw)
+        return _plausible(_typed_number(raw), unit)
     if column_type == "boolean" and isinstance(raw, bool):
         return Coerced(raw, "high", True, None, None)
     answer = str(raw)
@@ -151,7 +152,7 @@ def coerce_value(
     if column_type == "number":
         # A lead-in or quotes around a number are extras: the answer was not clean.
         lead_in = None if text == answer.strip() else f"read {_quote(answer)} as {_quote(text)}"
-        return _number(text, unit, lead_in)
+        return _plausible(_number(text, unit, lead_in), unit)
     if column_type == "boolean":
         return _boolean(text)
     if column_type == "select":
@@ -233,6 +234,16 @@ def in_column_unit(value: float, unit: str, column_unit: str | None) -> tuple[fl
 
 def _invalid(error: str, code: str, note: str | None = None, shown: Any = None) -> Coerced:
     return Coerced(shown, "low", False, note, error, code)
+
+
+def _plausible(coerced: Coerced, unit: str | None) -> Coerced:
+    """A number the column's unit rules out is invalid, with the reason."""
+    if not coerced.valid or coerced.value is None:
+        return coerced
+    reason = implausible(coerced.value, unit)
+    if reason is None:
+        return coerced
+    return Coerced(coerced.value, "low", False, coerced.note, reason, "value_implausible")
 
 
 def _typed_number(raw: int | float) -> Coerced:
@@ -352,6 +363,16 @@ def typed_value(
     """What a person typed, as the cell's value, and what was done to it. Strict like
     parse_cell, except that a number may carry a unit, converted to the column's ("3 kg/m2"
     in a t/ha column is 30). Raises CellInvalid with a message for people."""
+    value, note = _typed(column_type, raw, options, unit)
+    reason = implausible(value, unit) if column_type == "number" and value is not None else None
+    if reason:
+        raise CellInvalid(reason)
+    return value, note
+
+
+def _typed(
+    column_type: str, raw: Any, options: Sequence[str], unit: str | None
+) -> tuple[Any, str | None]:
     try:
         return parse_cell(column_type, raw, options), None
     except CellInvalid:
