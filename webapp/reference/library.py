@@ -6,7 +6,9 @@ fact cites a source (URL and title); the library never cites itself.
 
 JSON shape::
 
-    {"sources": {"<source_id>": {"url": "https://...", "title": "...", "publisher": "..."}},
+    {"sources": {"<source_id>": {"url": "https://...", "title": "...", "publisher": "...",
+                                 "scope": ["Germany", "Deutschland"]}},  # optional: where
+                                 # its figures hold; a row about elsewhere takes none of them
      "crops": [
        {"id": "tomato",                       # snake_case English, unique
         "names": {"en": "...", "de": "...", "fr": "...", "ja": "..."},
@@ -97,6 +99,9 @@ class Source:
     url: str
     title: str
     publisher: str
+    # Where its figures hold, when a place bounds them ("Germany", "Deutschland"): the first
+    # name is the one shown. Empty: no place is named.
+    scope: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -312,6 +317,7 @@ def _source(key: str, raw: Any) -> Source:
         url=url,
         title=_text(raw.get("title"), where, "title"),
         publisher=_text(raw.get("publisher"), where, "publisher"),
+        scope=tuple(_text(place, where, "scope") for place in raw.get("scope", [])),
     )
 
 

@@ -30,6 +30,7 @@ from webapp.fetching import FetchRefused, fetch_page
 from webapp.library.search import Passage, document_text, search_passages
 from webapp.tables.answers import read_number, read_text, with_singulars, words
 from webapp.tables.coerce import NOT_FOUND
+from webapp.tables.scope import elsewhere
 from webapp.tables.strategies.base import RowStep
 
 PAGE_CHARS = 6000
@@ -89,9 +90,23 @@ class OfflineTools:
         )
         return found, step
 
-    def _answer(self, passages, question, subject_text, target) -> Iterator[RowStep]:
+    def _answer(self, passages, question, subject_text, target, places=()) -> Iterator[RowStep]:
         """The figure (or, for text, the sentence) the passages state about the row's
-        subject: the row's values the question names."""
+        subject: the row's values the question names. A reference figure bounded to another
+        place than the row's is passed over, saying so."""
+        kept = []
+        for passage in passages:
+            other = elsewhere(passage.url, places)
+            if other is None:
+                kept.append(passage)
+                continue
+            yield RowStep(
+                "thinking",
+                f"Passed over {passage.title}: its figures hold for {other}; this row is about"
+                f" {', '.join(places)}.",
+                {"scope_differs": {"source": other, "row": list(places)}},
+            )
+        passages = kept
         subject = words(subject_text)
         if target.type == "number":
             reading = read_number(passages, question, subject, getattr(target, "unit", None))
@@ -109,14 +124,20 @@ class OfflineTools:
             )
 
     def lookup(
-        self, question: str, context: str, target: Any, budget: int, subject: str = ""
+        self,
+        question: str,
+        context: str,
+        target: Any,
+        budget: int,
+        subject: str = "",
+        places: tuple[str, ...] = (),
     ) -> Iterator[RowStep]:
         passages, step = self._search(question)
         yield step
         if not passages and budget > 1:
             passages, step = self._search(f"{context} {target.name}")
             yield step
-        yield from self._answer(passages, question, subject, target)
+        yield from self._answer(passages, question, subject, target, places)
 
     def research(
         self,
@@ -126,6 +147,7 @@ class OfflineTools:
         budget: int,
         comprehensive: bool,
         subject: str = "",
+        places: tuple[str, ...] = (),
     ) -> Iterator[RowStep]:
         angles = [question, f"{context} {target.name}"]
         if comprehensive:
@@ -151,7 +173,7 @@ class OfflineTools:
             yield RowStep("fetch", passage.title, {"url": f"/library/{passage.document_id}"})
             read.append(replace(passage, text=text[: PAGE_CHARS * 4]))
         candidates = read + list(found.values())
-        answers = list(self._answer(candidates, question, subject, target))
+        answers = list(self._answer(candidates, question, subject, target, places))
         yield from answers
         if comprehensive:
             yield self._coverage(answers[-1], candidates)
@@ -302,10 +324,16 @@ class OpenAITools:
     # --- what the strategies ask for ----------------------------------------------------
 
     def lookup(
-        self, question: str, context: str, target: Any, budget: int, subject: str = ""
+        self,
+        question: str,
+        context: str,
+        target: Any,
+        budget: int,
+        subject: str = "",
+        places: tuple[str, ...] = (),
     ) -> Iterator[RowStep]:
-        """subject (the row's values the question names) is the model's to read in the
-        question; the offline reader needs it spelled out."""
+        """subject (the row's values the question names) and places are the model's to read
+        in the question and its context; the offline reader needs them spelled out."""
         prompt = f"{question}\n{context}\n{describe_target(target)}"
         yield from self._loop(LOOKUP_RULES, prompt, budget, fetch=False)
 
@@ -317,6 +345,7 @@ class OpenAITools:
         budget: int,
         comprehensive: bool,
         subject: str = "",
+        places: tuple[str, ...] = (),
     ) -> Iterator[RowStep]:
         rules = RESEARCH_RULES + (COMPREHENSIVE_RULES if comprehensive else "")
         prompt = f"{question}\n{context}\n{describe_target(target)}"

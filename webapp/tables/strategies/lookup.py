@@ -6,6 +6,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from webapp.ai import Usage
+from webapp.tables.scope import row_places
 from webapp.tables.strategies import register_strategy
 from webapp.tables.strategies.base import (
     RowStep,
@@ -33,7 +34,9 @@ class LookupStrategy(RowStrategy):
     def execute_one(self, row, params, tools, target) -> Iterator[RowStep]:
         question = interpolate_template(params["question"], row)
         subject = template_subject(params["question"], row)
-        yield from tools.lookup(question, row_context(row), target, self.max_steps, subject)
+        yield from tools.lookup(
+            question, row_context(row), target, self.max_steps, subject, row_places(row)
+        )
 
 
 register_strategy(LookupStrategy())

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from webapp.ai import Usage
+from webapp.tables.scope import row_places
 from webapp.tables.strategies import register_strategy
 from webapp.tables.strategies.base import (
     RowStep,
@@ -53,7 +54,13 @@ class ResearchStrategy(RowStrategy):
         comprehensive = self.thoroughness(params) == "comprehensive"
         subject = template_subject(params["question"], row)
         yield from tools.research(
-            question, row_context(row), target, self.step_budget(params), comprehensive, subject
+            question,
+            row_context(row),
+            target,
+            self.step_budget(params),
+            comprehensive,
+            subject,
+            row_places(row),
         )
 
 
