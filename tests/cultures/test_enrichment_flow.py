@@ -60,6 +60,9 @@ def test_enrich_review_apply_refuse_and_undo(client_as, crowded_tomato, worker):
         suggestion(crowded_tomato, "expected_yield"),
         suggestion(crowded_tomato, "growth_duration_days"),
     )
+    # Offline suggestions carry a level too: the per-plant yield is one figure its source
+    # states (high, however this culture's spacing makes it impossible); the days a range.
+    assert (bad.confidence, good.confidence) == ("high", "medium")
     forged = reviewer.submit(
         f"/cultures/{culture_id}/suggestions",
         {"action": "apply", "suggestion": [str(bad.id), str(good.id)]},
