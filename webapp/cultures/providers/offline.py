@@ -60,6 +60,8 @@ class OfflineProvider:
                 None,
                 f"The reference library has no data for “{culture.get('name')}”; "
                 "nothing is suggested.",
+                # What a run that found nothing says (after "Nothing found: ").
+                why=f"the reference library has no “{culture.get('name')}”",
             )
             return ProviderAnswer(proposal)
         wanted = set(fields)
