@@ -25,7 +25,8 @@ def finished_run():
         db.session.expire_all()
         run = db.session.query(Run).order_by(Run.id.desc()).first()
         db.session.commit()
-        return run if run and run.status == RunStatus.succeeded else None
+        ended = (RunStatus.succeeded, RunStatus.nothing_found)
+        return run if run and run.status in ended else None
 
     return wait_for(done, timeout=30)
 
@@ -60,6 +61,9 @@ def test_enrich_review_apply_refuse_and_undo(client_as, crowded_tomato, worker):
         suggestion(crowded_tomato, "expected_yield"),
         suggestion(crowded_tomato, "growth_duration_days"),
     )
+    # Offline suggestions carry a level too: the per-plant yield is one figure its source
+    # states (high, however this culture's spacing makes it impossible); the days a range.
+    assert (bad.confidence, good.confidence) == ("high", "medium")
     forged = reviewer.submit(
         f"/cultures/{culture_id}/suggestions",
         {"action": "apply", "suggestion": [str(bad.id), str(good.id)]},
@@ -201,8 +205,11 @@ def test_every_culture_of_a_run_is_listed_with_why_nothing_was_suggested(client_
         headers=headers,
     )
     run_id = started.get_json()["run_id"]
-    finished_run()
+    ended = finished_run()
     assert db.session.query(Suggestion).filter_by(run_id=run_id).count() == 0
+    # A run that proposed nothing is not green, and says why.
+    assert ended.status == RunStatus.nothing_found
+    assert ended.message.startswith("Nothing found: what it found could not be used (The ")
     [entry] = reviewer.get(f"/api/v1/runs/{run_id}/suggestions").get_json()["targets"]
     assert (entry["id"], entry["name"], entry["state"]) == (tomato.id, "Tomate", "done")
     assert entry["suggestions"] == []
@@ -229,3 +236,41 @@ def test_every_culture_of_a_run_is_listed_with_why_nothing_was_suggested(client_
     assert by_name["Dragonfruit"]["validation"]["info"][0]["code"] == "reference_crop_unknown"
     queue = reviewer.get(f"/cultures/runs/{batch_id}/review").get_data(as_text=True)
     assert "The reference library has no data for “Dragonfruit”" in queue
+
+
+def test_an_enrichment_that_found_nothing_ends_grey_saying_why(client_as, worker):
+    """A run that proposed nothing is not green: the library has no dragonfruit."""
+    dragonfruit, carrot = Culture(name="Dragonfruit"), Culture(name="Carrot")
+    db.session.add_all([dragonfruit, carrot])
+    db.session.commit()
+    editor = client_as("editor")
+    started = editor.submit(
+        f"/cultures/{dragonfruit.id}/enrich", {"mode": "complete"}, page="/cultures"
+    )
+    assert started.status_code == 302
+    run = finished_run()
+    assert run.status == RunStatus.nothing_found and run.item_errors == {}
+    assert run.message == "Nothing found: the reference library has no “Dragonfruit”."
+    page = soup(editor.get(f"/runs/{run.id}"))
+    assert by_id(page, "run-status")["data-status"] == "nothing_found"
+    badge = page.select_one("#run-status .badge.status-nothing_found")
+    assert badge.get_text() == "nothing found"
+    assert "Nothing found: the reference library has no “Dragonfruit”." in page.get_text()
+    assert "status-succeeded" not in str(page)
+    listed = editor.get("/runs?status=nothing_found").get_data(as_text=True)
+    assert f"/runs/{run.id}" in listed and "status-nothing_found" in listed
+    # Per culture in the queue: counted out by its own filter.
+    queue = editor.get(f"/cultures/runs/{run.id}/review?show=nothing").get_data(as_text=True)
+    assert "Dragonfruit" in queue
+
+    # A batch where one culture found something is green; the queue still filters the other.
+    batch = editor.post(
+        "/api/v1/cultures/enrich-batch",
+        json={"ids": [dragonfruit.id, carrot.id]},
+        headers={"X-CSRFToken": editor.csrf_token("/")},
+    )
+    ended = finished_run()
+    assert ended.id == batch.get_json()["run_id"] and ended.status == RunStatus.succeeded
+    nothing = soup(editor.get(f"/cultures/runs/{ended.id}/review?show=nothing"))
+    names = {a.get_text() for a in nothing.select("td[data-label=Culture] a")}
+    assert names == {"Dragonfruit"}

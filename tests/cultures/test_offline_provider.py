@@ -4,7 +4,7 @@ from webapp.cultures.providers import culture_provider
 from webapp.cultures.providers.offline import OfflineProvider
 from webapp.cultures.rules import postprocess
 from webapp.reference.library import library
-from webapp.review.vocabulary import Severity, SourceKind
+from webapp.review.vocabulary import Confidence, Severity, SourceKind
 
 ALL = [*NUMERIC_FIELDS, "nutrient_demand", "harvest_method"]
 
@@ -107,3 +107,20 @@ def test_an_unknown_provider_name_is_refused_clearly():
         assert str(exc) == "There is no provider called 'crystal-ball' (offline or openai)."
     else:
         raise AssertionError("an unknown provider was returned")
+
+
+def test_offline_suggestions_carry_a_confidence_level_by_what_their_source_states():
+    tomato = OfflineProvider().propose_culture({"name": "Tomate"}, ALL).proposal
+    levels = {name: s.confidence for name, s in tomato.suggested.items()}
+    # One figure the source states: high; a stated range (the rules take its midpoint): medium;
+    # a derived range (the source does not state it): low, and the yield's context with it.
+    assert levels["thousand_kernel_weight_g"] == Confidence.high
+    assert levels["growth_duration_days"] == Confidence.medium
+    assert levels["expected_yield"] == levels["harvest_method"] == Confidence.low
+    assert tomato.evidence["expected_yield"][0].derived is True
+    wheat = OfflineProvider().propose_culture({"reference_crop": "winter_wheat"}, ALL).proposal
+    assert wheat.suggested["nutrient_demand"].confidence == Confidence.low  # a derived class
+    for proposal in (tomato, wheat):
+        for name, suggested in proposal.suggested.items():
+            derived = all(e.derived for e in proposal.evidence[name])
+            assert (suggested.confidence == Confidence.low) == derived, name

@@ -285,7 +285,7 @@ def test_without_spacing_the_cross_check_is_skipped_and_nothing_converted():
 # Density, seed rate, TKG
 
 
-def test_spacing_density_outside_1_to_400_is_an_error():
+def test_spacing_density_outside_0_1_to_400_is_an_error():
     p = proposal(distance_within_row_cm=2, row_spacing_cm=5)  # 1000 plants/m²
     check_density(p, {})
     assert codes(p) == ["spacing_density_impossible"]
@@ -298,9 +298,66 @@ def test_spacing_density_outside_3_to_120_is_a_warning():
     assert codes(p) == ["spacing_density_unusual"]
 
 
+@pytest.mark.parametrize(
+    ("in_row", "rows", "density"),
+    [
+        (250, 200, 0.2),  # pumpkin: standard garden-chart spacing
+        (125, 200, 0.4),  # watermelon
+        (90, 123.4568, 0.9),  # winter squash
+    ],
+)
+def test_wide_spacings_of_a_crop_the_library_lacks_are_unusual_not_impossible(
+    in_row, rows, density
+):
+    p = proposal(distance_within_row_cm=in_row, row_spacing_cm=rows)
+    check_density(p, {})
+    assert plants_per_m2(in_row, rows) == pytest.approx(density, rel=1e-4)
+    assert codes(p) == ["spacing_density_unusual"] and p.invalid_fields == set()
+    # More than 10 m² a plant is impossible for any crop.
+    sparse = proposal(distance_within_row_cm=400, row_spacing_cm=300)  # 0.083 plants/m²
+    check_density(sparse, {})
+    assert codes(sparse) == ["spacing_density_impossible"]
+    assert "0.08 plants/m², outside 0.1–400" in sparse.issues[0].message
+
+
+def test_a_density_just_outside_a_band_never_prints_as_the_bound():
+    # A carrot (typical 29–129) at 0.99 plants/m² was "1.0 plants/m², outside 1–400".
+    carrot = proposal(distance_within_row_cm=101.0101, row_spacing_cm=100)
+    check_density(carrot, {}, CropLimits("carrot", density=CARROT))
+    [issue] = carrot.issues
+    assert issue.code == "spacing_density_impossible"
+    assert "gives 0.99 plants/m², outside 1–400." in issue.message
+    crowded = proposal(distance_within_row_cm=1.6, row_spacing_cm=15.6)  # 400.6 plants/m²
+    check_density(crowded, {})
+    assert "gives 400.6 plants/m², outside 0.1–400." in crowded.issues[0].message
+    edge = proposal(distance_within_row_cm=5, row_spacing_cm=16.6)  # 120.48 plants/m²
+    check_density(edge, {})
+    assert "gives 120.5 plants/m², outside 3–120." in edge.issues[0].message
+    barely = proposal(distance_within_row_cm=5, row_spacing_cm=16.66)  # 120.048 plants/m²
+    check_density(barely, {})
+    assert "gives 120.05 plants/m², outside 3–120." in barely.issues[0].message
+
+
+def test_seed_rate_and_yield_messages_round_honestly_too():
+    # 1200.4 seeds/m² printed as "1200" would sit on the bound it is past.
+    seeds = proposal(seed_rate_value=1200.4, seed_rate_unit="seeds_per_m2")
+    check_density(seeds, {})
+    assert "gives 1200.4 seeds/m², outside 10–1200." in seeds.issues[0].message
+    nine = proposal(seed_rate_value=9.7, seed_rate_unit="seeds_per_m2")
+    check_density(nine, {})
+    assert "gives 9.7 seeds/m², outside 10–1200." in nine.issues[0].message
+    over = proposal(expected_yield=120.0000004)
+    check_yield(over, {"harvest_method": "per_sqm"})
+    assert over.issues[0].message.startswith("120.0000004 kg/m² is outside")
+    high = proposal(expected_yield=40.0000001)
+    check_yield(high, {"harvest_method": "per_sqm"})
+    assert "40.0000001 kg/m² is possible but unusually high (above 40" in high.issues[0].message
+
+
 BEET = TypicalRange(3.25, 4.88, "kg/m²", "Maine planting chart", "https://x", cap=15)
 SQUASH = TypicalRange(1.35, 2.39, "plants/m²", "Illinois guide", "https://y")
 TOMATO = TypicalRange(1.67, 5.56, "plants/m²", "FAO", "https://z")
+CARROT = TypicalRange(29, 129, "plants/m²", "Carrot guide", "https://c")
 
 
 def test_a_crops_own_cap_makes_a_yield_above_it_an_error():
@@ -333,8 +390,8 @@ def test_planting_density_is_held_to_the_crops_own_band():
     check_density(sparse, {}, CropLimits("zucchini", density=SQUASH))
     assert codes(sparse) == ["spacing_density_unusual"]
     assert "zucchini's typical 1.35–2.39" in sparse.issues[0].message
-    # Tomato at 10 × 10 cm (100 plants/m²): far outside its band; the general error band
-    # (1–400) is only ever widened for a crop, never narrowed, so it warns.
+    # Tomato at 10 × 10 cm (100 plants/m²): far outside its band; a known crop's error band
+    # (its own halved and doubled) is never narrower than 1–400, so it warns.
     crowded = proposal(distance_within_row_cm=10, row_spacing_cm=10)
     check_density(crowded, {}, CropLimits("tomato", density=TOMATO))
     assert codes(crowded) == ["spacing_density_unusual"]

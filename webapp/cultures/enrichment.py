@@ -22,7 +22,7 @@ from webapp.cultures.providers import culture_provider
 from webapp.cultures.rules import notes_with_sources, postprocess, unique_sources
 from webapp.database import among
 from webapp.extensions import db
-from webapp.jobs.kinds import ItemError, RunKind, register_kind
+from webapp.jobs.kinds import NOTHING_FOUND, ItemError, RunKind, register_kind
 from webapp.jobs.models import Run
 from webapp.jobs.queue import RunInProgress, enqueue_run, live_runs
 from webapp.jobs.runner import add_usage
@@ -191,6 +191,7 @@ class CultureEnrichment(RunKind):
             add_usage(run_id, exc.usage)
             raise ItemError(str(exc)) from exc
         add_usage(run_id, answer.usage)
+        offered = bool(answer.proposal.suggested or answer.proposal.malformed)
         proposal = postprocess(
             answer.proposal,
             current,
@@ -199,8 +200,26 @@ class CultureEnrichment(RunKind):
             limits=crop_limits(culture.reference_crop),
         )
         summary = store_proposal_of(run_id, culture, current, proposal)
+        if not summary["suggested"]:
+            summary[NOTHING_FOUND] = why_nothing(proposal, offered, mode)
         db.session.commit()
         return summary
+
+
+def why_nothing(proposal: Proposal, offered: bool, mode: str) -> str:
+    """Why a culture got no suggestion at all, in words that follow "Nothing found: ": the
+    provider's own reason (the library has no such crop), else what became of its answer (the
+    first rule that set a value aside, a yield without proof, say)."""
+    if not offered:
+        given = (i.details.get("why") for i in proposal.issues if i.field is None)
+        return next((why for why in given if isinstance(why, str) and why), None) or (
+            "the provider suggested no value for the fields asked"
+        )
+    if proposal.errors:
+        return f"what it found could not be used ({proposal.errors[0].message.rstrip('.')})"
+    if mode == "complete":
+        return "what it found was for fields that already have a value, or could not be used"
+    return "what it found was not for the fields chosen, or could not be used"
 
 
 def start_enrichment(
@@ -287,6 +306,7 @@ SHOW = {
     "notes": "with notes",
     "clean": "without issues",
     "pending": "left to decide",
+    "nothing": "that found nothing",
 }
 # A level count (review.vocabulary.level_counts) links to the filter of its level.
 SHOW_OF_LEVEL = {"error": "errors", "warning": "warnings", "info": "notes", "none": "clean"}
@@ -329,9 +349,16 @@ class ReviewItem:
             return self.first_error
         return None if self.suggested else "Nothing new was found for it."
 
+    @property
+    def found_nothing(self) -> bool:
+        """Done without a failure, and not one suggestion: the library lacks the crop, say."""
+        return not self.suggested and not self.item_error
+
     def shows(self, show: str) -> bool:
         if show == "pending":
             return self.pending > 0
+        if show == "nothing":
+            return self.found_nothing
         return show not in LEVELS_SHOWN or LEVELS_SHOWN[show] in self.levels
 
 

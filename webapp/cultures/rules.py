@@ -38,7 +38,14 @@ YIELD_LIMITS = {
     "per_plant": {"cap": 25.0, "unusual": 8.0, "unit": "kg/plant"},
     "per_sqm": {"cap": 120.0, "unusual": 40.0, "unit": "kg/m²"},
 }
-SPACING_DENSITY = {"error": (1.0, 400.0), "warning": (3.0, 120.0)}
+# Plants/m² for a crop the library does not know: wide spacings are normal (a pumpkin at 0.2,
+# a watermelon at 0.4, a winter squash at 0.9 plants/m² in standard garden charts), so only
+# below 0.1 (more than 10 m² a plant) is impossible; outside 3–120 is unusual.
+SPACING_DENSITY = {"error": (0.1, 400.0), "warning": (3.0, 120.0)}
+# A crop the library knows is held to its own cited band: a warning outside it, an error
+# outside it halved and doubled, or outside 1–400 where that is wider (a squash at 0.44
+# plants/m², below half its typical 1.35, is impossible).
+CROP_SPACING_ERROR = (1.0, 400.0)
 SEED_RATE_DENSITY = {"error": (1.0, 3000.0), "warning": (10.0, 1200.0)}
 DENSITY_CONFLICT_RATIO = 2.5
 TKG_CONFIRM_ABOVE_G = 650.0
@@ -74,6 +81,20 @@ class CropLimits:
 
 NO_LIMITS = CropLimits("")
 Culture = Mapping[str, Any]
+
+
+def honest(value: float, bounds: Iterable[float] = (), places: int | None = None) -> str:
+    """value as a message prints it, never on a bound it is not on nor past one it is short of:
+    0.99 against 1–400 is "0.99", never "1.0". places: the decimals shown at least (else up to
+    six significant digits, as :g); more are shown where fewer would round onto a bound."""
+
+    def fits(text: str) -> bool:
+        shown = float(text)
+        return all((shown > b) == (value > b) and (shown < b) == (value < b) for b in bounds)
+
+    general = [f"{value:.{digits}g}" for digits in range(6, 18)]
+    fixed = [f"{value:.{p}f}" for p in range(places, places + 12)] if places is not None else []
+    return next((text for text in [*fixed, *general] if fits(text)), repr(value))
 
 
 def as_number(raw: object) -> float | None:
@@ -249,7 +270,8 @@ def check_yield(proposal: Proposal, culture: Culture, limits: CropLimits = NO_LI
             code,
             ERROR,
             "expected_yield",
-            f"{yield_value:g} {unit} is outside {whose} (more than 0 and at most {cap:g} {unit}).",
+            f"{honest(yield_value, (0, cap))} {unit} is outside {whose} "
+            f"(more than 0 and at most {cap:g} {unit}).",
             value=yield_value,
             cap=cap,
             unit=unit,
@@ -262,7 +284,8 @@ def check_yield(proposal: Proposal, culture: Culture, limits: CropLimits = NO_LI
                 "yield_outside_typical_range",
                 WARNING,
                 "expected_yield",
-                f"{yield_value:g} {unit} is outside {limits.crop}'s typical "
+                f"{honest(yield_value, (crop_range.min, crop_range.max))} {unit} is outside "
+                f"{limits.crop}'s typical "
                 f"{crop_range.min:g}–{crop_range.max:g} {crop_range.unit} "
                 f"({crop_range.source_title}).",
                 value=yield_value,
@@ -276,7 +299,7 @@ def check_yield(proposal: Proposal, culture: Culture, limits: CropLimits = NO_LI
             f"yield_{context}_unusual",
             WARNING,
             "expected_yield",
-            f"{yield_value:g} {unit} is possible but unusually high "
+            f"{honest(yield_value, (threshold,))} {unit} is possible but unusually high "
             f"(above {threshold:g} {unit}); check the source.",
             value=yield_value,
             threshold=threshold,
@@ -315,17 +338,17 @@ def _cross_check_yield(
             "yield_crosscheck_impossible",
             ERROR,
             "expected_yield",
-            f"At {density:.1f} plants/m² this means {implied:.2f} {unit}, "
+            f"At {density:.1f} plants/m² this means {honest(implied, (0, cap), 2)} {unit}, "
             f"which is impossible (cap {cap:g}: {whose}).",
             **details,
         )
-    elif implied > YIELD_LIMITS[other]["unusual"]:
+    elif implied > (threshold := YIELD_LIMITS[other]["unusual"]):
         proposal.add(
             "yield_crosscheck_unusual",
             WARNING,
             "expected_yield",
-            f"At {density:.1f} plants/m² this means {implied:.2f} {unit}, "
-            f"unusually high (above {YIELD_LIMITS[other]['unusual']:g}).",
+            f"At {density:.1f} plants/m² this means {honest(implied, (threshold,), 2)} {unit}, "
+            f"unusually high (above {threshold:g}).",
             **details,
         )
 
@@ -346,16 +369,20 @@ def _check_band(
     bands: Mapping[str, tuple[float, float]],
     what: str,
     whose: tuple[str, str] | None,
+    places: int = 0,
     **details: Any,
 ) -> None:
     """An error outside the outer band, a warning outside the inner one (whose: the crop's
-    words and source for the inner band, when it is the crop's own)."""
+    words and source for the inner band, when it is the crop's own). what: the sentence's
+    start with "{value}" where the value goes, shown to `places` decimals or as many more as
+    keep it off the band's bounds."""
     severity = _classify(value, bands)
     if severity:
         low, high = bands[severity.value]
         kind = "impossible" if severity == ERROR else "unusual"
         typical, source = whose if severity == WARNING and whose else ("", "")
-        message = f"{what}, outside {typical}{low:g}–{high:g}{source}."
+        shown = what.format(value=honest(value, (low, high), places))
+        message = f"{shown}, outside {typical}{low:g}–{high:g}{source}."
         proposal.add(f"{code}_{kind}", severity, field_name, message, **details)
 
 
@@ -367,13 +394,14 @@ def _suggested_among(proposal: Proposal, fields: Iterable[str]) -> str | None:
 def spacing_bands(
     limits: CropLimits,
 ) -> tuple[dict[str, tuple[float, float]], tuple[str, str] | None]:
-    """Plants/m² bands for a crop: warnings outside its typical density, errors outside the
-    general band widened to twice the crop's own (a squash at 0.7 plants/m² is normal). Crops
-    the library does not know are held to the general bands."""
+    """Plants/m² bands for a crop: warnings outside its typical density, errors outside its
+    band halved and doubled, never narrower than 1–400 (a squash at 0.7 plants/m² is normal).
+    Crops the library does not know are held to the general bands, whose error band leaves
+    the wide spacings of pumpkins and melons possible."""
     band = limits.density
     if band is None or not band.is_range:
         return dict(SPACING_DENSITY), None
-    low, high = SPACING_DENSITY["error"]
+    low, high = CROP_SPACING_ERROR
     bands = {
         "error": (min(low, band.min / 2), max(high, band.max * 2)),
         "warning": (band.min, band.max),
@@ -391,38 +419,38 @@ def check_density(proposal: Proposal, culture: Culture, limits: CropLimits = NO_
     seed_field = _suggested_among(proposal, seed_fields)
     if spacing is not None and spacing_field:
         bands, whose = spacing_bands(limits)
-        what = f"The spacing gives {spacing:.1f} plants/m²"
         _check_band(
             proposal,
             spacing_field,
             "spacing_density",
             spacing,
             bands,
-            what,
+            "The spacing gives {value} plants/m²",
             whose,
+            places=1,
             plants_per_m2=round(spacing, 2),
         )
     if seeds is not None and seed_field:
-        what = f"The seed rate gives {seeds:.0f} seeds/m²"
         _check_band(
             proposal,
             seed_field,
             "seed_rate_density",
             seeds,
             SEED_RATE_DENSITY,
-            what,
+            "The seed rate gives {value} seeds/m²",
             None,
             seeds_per_m2=round(seeds, 1),
         )
     if spacing and seeds and (spacing_field or seed_field):
         ratio = seeds / spacing
-        if ratio > DENSITY_CONFLICT_RATIO or ratio < 1 / DENSITY_CONFLICT_RATIO:
+        conflict = (DENSITY_CONFLICT_RATIO, 1 / DENSITY_CONFLICT_RATIO)
+        if ratio > conflict[0] or ratio < conflict[1]:
             proposal.add(
                 "spacing_seedrate_conflict",
                 WARNING,
                 seed_field or spacing_field,
                 f"Spacing gives {spacing:.1f} plants/m² but the seed rate "
-                f"{seeds:.0f} seeds/m² (×{ratio:.1f}).",
+                f"{seeds:.0f} seeds/m² (×{honest(ratio, conflict, 1)}).",
                 ratio=round(ratio, 2),
                 plants_per_m2=round(spacing, 2),
                 seeds_per_m2=round(seeds, 1),
@@ -449,7 +477,7 @@ def check_thousand_kernel_weight(proposal: Proposal) -> None:
             "tkg_high_needs_confirmation",
             WARNING,
             "thousand_kernel_weight_g",
-            f"A thousand-kernel weight of {tkg:g} g is rare (above "
+            f"A thousand-kernel weight of {honest(tkg, (TKG_CONFIRM_ABOVE_G,))} g is rare (above "
             f"{TKG_CONFIRM_ABOVE_G:g} g, e.g. faba bean); confirm it.",
             value=tkg,
         )
@@ -477,7 +505,7 @@ def check_seed_packages(proposal: Proposal) -> None:
                 "seed_package_size_rejected",
                 WARNING,
                 "seed_packages",
-                f"A {size:g} g package is outside {SEED_PACKAGE_G[0]:g}–"
+                f"A {honest(size, SEED_PACKAGE_G)} g package is outside {SEED_PACKAGE_G[0]:g}–"
                 f"{SEED_PACKAGE_G[1]:g} g; dropped.",
                 size_value=size,
             )

@@ -57,7 +57,11 @@ def outcome(done: int, failed: int) -> RunStatus:
 def complete(run: Run, kind: RunKind, from_statuses=(RunStatus.running,)) -> None:
     text = summary(run, kind)
     status = outcome(run.done, kind.failed_items(run))
-    if status == RunStatus.failed:
+    # Every item done without a failure, yet none found anything: grey, saying why.
+    if status == RunStatus.succeeded and run.done and (why := kind.nothing_found(run)):
+        where = "" if run.done == 1 else f" in any of {run.done} items"
+        finish(run, RunStatus.nothing_found, f"Nothing found{where}: {why}.", from_statuses)
+    elif status == RunStatus.failed:
         finish(run, status, text, from_statuses, error_code="no_item_done", error_message=text)
     else:
         finish(run, status, text, from_statuses)

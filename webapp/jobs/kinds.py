@@ -28,6 +28,19 @@ class ItemOutcome:
     issue: str | None
 
 
+# An item's result may say, under this key, why the item found nothing (in words that follow
+# "Nothing found: "); a run whose every item says so ends "nothing found", not succeeded.
+NOTHING_FOUND = "nothing_found"
+# How many items' reasons a run's message lists before counting the rest.
+REASONS_SHOWN = 3
+
+
+def found_nothing(result: Any) -> str | None:
+    """Why an item's result found nothing, when it says so."""
+    why = result.get(NOTHING_FOUND) if isinstance(result, dict) else None
+    return why if isinstance(why, str) and why else None
+
+
 def words(key: str) -> str:
     """A result key as a label: "size_bytes" → "Size bytes"."""
     return key.replace("_", " ").capitalize()
@@ -132,8 +145,23 @@ class RunKind(ABC):
                 and k != "error"
             )
             issue = error or (result["error"] if isinstance(result.get("error"), str) else None)
+            if issue is None and (why := found_nothing(result)):
+                issue = f"Nothing found: {why}."
             shown.append(ItemOutcome(names.get(key, key), counts, issue))
         return shown
+
+    def nothing_found(self, run: Any) -> str | None:
+        """Why a run whose items all finished found nothing, or None when one found something:
+        by default, when every done item's result says why it found nothing (NOTHING_FOUND),
+        their reasons ("the reference library has no “Dragonfruit”"). Any kind may use it."""
+        done = run.done_keys()
+        reasons = [found_nothing(run.results.get(key)) for key in run.items if key in done]
+        if not reasons or None in reasons:
+            return None
+        distinct = list(dict.fromkeys(reasons))
+        shown = "; ".join(distinct[:REASONS_SHOWN])
+        more = len(distinct) - REASONS_SHOWN
+        return shown + (f"; and {more} more" if more > 0 else "")
 
     def verdict(self, run: Any) -> tuple[str, str] | None:
         """What an ended run found, in a sentence shown first on its page, with its level

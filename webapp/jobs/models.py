@@ -25,6 +25,9 @@ class RunStatus(StrEnum):
     running = "running"
     succeeded = "succeeded"  # every item done
     completed_with_errors = "completed_with_errors"  # some items failed, the rest done
+    # Every item done, none failed, and none found anything (RunKind.nothing_found says why):
+    # not green, for a run that proposed nothing did not do what it was asked.
+    nothing_found = "nothing_found"
     failed = "failed"  # no item done, or the run itself failed
     cancelled = "cancelled"
 

@@ -9,6 +9,7 @@ from webapp.cultures.providers import ProviderAnswer
 from webapp.reference.evidence import evidence_for
 from webapp.reference.library import Crop, Fact, library
 from webapp.review.vocabulary import (
+    Confidence,
     Proposal,
     Severity,
     SuggestedValue,
@@ -20,6 +21,17 @@ RANGE_FACTS = {"thousand_kernel_weight_g": "thousand_kernel_weight_g"}
 YIELD_FACTS = {"per_sqm": "yield_per_sqm_kg", "per_plant": "yield_per_plant_kg"}
 # A growth duration counts from planting out, or from sowing for a direct-sown crop.
 BASIS_OF = {"pre_cultivation": "transplanting", "direct_sowing": "sowing"}
+
+
+def confidence_of(fact: Fact, value: Any) -> Confidence:
+    """How sure a library value is, on the scale every provider uses. A figure the cited source
+    states for the crop is high when it is one figure and medium when it is a range (the rules
+    take its midpoint, which the source does not state). A derived figure (a range worked out
+    from the source, or a class read from another quantity) is low: the source does not state
+    it, which is why its rule asks a person to confirm it."""
+    if fact.derived:
+        return Confidence.low
+    return Confidence.medium if isinstance(value, dict) else Confidence.high
 
 
 def _range(fact: Fact) -> Any:
@@ -48,6 +60,8 @@ class OfflineProvider:
                 None,
                 f"The reference library has no data for “{culture.get('name')}”; "
                 "nothing is suggested.",
+                # What a run that found nothing says (after "Nothing found: ").
+                why=f"the reference library has no “{culture.get('name')}”",
             )
             return ProviderAnswer(proposal)
         wanted = set(fields)
@@ -55,7 +69,9 @@ class OfflineProvider:
         def suggest(field_name: str, value: Any, fact: Fact, unit: str | None = None) -> None:
             if value is None:
                 return
-            proposal.suggested[field_name] = SuggestedValue(value, unit or fact.unit, None)
+            proposal.suggested[field_name] = SuggestedValue(
+                value, unit or fact.unit, confidence_of(fact, value)
+            )
             proposal.evidence[field_name] = [evidence_for(fact)]
 
         for field_name, fact_name in RANGE_FACTS.items():
