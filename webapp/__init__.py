@@ -80,6 +80,7 @@ def configure_templates(app: Flask) -> None:
     from webapp.links import is_safe_link
     from webapp.markdown import render_markdown
     from webapp.numbers import format_number
+    from webapp.review.targets import partner_field
     from webapp.review.vocabulary import Confidence
     from webapp.workspaces import WORKSPACES
 
@@ -87,7 +88,9 @@ def configure_templates(app: Flask) -> None:
     app.jinja_env.filters["num"] = format_number
     app.jinja_env.filters["confidence_level"] = lambda score: Confidence.from_score(score).value
     app.jinja_env.tests["safe_link"] = is_safe_link
-    app.jinja_env.globals.update(workspaces=WORKSPACES, RunStatus=RunStatus, Role=Role)
+    app.jinja_env.globals.update(
+        workspaces=WORKSPACES, RunStatus=RunStatus, Role=Role, partner_field=partner_field
+    )
 
 
 def register_request_hooks(app: Flask) -> None:

@@ -102,6 +102,18 @@
     });
   });
 
+  // A value applied with another or not at all (a yield and its harvest method): ticking one
+  // row's box ticks its partner's on the same record; the server refuses one alone anyway.
+  document.addEventListener("change", function (event) {
+    var box = event.target;
+    if (!box.matches || !box.matches("input.pick")) return;
+    var row = box.closest("tr.review-item[data-with]");
+    if (!row) return;
+    var selector = 'tr.review-item[data-record="' + row.getAttribute("data-record") +
+      '"][data-field="' + row.getAttribute("data-with") + '"] input.pick:not([disabled])';
+    document.querySelectorAll(selector).forEach(function (other) { other.checked = box.checked; });
+  });
+
   function reveal(root) {
     root.querySelectorAll("[data-open-keys], .select-buttons").forEach(function (el) {
       el.hidden = false;

@@ -112,3 +112,33 @@ def test_an_implausible_value_needs_save_anyway_on_the_form(page: Page, admin):
     page.get_by_role("button", name="Save").click()
     expect(page.get_by_role("heading", name="Rote Bete")).to_be_visible()
     expect(page.locator(".flash-error")).to_contain_text("Expected yield:")
+
+
+@pytest.fixture
+def carrot(session_app, admin) -> int:
+    with session_app.app_context():
+        culture = Culture(name="Carrot", distance_within_row_cm=5, row_spacing_cm=30)
+        db.session.add(culture)
+        db.session.commit()
+        return culture.id
+
+
+def test_ticking_a_yield_ticks_its_harvest_method_and_both_are_applied(
+    page: Page, carrot, run_worker
+):
+    sign_in(page)
+    page.goto(f"/cultures/{carrot}")
+    page.get_by_role("button", name="Enrich").click()
+    run_worker()
+    expect(page.locator("#suggestions")).to_be_visible(timeout=30_000)
+    yield_box = page.get_by_role("checkbox", name="Apply Expected yield")
+    method_box = page.get_by_role("checkbox", name="Apply Harvest method")
+    yield_box.check()
+    expect(method_box).to_be_checked()
+    method_box.uncheck()
+    expect(yield_box).not_to_be_checked()
+    yield_box.check()
+    screenshot(page, "culture-yield-with-method")
+    page.get_by_role("button", name="Apply selected").click()
+    expect(page.get_by_text("Applied 2 field(s)")).to_be_visible()
+    expect(page.locator("dt:text-is('Expected yield') + dd")).to_contain_text("kg/m²")

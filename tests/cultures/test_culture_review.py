@@ -128,3 +128,29 @@ def test_values_that_need_each_other_apply_together_even_beside_a_refused_one(cu
     assert [(r.field, r.message) for r in result.refused] == [
         ("row_spacing_cm", "Must not be negative.")
     ]
+
+
+def test_a_yield_never_lands_without_its_harvest_method(culture, make_user):
+    user = make_user("reviewer")
+    # The yield's own check passed when it was proposed with its harvest method beside it.
+    alone = suggest(culture, "expected_yield", 7.0)
+    result = apply(culture, [alone], user)
+    assert [r.field for r in result.refused] == ["expected_yield"]
+    assert "A yield needs its context" in result.refused[0].message
+    assert culture.expected_yield is None
+    # Applied with its harvest method, it lands.
+    again = suggest(culture, "expected_yield", 7.0)
+    method = suggest(culture, "harvest_method", "per_sqm")
+    both = apply(culture, [again, method], user)
+    assert sorted(both.applied_fields) == ["expected_yield", "harvest_method"]
+    assert culture.expected_yield == 7.0 and culture.harvest_method == "per_sqm"
+
+
+def test_a_yield_judged_per_m2_never_lands_on_a_per_plant_culture(culture, make_user):
+    update_culture(culture, {"harvest_method": "per_plant"})
+    db.session.commit()
+    result = apply(culture, [suggest(culture, "expected_yield", 30.0)], make_user("reviewer"))
+    # 30 kg a plant is above what any crop gives: the record as it would be is refused.
+    assert [r.field for r in result.refused] == ["expected_yield"]
+    assert "kg/plant" in result.refused[0].message
+    assert culture.expected_yield is None

@@ -28,7 +28,10 @@ def test_fao_yields_in_t_per_ha_are_applied_and_undone_through_the_api(
     reviewer = client_as("reviewer")
     listed = reviewer.get(f"/api/v1/runs/{run.id}/suggestions").get_json()
     # Rows go by what people call them (the first text column), never "Row 17".
-    assert {item["name"] for item in listed["targets"]} == {"Albania", "Algeria", "Angola"}
+    # Rows are named by their key columns: country, crop and year.
+    names = {item["name"] for item in listed["targets"]}
+    assert {name.split(" · ")[0] for name in names} == {"Albania", "Algeria", "Angola"}
+    assert "Albania · Wheat · 2013" in names
 
     headers = {"X-CSRFToken": reviewer.csrf_token("/")}
     applied = reviewer.post(

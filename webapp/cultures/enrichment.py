@@ -15,7 +15,15 @@ from sqlalchemy.orm import defer
 from webapp.ai import ProviderError
 from webapp.api import BodyInvalid
 from webapp.auth.models import User
-from webapp.cultures.catalog import ENRICHABLE_FIELDS, crop_limits, update_culture, values_of
+from webapp.cultures.catalog import (
+    ENRICHABLE_FIELDS,
+    blocking,
+    crop_limits,
+    entry_findings,
+    update_culture,
+    values_of,
+)
+from webapp.cultures.domain import CultureInvalid
 from webapp.cultures.forms import LABELS
 from webapp.cultures.models import Culture, culture_label
 from webapp.cultures.providers import culture_provider
@@ -76,6 +84,8 @@ class CultureTarget(CultureRecords):
     kind = TARGET
     label = "Culture"
     uses_evidence = True
+    # A yield means nothing without its context: per plant or per m².
+    together = (("expected_yield", "harvest_method"),)
 
     def _cultures(self, ids: Collection[int]) -> dict[int, Culture]:
         query = select(Culture).where(Culture.id.in_(list(ids)))
@@ -86,6 +96,17 @@ class CultureTarget(CultureRecords):
 
     def write(self, target_id: int, values: Mapping[str, Any], user: User | None) -> Changed:
         return update_culture(db.session.get(Culture, target_id), dict(values))
+
+    def new_errors(self, target_id: int, values: Mapping[str, Any]) -> dict[str, str]:
+        """The culture as it will be, by the plausibility rules: a yield with no harvest method
+        to give it context, or one judged per m² landing on a per-plant culture, is refused."""
+        culture = db.session.get(Culture, target_id)
+        try:
+            found = entry_findings(dict(values), culture)
+        except CultureInvalid:
+            # The write itself refuses values a culture cannot hold, saying why.
+            return {}
+        return {issue.field: issue.message for issue in blocking(found)}
 
     def after_apply(self, target_id: int, applied: Sequence[Applied], user: User | None) -> Changed:
         """A derived figure's source does not state it: it is never listed as a citation."""

@@ -52,6 +52,8 @@ class ReviewTarget:
     writes: bool = True
     # True when after_apply reads the applied suggestions' evidence (loaded only then).
     uses_evidence: bool = False
+    # Pairs of fields a value is applied with or not at all (new_errors refuses one alone).
+    together: tuple[tuple[str, str], ...] = ()
 
     def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
         """The present values of these records by id; a deleted record is left out."""
@@ -80,10 +82,41 @@ class ReviewTarget:
             if not self.writes:
                 changed[target_id] = dict(mine)
                 continue
-            done, problems = self._write_what_it_accepts(target_id, dict(mine), user)
+            mine, blocked = self._without_new_errors(target_id, dict(mine))
+            refused += blocked
+            done, problems = self._write_what_it_accepts(target_id, mine, user)
             changed[target_id] = done
             refused += problems
         return changed, refused
+
+    def partner(self, field: str) -> str | None:
+        """The field a value of this field is applied with or not at all (a yield and its
+        harvest method): a review page ticks one with the other."""
+        for pair in self.together:
+            if field in pair:
+                return next(other for other in pair if other != field)
+        return None
+
+    def new_errors(self, target_id: int, values: Mapping[str, Any]) -> dict[str, str]:
+        """The record as it will be with values, by the target's own rules: each field whose
+        write would leave an error the record does not have now, with the reason. A target
+        without rules across its fields has none."""
+        return {}
+
+    def _without_new_errors(
+        self, target_id: int, values: dict[str, Any]
+    ) -> tuple[dict[str, Any], list[WriteRefused]]:
+        """values less those that would leave the record with a new error, each refused with
+        its reason; what is left is checked again (a value may have needed a refused one: a
+        yield without its harvest method)."""
+        refused: list[WriteRefused] = []
+        while values:
+            errors = {f: m for f, m in self.new_errors(target_id, values).items() if f in values}
+            if not errors:
+                break
+            refused += [WriteRefused(target_id, f, m) for f, m in errors.items()]
+            values = {f: v for f, v in values.items() if f not in errors}
+        return values, refused
 
     def _write_what_it_accepts(
         self, target_id: int, values: dict[str, Any], user: User | None
@@ -161,6 +194,12 @@ def register_target(target: ReviewTarget) -> ReviewTarget:
         raise ValueError("a review target needs a kind and a label")
     TARGETS[target.kind] = target
     return target
+
+
+def partner_field(kind: str | None, field: str | None) -> str | None:
+    """The field a suggestion's field is applied together with, for review pages."""
+    target = target_for(kind or "")
+    return target.partner(field) if target is not None and field else None
 
 
 def target_for(kind: str) -> ReviewTarget | None:
