@@ -79,13 +79,15 @@ def configure_templates(app: Flask) -> None:
     from webapp.jobs.models import RunStatus
     from webapp.links import is_safe_link
     from webapp.markdown import render_markdown
-    from webapp.numbers import format_number
+    from webapp.numbers import display_number, format_number
     from webapp.review.targets import partner_field
     from webapp.review.vocabulary import Confidence
     from webapp.workspaces import WORKSPACES
 
     app.jinja_env.filters["markdown"] = render_markdown
     app.jinja_env.filters["num"] = format_number
+    # What people read of a measured value (3 significant figures); exports keep it whole.
+    app.jinja_env.filters["figures"] = display_number
     app.jinja_env.filters["confidence_level"] = lambda score: Confidence.from_score(score).value
     app.jinja_env.tests["safe_link"] = is_safe_link
     app.jinja_env.globals.update(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 from webapp.problems import Invalid
 
@@ -157,3 +157,32 @@ def _exponent(exp: str | None, written: str) -> str:
 def format_number(value: object) -> object:
     """30.0 reads as 30 on screen, whichever database stored it."""
     return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+DISPLAY_FIGURES = 3
+
+
+def display_number(value: object, figures: int = DISPLAY_FIGURES) -> object:
+    """A number as people read it on a page: 3 significant figures (5.942857143 reads 5.94,
+    0.3333333333 reads 0.333, 0.000123456 reads 0.000123), and from 1000 on the whole number
+    (12345.6 reads 12346), never in an exponent's notation. Only what is shown: the value kept,
+    exported and edited stays as it is. What is not a number (None, text, a boolean) is
+    returned as it is."""
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        return value
+    number = Decimal(str(value)) if isinstance(value, float) else Decimal(value)
+    if not number.is_finite():
+        return value
+    if abs(number) >= 1000:
+        shown = number.quantize(Decimal(1), rounding=ROUND_HALF_UP)
+    elif number == 0:
+        return "0"
+    else:
+        step = Decimal(1).scaleb(number.adjusted() - figures + 1)
+        shown = number.quantize(step, rounding=ROUND_HALF_UP)
+        if abs(shown) >= 1000:  # 999.6 rounds up into the whole numbers
+            shown = shown.quantize(Decimal(1))
+    text = format(shown, "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text

@@ -95,3 +95,45 @@ def test_open_a_cell_approve_it_and_close_the_drawer(page: Page, session_app, ad
     screenshot(page, "system-drawer-page-390")
     page.get_by_role("link", name="Back to the grid").click()
     expect(page.locator("table.system-grid")).to_be_visible()
+
+
+def test_the_grid_and_the_drawer_show_three_significant_figures(page: Page, session_app, admin):
+    document = copy.deepcopy(itinera())
+    document["steps"][0]["interventions"][0]["values"] = [
+        {"key": "gnr", "value": 5.942857143, "reviewed": True},
+        {"key": "ift", "value": 0.3333333333, "reviewed": True},
+    ]
+    with session_app.app_context():
+        import_system(create_farm("Ferme des chiffres"), "Chiffres", document, None)
+        db.session.commit()
+    page.set_viewport_size({"width": 1280, "height": 900})
+    sign_in(page)
+    page.goto("/systems")
+    page.get_by_role("link", name="Chiffres").click()
+    labour = page.locator("table.system-grid tr.intervention-row").filter(has_text="Labour").first
+    fuel = labour.get_by_role("link", name="Details of Fuel of Labour")
+    expect(labour).to_contain_text("5.94")
+    expect(labour).to_contain_text("0.333")
+    expect(labour).not_to_contain_text("5.9428")
+    fuel.scroll_into_view_if_needed()
+    in_view(page, "system-figures-1280")
+    fuel.click()
+    drawer = page.get_by_role("dialog", name="Labour › Fuel (L/ha)")
+    expect(drawer.locator(".drawer-value")).to_contain_text("5.94 L/ha")
+    expect(drawer.locator("#drawer-value-input")).to_have_value("5.942857143")
+    in_view(page, "system-figures-drawer-1280")
+    page.set_viewport_size({"width": PHONE_WIDTH, "height": 844})
+    page.goto(page.url.split("#")[0])
+    fits_phone(page)
+    expect(labour).to_contain_text("5.94")
+    # The grid scrolls in its frame: the fuel cell in the middle, clear of the sticky names.
+    fuel.evaluate(
+        """a => {
+            const cell = a.closest("td"), row = cell.closest("tr");
+            let frame = cell.parentElement;
+            while (frame.scrollWidth <= frame.clientWidth) frame = frame.parentElement;
+            frame.scrollLeft = cell.offsetLeft - row.querySelector("th").offsetWidth;
+            row.scrollIntoView({block: "center"});
+        }"""
+    )
+    in_view(page, "system-figures-390")

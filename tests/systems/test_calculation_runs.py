@@ -15,6 +15,7 @@ from webapp.systems.calculators import CALCULATORS
 from webapp.systems.document import Places, flat_values, value_path
 from webapp.systems.models import System
 from webapp.systems.runs import SystemCalculation, is_filled, missing_cells
+from webapp.systems.summary import totals_answer
 from webapp.systems.totals import system_totals
 
 # Runs are worked here (run_here); their jobs wait on a queue no worker takes.
@@ -248,7 +249,14 @@ def test_totals_api(client_as):
     assert totals.status_code == 200
     body = totals.get_json()
     document = db.session.get(System, system_id).document
-    assert body == system_totals(document).to_dict()
+    assert body == totals_answer(document)
+    # system_totals' answer, with at system level what each total misses
+    plain = system_totals(document).to_dict()
+    assert {k: v for k, v in body.items() if k not in ("values", "missing")} == {
+        k: v for k, v in plain.items() if k not in ("values", "missing")
+    }
+    assert plain["missing"] == {} and body["missing"]
+    assert body["values"]["ift"]["value"] == plain["values"]["ift"]["value"]
     assert body["rotation_years"] > 0 and len(body["steps"]) == 10
     first = body["steps"][0]
     assert first["step_id"] == STEP["id"]

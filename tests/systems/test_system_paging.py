@@ -82,6 +82,7 @@ def test_a_cell_on_a_later_page_is_edited_in_place(htmx_client_as):
     saved = editor.submit(f"/systems/{system_id}/cell", where | {"value": "2,5"})
     assert saved.status_code == 200 and "2.5" in saved.get_data(as_text=True)
     page = editor.get(f"/systems/{system_id}?page=2").get_data(as_text=True)
-    assert "Σ</span> 151.5" in page.split('<tr class="step-row"')[1].split("</tr>")[0]
+    # The step's total, 151.5, as people read it: to 3 significant figures.
+    assert "Σ</span> 152" in page.split('<tr class="step-row"')[1].split("</tr>")[0]
     gone = editor.get(f"/systems/{system_id}/cell", query_string=where | {"intervention": "x"})
     assert gone.status_code == 404

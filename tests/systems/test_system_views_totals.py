@@ -180,3 +180,53 @@ def test_one_yield_unit_is_said_in_the_heading():
     one["steps"][1]["assumptions"] = "- **Unité rendement**: q/ha"
     assert "Yield (q/ha)" in csv_header(columns(one), one)
     assert "Yield unit" not in csv_header(columns(one), one)
+
+
+def test_the_api_says_at_system_level_what_the_page_says_each_total_misses(client_as):
+    editor = api_client(client_as, "editor")
+    doc = stored(wheat(), rapeseed())
+    system_id = create(editor, document=doc).get_json()["id"]
+    answer = editor.get(f"/api/v1/systems/{system_id}/totals").get_json()
+    page = editor.get(f"/systems/{system_id}").get_data(as_text=True)
+    rows = rows_by_key(doc)
+    # One reading serves both: every total that is not complete, and only those, in words as
+    # the page's yearly table says them.
+    assert set(answer["missing"]) == {key for key, row in rows.items() if not row.complete}
+    for key, row in rows.items():
+        if row.value is not None:
+            assert answer["values"][key]["partial"] == row.partial
+    gnr = answer["missing"]["gnr"]
+    assert gnr["says"] == f"Fuel: {rows['gnr'].missing}"
+    assert gnr["partial"] and gnr["value"] == answer["values"]["gnr"]["value"]
+    assert gnr["says"].replace("'", "&#39;") in page
+    wheat_gap, rapeseed_gap = gnr["steps"]
+    assert (wheat_gap["step"], wheat_gap["needs"]) == (
+        "Blé tendre d'hiver",
+        "values for 2 of the 3 interventions",
+    )
+    assert [i["name"] for i in wheat_gap["interventions"]] == ["Désherbage", "Semis"]
+    assert rapeseed_gap["interventions"] == [{"id": "colza-semis", "name": "Semis colza"}]
+    # Derived totals name the indicators they lack.
+    products = answer["missing"]["totalProduits"]
+    assert products["says"] == "Total output: needs the yield and price of Colza d'hiver"
+    assert [i["key"] for i in products["steps"][0]["indicators"]] == ["rendement", "prixVente"]
+    charges = answer["missing"]["totalCharges"]["steps"][0]
+    assert charges["step"] == "Blé tendre d'hiver"
+    assert [i["label"] for i in charges["indicators"]] == ["Fertiliser", "Irrigation"]
+    # A total no step has: missing, not partial, without a value.
+    assert "engrais" not in answer["values"]
+    assert answer["missing"]["engrais"]["partial"] is False
+    assert answer["missing"]["engrais"]["value"] is None
+
+
+def test_a_complete_total_is_not_partial_and_misses_nothing(client_as):
+    editor = api_client(client_as, "editor")
+    step = wheat()
+    for work in step["interventions"]:
+        work["values"] = [value("frequence", 1), value("gnr", 10)]
+    system_id = create(editor, document=stored(step)).get_json()["id"]
+    answer = editor.get(f"/api/v1/systems/{system_id}/totals").get_json()
+    assert answer["values"]["gnr"]["partial"] is False
+    assert "gnr" not in answer["missing"]
+    # The steps keep their own reading: per total, the interventions without a value.
+    assert answer["steps"][0]["missing"]["ift"] == ["labour", "herbi", "semis"]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from webapp.numbers import display_number
 from webapp.systems.assumptions import Assumptions, find_step, resolve_for
 from webapp.systems.assumptions import resolve as resolve_levels
 from webapp.systems.conversation import seed_action
@@ -161,7 +162,7 @@ def _number(value: Any) -> bool:
 
 def _shown(value: Any) -> str:
     if _number(value):
-        return f"{value:g}"
+        return str(display_number(value))
     return _text(value) or "—"
 
 

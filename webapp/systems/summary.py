@@ -11,7 +11,7 @@ from typing import Any
 from webapp.systems import grid
 from webapp.systems.campaigns import BASIS, SEGMENT_LABELS, CampaignIft
 from webapp.systems.indicators import CHARGE_KEYS, DERIVED_KEYS, IFT_TOTAL_SEGMENTS, INDICATORS
-from webapp.systems.totals import SUMMED, StepTotals, SystemTotals, per_year_unit
+from webapp.systems.totals import SUMMED, StepTotals, SystemTotals, per_year_unit, system_totals
 
 # The yearly table's rows: what interventions add up to, then the margins. A yield or a price
 # summed over different crops means nothing (system_totals leaves them out too).
@@ -29,26 +29,61 @@ def _label(key: str) -> str:
     return INDICATORS[key].label_en
 
 
-def _needs(key: str, step: StepTotals, size: int) -> str | None:
-    """What step lacks for its total of key to be complete, in words; None when nothing."""
-    if key == "totalProduits":
-        lacking = [PRODUCT_NEEDS[k] for k in step.missing.get("totalProduits", ())]
-    elif key == "totalCharges":
-        lacking = [_label(k).lower() for k in _charges_lacking(step)]
-    elif key == "margeBrute":
-        # Output first: without it there is no margin; the costs' gaps then make it partial.
-        lacking = [PRODUCT_NEEDS[k] for k in step.missing.get("totalProduits", ())]
-        lacking = lacking or [_label(k).lower() for k in _charges_lacking(step)]
-    else:
-        without = len(step.missing.get(key, ()))
-        if key in step.values and not without:
+@dataclass(frozen=True)
+class Gap:
+    """What one step lacks for a yearly total to be complete: the interventions without a value
+    (every one when the step has none), or the indicators a derived total is made from."""
+
+    step_id: str
+    step: str  # the step's name
+    needs: str  # in words: "values for 2 of the 3 interventions", "the yield and price"
+    interventions: tuple[tuple[str, str], ...] = ()  # (id, name) of those without a value
+    indicators: tuple[str, ...] = ()  # the keys the step lacks (yield, price, a charge)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "step_id": self.step_id,
+            "step": self.step,
+            "needs": self.needs,
+            "interventions": [{"id": i, "name": n} for i, n in self.interventions],
+            "indicators": [{"key": k, "label": _label(k)} for k in self.indicators],
+        }
+
+
+def _gap(key: str, step: Mapping[str, Any], totals: StepTotals) -> Gap | None:
+    """What step lacks for its total of key to be complete; None when nothing."""
+    name = step.get("name") or totals.step_id
+    if key in ("totalProduits", "totalCharges", "margeBrute"):
+        products = list(totals.missing.get("totalProduits", ()))
+        if key == "totalProduits":
+            lacking = products
+        elif key == "totalCharges":
+            lacking = _charges_lacking(totals)
+        else:
+            # Output first: without it there is no margin; the costs' gaps then make it partial.
+            lacking = products or _charges_lacking(totals)
+        if not lacking:
             return None
-        if not size:
-            return "interventions"
-        if without == size:
-            return "values for every intervention"
-        return f"values for {without} of the {size} interventions" if without else None
-    return f"the {_words(lacking)}" if lacking else None
+        words = [PRODUCT_NEEDS.get(k) or _label(k).lower() for k in lacking]
+        return Gap(totals.step_id, name, f"the {_words(words)}", indicators=tuple(lacking))
+    works = list(step.get("interventions") or ())
+    without = set(totals.missing.get(key, ()))
+    if key in totals.values and not without:
+        return None
+    if not works:
+        return Gap(totals.step_id, name, "interventions")
+    lacking = tuple(
+        (w.get("id", ""), w.get("name") or w.get("id", ""))
+        for w in works
+        if w.get("id", "") in without
+    )
+    if not lacking:
+        return None
+    if len(lacking) == len(works):
+        needs = "values for every intervention"
+    else:
+        needs = f"values for {len(lacking)} of the {len(works)} interventions"
+    return Gap(totals.step_id, name, needs, interventions=lacking)
 
 
 def _charges_lacking(step: StepTotals) -> list[str]:
@@ -64,10 +99,16 @@ class YearlyRow:
     unit: str
     value: float | None  # None: no step has any of it
     missing: str  # what the total lacks, in words; "" when complete
+    gaps: tuple[Gap, ...] = ()  # the same, step by step
 
     @property
     def complete(self) -> bool:
         return self.value is not None and not self.missing
+
+    @property
+    def partial(self) -> bool:
+        """A figure that leaves something out (shown with a "partial" badge)."""
+        return self.value is not None and bool(self.missing)
 
 
 def yearly_rows(document: Mapping[str, Any], totals: SystemTotals) -> list[YearlyRow]:
@@ -77,15 +118,18 @@ def yearly_rows(document: Mapping[str, Any], totals: SystemTotals) -> list[Yearl
     steps = list(document.get("steps") or ())
     found = []
     for key in YEARLY_KEYS:
-        gaps: dict[str, list[str]] = {}
-        for step, step_total in zip(steps, totals.steps, strict=True):
-            need = _needs(key, step_total, len(step.get("interventions") or ()))
-            if need:
-                gaps.setdefault(need, []).append(step.get("name") or step_total.step_id)
+        gaps = tuple(
+            gap
+            for step, step_total in zip(steps, totals.steps, strict=True)
+            if (gap := _gap(key, step, step_total))
+        )
+        by_need: dict[str, list[str]] = {}
+        for gap in gaps:
+            by_need.setdefault(gap.needs, []).append(gap.step)
         missing = "; ".join(
             # Naming every step of a long rotation says less than "every step".
             f"needs {need} of {'every step' if len(names) == len(steps) > 2 else _words(names)}"
-            for need, names in gaps.items()
+            for need, names in by_need.items()
         )
         if not steps:
             missing = "needs steps"
@@ -96,9 +140,36 @@ def yearly_rows(document: Mapping[str, Any], totals: SystemTotals) -> list[Yearl
                 per_year_unit(INDICATORS[key].unit),
                 totals.values.get(key),
                 missing,
+                gaps,
             )
         )
     return found
+
+
+def totals_answer(document: Mapping[str, Any]) -> dict[str, Any]:
+    """The system's totals as the API gives them: system_totals, and at system level what the
+    page's yearly table says from the same rows: each total partial or not, and for each one
+    that is not complete what it misses, in words and step by step (the interventions without a
+    value, or the indicators a derived total lacks), by id and name."""
+    totals = system_totals(document)
+    answer = totals.to_dict()
+    rows = yearly_rows(document, totals)
+    partial = {row.key: row.partial for row in rows}
+    for key, entry in answer["values"].items():
+        entry["partial"] = partial.get(key, False)
+    answer["missing"] = {
+        row.key: {
+            "label": row.label,
+            "unit": row.unit,
+            "value": row.value,  # None: no step has any of it
+            "partial": row.partial,
+            "says": f"{row.label}: {row.missing}",
+            "steps": [gap.to_dict() for gap in row.gaps],
+        }
+        for row in rows
+        if not row.complete
+    }
+    return answer
 
 
 # The IFT by campaign table's columns: the compliance segments and their total, then the two

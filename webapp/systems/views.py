@@ -646,9 +646,13 @@ def api_calculation(system_id: int, run_id: int):
 
 
 @api.get("/<int:system_id>/totals")
-@accepts(summary="The system's totals per intervention, step and year, with their units.")
+@accepts(
+    summary="The system's totals per intervention, step and year, with their units; at system "
+    "level each total says whether it is partial, and `missing` what each total that is not "
+    "complete lacks, step by step (the interventions or indicators, by name)."
+)
 def api_totals(system_id: int):
-    return jsonify(system_totals(system_or_404(system_id).document).to_dict())
+    return jsonify(summary.totals_answer(system_or_404(system_id).document))
 
 
 @api.get("/farms/<int:farm_id>/totals")
