@@ -389,6 +389,28 @@ class ReferenceLibrary:
                 return confusion
         return None
 
+    def confusion_with(self, crop: Crop, name: str, variety: str | None = None) -> Confusion | None:
+        """The known confusion that says ``name`` is not ``crop`` though the crop may have been
+        chosen or stored for it (a culture "Black Eyed Peas" kept as pea): None when the name
+        holds no confusion of the crop, or is one of the crop's own whole names."""
+        if not isinstance(name, str):
+            return None
+        words = _words(catalog_reading(name))
+        variety_words = _words(variety) if isinstance(variety, str) else ()
+        base = _without(words, variety_words) if variety_words else words
+        said = [words, base, _singulars(words), _singulars(base)]
+        if any(self._by_name.get(spoken) is crop for spoken in said):
+            return None
+        runs = [
+            spoken[i : i + size]
+            for spoken in said
+            for size in range(len(spoken), 0, -1)
+            for i in range(len(spoken) - size + 1)
+            if self._by_name.get(spoken[i : i + size]) is crop
+        ]
+        own = max(runs, key=len, default=())
+        return self.confusion_for(crop, own, said)
+
     def confusion_for(
         self, crop: Crop, run: tuple[str, ...], said: Iterable[tuple[str, ...]]
     ) -> Confusion | None:
