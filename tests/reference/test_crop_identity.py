@@ -94,6 +94,12 @@ def test_a_catalog_form_reads_as_its_second_part_before_its_first(name, reading)
         ("Rice, paddy", "rice"),
         ("Pumpkins", "winter_squash"),
         ("Melons", "melon"),
+        ("Bean-Bush", "green_bean"),
+        ("Squash-summer", "zucchini"),
+        ("Squash-winter", "winter_squash"),
+        ("Corn-Sweet", "sweet_corn"),
+        ("Rote-Bete", "table_beet"),
+        ("céleri-rave", "celeriac"),
     ],
 )
 def test_catalog_and_plural_forms_find_the_crop_the_library_has(name, expected):
@@ -139,6 +145,11 @@ def test_every_known_confusion_matches_nothing_in_any_form(entry):
         ("Radish - Winter", "radish"),
         ("Squash", "zucchini"),
         ("Cow peas, dry", "pea"),
+        ("Cow-pea", "pea"),
+        ("Pea-Cow", "pea"),
+        ("Bean-Pole", "green_bean"),
+        ("Pea shoots", "pea"),
+        ("Green garlic", "garlic"),
     ],
 )
 def test_the_issues_wrong_matches_match_nothing(name, not_crop):

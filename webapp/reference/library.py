@@ -109,6 +109,7 @@ _WORD_BREAK = re.compile(r"[\W_]+")
 # is one name) name the second part's kind of the first.
 _COMMA_FORM = re.compile(r"^([^,]+),([^,]+)$")
 _DASH_FORM = re.compile(r"^(.+?)\s+[-\u2010-\u2015]\s+(.+)$")
+_HYPHEN_FORM = re.compile(r"^([^\s,\-\u2010-\u2015]+)[-\u2010\u2011]([^,\-\u2010-\u2015]+)$")
 # What a days-to-first-harvest count starts from.
 BASES = ("sowing", "transplanting")
 
@@ -251,6 +252,15 @@ def catalog_reading(name: str) -> str:
     return name
 
 
+def _hyphen_swapped(name: str) -> str | None:
+    """ "Bean-Bush" -> "Bush Bean": a one-word first part and a bare hyphen, read the other way
+    round; None for other names."""
+    found = _HYPHEN_FORM.match(name.strip())
+    if found is None or not all(_words(part) for part in found.groups()):
+        return None
+    return f"{found.group(2).strip()} {found.group(1)}"
+
+
 def _frozen(value: Any) -> Any:
     if isinstance(value, Mapping):
         return MappingProxyType({key: _frozen(item) for key, item in value.items()})
@@ -333,13 +343,40 @@ class ReferenceLibrary:
         "Cherry tomato" and "Tomate 'Harzfeuer'" find tomato. Runs of one length that name two
         crops, or a name the crop excludes ("sweet potato"), give None. A name that matches
         nothing is tried once more with its English plurals made singular ("Parsnips").
-        A catalog form is read first ("Beans, Bush" is "Bush Beans"). A crop found through
-        a run of words that lies inside a known confusion ("peas" in "Black Eyed Peas") gives
-        None: the name is that other species or type.
+        A catalog form is read first ("Beans, Bush" is "Bush Beans"); a name of two parts
+        joined by a bare hyphen is read the other way round ("Bean-Bush", "Squash-summer")
+        only when as written it matches nothing, since "Rote-Bete" is one name. A crop found
+        through a run of words that lies inside a known confusion ("peas" in "Black Eyed
+        Peas") gives None: the name is that other species or type.
         """
         if not isinstance(name, str):
             return None
-        words = _words(catalog_reading(name))
+        reading = catalog_reading(name)
+        crop = self._resolve_reading(reading, variety)
+        swapped = _hyphen_swapped(name)
+        if swapped is None:
+            return crop
+        if crop is None:
+            # "Black-eyed peas" matches nothing as written: a confusion, not a catalog form.
+            # A one-word confusion ("Squash-summer": squash alone is ambiguous) is what the
+            # other reading may settle.
+            if self._holds_confusion(_words(reading)):
+                return None
+            return self._resolve_reading(swapped, variety)
+        return None if self.confusion_with(crop, swapped, variety) else crop
+
+    def _holds_confusion(self, words: tuple[str, ...]) -> bool:
+        said = (words, _singulars(words))
+        return any(
+            _contains(spoken, phrase)
+            for confusion in self.confusions
+            if len(confusion.words) > 1
+            for phrase in (confusion.words, _singulars(confusion.words))
+            for spoken in said
+        )
+
+    def _resolve_reading(self, reading: str, variety: str | None) -> Crop | None:
+        words = _words(reading)
         if not words:
             return None
         variety_words = _words(variety) if isinstance(variety, str) else ()
@@ -381,6 +418,8 @@ class ReferenceLibrary:
         words = _words(catalog_reading(name))
         variety_words = _words(variety) if isinstance(variety, str) else ()
         said = [words, _without(words, variety_words), _singulars(words)]
+        if (swapped := _hyphen_swapped(name)) is not None:
+            said += [_words(swapped), _singulars(_words(swapped))]
         for confusion in sorted(self.confusions, key=lambda known: -len(known.words)):
             phrase = confusion.words
             if any(_contains(spoken, phrase) for spoken in said) or any(
