@@ -424,7 +424,7 @@ def test_crops_by_name_never_their_key(client_as, batch):
     assert "dry_bean" not in listed.get_data(as_text=True) + page.get_data(as_text=True)
     assert (
         by_id(page, "main").find("dt", string="Reference crop").find_next("dd").get_text()
-        == "Dry bean"
+        == "Dry bean, Phaseolus vulgaris"
     )
 
 

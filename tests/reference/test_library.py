@@ -203,8 +203,8 @@ def test_every_source_is_cited_by_a_fact():
         ("小麦", "winter_wheat"),
         ("maïs", "grain_maize"),
         ("Mais", "grain_maize"),
-        ("corn", "grain_maize"),
-        ("トウモロコシ", "grain_maize"),
+        ("field corn", "grain_maize"),
+        ("子実用トウモロコシ", "grain_maize"),
         ("Kohl", "cabbage"),
         ("Weißkohl", "cabbage"),
         ("Weisskohl", "cabbage"),
@@ -254,7 +254,7 @@ def test_unknown_ambiguous_and_excluded_names_resolve_to_nothing():
     assert lib.resolve("Potato", variety="Linda").id == "potato"
     assert lib.resolve("Sea lettuce") is None
     assert lib.resolve("Sweet potatoes") is None
-    assert lib.resolve("summer squash") is None
+    assert lib.resolve("summer squash").id == "zucchini"
     assert lib.resolve("Wild rice") is None
     assert lib.resolve("chili pepper") is None
     assert lib.resolve("Tomatoe") is None  # no fuzzy similarity

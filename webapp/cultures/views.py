@@ -76,6 +76,7 @@ from webapp.cultures.forms import ConfirmImportForm, CultureForm, ImportForm
 from webapp.cultures.importing import IMPORT_SOURCE, ImportPreview, import_rows, preview_file
 from webapp.cultures.models import Culture
 from webapp.cultures.providers import culture_provider
+from webapp.cultures.reference_match import culture_match, reference_matches
 from webapp.database import among
 from webapp.extensions import db
 from webapp.fertilizer.models import PlanRecord
@@ -265,6 +266,7 @@ def review_batch(run_id: int):
         run=run,
         queue=queue,
         page=page,
+        matches=reference_matches([item.culture_id for item in page.items]),
         show=show,
         show_choices=SHOW,
         show_of_level=SHOW_OF_LEVEL,
@@ -483,7 +485,12 @@ def render_culture(culture: Culture, fragment: str | None = None, **extra):
         culture=culture,
         field_label=CULTURES.field_label,
         choice_labels=CHOICE_LABELS,
-        fields=[f for f in FIELDS if f.name not in ("name", "notes", "structured_sources")],
+        fields=[
+            f
+            for f in FIELDS
+            if f.name not in ("name", "notes", "structured_sources", "reference_crop")
+        ],
+        reference=culture_match(culture),
         shown_field=shown,
         history_value=lambda value, field: shown_value(field, value, culture),
         form=EmptyForm(),

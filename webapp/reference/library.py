@@ -14,9 +14,18 @@ JSON shape::
         "names": {"en": "...", "de": "...", "fr": "...", "ja": "..."},
         "aliases": ["tomatoes", "トマト", ...],  # extra spellings; no alias names two crops
         "family": "Solanaceae",
+        "species": "Solanum lycopersicum",    # the Latin binomial (or the species' genus
+                                              # and species where a crop spans several)
+        "crop_type": "sweet corn",            # optional: the named type within the species
+                                              # ("sweet corn" vs "grain maize" for Zea mays)
         "excludes": ["tree tomato"],          # optional: names that contain one of this crop's
                                               # names but are other crops ("sweet potato")
-        "facts": {"<fact name>": {<fact>}}}]}
+        "facts": {"<fact name>": {<fact>}}}],
+     "confusions": [                          # optional: names known to be taken for a crop
+       {"name": "black-eyed pea",             # the name as people write it
+        "species": "Vigna unguiculata",       # what it really is
+        "not": ["pea"],                       # the library crops it must never match
+        "note": "cowpea, a Vigna, not the garden pea"}]}
 
 A fact always has ``min``, ``max``, ``cap`` (number or null), ``unit``, ``source`` (a source
 id), ``claim`` (what the source states, with its numbers; derived facts say they are derived
@@ -69,6 +78,15 @@ Optional extra keys on any fact:
 
 Names match whole words, accents and case aside; an English plural the library does not list
 ("strawberries", "parsnips") is matched by its singular when the name as given matches nothing.
+A catalog form "X, Y" or "X – Y" (one comma, or one dash with spaces around it) is read as
+"Y X": "Beans, Bush" is "Bush Beans", "Squash – Summer" is "Summer Squash".
+
+A reference crop is a species, or a named crop type within one (sweet corn and grain maize are
+both Zea mays). A name that is another species or type matches nothing, never the nearest
+crop: a crop is not matched through a shorter name inside a known confusion ("Black-eyed
+peas" holds "peas" but is a cowpea), and a name that only says the species where the library
+holds two of its types ("corn") is itself a confusion. Only a crop's own whole name overrides:
+"sweet corn" holds "corn" and is sweet corn.
 """
 
 from __future__ import annotations
@@ -89,6 +107,11 @@ _FACT_KEYS = frozenset(
     {"min", "max", "cap", "unit", "value", "source", "claim", "derived"},
 )
 _WORD_BREAK = re.compile(r"[\W_]+")
+# Catalog forms: "Beans, Bush" and "Squash – Summer" (a dash with spaces around it; "Rote-Bete"
+# is one name) name the second part's kind of the first.
+_COMMA_FORM = re.compile(r"^([^,]+),([^,]+)$")
+_DASH_FORM = re.compile(r"^(.+?)\s+[-\u2010-\u2015]\s+(.+)$")
+_HYPHEN_FORM = re.compile(r"^([^\s,\-\u2010-\u2015]+)[-\u2010\u2011]([^,\-\u2010-\u2015]+)$")
 # What a days-to-first-harvest count starts from.
 BASES = ("sowing", "transplanting")
 
@@ -139,9 +162,20 @@ class Crop:
     family: str
     facts: Mapping[str, Fact]
     excludes: tuple[str, ...] = ()
+    species: str = ""
+    crop_type: str | None = None
 
     def __hash__(self) -> int:
         return hash(self.id)
+
+    def label(self, lang: str = "en") -> str:
+        """The crop as a person checks a match: "Pea, Pisum sativum"; "Sweet corn, Zea mays"; the
+        type is named where the name does not say it: "Zucchini, Cucurbita pepo (summer squash)"."""
+        name = self.name(lang)
+        text = f"{name}, {self.species}" if self.species else name
+        if self.crop_type and self.crop_type.casefold() != name.casefold():
+            return f"{text} ({self.crop_type})"
+        return text
 
     def fact(self, name: str) -> Fact | None:
         return self.facts.get(name)
@@ -196,6 +230,42 @@ def _excluded(crop: Crop, said: Iterable[tuple[str, ...]]) -> bool:
     return any(_contains(words, phrase) for words in said for phrase in phrases)
 
 
+@dataclass(frozen=True)
+class Confusion:
+    """A name known to be taken for a library crop it is not (cowpea for the garden pea)."""
+
+    name: str
+    species: str
+    not_crops: tuple[str, ...]
+    note: str
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        return _words(self.name)
+
+
+def catalog_reading(name: str) -> str:
+    """ "Beans, Bush" -> "Bush Beans", "Squash – Summer" -> "Summer Squash"; other names as
+    they are. Only a name with one comma, or one spaced dash, is read this way."""
+    for form in (_COMMA_FORM, _DASH_FORM):
+        found = form.match(name.strip())
+        if found and all(_words(part) for part in found.groups()):
+            first, second = found.groups()
+            if form is _DASH_FORM and _DASH_FORM.match(second):
+                return name
+            return f"{second.strip()} {first.strip()}"
+    return name
+
+
+def _hyphen_swapped(name: str) -> str | None:
+    """ "Bean-Bush" -> "Bush Bean": a one-word first part and a bare hyphen, read the other way
+    round; None for other names."""
+    found = _HYPHEN_FORM.match(name.strip())
+    if found is None or not all(_words(part) for part in found.groups()):
+        return None
+    return f"{found.group(2).strip()} {found.group(1)}"
+
+
 def _frozen(value: Any) -> Any:
     if isinstance(value, Mapping):
         return MappingProxyType({key: _frozen(item) for key, item in value.items()})
@@ -207,9 +277,15 @@ def _frozen(value: Any) -> Any:
 class ReferenceLibrary:
     """The crops of one library file, looked up by id or by any of their names."""
 
-    def __init__(self, crops: Iterable[Crop], sources: Mapping[str, Source]) -> None:
+    def __init__(
+        self,
+        crops: Iterable[Crop],
+        sources: Mapping[str, Source],
+        confusions: Iterable[Confusion] = (),
+    ) -> None:
         self.crops: tuple[Crop, ...] = tuple(crops)
         self.sources: Mapping[str, Source] = MappingProxyType(dict(sources))
+        self.confusions: tuple[Confusion, ...] = tuple(confusions)
         self._by_id: dict[str, Crop] = {}
         self._by_name: dict[tuple[str, ...], Crop] = {}
         for crop in self.crops:
@@ -231,6 +307,16 @@ class ReferenceLibrary:
                     raise ValueError(
                         f"crop {crop.id!r}: {excluded!r} is both a name and an exclusion"
                     )
+        for confusion in self.confusions:
+            if not confusion.words:
+                raise ValueError(f"the confusion {confusion.name!r} has no letters")
+            if (owner := self._by_name.get(confusion.words)) is not None:
+                raise ValueError(f"the confusion {confusion.name!r} is a name of crop {owner.id!r}")
+            for crop_id in confusion.not_crops:
+                if crop_id not in self._by_id:
+                    raise ValueError(
+                        f"the confusion {confusion.name!r} names unknown crop {crop_id!r}"
+                    )
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> ReferenceLibrary:
@@ -241,7 +327,14 @@ class ReferenceLibrary:
         except (KeyError, TypeError) as exc:
             raise ValueError("reference library needs 'sources' and 'crops'") from exc
         sources = {key: _source(key, raw) for key, raw in raw_sources.items()}
-        return cls((_crop(raw, sources) for raw in raw_crops), sources)
+        confusions = data.get("confusions", [])
+        if not isinstance(confusions, list):
+            raise ValueError("'confusions' must be a list")
+        return cls(
+            (_crop(raw, sources) for raw in raw_crops),
+            sources,
+            [_confusion(raw) for raw in confusions],
+        )
 
     def get(self, crop_id: str) -> Crop | None:
         return self._by_id.get(crop_id)
@@ -255,10 +348,40 @@ class ReferenceLibrary:
         "Cherry tomato" and "Tomate 'Harzfeuer'" find tomato. Runs of one length that name two
         crops, or a name the crop excludes ("sweet potato"), give None. A name that matches
         nothing is tried once more with its English plurals made singular ("Parsnips").
+        A catalog form is read first ("Beans, Bush" is "Bush Beans"); a name of two parts
+        joined by a bare hyphen is read the other way round ("Bean-Bush", "Squash-summer")
+        only when as written it matches nothing, since "Rote-Bete" is one name. A crop found
+        through a run of words that lies inside a known confusion ("peas" in "Black Eyed
+        Peas") gives None: the name is that other species or type.
         """
         if not isinstance(name, str):
             return None
-        words = _words(name)
+        reading = catalog_reading(name)
+        crop = self._resolve_reading(reading, variety)
+        swapped = _hyphen_swapped(name)
+        if swapped is None:
+            return crop
+        if crop is None:
+            # "Black-eyed peas" matches nothing as written: a confusion, not a catalog form.
+            # A one-word confusion ("Squash-summer": squash alone is ambiguous) is what the
+            # other reading may settle.
+            if self._holds_confusion(_words(reading)):
+                return None
+            return self._resolve_reading(swapped, variety)
+        return None if self.confusion_with(crop, swapped, variety) else crop
+
+    def _holds_confusion(self, words: tuple[str, ...]) -> bool:
+        said = (words, _singulars(words))
+        return any(
+            _contains(spoken, phrase)
+            for confusion in self.confusions
+            if len(confusion.words) > 1
+            for phrase in (confusion.words, _singulars(confusion.words))
+            for spoken in said
+        )
+
+    def _resolve_reading(self, reading: str, variety: str | None) -> Crop | None:
+        words = _words(reading)
         if not words:
             return None
         variety_words = _words(variety) if isinstance(variety, str) else ()
@@ -279,15 +402,72 @@ class ReferenceLibrary:
                 return None if _excluded(crop, said) else crop
         for size in range(len(base) - 1, 0, -1):
             found = {
-                self._by_name[run].id: self._by_name[run]
+                self._by_name[run].id: (self._by_name[run], run)
                 for run in (base[i : i + size] for i in range(len(base) - size + 1))
                 if run in self._by_name
             }
             if len(found) > 1:
                 return None
             if found:
-                (crop,) = found.values()
-                return None if _excluded(crop, said) else crop
+                ((crop, run),) = found.values()
+                if _excluded(crop, said) or self.confusion_for(crop, run, said) is not None:
+                    return None
+                return crop
+        return None
+
+    def confusion(self, name: str, variety: str | None = None) -> Confusion | None:
+        """Why ``name`` matches no crop, when it is a known confusion ("Cow peas": a cowpea,
+        Vigna unguiculata, not the pea); None for a name that matches a crop."""
+        if not isinstance(name, str) or self.resolve(name, variety) is not None:
+            return None
+        words = _words(catalog_reading(name))
+        variety_words = _words(variety) if isinstance(variety, str) else ()
+        said = [words, _without(words, variety_words), _singulars(words)]
+        if (swapped := _hyphen_swapped(name)) is not None:
+            said += [_words(swapped), _singulars(_words(swapped))]
+        for confusion in sorted(self.confusions, key=lambda known: -len(known.words)):
+            phrase = confusion.words
+            if any(_contains(spoken, phrase) for spoken in said) or any(
+                _contains(spoken, _singulars(phrase)) for spoken in said
+            ):
+                return confusion
+        return None
+
+    def confusion_with(self, crop: Crop, name: str, variety: str | None = None) -> Confusion | None:
+        """The known confusion that says ``name`` is not ``crop`` though the crop may have been
+        chosen or stored for it (a culture "Black Eyed Peas" kept as pea): None when the name
+        holds no confusion of the crop, or is one of the crop's own whole names."""
+        if not isinstance(name, str):
+            return None
+        words = _words(catalog_reading(name))
+        variety_words = _words(variety) if isinstance(variety, str) else ()
+        base = _without(words, variety_words) if variety_words else words
+        said = [words, base, _singulars(words), _singulars(base)]
+        if any(self._by_name.get(spoken) is crop for spoken in said):
+            return None
+        runs = [
+            spoken[i : i + size]
+            for spoken in said
+            for size in range(len(spoken), 0, -1)
+            for i in range(len(spoken) - size + 1)
+            if self._by_name.get(spoken[i : i + size]) is crop
+        ]
+        own = max(runs, key=len, default=())
+        return self.confusion_for(crop, own, said)
+
+    def confusion_for(
+        self, crop: Crop, run: tuple[str, ...], said: Iterable[tuple[str, ...]]
+    ) -> Confusion | None:
+        """A confusion said beside ``run`` (the words that named ``crop``) that must not be
+        taken for it; a confusion inside the run ("corn" in "field corn") is no reason."""
+        said = list(said)
+        for confusion in self.confusions:
+            if crop.id not in confusion.not_crops:
+                continue
+            for phrase in {confusion.words, _singulars(confusion.words)}:
+                inside = _contains(run, phrase) or _contains(_singulars(run), phrase)
+                if not inside and any(_contains(spoken, phrase) for spoken in said):
+                    return confusion
         return None
 
 
@@ -367,6 +547,22 @@ def _fact(crop_id: str, name: str, raw: Any, sources: Mapping[str, Source]) -> F
     )
 
 
+def _confusion(raw: Any) -> Confusion:
+    if not isinstance(raw, Mapping):
+        raise ValueError("every confusion must be an object")
+    name = _text(raw.get("name"), "a confusion", "name")
+    where = f"confusion {name!r}"
+    not_crops = raw.get("not")
+    if not isinstance(not_crops, list) or not not_crops:
+        raise ValueError(f"{where}: 'not' must list the crops it must not match")
+    return Confusion(
+        name=name,
+        species=_text(raw.get("species"), where, "species"),
+        not_crops=tuple(_text(item, where, "not") for item in not_crops),
+        note=_text(raw.get("note"), where, "note"),
+    )
+
+
 def _crop(raw: Any, sources: Mapping[str, Source]) -> Crop:
     if not isinstance(raw, Mapping):
         raise ValueError("every crop must be an object")
@@ -387,6 +583,9 @@ def _crop(raw: Any, sources: Mapping[str, Source]) -> Crop:
     facts = raw.get("facts", {})
     if not isinstance(facts, Mapping):
         raise ValueError(f"{where}: 'facts' must be an object")
+    crop_type = raw.get("crop_type")
+    if crop_type is not None:
+        _text(crop_type, where, "crop_type")
     return Crop(
         id=crop_id,
         names=MappingProxyType(dict(names)),
@@ -396,6 +595,8 @@ def _crop(raw: Any, sources: Mapping[str, Source]) -> Crop:
             {name: _fact(crop_id, name, fact, sources) for name, fact in facts.items()}
         ),
         excludes=tuple(excludes),
+        species=_text(raw["species"], where, "species") if "species" in raw else "",
+        crop_type=crop_type,
     )
 
 

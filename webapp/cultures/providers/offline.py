@@ -6,8 +6,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from webapp.cultures.providers import ProviderAnswer
+from webapp.cultures.reference_match import ReferenceMatch, reference_match
 from webapp.reference.evidence import evidence_for
-from webapp.reference.library import Crop, Fact, library
+from webapp.reference.library import Crop, Fact
 from webapp.review.vocabulary import (
     Confidence,
     Proposal,
@@ -44,21 +45,28 @@ class OfflineProvider:
     name = "offline"
     model = None
 
+    @staticmethod
+    def match(culture: Mapping[str, Any]) -> ReferenceMatch:
+        return reference_match(
+            culture.get("name") or "", culture.get("variety"), culture.get("reference_crop")
+        )
+
     def find_crop(self, culture: Mapping[str, Any]) -> Crop | None:
-        reference = library()
-        if culture.get("reference_crop"):
-            return reference.get(culture["reference_crop"])
-        return reference.resolve(culture.get("name") or "", culture.get("variety") or None)
+        """The culture's reference crop: the stored one unless the culture's name is a known
+        confusion of it, else the one its name resolves to; never a nearest crop."""
+        return self.match(culture).crop
 
     def propose_culture(self, culture: Mapping[str, Any], fields: Sequence[str]) -> ProviderAnswer:
         proposal = Proposal()
-        crop = self.find_crop(culture)
+        match = self.match(culture)
+        crop = match.crop
         if crop is None:
+            why = f": {match.text.removeprefix('no reference crop: ')}" if match.confusion else ""
             proposal.add(
                 "reference_crop_unknown",
                 Severity.info,
                 None,
-                f"The reference library has no data for “{culture.get('name')}”; "
+                f"The reference library has no data for “{culture.get('name')}”{why}; "
                 "nothing is suggested.",
                 # What a run that found nothing says (after "Nothing found: ").
                 why=f"the reference library has no “{culture.get('name')}”",
