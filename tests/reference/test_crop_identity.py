@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from tests.reference.libraries import crop_entry, small_library
 from webapp.reference.library import (
     DEFAULT_PATH,
     ReferenceLibrary,
@@ -167,33 +168,9 @@ def test_a_name_that_matches_a_crop_is_no_confusion():
 
 
 def _data(**changes: object) -> dict:
-    fact = {
-        "min": 1,
-        "max": 2,
-        "cap": 3,
-        "unit": "kg/m²",
-        "source": "src",
-        "claim": "The source states 1–2 kg/m².",
-        "derived": False,
-    }
-    data: dict = {
-        "sources": {"src": {"url": "https://example.org/a", "title": "A", "publisher": "P"}},
-        "crops": [
-            {
-                "id": "pea",
-                "names": {"en": "Pea"},
-                "aliases": ["peas"],
-                "family": "Fabaceae",
-                "species": "Pisum sativum",
-                "facts": {"yield_per_sqm_kg": fact},
-            }
-        ],
-        "confusions": [
-            {"name": "cow pea", "species": "Vigna unguiculata", "not": ["pea"], "note": "n"}
-        ],
-    }
-    data.update(changes)
-    return data
+    pea = crop_entry("pea", "Pea", "peas", "Fabaceae", species="Pisum sativum")
+    cow_pea = {"name": "cow pea", "species": "Vigna unguiculata", "not": ["pea"], "note": "n"}
+    return small_library([pea], **{"confusions": [cow_pea], **changes})
 
 
 def test_a_library_file_with_confusions_loads_and_uses_them():

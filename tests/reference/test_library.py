@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.reference.libraries import crop_entry, small_library
 from webapp import ROOT
 from webapp.reference.library import BASES, Crop, ReferenceLibrary, library, load_library
 
@@ -26,36 +27,11 @@ def _write(tmp_path: Path, data: dict) -> Path:
 
 
 def _small_library(**changes: object) -> dict:
-    fact = {
-        "min": 1,
-        "max": 2,
-        "cap": 3,
-        "unit": "kg/m²",
-        "source": "src",
-        "claim": "The source states 1–2 kg/m².",
-        "derived": False,
-    }
-    data: dict = {
-        "sources": {"src": {"url": "https://example.org/a", "title": "A", "publisher": "P"}},
-        "crops": [
-            {
-                "id": "tomato",
-                "names": {"en": "Tomato"},
-                "aliases": ["tomatoes"],
-                "family": "Solanaceae",
-                "facts": {"yield_per_sqm_kg": dict(fact)},
-            },
-            {
-                "id": "potato",
-                "names": {"en": "Potato"},
-                "aliases": ["potatoes"],
-                "family": "Solanaceae",
-                "facts": {"yield_per_sqm_kg": dict(fact)},
-            },
-        ],
-    }
-    data.update(changes)
-    return data
+    crops = [
+        crop_entry("tomato", "Tomato", "tomatoes", "Solanaceae"),
+        crop_entry("potato", "Potato", "potatoes", "Solanaceae"),
+    ]
+    return small_library(crops, **changes)
 
 
 def test_library_has_at_least_20_crops_and_every_fact_cites_a_web_source_with_a_title():

@@ -17,7 +17,6 @@ from webapp.fertilizer.tables import source_url, table
 from webapp.review.vocabulary import Issue, Severity
 
 METHOD = "DüV 2017 (as amended 2020), Anlage 4"
-DT_PER_KG_M2 = 100
 
 
 def _data() -> dict[str, Any]:

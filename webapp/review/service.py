@@ -363,7 +363,13 @@ def _apply_kind(
         }
         refused = []
     else:
-        written, refused = target.write_many(values, user, current)
+        # The record as it will be: a value that would leave it with a new error is refused.
+        refused = []
+        for target_id in list(values):
+            values[target_id], blocked = target.without_new_errors(target_id, values[target_id])
+            refused += blocked
+        written, write_refused = target.write_many(values, user, current)
+        refused += write_refused
     for problem in refused:
         row = chosen.pop((problem.target_id, problem.field))
         result.refused.append(_refusal(row, "invalid_value", problem.message))

@@ -82,9 +82,7 @@ class ReviewTarget:
             if not self.writes:
                 changed[target_id] = dict(mine)
                 continue
-            mine, blocked = self._without_new_errors(target_id, dict(mine))
-            refused += blocked
-            done, problems = self._write_what_it_accepts(target_id, mine, user)
+            done, problems = self._write_what_it_accepts(target_id, dict(mine), user)
             changed[target_id] = done
             refused += problems
         return changed, refused
@@ -103,12 +101,12 @@ class ReviewTarget:
         without rules across its fields has none."""
         return {}
 
-    def _without_new_errors(
+    def without_new_errors(
         self, target_id: int, values: dict[str, Any]
     ) -> tuple[dict[str, Any], list[WriteRefused]]:
         """values less those that would leave the record with a new error, each refused with
         its reason; what is left is checked again (a value may have needed a refused one: a
-        yield without its harvest method)."""
+        yield without its harvest method). An apply asks this; an undo restores what was."""
         refused: list[WriteRefused] = []
         while values:
             errors = {f: m for f, m in self.new_errors(target_id, values).items() if f in values}

@@ -123,9 +123,10 @@ class OpenAIGateway:
 
     def recommend(self, request: RecommendRequest) -> GatewayAnswer:
         usage = Usage()
+        crop = self.reference.find_crop(request)
         snippets: list[Evidence] = []
         if not self.structured.searches_the_web:
-            snippets = reference_snippets(self.reference.find_crop(request))
+            snippets = reference_snippets(crop)
             if not snippets:
                 raise NoRecommendation(
                     "no_sources",
@@ -136,7 +137,6 @@ class OpenAIGateway:
         def check(answer: PlanAnswer, citations: list[Evidence]) -> list[str]:
             return plan_of(answer, request, citations, snippets)[2]
 
-        crop = self.reference.find_crop(request)
         dose = dose_for(crop.id, request) if crop is not None else None
         try:
             result = self.structured.ask_structured(

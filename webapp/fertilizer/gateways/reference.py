@@ -12,7 +12,15 @@ import re
 from webapp.fertilizer.dose import DOSE, NUTRIENTS
 from webapp.fertilizer.interactor import GatewayAnswer, NoRecommendation
 from webapp.fertilizer.methods import dose_for
-from webapp.fertilizer.plan import ELEMENTS, Nutrients, topdress_positions
+from webapp.fertilizer.plan import (
+    ELEMENTS,
+    K_PER_K2O,
+    P_PER_P2O5,
+    Nutrients,
+    k2o,
+    p2o5,
+    topdress_positions,
+)
 from webapp.fertilizer.regions import ELSEWHERE, GERMANY, UK, region_of
 from webapp.fertilizer.request import RecommendRequest, season_bands, stage_at
 from webapp.fertilizer.season import season_of
@@ -113,7 +121,7 @@ def agreeing_reading(crop: Crop, element: str, stated, target: float | None) -> 
     rate = per_tonne.extra[element.lower()]
     low, high = (rate[0], rate[1]) if isinstance(rate, list | tuple) else (rate, rate)
     uptake = (low * tonnes[0], high * tonnes[1])
-    factor = 0.4364 if element == "P" else 0.8301
+    factor = P_PER_P2O5 if element == "P" else K_PER_K2O
     readings = {
         "elemental": (stated[0], stated[1]),
         "oxide": (stated[0] * factor, stated[1] * factor),
@@ -138,8 +146,8 @@ def basis_uncertain(crop: Crop, target: float | None = None) -> list[Issue]:
     if uptake is None or uptake.extra.get("basis") != "unstated":
         return []
     p, k = uptake.extra["p"], uptake.extra["k"]
-    as_p2o5 = [round(v / 0.4364) for v in p]
-    as_k2o = [round(v / 0.8301) for v in k]
+    as_p2o5 = [round(p2o5(v)) for v in p]
+    as_k2o = [round(k2o(v)) for v in k]
     judged = []
     for element, stated in (("P", p), ("K", k)):
         reading = agreeing_reading(crop, element, stated, target)
