@@ -185,12 +185,11 @@ def test_a_run_queued_when_redis_died_is_queue_lost_and_resumes_to_success(tmp_p
             )
             assert lost.error_code == "queue_lost" and lost.can_resume
             assert lost.error_message.startswith("Its job was lost from the job queue")
-            # Said by serve's sweep, or logged by the worker's periodic one when it came first.
-            assert re.search(
-                rf"run #{waiting.id} lost its queued job; marked failed \(queue_lost"
-                rf"|run {waiting.id} (chunk \d+ )?marked queue_lost",
-                server.log(),
-            )
+            # Said by serve's sweep, or logged by the worker's periodic one when it came first:
+            # the worker's line may reach the log a moment after its status is stored.
+            said = rf"run #{waiting.id} lost its queued job; marked failed \(queue_lost"
+            said += rf"|run {waiting.id} (chunk \d+ )?marked queue_lost"
+            assert wait_for(lambda: re.search(said, server.log()), timeout=10)
 
             # The run that was running when Redis died carries on to its end.
             open_gates(tmp_path / "busy", "item-0")
