@@ -234,8 +234,14 @@ def export_crop_command(culture_id: int, output: str) -> None:
 
 @click.command("import-doses")
 @click.argument("path", type=click.Path(dir_okay=False))
+@click.option(
+    "--names",
+    "names_path",
+    type=click.Path(dir_okay=False),
+    help="The ministry's product list (Nom_produit, AMM) naming the table's AMM numbers.",
+)
 @with_appcontext
-def import_doses_command(path: str) -> None:
+def import_doses_command(path: str, names_path: str | None) -> None:
     """Import an IFT reference-dose table (CSV), such as the ministry's for the campaign: the IFT
     calculator uses it from then on."""
     from pathlib import Path
@@ -244,12 +250,18 @@ def import_doses_command(path: str) -> None:
     from webapp.problems import Invalid
     from webapp.systems.doses import import_doses, imported_summary, read_dose_file
 
+    reading = path
     try:
         with Path(path).open("rb") as handle:
             text = read_dose_file(handle)
-        stored, table = import_doses(text, Path(path).name, None)
+        names = None
+        if names_path:
+            reading = names_path
+            with Path(names_path).open("rb") as handle:
+                names = (read_dose_file(handle), Path(names_path).name)
+        stored, table = import_doses(text, Path(path).name, None, names)
     except OSError as exc:
-        fail(f"cannot read {path}: {exc.strerror or exc}", 2)
+        fail(f"cannot read {reading}: {exc.strerror or exc}", 2)
     except Invalid as exc:
         db.session.rollback()
         problems = exc.problems

@@ -3,6 +3,7 @@ commas, UTF-8 or saved again as Windows-1252), imported in one command; the shar
 a table gives a dose (counted without Flask, and by `furrow dose-coverage`); and what the IFT
 says to do about a product without one."""
 
+import io
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from webapp.systems.calculators.ift import (
     bundled_reference_doses,
     calculate,
     dose_coverage,
+    read_product_names_csv,
     read_reference_doses_csv,
 )
 from webapp.systems.demo import DEMO_DOCUMENT, load_demo_system
@@ -25,6 +27,7 @@ from webapp.uploads import UploadRefused
 # Layout only: the columns of the ministry's export, its doses those of the MAA sample (see
 # tests/systems/data/README.md).
 LAYOUT = Path(__file__).parent / "data" / "ift-api-doses-layout.csv"
+NAMES = Path(__file__).parent / "data" / "ift-api-products-layout.csv"
 # The issue's example: a wheat fungicide at half its 1.5 L/ha reference dose, by AMM number.
 WHEAT_FUNGICIDE = (
     "- **Produit**: 2190686\n- **Dose**: 0,75 L/ha\n- **Segment**: fungicide\n"
@@ -44,6 +47,27 @@ def test_the_ministrys_export_reads_with_its_names_tabs_and_decimal_commas():
     assert (row.figure.low, row.figure.unit, basis) == (0.2, "L/ha", "target")
     # "Blé tendre" is soft wheat: a winter soft wheat falls back to it, as in the sample.
     assert doses.lookup("2190686", "winter soft wheat", None)[0].figure.text == "1.5 L/ha"
+
+
+def test_the_ministrys_product_list_names_the_tables_amm_numbers():
+    names = read_product_names_csv(NAMES.read_text(encoding="utf-8"))
+    assert names == {"2190686": ["REVYSTAR XL"], "8900564": ["MAVRIK FLO"]}
+    doses = read_reference_doses_csv(LAYOUT.read_text(encoding="utf-8"), "MAA", names)
+    row, basis = doses.lookup("Mavrik Flo", "winter soft wheat", "autumn aphids")
+    assert (row.product, row.figure.low, basis) == ("MAVRIK FLO", 0.2, "target")
+    assert doses.lookup("8900564", "winter soft wheat", None)[0] is row  # still by number
+    # The newest campaign's name first; a line without a name or number is refused.
+    assert read_product_names_csv("AMM;Nom_produit;ID_campagne\n1;OLD;2023\n1;NEW;2024\n") == {
+        "1": ["NEW", "OLD"]
+    }
+    with pytest.raises(Invalid) as raised:
+        read_product_names_csv("AMM;Nom_produit\n1;\n;B\n")
+    assert [p.message for p in raised.value.problems] == [
+        "product names, line 2: name is empty",
+        "product names, line 3: AMM is empty",
+    ]
+    with pytest.raises(Invalid, match="lacks the columns: AMM"):
+        read_product_names_csv("Nom_produit\nA\n")
 
 
 def test_a_blank_dose_is_an_error_outside_the_ministrys_layout():
@@ -140,11 +164,38 @@ def test_import_then_coverage_on_the_command_line(app, tmp_path):
     assert done.exit_code == 0, done.output
     assert "imported 2 reference dose(s) from “doses 2024.csv”; 1 row(s)" in done.output
     assert current_import().rows == 2
-    after = runner.invoke(args=["dose-coverage", "1"])
-    assert after.exit_code == 0, after.output
+    numbers_only = runner.invoke(args=["dose-coverage", "1"])
+    assert numbers_only.exit_code == 0, numbers_only.output
     # The demo names its products; this table knows them only by AMM number.
-    assert "0 of 5 treatments have a reference dose (0 %)" in after.output
-    assert "  no reference dose: Revystar XL (Blé tendre d'hiver) (1 treatment(s))" in after.output
+    assert "0 of 5 treatments have a reference dose (0 %)" in numbers_only.output
+    assert "  no reference dose: Revystar XL (Blé tendre d'hiver) (1 treatment(s))" in (
+        numbers_only.output
+    )
+    named = runner.invoke(args=["import-doses", str(saved), "--names", str(NAMES)])
+    assert named.exit_code == 0, named.output
+    assert "named by “ift-api-products-layout.csv”" in named.output
+    after = runner.invoke(args=["dose-coverage"])
+    assert "#1 Colza – blé – orge de printemps (Beauce): 2 of 5 treatments" in after.output
+    assert "Revystar XL" not in after.output and "Mavrik Flo" not in after.output
+    assert "  no reference dose: Altiplano DAM Tec (Colza d'hiver) (1 treatment(s))" in (
+        after.output
+    )
+
+
+def test_import_doses_refuses_a_bad_product_list_in_one_line(app, tmp_path):
+    bad = tmp_path / "names.csv"
+    bad.write_text("AMM;Nom_produit\n1;\n", encoding="utf-8")
+    refused = app.test_cli_runner().invoke(args=["import-doses", str(LAYOUT), "--names", str(bad)])
+    assert refused.exit_code == 1
+    [line] = refused.output.strip().splitlines()
+    assert line == f"furrow: {LAYOUT}: nothing imported: product names, line 2: name is empty"
+    missing = app.test_cli_runner().invoke(
+        args=["import-doses", str(LAYOUT), "--names", str(tmp_path / "none.csv")]
+    )
+    assert missing.exit_code == 2 and "cannot read " + str(tmp_path / "none.csv") in (
+        missing.output
+    )
+    assert current_import() is None
 
 
 @pytest.mark.parametrize(
@@ -187,3 +238,40 @@ def test_the_dose_page_shows_the_coverage_of_the_farm_systems(client_as):
     page = viewer.get("/systems/doses").get_data(as_text=True)
     assert "0 of 5 treatments have a reference dose (0 %)" in page
     assert "<td>Mavrik Flo (Blé tendre d&#39;hiver)</td>" in page
+
+
+def test_an_editor_imports_the_table_with_its_product_list_on_the_page(client_as):
+    editor = client_as("editor")
+    page = editor.get("/systems/doses").get_data(as_text=True)
+    assert 'name="names"' in page and "Product names CSV (optional)" in page
+    data = {
+        "file": (io.BytesIO(LAYOUT.read_bytes()), "doses.csv"),
+        "names": (io.BytesIO(NAMES.read_bytes()), "produits.csv"),
+        "check": "1",
+    }
+    checked = editor.submit(
+        "/systems/doses", data, page="/systems/doses", content_type="multipart/form-data"
+    ).get_data(as_text=True)
+    assert "reads without a problem: 2 dose(s), and 1 row(s) the ministry gives no dose" in (
+        checked
+    )
+    assert "<td>MAVRIK FLO</td>" in checked and current_import() is None
+    data = {
+        "file": (io.BytesIO(LAYOUT.read_bytes()), "doses.csv"),
+        "names": (io.BytesIO(b"AMM;Nom_produit\n1;\n"), "produits.csv"),
+        "save": "1",
+    }
+    refused = editor.submit(
+        "/systems/doses", data, page="/systems/doses", content_type="multipart/form-data"
+    )
+    assert refused.status_code == 422
+    assert "product names, line 2: name is empty" in refused.get_data(as_text=True)
+    data["names"] = (io.BytesIO(NAMES.read_bytes()), "produits.csv")
+    data["file"] = (io.BytesIO(LAYOUT.read_bytes()), "doses.csv")
+    done = editor.submit(
+        "/systems/doses", data, page="/systems/doses", content_type="multipart/form-data"
+    )
+    assert done.status_code == 302
+    page = editor.get(done.headers["Location"]).get_data(as_text=True)
+    assert "Imported 2 reference dose(s) from “doses.csv”, named by “produits.csv”" in page
+    assert "its products named by “produits.csv”" in page

@@ -19,7 +19,6 @@ from webapp.systems.calculators.ift import (
     DoseCoverage,
     ReferenceDoses,
     bundled_reference_doses,
-    read_reference_doses_csv,
 )
 from webapp.systems.doses import (
     DOSES_MAX_BYTES,
@@ -27,6 +26,7 @@ from webapp.systems.doses import (
     import_doses,
     imported_summary,
     read_dose_file,
+    read_table,
     systems_dose_coverage,
 )
 from webapp.uploads import size_text
@@ -50,6 +50,14 @@ class DoseImportForm(FlaskForm):
             "table (Code_AMM, Culture, Cible, Dose_ref, Unite_dose_ref, ID_campagne) or as "
             "Agrosyst holds it (code_amm, culture_maa, groupe_cible_maa, dose_ref_maa, "
             "unit_dose_ref_maa, campagne)."
+        ),
+    )
+    names = FileField(
+        "Product names CSV (optional)",
+        validators=[FileAllowed(["csv", "txt"], "Only .csv files.")],
+        description=(
+            "The ministry's dose table gives AMM numbers only: its list of products per "
+            "campaign (Nom_produit, AMM) lets the calculator find them by the names people write."
         ),
     )
 
@@ -91,8 +99,10 @@ def import_dose_table():
     filename = upload.filename or "reference doses"
     try:
         text = read_dose_file(upload)
+        names = form.names.data
+        named = (read_dose_file(names), names.filename or "product names") if names else None
         if not request.form.get("save"):  # "Check the file": read it, store nothing
-            table = read_reference_doses_csv(text, source=f"imported table “{filename}”")
+            table = read_table(text, filename, named[0] if named else None)
             return render_doses(
                 form,
                 checked=filename,
@@ -100,7 +110,7 @@ def import_dose_table():
                 without_dose=table.without_dose,
                 sample=_sample(table),
             )
-        stored, table = import_doses(text, filename, current_user)
+        stored, table = import_doses(text, filename, current_user, named)
     except Invalid as exc:
         db.session.rollback()  # nothing is stored
         return render_doses(form, 422, problems=exc.problems, checked=filename)

@@ -1,7 +1,8 @@
 """The imported IFT reference-dose table. It lives in the database, not in an instance file:
 calculations run in RQ workers that may sit on other machines than the web server, and every
-one of them must read the same table. The newest import is the table in force; its CSV text is
-kept as it came (read again by read_reference_doses_csv, once per import and process)."""
+one of them must read the same table. The newest import is the table in force; its CSV text,
+and that of the product list naming its AMM numbers when one came with it, are kept as they
+came (read again by read_reference_doses_csv, once per import and process)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from webapp.systems.calculators.ift import (
     DoseCoverage,
     ReferenceDoses,
     dose_coverage,
+    read_product_names_csv,
     read_reference_doses_csv,
     reference_doses,
 )
@@ -46,6 +48,9 @@ class ReferenceDoseImport(db.Model):
     filename: Mapped[str] = mapped_column(String(255))
     rows: Mapped[int] = mapped_column(Integer)
     csv_text: Mapped[str] = mapped_column(Text)
+    # The ministry's dose table gives AMM numbers only; its product list names them.
+    names_filename: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    names_csv: Mapped[str | None] = mapped_column(Text, nullable=True)
     imported_by_id: Mapped[int | None] = mapped_column(
         ForeignKey("users.id", ondelete="SET NULL"), nullable=True
     )
@@ -64,16 +69,27 @@ def source_label(import_id: int, filename: str, imported_at: datetime) -> str:
 
 
 def import_doses(
-    text: str, filename: str, user: User | None
+    text: str,
+    filename: str,
+    user: User | None,
+    names: tuple[str, str] | None = None,
 ) -> tuple[ReferenceDoseImport, ReferenceDoses]:
-    """Store a reference-dose CSV as the table in force, once it reads without a problem
-    (Invalid naming every bad line otherwise, and nothing stored), with the table it reads as.
-    The caller commits."""
+    """Store a reference-dose CSV as the table in force, with names, a product list's (text,
+    filename) naming its AMM numbers, once both read without a problem (Invalid naming every
+    bad line otherwise, and nothing stored); with the table it reads as. The caller commits."""
     name = (filename.strip() or "reference doses")[:255]
-    table = read_reference_doses_csv(text, source=f"imported table “{name}”")
+    names_text, names_file = names or (None, None)
+    table = read_table(text, name, names_text)
     if not len(table):
         raise Invalid("The CSV has no dose rows.", code="csv_empty")
-    stored = ReferenceDoseImport(filename=name, rows=len(table), csv_text=text, imported_by=user)
+    stored = ReferenceDoseImport(
+        filename=name,
+        rows=len(table),
+        csv_text=text,
+        names_filename=(names_file.strip() or "product names")[:255] if names else None,
+        names_csv=names_text,
+        imported_by=user,
+    )
     db.session.add(stored)
     db.session.flush()
     return stored, table
@@ -95,14 +111,23 @@ def read_dose_file(source: bytes | BinaryIO) -> str:
         raise UploadRefused("not_utf8", NEITHER) from None
 
 
+def read_table(text: str, filename: str, names_text: str | None, label: str = "") -> ReferenceDoses:
+    """The table a dose CSV (and the product list naming its AMM numbers) reads as, its doses
+    citing label, else the file's name."""
+    names = read_product_names_csv(names_text) if names_text is not None else None
+    source = label or f"imported table “{filename}”"
+    return read_reference_doses_csv(text, source=source, names=names)
+
+
 def imported_summary(stored: ReferenceDoseImport, table: ReferenceDoses) -> str:
     """What an import stored, for the person who made it."""
+    named = f", named by “{stored.names_filename}”" if stored.names_filename else ""
     skipped = (
         f"; {table.without_dose} row(s) the ministry gives no dose were skipped"
         if table.without_dose
         else ""
     )
-    return f"{stored.rows} reference dose(s) from “{stored.filename}”{skipped}"
+    return f"{stored.rows} reference dose(s) from “{stored.filename}”{named}{skipped}"
 
 
 def current_import() -> ReferenceDoseImport | None:
@@ -139,8 +164,8 @@ def imported_doses() -> ReferenceDoses | None:
 def _read(import_id: int, imported_at: datetime, label: str) -> ReferenceDoses:
     """An import's table, read once per process (keyed by its time too: a new database may
     give a new import an old id)."""
-    text = db.session.get(ReferenceDoseImport, import_id).csv_text
-    return read_reference_doses_csv(text, source=label)
+    stored = db.session.get(ReferenceDoseImport, import_id)
+    return read_table(stored.csv_text, stored.filename, stored.names_csv, label)
 
 
 def systems_dose_coverage(ids: Iterable[int] = ()) -> list[tuple[System, DoseCoverage]]:

@@ -17,7 +17,9 @@ table per crop and target group as Agrosyst's refmaadosesrefpargroupecible holds
   takes it), unit / unit_dose_ref_maa / Unite_dose_ref (required: "L/ha", or "L_HA"),
   campagne / ID_campagne (the newest campaign's dose wins), source (required unless the import
   names it), url, claim (the sentence that states the dose). Other columns are not read.
-An imported table (webapp.systems.doses) takes precedence over the bundled sample.
+The ministry's table names products by AMM number only; its product list per campaign
+(read_product_names_csv: Nom_produit, AMM) gives their names. An imported table
+(webapp.systems.doses) takes precedence over the bundled sample.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from webapp.numbers import NumberInvalid, parse_number
@@ -93,11 +95,16 @@ class ReferenceDose:
 
 
 class ReferenceDoses:
-    """A reference-dose table, looked up by product, then target, then crop. bundled: the sample
-    Furrow ships, not a full table; without_dose: the rows read that give no dose."""
+    """A reference-dose table, looked up by product (its name, its AMM number, or a name the
+    product list gives that number), then target, then crop. bundled: the sample Furrow ships,
+    not a full table; without_dose: the rows read that give no dose."""
 
     def __init__(
-        self, doses: Iterable[ReferenceDose], bundled: bool = False, without_dose: int = 0
+        self,
+        doses: Iterable[ReferenceDose],
+        bundled: bool = False,
+        without_dose: int = 0,
+        names: Mapping[str, list[str]] | None = None,
     ) -> None:
         self.by_product: dict[str, list[ReferenceDose]] = {}
         self.size = 0
@@ -105,10 +112,11 @@ class ReferenceDoses:
         self.without_dose = without_dose
         for dose in doses:
             self.size += 1
-            self.by_product.setdefault(normalise(dose.product), []).append(dose)
-            if dose.code_amm and normalise(dose.code_amm) != normalise(dose.product):
-                # "- **Produit**: 8900564" finds MAVRIK FLO by its authorisation number.
-                self.by_product.setdefault(normalise(dose.code_amm), []).append(dose)
+            # "- **Produit**: 8900564" finds MAVRIK FLO by its authorisation number.
+            amm = dose.code_amm or ""
+            keys = {dose.product, amm, *(names or {}).get(amm, ())} - {""}
+            for key in dict.fromkeys(normalise(k) for k in keys):
+                self.by_product.setdefault(key, []).append(dose)
 
     def __len__(self) -> int:
         return self.size
@@ -194,17 +202,66 @@ def reference_doses() -> ReferenceDoses:
     return bundled_reference_doses() if imported is None else imported
 
 
-def read_reference_doses_csv(text: str, source: str | None = None) -> ReferenceDoses:
-    """A reference-dose table from CSV text (columns in the module docstring); source names the
-    table for rows without a source of their own. Invalid naming every bad line ("line 4:
-    dose ...") and nothing read when one is bad."""
+def _reader(text: str, columns: Mapping[str, tuple[str, ...]]) -> tuple[csv.DictReader, dict]:
+    """A CSV reader of text and, for each of columns, the header's name for it (or None)."""
     text = text.removeprefix("\ufeff")
     reader = csv.DictReader(io.StringIO(text), delimiter=sniff_delimiter(text))
     header = {(name or "").strip().casefold(): name for name in reader.fieldnames or ()}
     found = {
         column: next((header[n] for n in names if n in header), None)
-        for column, names in COLUMNS.items()
+        for column, names in columns.items()
     }
+    return reader, found
+
+
+# The ministry's list of products per campaign, as its IFT service exports it (ProduitCSV in
+# AGRILAB/ift-api: ID_campagne, Nom_produit, AMM): the names its dose table, by AMM number
+# alone, lacks.
+NAME_COLUMNS = {
+    "name": COLUMNS["product"],
+    "code_amm": COLUMNS["code_amm"],
+    "campaign": COLUMNS["campaign"],
+}
+
+
+def read_product_names_csv(text: str) -> dict[str, list[str]]:
+    """Each AMM number's product names, the newest campaign's first; Invalid naming every bad
+    line and nothing read when one is bad."""
+    reader, found = _reader(text, NAME_COLUMNS)
+    missing = [c for c in ("name", "code_amm") if found[c] is None]
+    if missing:
+        said = ", ".join("AMM" if c == "code_amm" else c for c in missing)
+        raise Invalid(f"The product names CSV lacks the columns: {said}.", code="csv")
+    named: dict[str, list[tuple[str, str]]] = {}
+    problems = []
+    for row in reader:
+        cells = {c: (row.get(name) or "").strip() if name else "" for c, name in found.items()}
+        if not any(cells.values()):
+            continue
+        empty = [label for c, label in (("name", "name"), ("code_amm", "AMM")) if not cells[c]]
+        if empty:
+            line = reader.line_num
+            problems.append(Problem(f"product names, line {line}: {empty[0]} is empty", ""))
+            continue
+        named.setdefault(cells["code_amm"], []).append((cells["campaign"], cells["name"]))
+    if problems:
+        raise Invalid(problems, code="csv")
+    return {
+        amm: list(
+            dict.fromkeys(name for _, name in sorted(pairs, key=lambda p: p[0], reverse=True))
+        )
+        for amm, pairs in named.items()
+    }
+
+
+def read_reference_doses_csv(
+    text: str, source: str | None = None, names: Mapping[str, list[str]] | None = None
+) -> ReferenceDoses:
+    """A reference-dose table from CSV text (columns in the module docstring); source names the
+    table for rows without a source of their own; names, each AMM number's product names (from
+    read_product_names_csv), for a table that gives numbers only. Invalid naming every bad line
+    ("line 4: dose ...") and nothing read when one is bad."""
+    reader, found = _reader(text, COLUMNS)
     required = ["dose", "unit", *([] if source else ["source"])]
     missing = [c for c in required if found[c] is None]
     if found["product"] is None and found["code_amm"] is None:
@@ -234,7 +291,15 @@ def read_reference_doses_csv(text: str, source: str | None = None) -> ReferenceD
             newest[key] = (cells["campaign"], dose)
     if problems:
         raise Invalid(problems, code="csv")
-    return ReferenceDoses((dose for _, dose in newest.values()), without_dose=without_dose)
+    names = names or {}
+    doses = (_named(dose, names) for _, dose in newest.values())
+    return ReferenceDoses(doses, without_dose=without_dose, names=names)
+
+
+def _named(dose: ReferenceDose, names: Mapping[str, list[str]]) -> ReferenceDose:
+    """dose under its product's name where the table gave only its AMM number."""
+    known = names.get(dose.code_amm or "")
+    return replace(dose, product=known[0]) if known and dose.product == dose.code_amm else dose
 
 
 def _csv_dose(cells: dict[str, str], source: str | None) -> ReferenceDose:
