@@ -472,16 +472,15 @@ def calculate(context: Context, doses: ReferenceDoses | None = None) -> Result:
 
 def how_to_find(table: ReferenceDoses) -> str:
     """What a person does so that a product without a reference dose gets one."""
+    command = "“furrow import-doses FILE --names PRODUCTS”, or the IFT reference doses page"
     if table.bundled:
         return (
             f"Furrow ships a sample of {len(table)} doses: import the ministry's table of "
-            "reference doses (“furrow import-doses FILE”, or the IFT reference doses page) to "
-            "count the product at its dose."
+            f"reference doses and its product list ({command}) to count the product at its dose."
         )
     return (
-        "The imported table has no dose for it: write the product's AMM number if the table "
-        "names products by number, import the campaign's table (“furrow import-doses FILE”), "
-        "or state its “Dose de référence”."
+        "The imported table has no dose for it: import the campaign's table with its product "
+        f"list ({command}), write the product's AMM number, or state its “Dose de référence”."
     )
 
 
