@@ -232,11 +232,11 @@ def test_the_dose_page_shows_the_coverage_of_the_farm_systems(client_as):
     ).get_data(as_text=True)
     load_demo_system()
     page = viewer.get("/systems/doses").get_data(as_text=True)
-    assert "5 of 5 treatments have a reference dose (100 %) in the farm systems" in page
+    assert "5 of 5 treatments have a reference dose (100\u00a0%) in the farm systems" in page
     import_doses(LAYOUT.read_text(encoding="utf-8"), "doses.csv", None)
     db.session.commit()
     page = viewer.get("/systems/doses").get_data(as_text=True)
-    assert "0 of 5 treatments have a reference dose (0 %)" in page
+    assert "0 of 5 treatments have a reference dose (0\u00a0%)" in page
     assert "<td>Mavrik Flo (Blé tendre d&#39;hiver)</td>" in page
 
 
