@@ -1,7 +1,7 @@
 """a person's choice of a culture's reference crop
 
 Revision ID: 3c99f3dba70e
-Revises: b7e2c4d91a05
+Revises: c3a9e51f7d20
 Create Date: 2026-11-27 20:50:33.970713
 
 """
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = '3c99f3dba70e'
-down_revision = 'b7e2c4d91a05'
+down_revision = 'c3a9e51f7d20'
 branch_labels = None
 depends_on = None
 
