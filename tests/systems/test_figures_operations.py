@@ -52,6 +52,16 @@ def test_a_cost_that_may_not_include_fuel_keeps_the_fuel_cost(intervention, valu
     assert result.value == pytest.approx(10.4 / 1.75 * 0.7891, rel=1e-6)
 
 
+def test_a_stated_cost_that_says_it_includes_fuel_gets_no_fuel_cost_on_top():
+    stated = "- **Coût machine**: 60 €/ha carburant compris\n- **Carburant**: 12 L/ha"
+    machinery = run("mecanisation", stated, name="Semis blé")
+    assert machinery.value == 60 and "includes fuel" in machinery.calculation_steps[-1]
+    cost = run("coutGnr", stated, name="Semis blé")
+    assert cost.value == 0 and "stated, 60 €/ha carburant compris" in cost.calculation_steps[-1]
+    assert cost.sources[0].claim_summary == "Coût machine: 60 €/ha carburant compris"
+    assert run("gnr", stated, name="Semis blé").value == 12  # the litres are still burnt
+
+
 def test_an_implement_only_cost_keeps_the_fuel_cost():
     # Disc stubble cultivator: implement only; fuel is a cost of its own.
     result = run("coutGnr", "- **Matériel**: déchaumeur à disques", name="Déchaumage")

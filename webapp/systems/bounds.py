@@ -1,6 +1,7 @@
 """Plausibility bounds per indicator and level: a value outside them is an error Issue, and a
 value with an error is never applied. The bounds are checks against typing and unit mistakes
-(a fuel cost typed into the fuel cell), wide on purpose; they are not cited facts."""
+(a fuel cost typed into the fuel cell), wide on purpose; they are not cited facts. A sale price
+whose unit may not be the one it is read in (€/t, against a yield in quintals) is warned."""
 
 from __future__ import annotations
 

@@ -24,11 +24,11 @@ def fuel_cost(context: Context) -> Result:
     """coutGnr in €/ha: gnr × the stated fuel price, else the cited 2024 average; 0 when the
     machinery cost is a job in full that includes fuel, which would otherwise count twice."""
     result = Result("coutGnr", "€/ha")
-    if (job := fuel_in_machinery_cost(context)) is not None:
-        result.sources.append(job.evidence())
+    if (included := fuel_in_machinery_cost(context)) is not None:
+        cost, evidence = included
+        result.sources.append(evidence)
         result.calculation_steps.append(
-            f"The machinery cost, {job.text} ({job.claim}; {job.source}), is a job in full that "
-            "includes fuel: no fuel cost is added to it, 0 €/ha."
+            f"The machinery cost, {cost}, includes fuel: no fuel cost is added to it, 0 €/ha."
         )
         result.value, result.confidence = 0.0, Confidence.medium
         return result

@@ -6,10 +6,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from webapp.review.vocabulary import Confidence, Severity
+from webapp.review.vocabulary import Confidence, Evidence, Severity
 from webapp.systems.assumptions import Assumption, normalise, operation_id, operation_label
 from webapp.systems.calculators.context import Context, stated, stated_wins
-from webapp.systems.calculators.figures import Figure, cited, figures, others, use
+from webapp.systems.calculators.figures import (
+    Figure,
+    assumption_evidence,
+    cited,
+    figures,
+    others,
+    use,
+)
 from webapp.systems.calculators.result import Result, needs, rounded, shown
 
 # Words around a soil's name that do not name its texture ("sol argileux", "clay soil").
@@ -270,6 +277,8 @@ def machinery_cost(context: Context) -> Result:
     their range."""
     result = Result("mecanisation", "€/ha")
     if (given := stated_wins(context, result, "Coût machine", "€/ha")) is not None:
+        if fuel_in_machinery_cost(context) is not None:
+            given.calculation_steps.append(_NO_FUEL_ON_TOP)
         return given
     kind = operation(context, result)
     if kind is None:
@@ -306,27 +315,46 @@ def machinery_cost(context: Context) -> Result:
             "The cited cost is the implement's alone: tractor and driver are not included.",
         )
     if all(o.get("includes_fuel") for o in options):
-        result.calculation_steps.append(
-            "The cost is a job in full and includes fuel: the fuel cost is not added to it."
-        )
+        result.calculation_steps.append(_NO_FUEL_ON_TOP)
     result.value = rounded(value)
     result.confidence = Confidence.low
     return result
 
 
-def fuel_in_machinery_cost(context: Context) -> Figure | None:
-    """The cited machinery cost that includes fuel (a job in full), when it is the cost of the
-    intervention: none is stated and the intervention's own machinery value, if any, is that
-    figure (a cost from elsewhere does not say what it covers)."""
+_NO_FUEL_ON_TOP = "The cost includes fuel: the fuel cost is not added to it."
+
+
+def fuel_in_machinery_cost(context: Context) -> tuple[str, Evidence] | None:
+    """(the machinery cost in words, its evidence) when it includes fuel: a stated "Coût
+    machine" that says so ("60 €/ha carburant compris"), or the cited job in full the
+    calculator would use, the intervention's own machinery value, if any, being that figure (a
+    value from elsewhere does not say what it covers); None otherwise."""
+    written = context.assumptions.get("Coût machine")
+    if written is not None:
+        if not _names(_FUEL_INCLUDED, written.value):
+            return None
+        return f"stated, {written.value}", assumption_evidence(written.key, written.value)
     kind = operation_kind(context)
-    if kind is None or context.assumptions.get("Coût machine") is not None:
-        return None
-    options = _fitting(context, figures()["machinery"].get(kind, []), Result("", ""))
+    options = _fitting(context, figures()["machinery"].get(kind or "", []), Result("", ""))
     if len(options) != 1 or not options[0].get("includes_fuel"):
         return None
     figure = Figure.from_dict(options[0]["figure"])
     known = context.value("mecanisation")
-    return figure if known is None or figure.low <= known <= figure.high else None
+    if known is not None and not figure.low <= known <= figure.high:
+        return None
+    return f"{figure.text} ({figure.claim}; {figure.source})", figure.evidence()
+
+
+# How a stated cost says it includes fuel.
+_FUEL_INCLUDED = (
+    "carburant compris",
+    "gnr compris",
+    "fioul compris",
+    "avec carburant",
+    "fuel included",
+    "including fuel",
+    "incl. fuel",
+)
 
 
 def _fitting(context: Context, options: list[dict[str, Any]], result: Result) -> list[dict]:
