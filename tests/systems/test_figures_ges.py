@@ -45,7 +45,7 @@ def test_indirect_n2o_is_shown_in_its_own_parts_and_steps():
     assert "indirect, N leached: 100.5 kg N/ha × 0.24 × 0.011" in steps
     assert "44/28 × 273" in steps
     claims = " ".join(s.claim_summary for s in result.sources)
-    assert "frac_gasf = 0.11" in claims and "ef5 = 0.011" in claims
+    assert "frac_gasf = 0.11" in claims and "(0.011 kg N2O-N (kg N)-1" in claims
     assert "leaching_assumed" in [c.code for c in result.caveats]
     assert "urea_co2" not in result.parts  # ammonium nitrate has no carbon
 
