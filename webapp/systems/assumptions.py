@@ -285,6 +285,7 @@ OPERATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("fauche", ("fauche", "faucheuse", "mowing", "mower")),
     ("fanage", ("fanage", "faneuse", "tedding", "tedder")),
     ("andainage", ("andainage", "andaineur", "swathing", "raking", "windrowing")),
+    ("ensilage", ("ensilage", "ensileuse", "silage", "forage harvester")),
     ("moisson", ("moisson", "moissonneuse", "recolte", "battage", "combining", "harvest")),
     # Last: a harvest "avec broyage des pailles" is a harvest.
     ("broyage", ("broyage", "broyeur", "mulching", "mulcher", "shredding", "shredder")),
@@ -306,6 +307,7 @@ OPERATION_LABELS = {
     "fauche": "Fauche",
     "fanage": "Fanage",
     "andainage": "Andainage",
+    "ensilage": "Ensilage",
     "moisson": "Moisson",
 }
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from webapp.review.vocabulary import Issue, Severity
 from webapp.systems.assumptions import parse_assumptions
-from webapp.systems.bounds import check, check_yield
+from webapp.systems.bounds import check, check_price_unit, check_yield
 from webapp.systems.calculators.context import known_values
 from webapp.systems.calculators.result import rounded
 from webapp.systems.campaigns import CampaignIft, ift_by_campaign
@@ -171,6 +171,7 @@ def _products(totals: StepTotals, step: Mapping[str, Any]) -> None:
         return
     tonnes = convert(crop_yield, unit, "t/ha")
     totals.values["totalProduits"] = rounded(tonnes * price)
+    totals.issues.extend(check_price_unit(step, price, crop_yield, unit))
     totals.units["totalProduits"] = INDICATORS["totalProduits"].unit
 
 
