@@ -7,6 +7,7 @@ import io
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
 from webapp.extensions import db
 from webapp.problems import Invalid
@@ -22,6 +23,7 @@ from webapp.systems.calculators.ift import (
 )
 from webapp.systems.demo import DEMO_DOCUMENT, load_demo_system
 from webapp.systems.doses import current_import, import_doses, read_dose_file
+from webapp.systems.models import System
 from webapp.uploads import UploadRefused
 
 # Layout only: the columns of the ministry's export, its doses those of the MAA sample (see
@@ -164,7 +166,8 @@ def test_import_then_coverage_on_the_command_line(app, tmp_path):
     assert done.exit_code == 0, done.output
     assert "imported 2 reference dose(s) from “doses 2024.csv”; 1 row(s)" in done.output
     assert current_import().rows == 2
-    numbers_only = runner.invoke(args=["dose-coverage", "1"])
+    system_id = str(db.session.scalar(select(System.id)))
+    numbers_only = runner.invoke(args=["dose-coverage", system_id])
     assert numbers_only.exit_code == 0, numbers_only.output
     # The demo names its products; this table knows them only by AMM number.
     assert "0 of 5 treatments have a reference dose (0 %)" in numbers_only.output
@@ -175,7 +178,9 @@ def test_import_then_coverage_on_the_command_line(app, tmp_path):
     assert named.exit_code == 0, named.output
     assert "named by “ift-api-products-layout.csv”" in named.output
     after = runner.invoke(args=["dose-coverage"])
-    assert "#1 Colza – blé – orge de printemps (Beauce): 2 of 5 treatments" in after.output
+    assert f"#{system_id} Colza – blé – orge de printemps (Beauce): 2 of 5 treatments" in (
+        after.output
+    )
     assert "Revystar XL" not in after.output and "Mavrik Flo" not in after.output
     assert "  no reference dose: Altiplano DAM Tec (Colza d'hiver) (1 treatment(s))" in (
         after.output
