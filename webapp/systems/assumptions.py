@@ -5,6 +5,7 @@ correct. Calculators read only what is resolved here, so what they rest on is al
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 import unicodedata
@@ -135,6 +136,8 @@ class Assumptions:
     def __init__(self, by_level: Mapping[str, Iterable[Assumption]]) -> None:
         self.chosen: dict[str, Assumption] = {}
         self.issues: list[Issue] = []
+        # When watched: every key a calculator read and what it held ("" when unset).
+        self.read: dict[str, str] | None = None
         seen: dict[str, list[Assumption]] = {}
         for level in LEVELS:
             for assumption in by_level.get(level, ()):
@@ -161,7 +164,18 @@ class Assumptions:
             )
 
     def get(self, key: str) -> Assumption | None:
-        return self.chosen.get(canonical_key(key))
+        key = canonical_key(key)
+        found = self.chosen.get(key)
+        if self.read is not None:
+            self.read[key] = found.value if found else ""
+        return found
+
+    def watched(self) -> Assumptions:
+        """The same assumptions, noting in read each key asked for: what a calculated value
+        rests on, so that it is known to be stale when one of them changes."""
+        watching = copy.copy(self)
+        watching.read = {}
+        return watching
 
     def text(self, key: str) -> str | None:
         found = self.get(key)
