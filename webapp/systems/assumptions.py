@@ -118,8 +118,15 @@ class Assumption:
 
 def parse_assumptions(markdown: str | None, level: str = "intervention") -> list[Assumption]:
     """Every "- **Key**: Value" line of markdown, in order, keys made canonical."""
+    return list(_parsed(markdown or "", level))
+
+
+# Kept per text: a system's and a step's are read again for each of their interventions (the
+# stale values of a system page resolve every intervention's).
+@functools.lru_cache(maxsize=2048)
+def _parsed(markdown: str, level: str) -> tuple[Assumption, ...]:
     found = []
-    for line in (markdown or "").splitlines():
+    for line in markdown.splitlines():
         match = _LINE.match(line)
         if match is None or not (match.group("inner") or match.group("outer")):
             continue
@@ -127,7 +134,7 @@ def parse_assumptions(markdown: str | None, level: str = "intervention") -> list
         if value:
             written = match.group("key").strip()
             found.append(Assumption(canonical_key(written), value, level, written))
-    return found
+    return tuple(found)
 
 
 class Assumptions:
@@ -434,6 +441,11 @@ def propose_assumptions(name: str, description: str = "") -> list[Assumption]:
     """What an intervention's name and description say: operation type, product(s), dose(s),
     share treated, N content, IFT segment and the implement's width — proposals the user can
     correct."""
+    return list(_proposed(name, description))
+
+
+@functools.lru_cache(maxsize=2048)
+def _proposed(name: str, description: str) -> tuple[Assumption, ...]:
     proposed: dict[str, str] = {}
     text = f"{name}. {description}"
     if (operation := operation_type(text)) is not None:
@@ -445,7 +457,7 @@ def propose_assumptions(name: str, description: str = "") -> list[Assumption]:
             proposed.update(_products_and_doses(part))
     if (width := _WIDTH.search(normalise(text))) is not None:
         proposed["Largeur"] = f"{_shown(parse_number(width['width']))} m"
-    return [Assumption(k, v, "proposed", k) for k, v in proposed.items()]
+    return tuple(Assumption(k, v, "proposed", k) for k, v in proposed.items())
 
 
 def _products_and_doses(text: str) -> dict[str, str]:

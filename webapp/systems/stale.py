@@ -12,7 +12,7 @@ from typing import Any
 
 from webapp.numbers import display_number
 from webapp.systems.assumptions import Assumptions, resolve_at
-from webapp.systems.calculators.context import ASSUMPTION, CALCULATED, VALUE, known_values
+from webapp.systems.calculators.context import ASSUMPTION, CALCULATED, known_values
 from webapp.systems.calculators.result import shown
 from webapp.systems.document import DocumentInvalid, Places, has_value, value_number, value_path
 from webapp.systems.grid import label
@@ -57,29 +57,24 @@ def _with_unit(key: str, number: str) -> str:
     return f"{display_number(float(number))} {unit}".strip()
 
 
-def _changes(
-    inputs: Mapping[str, str], held: Assumptions, known: Mapping[str, float]
-) -> list[InputChange]:
-    """The inputs that read differently now, from the assumptions that hold and the values
-    the intervention holds."""
-    found = []
-    for name, then in inputs.items():
-        if name.startswith(ASSUMPTION):
-            key = name.removeprefix(ASSUMPTION)
-            assumption = held.get(key)
-            now = assumption.value if assumption else ""
-            if now.strip() != then.strip():
-                written = assumption.written_key if assumption else ""
-                found.append(InputChange(written or key, then, now))
-        elif name.startswith((VALUE, CALCULATED)):
-            key = name.partition(":")[2]
-            number = known.get(key)
-            now = "" if number is None else shown(number)
-            # A value worked out on the way is not stale while the intervention holds none
-            # (what it rests on is noted too) or holds that same value.
-            if now != then and (name.startswith(VALUE) or now):
-                found.append(InputChange(label(key), _with_unit(key, then), _with_unit(key, now)))
-    return found
+def _reading(name: str, held: Assumptions, known: Mapping[str, float]) -> str:
+    """What an input reads now, as a watched context notes it (Context.inputs)."""
+    if name.startswith(ASSUMPTION):
+        found = held.get(name.removeprefix(ASSUMPTION))
+        return found.value if found else ""
+    number = known.get(name.partition(":")[2])
+    return "" if number is None else shown(number)
+
+
+def _change(name: str, then: str, now: str, held: Assumptions) -> InputChange:
+    """An input that reads differently now, in people's words: an assumption as written
+    ("Prix du GNR"), a value by its indicator's name and unit."""
+    if name.startswith(ASSUMPTION):
+        key = name.removeprefix(ASSUMPTION)
+        found = held.get(key)
+        return InputChange(found.written_key if found else key, then, now)
+    key = name.partition(":")[2]
+    return InputChange(label(key), _with_unit(key, then), _with_unit(key, now))
 
 
 def stale_values(document: Mapping[str, Any]) -> dict[str, list[InputChange]]:
@@ -114,8 +109,17 @@ def _stale_in(
     if not remembered:
         return {}
     held, known = resolve_at(document, step, work), known_values(work)
+    now: dict[str, str] = {}  # each input read once: the values of one intervention share most
     found = {}
     for key, inputs in remembered:
-        if changes := _changes(inputs, held, known):
+        changes = []
+        for name, then in inputs.items():
+            if name not in now:
+                now[name] = _reading(name, held, known)
+            # A value worked out on the way is not a change while the intervention holds none
+            # (what it rests on is noted too) or holds that same value.
+            if now[name] != then and (now[name] or not name.startswith(CALCULATED)):
+                changes.append(_change(name, then, now[name], held))
+        if changes:
             found[value_path(step["id"], work["id"], key)] = changes
     return found

@@ -43,7 +43,7 @@ from webapp.systems.forms import IMPORT_MAX_BYTES, ImportForm, ValueForm
 from webapp.systems.models import VALUE_TARGET, Farm, System
 from webapp.systems.review_page import apply_all_plan, batch_summary, review_page, show_filter
 from webapp.systems.runs import SystemCalculation
-from webapp.systems.stale import stale_at, stale_values
+from webapp.systems.stale import InputChange, stale_at, stale_values
 from webapp.systems.timeline import layout
 from webapp.systems.totals import system_totals
 from webapp.uploads import read_text
@@ -109,6 +109,22 @@ def import_file():
 UNDOABLE_SOURCES = ("manual", "apply")
 
 
+# The stale values of the systems last shown, by id and last write: they depend on the document
+# alone, and every write of one moves its updated_at (catalog._store). Working them out again on
+# each view would cost a 2,000-intervention system's page a second.
+STALE_KEPT = 16
+_stale_kept: dict[tuple[int, Any], dict[str, list[InputChange]]] = {}
+
+
+def stale_of(system: System) -> dict[str, list[InputChange]]:
+    key = (system.id, system.updated_at)
+    if key not in _stale_kept:
+        if len(_stale_kept) >= STALE_KEPT:
+            _stale_kept.pop(next(iter(_stale_kept)))
+        _stale_kept[key] = stale_values(system.document)
+    return _stale_kept[key]
+
+
 def system_context(system: System, page: int = 1) -> dict[str, Any]:
     """The system page: its grid and its list of steps one page of interventions at a time
     (grid.PAGE_SIZE), its totals, timeline and history whole."""
@@ -117,7 +133,7 @@ def system_context(system: System, page: int = 1) -> dict[str, Any]:
     changes = history((VALUE_TARGET,), system.id, limit=20)
     may_undo = current_user.can(Role.reviewer)
     totals = system_totals(system.document)
-    stale = stale_values(system.document)
+    stale = stale_of(system)
     return {
         "system": system,
         "rotation_years": totals.rotation_years,
@@ -630,7 +646,7 @@ def api_stale(system_id: int):
             "label": label_of(path),
             "changes": [{"input": c.name, "then": c.then, "now": c.now} for c in changes],
         }
-        for path, changes in stale_values(system.document).items()
+        for path, changes in stale_of(system).items()
     ]
     return jsonify(count=len(stale), stale=stale)
 
