@@ -139,3 +139,16 @@ def test_the_latest_answer_that_gave_the_value_is_its_basis():
     assert basis(entry | {"value": 26, "conversation": [*entry["conversation"], newer]}) == {
         "assumption:Prix GNR": "1,30"
     }
+
+
+def test_a_files_conversation_is_read_only_for_what_a_calculator_wrote():
+    document = rotation()
+    path, _kept = applied(document, "coutGnr")
+    entry = place(document)[1]["values"][0]
+    answer = entry["conversation"][0]
+    assert basis(entry | {"conversation": [answer | {"inputs": {"value:gnr": 20}}]}) is None
+    assert basis(entry | {"conversation": [answer | {"inputs": "Prix GNR"}]}) is None
+    odd = answer | {"inputs": {"value:gnr": "twenty"}}
+    entry["conversation"] = [odd]
+    place(document)[1]["values"].append({"key": "gnr", "value": 20})
+    assert stale_values(document) == {path: [InputChange("Fuel", "twenty", "20 L/ha")]}

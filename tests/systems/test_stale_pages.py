@@ -141,3 +141,23 @@ def test_a_value_a_person_types_over_a_stale_one_is_theirs(fuel_cost_applied):
     assert typed.status_code == 200, typed.get_json()
     assert stale_answer(editor, system_id)["count"] == 0
     assert path not in editor.get(f"/systems/{system_id}").get_data(as_text=True)
+
+
+def test_one_cell_calculated_and_applied_remembers_its_inputs_once(client_as):
+    editor, reviewer = api_client(client_as, "editor"), api_client(client_as, "reviewer")
+    document = rotation()
+    system_id = create(editor, document=document).get_json()["id"]
+    step, work = place(document)
+    path = value_path(step["id"], work["id"], "coutGnr")
+    body = {"step_id": step["id"], "intervention_id": work["id"], "key": "coutGnr"}
+    url = f"/api/v1/systems/{system_id}/calculate"
+    started = editor.post(url, json=body, headers=editor.headers)
+    assert started.status_code == 202, started.get_json()
+    run = worked(started.get_json()["run_id"])
+    apply(reviewer, run, path)
+    entry = value_entry(db.session.get(System, system_id).document, path)
+    answers = [m for m in entry["conversation"] if m["role"] == "assistant"]
+    assert len(answers) == 1 and answers[0]["value"] == 22  # written by the run, not again
+    assert basis(entry) == answers[0]["inputs"]
+    set_price(editor, system_id, "1,30 €/L")
+    assert stale_answer(editor, system_id)["stale"][0]["path"] == path

@@ -439,7 +439,8 @@ class SystemValueTarget(ReviewTarget):
     def after_apply(self, target_id: int, applied: Sequence[Applied], user: User | None) -> Changed:
         """Who made each applied value, as itinera's status says it (in a file whose values
         carry one): "ia" for a model's answer, "calculated" for a calculator's, "user" for a
-        value the reviewer changed before applying it."""
+        value the reviewer changed before applying it; and the inputs of each calculated value
+        (remembered_inputs)."""
         system = db.session.get(System, target_id)
         document = _locked(system) if system is not None else {}
         runs = {item.run_id for item in applied if item.run_id is not None}

@@ -43,18 +43,25 @@ def basis(entry: Mapping[str, Any]) -> dict[str, str] | None:
         if message.get("role") == "user" and message.get("action") == "manual_edit":
             return None
         inputs = message.get("inputs")
-        calculated = message.get("role") == "assistant" and isinstance(inputs, dict)
+        # Only what a calculator wrote: a file's conversation may hold anything.
+        calculated = (
+            message.get("role") == "assistant"
+            and isinstance(inputs, dict)
+            and all(isinstance(text, str) for text in inputs.values())
+        )
         if calculated and value_number(message.get("value")) == value:
             return inputs
     return None
 
 
 def _with_unit(key: str, number: str) -> str:
-    """A value of the intervention as people read it: "88 L/ha"."""
-    if not number:
-        return ""
+    """A value of the intervention as people read it: "88 L/ha" (text that is not a number
+    as it is)."""
+    found = value_number(number)
+    if found is None:
+        return number
     unit = INDICATORS[key].unit if key in INDICATORS else ""
-    return f"{display_number(float(number))} {unit}".strip()
+    return f"{display_number(found)} {unit}".strip()
 
 
 def _reading(name: str, held: Assumptions, known: Mapping[str, float]) -> str:
