@@ -21,9 +21,10 @@ from webapp.review.audit import record_changes
 from webapp.review.models import Suggestion
 from webapp.review.targets import Applied, Changed, ReviewTarget, WriteRefused, register_target
 from webapp.systems import document as doc
-from webapp.systems.conversation import system_message, user_message
+from webapp.systems.conversation import assistant_message, pruned, system_message, user_message
 from webapp.systems.grid import field_label, labeller
 from webapp.systems.models import VALUE_TARGET, Farm, System
+from webapp.systems.stale import basis
 from webapp.text import control_character_problem
 
 NAME_LIMIT = 200
@@ -372,6 +373,27 @@ def made_by(result: Mapping[str, Any] | None, applied: Any) -> str:
     return "ia" if result.get("by") == "model" else "calculated"
 
 
+def remembered_inputs(
+    document: dict[str, Any], applied: Sequence[Applied], results: Mapping[int, Mapping]
+) -> dict[str, Any]:
+    """{path.conversation: …} for each value applied as a calculator gave it whose
+    conversation does not hold that answer yet (a batch's are not written as it runs): the
+    answer joins it with the inputs it read, so the value is known to be stale when one of
+    them changes (webapp.systems.stale); an undo takes it back with the value."""
+    places, stamp, label_of = doc.Places(document), doc.now_stamp(), labeller(document)
+    fields = {}
+    for item in applied:
+        result = results.get(item.run_id, {}).get(item.field) or {}
+        if not result.get("inputs") or result.get("value") != item.value:
+            continue
+        entry = places.entry(item.field) or {}
+        if basis({**entry, "value": item.value}) == result["inputs"]:
+            continue
+        said = entry.get("conversation") or [system_message(f"{label_of(item.field)}.", stamp)]
+        fields[item.field + doc.CONVERSATION] = pruned([*said, assistant_message(result, stamp)])
+    return fields
+
+
 class SystemValueTarget(ReviewTarget):
     """A system's values as the review core sees them: a field is a value's path in the
     document (its number), that path + ".reviewed" (its review status), or the path of a
@@ -417,22 +439,25 @@ class SystemValueTarget(ReviewTarget):
     def after_apply(self, target_id: int, applied: Sequence[Applied], user: User | None) -> Changed:
         """Who made each applied value, as itinera's status says it (in a file whose values
         carry one): "ia" for a model's answer, "calculated" for a calculator's, "user" for a
-        value the reviewer changed before applying it."""
+        value the reviewer changed before applying it; and the inputs of each calculated value
+        (remembered_inputs)."""
         system = db.session.get(System, target_id)
         document = _locked(system) if system is not None else {}
-        if not doc.uses_statuses(document):
-            return {}
         runs = {item.run_id for item in applied if item.run_id is not None}
         results = {
             run.id: run.results for run in db.session.scalars(select(Run).where(Run.id.in_(runs)))
         }
-        fields = {
-            item.field + doc.STATUS: made_by(
-                results.get(item.run_id, {}).get(item.field), item.value
-            )
-            for item in applied
-            if not doc.ASSUMPTIONS_PATH.match(item.field)
-        }
+        fields = remembered_inputs(document, applied, results)
+        if doc.uses_statuses(document):
+            fields |= {
+                item.field + doc.STATUS: made_by(
+                    results.get(item.run_id, {}).get(item.field), item.value
+                )
+                for item in applied
+                if not doc.ASSUMPTIONS_PATH.match(item.field)
+            }
+        if not fields:
+            return {}
         document, changed = doc.write_fields(document, fields, doc.now_stamp())
         if changed:
             _store(system, document)

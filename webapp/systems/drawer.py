@@ -124,6 +124,8 @@ def drawer_context(system: System, row: grid.Row, cell: grid.Cell, **more: Any) 
     needs = None
     if calculable and cell.key in CALCULATORS and cell.state == "empty":
         needs = calculate_in(document, row.step_id, row.intervention_id, cell.key).needs
+    # A stale value beside what its calculator gives from what holds now.
+    now = calculate_in(document, row.step_id, row.intervention_id, cell.key) if cell.stale else None
     return {
         "system": system,
         "row": row,
@@ -137,6 +139,7 @@ def drawer_context(system: System, row: grid.Row, cell: grid.Cell, **more: Any) 
         "assumptions": assumptions_in_effect(document, row.step_id, row.intervention_id),
         "how": how_made(system, path),
         "needs": needs,
+        "now": now,
         "may_approve": editor and cell.state in grid.UNREVIEWED,
         "may_calculate": editor and calculable and cell.state != "na",
         "may_edit": editor,
