@@ -84,7 +84,7 @@ def test_an_unrelated_change_does_not():
     changed = copy.deepcopy(document)
     changed["assumptions"] += "- **Corps**: 4\n"  # read by no fuel cost
     step, work = place(changed)
-    work["description"] = "Labour profond"
+    work["description"] = "Pailles laissées au sol."  # names no other operation
     other = step["interventions"][2]
     other["assumptions"] = "- **Prix du GNR**: 2 €/L"  # another intervention's
     changed["steps"][1]["assumptions"] = "- **Carburant**: 90 L/ha"  # another step's
