@@ -48,7 +48,7 @@ def test_apply_writes_a_prediction_and_approve_marks_it_reviewed(
     expect(fuel).to_contain_text("confidence · not reviewed")  # said to screen readers
     expect(page.locator("#waiting-review")).to_contain_text("not reviewed yet")
     expect(page.locator("table.yearly-totals")).to_contain_text("not reviewed")
-    shoot(page, SHOTS, "system-prediction")
+    shoot(page, SHOTS, "system-prediction", "#grid")
 
     labour.get_by_role("link", name="Details of Fuel of Labour").click()
     drawer = page.get_by_role("dialog", name="Labour › Fuel (L/ha)")
@@ -64,7 +64,7 @@ def test_apply_writes_a_prediction_and_approve_marks_it_reviewed(
         has=page.get_by_role("link", name="Details of Fuel of Labour")
     )
     expect(approved).to_contain_text("✓")
-    shoot(page, SHOTS, "system-approved")
+    shoot(page, SHOTS, "system-approved", "#grid")
 
 
 def test_the_approval_page_lists_then_approves_every_high_confidence_value(
