@@ -251,6 +251,8 @@ def test_every_edit_is_audited_and_shown_as_history(client_as):
     changes = db.session.query(Change).order_by(Change.id).all()
     assert {(c.field, c.old_value, c.new_value, c.source) for c in changes} == {
         ("variety", "", "Nantaise", "manual"),
+        # A new variety: the reference crop is found from the name again.
+        ("reference_crop", None, "carrot", "manual"),
         ("row_spacing_cm", 30.0, 25.0, "manual"),
         ("harvest_method", None, "per_sqm", "manual"),
         ("expected_yield", None, "4.25", "manual"),

@@ -4,11 +4,13 @@ culture's suggestions; a culture named by a known confusion gets no crop and no 
 import pytest
 
 from tests.support.cultures import finished_enrichment, suggestion
-from tests.support.html import by_id
+from tests.support.html import by_id, soup
+from webapp.cultures.fields import NO_CROP
 from webapp.cultures.models import Culture
 from webapp.cultures.providers.offline import OfflineProvider
 from webapp.cultures.reference_match import reference_match, reference_matches
 from webapp.extensions import db
+from webapp.review.models import Change
 from webapp.review.service import store_suggestions
 
 ALL = ["growth_duration_days", "thousand_kernel_weight_g", "harvest_method", "expected_yield"]
@@ -130,3 +132,91 @@ def test_every_cultures_suggestions_say_what_they_were_matched_to(client_as, cul
     assert matched["Black Eyed Peas"].startswith("no reference crop")
     assert matched["Dragonfruit"] == "no reference crop: the name matches none"
     assert reference_matches([peas])[peas].crop.id == "pea"
+
+
+def test_a_persons_choice_stands_over_the_name_and_none_is_a_choice():
+    assert reference_match("Cow Peas", None, "pea", chosen=True).text == (
+        "Pea, Pisum sativum (chosen by a person)"
+    )
+    cleared = reference_match("Peas", None, NO_CROP, chosen=True)
+    assert cleared.crop is None
+    assert cleared.text == "no reference crop: a person said none of the library's applies"
+    proposal = (
+        OfflineProvider()
+        .propose_culture(
+            {"name": "Peas", "reference_crop": NO_CROP, "reference_crop_chosen": True}, ALL
+        )
+        .proposal
+    )
+    assert proposal.suggested == {}
+    assert "a person said none" in proposal.issues[0].message
+
+
+def _edit(editor, culture_id, crop, **more):
+    values = {"name": db.session.get(Culture, culture_id).name, "reference_crop": crop, **more}
+    page = f"/cultures/{culture_id}/edit"
+    return editor.submit(page, values, page=page)
+
+
+def _shown(client, culture_id):
+    return by_id(client.get(f"/cultures/{culture_id}"), "reference-crop").get_text()
+
+
+def test_a_person_changes_and_clears_the_matched_crop_and_undo_gives_both_back(client_as, cultures):
+    peas = cultures["Peas"]
+    editor = client_as("editor")
+    form = soup(editor.get(f"/cultures/{peas}/edit"))
+    select = form.find("select", attrs={"name": "reference_crop"})
+    options = {o["value"]: o.get_text() for o in select.find_all("option")}
+    assert options["pea"] == "Pea, Pisum sativum" and options[NO_CROP] == "No reference crop"
+    # Found from the name, the crop is not shown as chosen: saved as it is, it stays found.
+    assert select.find("option", selected=True)["value"] == ""
+    assert _edit(editor, peas, "").status_code == 302
+    assert not db.session.get(Culture, peas).reference_crop_chosen
+
+    assert _edit(editor, peas, NO_CROP).status_code == 302
+    assert _shown(editor, peas) == "no reference crop: a person said none of the library's applies"
+    db.session.expire_all()
+    culture = db.session.get(Culture, peas)
+    assert (culture.reference_crop, culture.reference_crop_chosen) == (NO_CROP, True)
+    # Renamed, a chosen crop stays chosen; given back to the name, it is found again.
+    assert _edit(editor, peas, NO_CROP, variety="Kelvedon").status_code == 302
+    assert _shown(editor, peas).startswith("no reference crop: a person said")
+    assert _edit(editor, peas, "").status_code == 302
+    assert _shown(editor, peas) == "Pea, Pisum sativum"
+
+    reviewer = client_as("reviewer")
+    eyed = cultures["Black Eyed Peas"]
+    assert _edit(editor, eyed, "Pea, Pisum sativum").status_code == 302
+    assert _shown(reviewer, eyed) == "Pea, Pisum sativum (chosen by a person)"
+    history = reviewer.get(f"/cultures/{eyed}").get_data(as_text=True)
+    assert "Reference crop chosen by a person" in history
+    group = (
+        db.session.query(Change)
+        .filter_by(target_id=eyed, field="reference_crop_chosen")
+        .one()
+        .apply_group
+    )
+    undone = reviewer.submit(f"/cultures/{eyed}/undo/{group}", page=f"/cultures/{eyed}")
+    assert undone.status_code == 302
+    assert _shown(reviewer, eyed).startswith("no reference crop: the name is a known confusion")
+
+
+def test_an_unknown_crop_is_refused_and_a_crop_the_name_gives_anyway_is_no_choice(client_as):
+    editor = client_as("editor")
+    token = editor.csrf_token("/")
+    refused = editor.post(
+        "/api/v1/cultures",
+        json={"name": "Peas", "reference_crop": "moon melon"},
+        headers={"X-CSRFToken": token},
+    )
+    assert refused.status_code == 422
+    assert "reference_crop" in refused.get_data(as_text=True)
+    made = editor.post(
+        "/api/v1/cultures",
+        json={"name": "Peas", "reference_crop": "pea"},
+        headers={"X-CSRFToken": token},
+    )
+    assert made.status_code == 201
+    culture = db.session.get(Culture, made.get_json()["id"])
+    assert (culture.reference_crop, culture.reference_crop_chosen) == ("pea", False)

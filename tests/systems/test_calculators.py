@@ -205,11 +205,25 @@ def test_nitrogen_needs_content_or_a_mass_dose():
 # GES
 
 
+# IPCC 2019 Table 11.3 indirect N2O per kg N (volatilised: FracGASF 0.11 × EF4 0.010; leached:
+# FracLEACH 0.24 × EF5 0.011), × 44/28 × GWP 273 (AR6, as the direct factor).
+VOLATILISED = 0.11 * 0.010 * 44 / 28 * 273
+LEACHED = 0.24 * 0.011 * 44 / 28 * 273
+
+
 def test_ges_fuel_and_ammonitrate_each_factor_cited():
     # Arrêté 26/04/2017: 3.17 kg CO2e/L; Yara: 3.6 kg CO2e/kg N; IPCC 2006 + AR6: 4.29.
     result = run("ges", "- **Carburant**: 10 L/ha", name="Épandage ammonitrate 33,5 % 150 kg/ha")
-    assert result.value == pytest.approx(10 * 3.17 + 50.25 * (3.6 + 4.29))
-    assert result.parts == {"fuel": 31.7, "mineral_n": pytest.approx(396.4725)}
+    assert result.value == pytest.approx(
+        10 * 3.17 + 50.25 * (3.6 + 4.29 + VOLATILISED + LEACHED), rel=1e-9
+    )
+    assert result.parts == {
+        "fuel": 31.7,
+        "n_manufacture": pytest.approx(50.25 * 3.6),
+        "n2o_direct": pytest.approx(50.25 * 4.29),
+        "n2o_volatilisation": pytest.approx(50.25 * VOLATILISED),
+        "n2o_leaching": pytest.approx(50.25 * LEACHED),
+    }
     sources = " ".join(s.title for s in result.sources)
     assert "Arrêté du 26 avril 2017" in sources and "Yara" in sources and "IPCC" in sources
 
@@ -226,7 +240,9 @@ def test_ges_needs_a_manufacture_factor_it_has_no_figure_for():
         "- **Carburant**: 10 L/ha\n- **Facteur fabrication**: 2 kg CO2e/kg N",
         name="Épandage urée 46 % 100 kg/ha",
     )
-    assert stated.value == pytest.approx(31.7 + 46 * (2 + 4.29))
+    # Base Carbone: urea's carbon, +1.593 kg CO2/kg N, counted apart.
+    urea = 46 * (2 + 4.29 + VOLATILISED + LEACHED + 1.593)
+    assert stated.value == pytest.approx(31.7 + urea, rel=1e-9)
 
 
 # EIQ

@@ -127,7 +127,7 @@ def test_the_import_doses_command(app, tmp_path):
     runner = app.test_cli_runner()
     done = runner.invoke(args=["import-doses", str(MAA)])
     assert done.exit_code == 0, done.output
-    assert "imported 6 reference doses" in done.output
+    assert "imported 6 reference dose(s) from “maa-reference-doses.csv”" in done.output
     assert current_import().filename == "maa-reference-doses.csv"
     bad = tmp_path / "bad.csv"
     bad.write_text("product;dose;unit;source\nA;x;L/ha;s\nB;0;L/ha;s\n", encoding="utf-8")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,7 +11,7 @@ from sqlalchemy import Select, func, or_, select
 
 from webapp.auth.models import User
 from webapp.cultures.domain import clean_culture
-from webapp.cultures.fields import CULTURE_FIELDS, ENRICHABLE_FIELDS, FIELDS, SPECS
+from webapp.cultures.fields import CHOSEN, CULTURE_FIELDS, ENRICHABLE_FIELDS, FIELDS, SPECS
 from webapp.cultures.models import Culture
 from webapp.cultures.rules import NO_LIMITS, CropLimits, TypicalRange, check_stored
 from webapp.exports import csv_text
@@ -43,7 +44,7 @@ PER_PAGE = 25
 
 
 def values_of(culture: Culture) -> dict[str, Any]:
-    return {field: getattr(culture, field) for field in CULTURE_FIELDS}
+    return {field: getattr(culture, field) for field in (*CULTURE_FIELDS, CHOSEN)}
 
 
 def to_dict(culture: Culture) -> dict[str, Any]:
@@ -60,10 +61,32 @@ def resolve_reference_crop(name: str, variety: str = "") -> str | None:
     return crop.id if crop else None
 
 
+def _settle_crop(clean: dict[str, Any], before: Mapping[str, Any], chosen: bool | None) -> None:
+    """Who says the reference crop. A crop (or "none") given is a person's choice, kept as it
+    is, unless it is the crop the name resolves to anyway (an exported catalog imported
+    again); left empty, it is found from the name: when the culture is new, when a choice is
+    given up, and whenever the name or variety changes. chosen, when given, says it outright
+    (an undo puts back what was)."""
+    after = {**before, **clean}
+    found = resolve_reference_crop(after["name"], after.get("variety", ""))
+    if chosen is None:
+        given = clean.get("reference_crop", before.get("reference_crop"))
+        picked = "reference_crop" in clean or bool(before.get(CHOSEN))
+        chosen = picked and bool(given) and given != found
+    renamed = any(clean.get(f, before.get(f)) != before.get(f) for f in ("name", "variety"))
+    if chosen:
+        clean[CHOSEN] = True
+    elif not before or before.get(CHOSEN) or renamed or clean.get("reference_crop"):
+        clean |= {"reference_crop": found, CHOSEN: False}
+    else:
+        clean.pop("reference_crop", None)  # left empty: the crop found before stands
+
+
 def create_culture(values: dict[str, Any]) -> Culture:
+    values = dict(values)
+    chosen = values.pop(CHOSEN, None)
     clean = clean_culture(values)
-    if not clean.get("reference_crop"):
-        clean["reference_crop"] = resolve_reference_crop(clean["name"], clean.get("variety", ""))
+    _settle_crop(clean, {}, chosen)
     culture = Culture(**clean)
     db.session.add(culture)
     db.session.flush()
@@ -72,7 +95,11 @@ def create_culture(values: dict[str, Any]) -> Culture:
 
 def update_culture(culture: Culture, values: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
     """Apply the given values; return {field: (old, new)} for what really changed."""
-    clean = clean_culture(values, values_of(culture))
+    values = dict(values)
+    chosen = values.pop(CHOSEN, None)
+    before = values_of(culture)
+    clean = clean_culture(values, before)
+    _settle_crop(clean, before, chosen)
     changed = {}
     for field, new in clean.items():
         old = getattr(culture, field)

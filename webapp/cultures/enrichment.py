@@ -27,6 +27,7 @@ from webapp.cultures.domain import CultureInvalid
 from webapp.cultures.forms import LABELS
 from webapp.cultures.models import Culture, culture_label
 from webapp.cultures.providers import culture_provider
+from webapp.cultures.reference_match import culture_match
 from webapp.cultures.rules import notes_with_sources, postprocess, unique_sources
 from webapp.database import among
 from webapp.extensions import db
@@ -218,7 +219,7 @@ class CultureEnrichment(RunKind):
             current,
             mode=mode,
             fields=fields,
-            limits=crop_limits(culture.reference_crop),
+            limits=crop_limits(crop.id if (crop := culture_match(culture).crop) else None),
         )
         summary = store_proposal_of(run_id, culture, current, proposal)
         if not summary["suggested"]:

@@ -14,6 +14,10 @@ from webapp.reference.library import library
 from webapp.review.fields import Choice, FieldSpec, Kind, by_name
 
 DAYS = {"kind": Kind.integer, "unit": "days", "minimum": 0, "maximum": 3650, "enrichable": True}
+# A person's "none of the library's crops": stored as it is, so the name is not matched again.
+NO_CROP = "none"
+# Whether a person chose the reference crop: audited with it, so an undo gives back both.
+CHOSEN = "reference_crop_chosen"
 SPACING = {"kind": Kind.number, "unit": "cm", "minimum": 0, "maximum": 10_000, "enrichable": True}
 
 FIELDS: tuple[FieldSpec, ...] = (
@@ -30,10 +34,16 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec(
         "reference_crop",
         "Reference crop",
-        Kind.text,
-        max_length=64,
-        optional_text=True,
-        help="The reference-library crop this is; left empty, it is found from the name.",
+        Kind.choice,
+        help="The reference-library crop this is, its figures the ones suggested; left empty, "
+        "it is found from the name. “No reference crop” says none of the library's applies.",
+        choices=(
+            Choice(NO_CROP, "No reference crop", ("no crop",)),
+            *(
+                Choice(crop.id, crop.label(), tuple(crop.names.values()))
+                for crop in library().crops
+            ),
+        ),
     ),
     FieldSpec(
         "cultivation_types",
@@ -283,7 +293,11 @@ SPECS = by_name(FIELDS)
 CULTURE_FIELDS = tuple(SPECS)  # the order the API, exports and imports use
 ENRICHABLE_FIELDS = tuple(spec.name for spec in FIELDS if spec.enrichable)
 # The audit trail also names saves of a fertilizer plan.
-LABELS = {**{spec.name: spec.label for spec in FIELDS}, "fertilizer_plan": "Fertilizer plan"}
+LABELS = {
+    **{spec.name: spec.label for spec in FIELDS},
+    CHOSEN: "Reference crop chosen by a person",
+    "fertilizer_plan": "Fertilizer plan",
+}
 CHOICE_LABELS = {choice.value: choice.shown for spec in FIELDS for choice in spec.choices}
 
 # Views of FIELDS for the model's instructions and the rules.
@@ -345,6 +359,8 @@ def shown_value(field: str, value: Any, culture: Any = None) -> str:
     spec = SPECS.get(field)
     if value is None or value == "" or value == []:
         return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if spec is None:
         return str(value)
     if field == "reference_crop":
@@ -378,6 +394,8 @@ def _number(value: Any) -> Any:
 def crop_name(crop_id: str | None) -> str:
     """A reference crop by its name ("Dry bean"), not its key; a key the library does not
     know as it is."""
+    if crop_id == NO_CROP:
+        return "No reference crop"
     crop = library().get(crop_id) if crop_id else None
     return crop.name() if crop else crop_id or "—"
 

@@ -6,7 +6,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import JSON, Float, Integer, Numeric, String, Text
+from sqlalchemy import JSON, Boolean, Float, Integer, Numeric, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from webapp.database import UTCDateTime, utcnow
@@ -22,6 +22,11 @@ class Culture(db.Model):
     variety: Mapped[str] = mapped_column(String(120), default="")
     crop_family: Mapped[str] = mapped_column(String(80), default="")
     reference_crop: Mapped[str | None] = mapped_column(String(64))
+    # A crop a person chose stands even where the name is a known confusion of it; one found
+    # from the name is found again when the name changes.
+    reference_crop_chosen: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false()
+    )
     cultivation_types: Mapped[list[str]] = mapped_column(JSON, default=list)
     nutrient_demand: Mapped[str | None] = mapped_column(String(8))
     growth_duration_days: Mapped[int | None] = mapped_column(Integer)

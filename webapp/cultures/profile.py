@@ -11,6 +11,8 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
+from webapp.cultures.fields import NO_CROP
+
 
 def _slug(text: str) -> str:
     folded = unicodedata.normalize("NFKC", text).casefold().strip()
@@ -24,7 +26,9 @@ def crop_profile(culture: Mapping[str, Any]) -> dict[str, Any]:
     family = culture.get("crop_family")
     return {
         "crop": {
-            "crop_id": culture.get("reference_crop") or _slug(culture["name"]),
+            "crop_id": crop
+            if (crop := culture.get("reference_crop")) not in (None, "", NO_CROP)
+            else _slug(culture["name"]),
             "name": culture["name"],
             "variety": culture.get("variety") or None,
             "area_per_unit": area,

@@ -684,6 +684,8 @@ def edit(culture_id: int):
     culture = culture_or_404(culture_id)
     if request.method == "GET":
         data = {k: v if v is not None else "" for k, v in values_of(culture).items()}
+        if not culture.reference_crop_chosen:
+            data["reference_crop"] = ""  # found from the name: left so, it is found again
         return render_form(CultureForm(data=data), culture)
     form = CultureForm()
     findings, refused = checked_entry(form, culture)

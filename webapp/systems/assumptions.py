@@ -5,6 +5,7 @@ correct. Calculators read only what is resolved here, so what they rest on is al
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 import unicodedata
@@ -117,8 +118,15 @@ class Assumption:
 
 def parse_assumptions(markdown: str | None, level: str = "intervention") -> list[Assumption]:
     """Every "- **Key**: Value" line of markdown, in order, keys made canonical."""
+    return list(_parsed(markdown or "", level))
+
+
+# Kept per text: a system's and a step's are read again for each of their interventions (the
+# stale values of a system page resolve every intervention's).
+@functools.lru_cache(maxsize=2048)
+def _parsed(markdown: str, level: str) -> tuple[Assumption, ...]:
     found = []
-    for line in (markdown or "").splitlines():
+    for line in markdown.splitlines():
         match = _LINE.match(line)
         if match is None or not (match.group("inner") or match.group("outer")):
             continue
@@ -126,7 +134,7 @@ def parse_assumptions(markdown: str | None, level: str = "intervention") -> list
         if value:
             written = match.group("key").strip()
             found.append(Assumption(canonical_key(written), value, level, written))
-    return found
+    return tuple(found)
 
 
 class Assumptions:
@@ -135,6 +143,8 @@ class Assumptions:
     def __init__(self, by_level: Mapping[str, Iterable[Assumption]]) -> None:
         self.chosen: dict[str, Assumption] = {}
         self.issues: list[Issue] = []
+        # When watched: every key a calculator read and what it held ("" when unset).
+        self.read: dict[str, str] | None = None
         seen: dict[str, list[Assumption]] = {}
         for level in LEVELS:
             for assumption in by_level.get(level, ()):
@@ -161,7 +171,18 @@ class Assumptions:
             )
 
     def get(self, key: str) -> Assumption | None:
-        return self.chosen.get(canonical_key(key))
+        key = canonical_key(key)
+        found = self.chosen.get(key)
+        if self.read is not None:
+            self.read[key] = found.value if found else ""
+        return found
+
+    def watched(self) -> Assumptions:
+        """The same assumptions, noting in read each key asked for: what a calculated value
+        rests on, so that it is known to be stale when one of them changes."""
+        watching = copy.copy(self)
+        watching.read = {}
+        return watching
 
     def text(self, key: str) -> str | None:
         found = self.get(key)
@@ -285,6 +306,7 @@ OPERATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("fauche", ("fauche", "faucheuse", "mowing", "mower")),
     ("fanage", ("fanage", "faneuse", "tedding", "tedder")),
     ("andainage", ("andainage", "andaineur", "swathing", "raking", "windrowing")),
+    ("ensilage", ("ensilage", "ensileuse", "silage", "forage harvester")),
     ("moisson", ("moisson", "moissonneuse", "recolte", "battage", "combining", "harvest")),
     # Last: a harvest "avec broyage des pailles" is a harvest.
     ("broyage", ("broyage", "broyeur", "mulching", "mulcher", "shredding", "shredder")),
@@ -306,6 +328,7 @@ OPERATION_LABELS = {
     "fauche": "Fauche",
     "fanage": "Fanage",
     "andainage": "Andainage",
+    "ensilage": "Ensilage",
     "moisson": "Moisson",
 }
 
@@ -420,6 +443,11 @@ def propose_assumptions(name: str, description: str = "") -> list[Assumption]:
     """What an intervention's name and description say: operation type, product(s), dose(s),
     share treated, N content, IFT segment and the implement's width — proposals the user can
     correct."""
+    return list(_proposed(name, description))
+
+
+@functools.lru_cache(maxsize=2048)
+def _proposed(name: str, description: str) -> tuple[Assumption, ...]:
     proposed: dict[str, str] = {}
     text = f"{name}. {description}"
     if (operation := operation_type(text)) is not None:
@@ -431,7 +459,7 @@ def propose_assumptions(name: str, description: str = "") -> list[Assumption]:
             proposed.update(_products_and_doses(part))
     if (width := _WIDTH.search(normalise(text))) is not None:
         proposed["Largeur"] = f"{_shown(parse_number(width['width']))} m"
-    return [Assumption(k, v, "proposed", k) for k, v in proposed.items()]
+    return tuple(Assumption(k, v, "proposed", k) for k, v in proposed.items())
 
 
 def _products_and_doses(text: str) -> dict[str, str]:

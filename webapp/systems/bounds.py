@@ -1,14 +1,17 @@
 """Plausibility bounds per indicator and level: a value outside them is an error Issue, and a
 value with an error is never applied. The bounds are checks against typing and unit mistakes
-(a fuel cost typed into the fuel cell), wide on purpose; they are not cited facts."""
+(a fuel cost typed into the fuel cell), wide on purpose; they are not cited facts. A sale price
+whose unit may not be the one it is read in (€/t, against a yield in quintals) is warned."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from webapp.reference.library import library
 from webapp.review.vocabulary import Evidence, Issue, Severity, SourceKind
-from webapp.systems.assumptions import normalise
+from webapp.systems.assumptions import normalise, parse_assumptions
 from webapp.systems.indicators import indicator
 from webapp.units import convert
 
@@ -149,3 +152,40 @@ def check_yield(value: float, crop: str | None, unit: str = "t/ha") -> list[Issu
             },
         )
     ]
+
+
+# The sale price is kept per tonne (€/t); a step may confirm it ("- **Unité prix**: €/t").
+PRICE_UNIT_KEYS = ("unité prix", "unite prix", "price unit")
+
+
+def check_price_unit(
+    step: Mapping[str, Any], price: float, crop_yield: float, yield_unit: str
+) -> list[Issue]:
+    """A warning when the step's sale price may not be per tonne, as totalProduits reads it: the
+    step states another unit (€/q), or its yield is in q/ha and it does not state €/t — a price
+    per quintal read as per tonne makes the products 10 times too small, silently."""
+    stated = next(
+        (
+            a.value.replace(" ", "")
+            for a in parse_assumptions(step.get("assumptions"), "step")
+            if a.key.casefold() in PRICE_UNIT_KEYS
+        ),
+        None,
+    )
+    if stated == "€/t" or (stated is None and yield_unit == "t/ha"):
+        return []
+    tonnes = convert(crop_yield, yield_unit, "t/ha")
+    read, per_quintal = tonnes * price, convert(crop_yield, yield_unit, "q/ha") * price
+    if stated is None:
+        code = "price_unit_unstated"
+        said = f"The yield is in {yield_unit} and the sale price, {price:g}, is read in €/t"
+    else:
+        code = "price_unit_not_per_tonne"
+        said = f"The step states its price in {stated}, but the sale price is read in €/t"
+    message = (
+        f"{said}: {tonnes:g} t/ha × {price:g} €/t = {read:g} €/ha. If {price:g} is per quintal, "
+        f"enter {price * 10:g} €/t (the products are then {per_quintal:g} €/ha); state "
+        "“Unité prix: €/t” once the price is per tonne."
+    )
+    details = {"price": price, "unit": stated, "yield_unit": yield_unit, "read": read}
+    return [Issue(code, Severity.warning, "prixVente", message, details)]

@@ -394,8 +394,8 @@ def _suggestions(ids: list[int]) -> dict[int, Row]:
 
 def _answer(result: Mapping[str, Any], suggestion: Row | None) -> dict[str, Any]:
     """The answer a suggestion came from, in the seed's fields: the run's result for its cell
-    (value, unit, assumptions, steps, the model's words) and the suggestion's confidence,
-    sources and caveats."""
+    (value, unit, assumptions, steps, the model's words, the inputs a calculator read) and the
+    suggestion's confidence, sources and caveats."""
     return {
         "message": result.get("message", ""),
         "value": result.get("value"),
@@ -405,6 +405,8 @@ def _answer(result: Mapping[str, Any], suggestion: Row | None) -> dict[str, Any]
         "sources": (suggestion.evidence or []) if suggestion else [],
         "confidence": suggestion.confidence if suggestion else None,
         "caveats": (suggestion.issues or []) if suggestion else [],
+        # What a calculator read: the value is stale when one of them changes.
+        "inputs": result.get("inputs") or {},
     }
 
 

@@ -51,8 +51,11 @@ def user_message(
 
 def assistant_message(answer: Mapping[str, Any], stamp: str) -> dict[str, Any]:
     """An answer (a calculator's or the model's, in the seed's fields) as the seed keeps it:
-    its text, then its assumptions, steps, sources (by title), confidence and caveats."""
-    return {
+    its text, then its assumptions, steps, sources (by title), confidence and caveats; and a
+    calculator's value with the inputs it read, which the value remembers (webapp.systems.stale)."""
+    inputs = answer.get("inputs")
+    calculated = {"value": answer.get("value"), "inputs": dict(inputs)} if inputs else {}
+    return calculated | {
         "role": "assistant",
         "content": answer_text(answer),
         "assumptions": list(answer.get("assumptions") or []),

@@ -37,7 +37,7 @@ from webapp.systems.cell_details import (
 )
 from webapp.systems.document import value_path
 from webapp.systems.models import VALUE_TARGET, System
-from webapp.systems.views import cell_of, system_or_404
+from webapp.systems.views import cell_of, stale_of, system_or_404
 
 SUGGESTION_WORDS = {
     "pending": "waiting for a reviewer",
@@ -129,6 +129,8 @@ def drawer_context(system: System, row: grid.Row, cell: grid.Cell, **more: Any) 
     needs = None
     if calculable and cell.key in CALCULATORS and cell.state == "empty":
         needs = calculate_in(document, row.step_id, row.intervention_id, cell.key).needs
+    # A stale value beside what its calculator gives from what holds now.
+    now = calculate_in(document, row.step_id, row.intervention_id, cell.key) if cell.stale else None
     return {
         "system": system,
         "row": row,
@@ -142,6 +144,7 @@ def drawer_context(system: System, row: grid.Row, cell: grid.Cell, **more: Any) 
         "assumptions": assumptions_in_effect(document, row.step_id, row.intervention_id),
         "how": how_made(system, path),
         "needs": needs,
+        "now": now,
         "may_approve": editor and cell.state in grid.UNREVIEWED,
         "may_calculate": editor and calculable and cell.state != "na",
         "may_edit": editor,
@@ -205,7 +208,7 @@ def approval(system_id: int):
     high-confidence one, listed and counted before it is confirmed."""
     system = system_or_404(system_id)
     confident = request.args.get("confidence") == "high"
-    found = grid.waiting(system.document, "high" if confident else None)
+    found = grid.waiting(system.document, "high" if confident else None, stale_of(system))
     return render_page(
         "systems/approve.html",
         system=system,
@@ -228,7 +231,8 @@ def approve_values(system_id: int):
     if not all_high and not request.form.getlist("cell"):
         flash("Choose the values to approve.", "warning")
         return redirect(url_for("systems.approval", system_id=system.id))
-    found = [w.path for w in grid.waiting(system.document, "high" if all_high else None)]
+    wanted = "high" if all_high else None
+    found = [w.path for w in grid.waiting(system.document, wanted, stale_of(system))]
     asked = set(request.form.getlist("cell"))
     chosen = found if all_high else [p for p in found if p in asked]
     saved = catalog.approve(system, chosen, current_user)

@@ -5,10 +5,10 @@ not reviewed with high confidence or not, not a number, not applicable, empty)."
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from webapp.pagination import Page
 from webapp.systems.document import (
@@ -25,9 +25,16 @@ from webapp.systems.document import (
     parse_path,
     review_state,
     value_number,
+    value_path,
 )
 from webapp.systems.indicators import DERIVED_KEYS, INDICATORS, STEP_OVERRIDES, Level, keys_at
 from webapp.systems.totals import step_totals, yield_unit
+
+if TYPE_CHECKING:
+    from webapp.systems.stale import InputChange
+
+# {path: what changed} of a document's stale values (webapp.systems.stale.stale_values).
+Stale = Mapping[str, "list[InputChange]"]
 
 # The registry's indicators a person or a calculator sets per intervention, then what a step
 # sets for itself; the derived ones (totals, margin) are the totals' to compute.
@@ -44,6 +51,7 @@ STATES = {
     "reviewed": ("✓", "reviewed by a person"),
     "confident": ("★", "a prediction with high confidence, not reviewed yet"),
     "unreviewed": ("?", "not reviewed yet: a prediction (calculated or AI) or an imported value"),
+    "stale": ("↻", "stale: calculated from an assumption or value that has changed since"),
     "invalid": ("!", "not a number: kept as written, counted in no total"),
     "na": ("n/a", "not applicable"),
     "empty": ("—", "no value yet"),
@@ -67,6 +75,7 @@ class Cell:
     entry: dict[str, Any] | None
     unit: str = ""
     unit_in_cell: bool = False  # the column's cells differ in unit: each says its own
+    stale: tuple[InputChange, ...] = ()  # what changed since it was calculated
 
     @property
     def state(self) -> str:
@@ -78,6 +87,8 @@ class Cell:
             return "empty"
         if not_a_number(entry["value"]):
             return "invalid"
+        if self.stale:  # never shown reviewed: no one checked it against what holds now
+            return "stale"
         if reviewed is True:
             return "reviewed"
         return "confident" if entry.get("confidence") == "high" else "unreviewed"
@@ -93,7 +104,10 @@ class Cell:
     @property
     def meaning(self) -> str:
         """The state in words; a value waiting for review says what it is and how sure:
-        "AI prediction · high confidence · not reviewed", "calculated · not reviewed"."""
+        "AI prediction · high confidence · not reviewed", "calculated · not reviewed"; a stale
+        one what changed."""
+        if self.stale:
+            return "stale: " + "; ".join(str(change) for change in self.stale)
         if self.state not in UNREVIEWED:
             return STATES[self.state][1]
         entry = self.entry or {}
@@ -222,9 +236,20 @@ def window(document: dict[str, Any], number: int = 1, size: int = PAGE_SIZE) -> 
     return Window(shown, Page([], number, size, total))
 
 
-def _cells(keys: list[str], differ: set[str], units: dict[str, str], entries) -> tuple[Cell, ...]:
+def _cells(
+    keys: list[str],
+    differ: set[str],
+    units: dict[str, str],
+    entries,
+    stale: Mapping[str, list[InputChange]] | None = None,
+) -> tuple[Cell, ...]:
+    """The row's cells; stale: {key: what changed} of its stale values."""
     by_key = {e["key"]: e for e in entries}
-    return tuple(Cell(k, by_key.get(k), units[k], unit_in_cell=k in differ) for k in keys)
+    stale = stale or {}
+    return tuple(
+        Cell(k, by_key.get(k), units[k], unit_in_cell=k in differ, stale=tuple(stale.get(k, ())))
+        for k in keys
+    )
 
 
 def _step_row(step: dict[str, Any], keys: list[str], differ: set[str]) -> Row:
@@ -235,22 +260,36 @@ def _step_row(step: dict[str, Any], keys: list[str], differ: set[str]) -> Row:
 
 
 def _intervention_row(
-    step: dict[str, Any], work: dict[str, Any], keys: list[str], differ: set[str]
+    step: dict[str, Any],
+    work: dict[str, Any],
+    keys: list[str],
+    differ: set[str],
+    stale: Stale | None = None,
 ) -> Row:
-    cells = _cells(keys, differ, units_of(step, keys), work.get("values", []))
+    here = {}  # the row's stale values, by key
+    for key in keys if stale else ():
+        if found := stale.get(value_path(step["id"], work["id"], key)):
+            here[key] = found
+    cells = _cells(keys, differ, units_of(step, keys), work.get("values", []), here)
     when = moment(step["startDate"]).date() + timedelta(days=int(work.get("day", "0")))
     top = work.get("type", TOP) == TOP
     return Row(step["id"], work["id"], work["name"], when, top, cells)
 
 
-def rows(document: dict[str, Any], keys: list[str], shown: Window | None = None) -> list[Row]:
-    """Each step's row then its interventions' by day: every step, or those of one page."""
+def rows(
+    document: dict[str, Any],
+    keys: list[str],
+    shown: Window | None = None,
+    stale: Stale | None = None,
+) -> list[Row]:
+    """Each step's row then its interventions' by day: every step, or those of one page;
+    stale: the document's stale values, shown so."""
     differ = {k for k in keys if len(column_units(document, k)) > 1}
     steps = shown.steps if shown else [(s, _by_day(s)) for s in document.get("steps", [])]
     found: list[Row] = []
     for step, work in steps:
         found.append(_step_row(step, keys, differ))
-        found += [_intervention_row(step, w, keys, differ) for w in work]
+        found += [_intervention_row(step, w, keys, differ, stale) for w in work]
     return found
 
 
@@ -263,7 +302,9 @@ def units_of(step: dict[str, Any], keys: list[str]) -> dict[str, str]:
     return units
 
 
-def find_row(document: dict[str, Any], step_id: str, intervention_id: str | None) -> Row | None:
+def find_row(
+    document: dict[str, Any], step_id: str, intervention_id: str | None, stale: Stale | None = None
+) -> Row | None:
     """The row of one step or intervention (None when the document has no such one)."""
     try:
         step, work, _holder, _key = owner(document, step_id, intervention_id)
@@ -274,7 +315,7 @@ def find_row(document: dict[str, Any], step_id: str, intervention_id: str | None
     return (
         _step_row(step, keys, differ)
         if work is None
-        else _intervention_row(step, work, keys, differ)
+        else _intervention_row(step, work, keys, differ, stale)
     )
 
 
@@ -339,12 +380,17 @@ class Waiting:
     cell: Cell
 
 
-def waiting(document: dict[str, Any], confidence: str | None = None) -> list[Waiting]:
+def waiting(
+    document: dict[str, Any], confidence: str | None = None, stale: Collection[str] = ()
+) -> list[Waiting]:
     """The values a person may approve and has not (only those that sure, with confidence),
-    in document order, each with its name, unit and state."""
+    in document order, each with its name, unit and state; never a stale one (approving
+    would not make it current)."""
     places, name_of = Places(document), labeller(document)
     found = []
     for path in awaiting_review(document, confidence):
+        if path in stale:
+            continue
         step_id, _intervention_id, key, _part = parse_path(path)
         unit = units_of(places.steps[step_id], [key])[key]
         found.append(Waiting(path, name_of(path), Cell(key, places.entry(path), unit)))

@@ -11,7 +11,7 @@ from typing import Any
 
 from webapp.review.vocabulary import Issue, Severity
 from webapp.systems.assumptions import parse_assumptions
-from webapp.systems.bounds import check, check_yield
+from webapp.systems.bounds import check, check_price_unit, check_yield
 from webapp.systems.calculators.context import known_values
 from webapp.systems.calculators.result import rounded
 from webapp.systems.campaigns import CampaignIft, ift_by_campaign
@@ -197,6 +197,7 @@ def _products(totals: StepTotals, step: Mapping[str, Any]) -> None:
     # A product rests whole on its yield and its price.
     unsure = any(totals.unreviewed.get(k, 0.0) != 0.0 for k in ("rendement", "prixVente"))
     totals.unreviewed["totalProduits"] = totals.values["totalProduits"] if unsure else 0.0
+    totals.issues.extend(check_price_unit(step, price, crop_yield, unit))
     totals.units["totalProduits"] = INDICATORS["totalProduits"].unit
 
 

@@ -25,6 +25,7 @@ from webapp.tables.browsing import EVERY_ROW, RowView
 from webapp.tables.cells import COLUMN_TYPES, CellInvalid, display, infer_type
 from webapp.tables.coerce import typed_value
 from webapp.tables.models import ROW_TARGET, DataTable, TableCellKey, TableColumn, TableRow
+from webapp.tables.plausibility import above_crop_cap
 from webapp.tables.sort_keys import add_keys, write_keys
 from webapp.text import control_character_problem
 from webapp.uploads import DELIMITERS, sniff_delimiter
@@ -369,15 +370,20 @@ def delete_rows(table: DataTable, row_ids: Sequence[int]) -> int:
 class CellSaved:
     changed: bool
     note: str | None = None  # what reading the input did, e.g. a unit converted
+    warning: str | None = None  # stored, but worth a second look (above the crop's cap)
 
 
 def set_cell(row: TableRow, column: TableColumn, raw: Any, user: User | None) -> CellSaved:
     """Read and store one cell as typed (a number may carry a unit the column converts); a real
     change is audited. CellInvalid says why the input cannot be stored."""
     new, note = typed_value(column.type, raw, column.options, column.unit)
+    warning = None
+    if column.type == "number" and new is not None:
+        named = {c.name: (row.cells or {}).get(c.key) for c in column.table.columns}
+        warning = above_crop_cap(new, column.unit, named)
     old = row.value(column)
     if old == new and type(old) is type(new):
-        return CellSaved(False, note)
+        return CellSaved(False, note, warning)
     cells = {k: v for k, v in (row.cells or {}).items() if k != column.key}
     if new is not None:
         cells[column.key] = new
@@ -385,7 +391,7 @@ def set_cell(row: TableRow, column: TableColumn, raw: Any, user: User | None) ->
     write_keys({row.id: cells})
     record_changes(ROW_TARGET, row.id, {column.key: (old, new)}, user, "manual")
     _touch(column.table)
-    return CellSaved(True, note)
+    return CellSaved(True, note, warning)
 
 
 def rows_page(

@@ -33,6 +33,7 @@ from webapp.review.vocabulary import Confidence, Evidence, Issue, Severity, Sugg
 from webapp.tables.cells import CellInvalid, parse_cell
 from webapp.tables.coerce import coerce_value
 from webapp.tables.models import ROW_TARGET, DataTable, ResearchLogEntry, TableColumn, TableRow
+from webapp.tables.plausibility import above_crop_cap
 from webapp.tables.sort_keys import write_keys
 from webapp.tables.strategies import get_strategy
 from webapp.tables.strategies.base import (
@@ -175,6 +176,8 @@ def work_on_row(
     coverage = next((s.detail for s in reversed(steps) if s.type == "coverage"), None)
     if coverage in CONFIDENCE_ORDER:
         confidence = _weaker(confidence, coverage)
+    if coerced.valid and coerced.value is not None and target.type == "number":
+        entry["warning"] = above_crop_cap(coerced.value, target.unit, row)
     entry.update(
         status="found" if coerced.value is not None else "not_found",
         value=coerced.value,
@@ -322,6 +325,8 @@ def proposed_row(run_id: int, target: Target, entry: Mapping[str, Any]) -> dict[
         message = entry.get("error") or "Not a valid value for the column."
         code = entry.get("error_code") or "value_malformed"
         issues.append(Issue(code, Severity.error, target.key, message))
+    if entry.get("warning"):
+        issues.append(Issue("above_crop_cap", Severity.warning, target.key, entry["warning"]))
     level = entry["confidence"]
     suggested = SuggestedValue(
         entry["value"], target.unit, None if level == "none" else Confidence(level)

@@ -36,6 +36,7 @@ from webapp.tables.catalog import (
 from webapp.tables.cells import CellInvalid
 from webapp.tables.coerce import typed_value
 from webapp.tables.models import DataTable, TableColumn, TableRow
+from webapp.tables.plausibility import above_crop_cap, is_yield
 from webapp.tables.sort_keys import add_keys
 from webapp.uploads import CSV_MAX_BYTES, NOT_UTF8, UploadRefused, size_text, sniff_delimiter
 
@@ -168,12 +169,14 @@ def start_import(
 
 def _batch_rows(
     records: Sequence[tuple[int, list[str]]], columns: Sequence[TableColumn], drop_first: bool
-) -> tuple[list[dict[str, Any]], list[str]]:
-    """Each record's cells by column key, and the lines refused (a value its column cannot
-    hold: the row is left out and named)."""
-    kept, refused = [], []
+) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """Each record's cells by column key, the lines refused (a value its column cannot hold:
+    the row is left out and named) and the lines flagged (kept, a yield above the cap of the
+    row's own crop)."""
+    kept, refused, flagged = [], [], []
     # Plain values: reading ORM attributes for every cell of 100,000 rows is a quarter of it.
     specs = [(c.key, c.name, c.type, tuple(c.options or ()), c.unit) for c in columns]
+    yields = [(c.key, c.name, c.unit) for c in columns if c.type == "number" and is_yield(c.unit)]
     for line, record in records:
         values = record[1:] if drop_first else record
         cells: dict[str, Any] = {}
@@ -189,7 +192,19 @@ def _batch_rows(
             refused.append(str(exc))
             continue
         kept.append(cells)
-    return kept, refused
+        if yields:
+            named = {name: cells.get(key) for key, name, *_rest in specs}
+            flagged += [
+                f"Line {line:,}, {name}: {warning}"
+                for key, name, unit in yields
+                if key in cells and (warning := above_crop_cap(cells[key], unit, named))
+            ]
+    return kept, refused, flagged
+
+
+def _named(lines: list[str]) -> str:
+    more = len(lines) - REFUSALS_NAMED
+    return "; ".join(lines[:REFUSALS_NAMED]) + (f"; and {more:,} more." if more > 0 else ".")
 
 
 def read_batch(path: Path, delimiter: str, offset: int, line_before: int) -> list[tuple[int, list]]:
@@ -224,7 +239,11 @@ class TableImport(RunKind):
 
     name = "table_import"
     title = "Table import"
-    result_labels = {"rows": "Rows added", "refused": "Rows refused"}
+    result_labels = {
+        "rows": "Rows added",
+        "refused": "Rows refused",
+        "flagged": "Values above their crop's yield cap",
+    }
 
     def plan_items(self, params: dict[str, Any]) -> list[str]:
         return [str(n) for n in range(len(params["batches"]))]
@@ -252,7 +271,7 @@ class TableImport(RunKind):
         number = int(key)
         offset, line_before = params["batches"][number]
         records = read_batch(path, params["delimiter"], offset, line_before)
-        cells, refused = _batch_rows(records, table.columns, params["drop_first"])
+        cells, refused, flagged = _batch_rows(records, table.columns, params["drop_first"])
         now = utcnow()
         first = number * BATCH_ROWS
         before = db.session.scalar(select(func.coalesce(func.max(TableRow.id), 0)))
@@ -286,9 +305,9 @@ class TableImport(RunKind):
         self._finish_when_last(run_id, key, path)
         result: dict[str, Any] = {"rows": len(cells), "refused": len(refused)}
         if refused:
-            named = "; ".join(refused[:REFUSALS_NAMED])
-            more = len(refused) - REFUSALS_NAMED
-            result["error"] = named + (f"; and {more:,} more." if more > 0 else ".")
+            result["error"] = _named(refused)
+        if flagged:
+            result |= {"flagged": len(flagged), "flags": _named(flagged)}
         return result
 
     def _finish_when_last(self, run_id: int, key: str, path: Path) -> None:
@@ -314,5 +333,9 @@ class TableImport(RunKind):
         refused = sum(r.get("refused", 0) for r in results)
         text = f"Imported {added:,} row(s)."
         if refused:
-            return "warning", text + f" {refused:,} row(s) were refused: see the items below."
-        return "info", text
+            text += f" {refused:,} row(s) were refused: see the items below."
+        flags = [r["flags"] for r in results if r.get("flags")]
+        if flags:
+            flagged = sum(r.get("flagged", 0) for r in results)
+            text += f" {flagged:,} value(s) are above their crop's yield cap, kept: " + flags[0]
+        return ("warning" if refused or flags else "info"), text

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -42,8 +43,13 @@ def row_places(row: Mapping[str, Any]) -> tuple[str, ...]:
         for name, value in row.items()
         if isinstance(value, str)
         and value.strip()
-        and any(word in _fold(name).split() for word in PLACE_WORDS)
+        and any(word in column_words(name) for word in PLACE_WORDS)
     )
+
+
+def column_words(name: str) -> tuple[str, ...]:
+    """A column name's words, folded: "State_Name" is ("state", "name")."""
+    return tuple(w for w in re.split(r"[\W_]+", _fold(name)) if w)
 
 
 @functools.cache

@@ -416,7 +416,9 @@ def save_cell(table_id: int, row_id: int, column_id: int):
         show_on_form(form, exc.problems, {"": field})
         return render_template("tables/_cell_edit.html", row=row, column=column, form=form), 422
     db.session.commit()
-    return render_template("tables/_cell.html", row=row, column=column, note=saved.note)
+    return render_template(
+        "tables/_cell.html", row=row, column=column, note=saved.note, warning=saved.warning
+    )
 
 
 # Columns

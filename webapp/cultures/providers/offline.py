@@ -48,7 +48,10 @@ class OfflineProvider:
     @staticmethod
     def match(culture: Mapping[str, Any]) -> ReferenceMatch:
         return reference_match(
-            culture.get("name") or "", culture.get("variety"), culture.get("reference_crop")
+            culture.get("name") or "",
+            culture.get("variety"),
+            culture.get("reference_crop"),
+            bool(culture.get("reference_crop_chosen")),
         )
 
     def find_crop(self, culture: Mapping[str, Any]) -> Crop | None:
@@ -61,7 +64,8 @@ class OfflineProvider:
         match = self.match(culture)
         crop = match.crop
         if crop is None:
-            why = f": {match.text.removeprefix('no reference crop: ')}" if match.confusion else ""
+            said = match.confusion or match.chosen
+            why = f": {match.text.removeprefix('no reference crop: ')}" if said else ""
             proposal.add(
                 "reference_crop_unknown",
                 Severity.info,

@@ -56,8 +56,12 @@ def calculate_at(
     intervention: Mapping[str, Any],
     key: str,
 ) -> Result:
-    """calculate_in with the step and intervention at hand (a run over many cells)."""
-    return calculate(key, Context.at(document, step, intervention))
+    """calculate_in with the step and intervention at hand (a run over many cells), with the
+    inputs it read (Result.inputs: a value applied remembers them, to know when it is stale)."""
+    context = Context.at(document, step, intervention).watched()
+    result = calculate(key, context)
+    result.inputs = context.inputs()
+    return result
 
 
 __all__ = ["CALCULATORS", "Context", "Result", "calculate", "calculate_at", "calculate_in"]

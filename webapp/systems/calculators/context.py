@@ -26,10 +26,17 @@ from webapp.units import Quantity, UnitMismatch, convert, find_quantity
 EXPONENT = re.compile(r"[eE][+-]?\d")
 
 
+# How a calculated value names what it read (Result.inputs): an assumption by its key, a value
+# of the intervention by its indicator key, as held or as calculated on the way.
+ASSUMPTION, VALUE, CALCULATED = "assumption:", "value:", "calculated:"
+
+
 @dataclass
 class Context:
     assumptions: Assumptions = field(default_factory=resolve)
     values: dict[str, float] = field(default_factory=dict)
+    # When watched: the intervention's values read (by VALUE or CALCULATED + key), as written.
+    read: dict[str, str] | None = None
 
     @classmethod
     def of(cls, document: Mapping[str, Any], step_id: str, intervention_id: str) -> Context:
@@ -49,7 +56,20 @@ class Context:
         return cls(resolve_at(document, step, intervention), known_values(intervention))
 
     def value(self, key: str) -> float | None:
-        return self.values.get(key)
+        found = self.values.get(key)
+        if self.read is not None:
+            self.read[VALUE + key] = "" if found is None else shown(found)
+        return found
+
+    def watched(self) -> Context:
+        """This context noting every input read, for inputs() to say after a calculation."""
+        return replace(self, assumptions=self.assumptions.watched(), read={})
+
+    def inputs(self) -> dict[str, str]:
+        """What a watched context's calculation read: {input: the value as read, "" for an
+        assumption not stated or a value the intervention does not hold}."""
+        read = self.assumptions.read or {}
+        return {ASSUMPTION + key: text for key, text in read.items()} | (self.read or {})
 
 
 def known_values(item: Mapping[str, Any]) -> dict[str, float]:
@@ -198,6 +218,10 @@ def known_or_calculated(
         return known
     found = calculator(context)
     result.absorb(found)
+    if context.read is not None:
+        # Worked out on the way: the value as calculated, whose own inputs are noted too.
+        context.read.pop(VALUE + key, None)
+        context.read[CALCULATED + key] = "" if found.value is None else shown(found.value)
     if found.value is None:
         needs(result, *found.needs)
     return found.value

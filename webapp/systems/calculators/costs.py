@@ -1,5 +1,6 @@
-"""Costs in €/ha: fuel (coutGnr = gnr × fuel price, volume and cost kept apart) and crop
-protection (coutsPhytos = Σ dose × product price × share treated)."""
+"""Costs in €/ha: fuel (coutGnr = gnr × fuel price, volume and cost kept apart; none on top of a
+machinery cost that includes fuel) and crop protection (coutsPhytos = Σ dose × product price ×
+share treated)."""
 
 from __future__ import annotations
 
@@ -15,13 +16,22 @@ from webapp.systems.calculators.context import (
     stated,
 )
 from webapp.systems.calculators.figures import Figure, cited, figures, use
-from webapp.systems.calculators.operations import fuel
+from webapp.systems.calculators.operations import fuel, fuel_in_machinery_cost
 from webapp.systems.calculators.result import Result, needs, rounded, shown
 
 
 def fuel_cost(context: Context) -> Result:
-    """coutGnr in €/ha: gnr × the stated fuel price, else the cited 2024 average."""
+    """coutGnr in €/ha: gnr × the stated fuel price, else the cited 2024 average; 0 when the
+    machinery cost is a job in full that includes fuel, which would otherwise count twice."""
     result = Result("coutGnr", "€/ha")
+    if (included := fuel_in_machinery_cost(context)) is not None:
+        cost, evidence = included
+        result.sources.append(evidence)
+        result.calculation_steps.append(
+            f"The machinery cost, {cost}, includes fuel: no fuel cost is added to it, 0 €/ha."
+        )
+        result.value, result.confidence = 0.0, Confidence.medium
+        return result
     volume = known_or_calculated(context, result, "gnr", fuel)
     if volume is None:
         return result

@@ -23,13 +23,20 @@ class Figure:
     source: str
     claim: str
     url: str | None = None
+    bound: str | None = None  # "upper": the source gives a most ("less than 5 L"), not a value
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> Figure:
         value = raw["value"]
         low, high = (value[0], value[1]) if isinstance(value, list) else (value, value)
         return cls(
-            float(low), float(high), raw["unit"], raw["source"], raw["claim"], raw.get("url")
+            float(low),
+            float(high),
+            raw["unit"],
+            raw["source"],
+            raw["claim"],
+            raw.get("url"),
+            raw.get("bound"),
         )
 
     @property
@@ -43,7 +50,7 @@ class Figure:
     @property
     def text(self) -> str:
         number = f"{shown(self.low)}–{shown(self.high)}" if self.is_range else shown(self.low)
-        return f"{number} {self.unit}"
+        return f"{'≤ ' if self.bound == 'upper' else ''}{number} {self.unit}"
 
     def evidence(self) -> Evidence:
         return Evidence(

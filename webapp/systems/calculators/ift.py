@@ -5,14 +5,21 @@ fungicide, insecticide and other are kept apart, and biocontrol and seed treatme
 apart, outside the total.
 
 A full reference-dose table is read from CSV (read_reference_doses_csv; comma, semicolon or
-tab), columns by Furrow's name or the ministry's (the MAA table of reference doses per crop and
-target group, as Agrosyst's refmaadosesrefpargroupecible holds it):
-  product / nom_produit (or code_amm; one of them required), crop / culture_maa (empty: no crop),
-  target / groupe_cible_maa (empty: any), dose / dose_ref_maa (required, a number as a person
-  writes it: "0,2" or "0.2"), unit / unit_dose_ref_maa (required: "L/ha", or "L_HA"),
-  campagne (the newest campaign's dose wins), source (required unless the import names it),
-  url, claim (the sentence that states the dose).
-An imported table (webapp.systems.doses) takes precedence over the bundled sample.
+tab), columns by Furrow's name or the ministry's, in either of its two shapes: the table the
+ministry's IFT API exports per campaign and crop group (DoseReferenceCSV in its source,
+AGRILAB/ift-api: ID_campagne, Code_AMM, Biocontrole, Id_culture, Culture, Id_cible, Cible,
+Id_Segment, Segment, Dose_ref, Id_unite_dose_ref, Unite_dose_ref, tab-separated), and the MAA
+table per crop and target group as Agrosyst's refmaadosesrefpargroupecible holds it:
+  product / nom_produit (or code_amm / Code_AMM / AMM; one of them required), crop /
+  culture_maa / Culture (empty: no crop), target / groupe_cible_maa / Cible (empty: any), dose /
+  dose_ref_maa / Dose_ref (required, a number as a person writes it: "0,2" or "0.2"; a blank
+  Dose_ref is a product the ministry gives no dose, skipped and counted, as its own import
+  takes it), unit / unit_dose_ref_maa / Unite_dose_ref (required: "L/ha", or "L_HA"),
+  campagne / ID_campagne (the newest campaign's dose wins), source (required unless the import
+  names it), url, claim (the sentence that states the dose). Other columns are not read.
+The ministry's table names products by AMM number only; its product list per campaign
+(read_product_names_csv: Nom_produit, AMM) gives their names. An imported table
+(webapp.systems.doses) takes precedence over the bundled sample.
 """
 
 from __future__ import annotations
@@ -22,8 +29,10 @@ import functools
 import io
 import json
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from webapp.numbers import NumberInvalid, parse_number
 from webapp.problems import Invalid, Problem
@@ -39,6 +48,7 @@ from webapp.systems.calculators.context import (
 )
 from webapp.systems.calculators.figures import DATA, Figure
 from webapp.systems.calculators.result import Result, needs, rounded, shown
+from webapp.systems.document import review_state
 from webapp.systems.indicators import IFT_SEGMENTS, IFT_TOTAL_SEGMENTS
 from webapp.units import UnitMismatch, convert
 from webapp.uploads import sniff_delimiter
@@ -85,17 +95,28 @@ class ReferenceDose:
 
 
 class ReferenceDoses:
-    """A reference-dose table, looked up by product, then target, then crop."""
+    """A reference-dose table, looked up by product (its name, its AMM number, or a name the
+    product list gives that number), then target, then crop. bundled: the sample Furrow ships,
+    not a full table; without_dose: the rows read that give no dose."""
 
-    def __init__(self, doses: Iterable[ReferenceDose]) -> None:
+    def __init__(
+        self,
+        doses: Iterable[ReferenceDose],
+        bundled: bool = False,
+        without_dose: int = 0,
+        names: Mapping[str, list[str]] | None = None,
+    ) -> None:
         self.by_product: dict[str, list[ReferenceDose]] = {}
         self.size = 0
+        self.bundled = bundled
+        self.without_dose = without_dose
         for dose in doses:
             self.size += 1
-            self.by_product.setdefault(normalise(dose.product), []).append(dose)
-            if dose.code_amm and normalise(dose.code_amm) != normalise(dose.product):
-                # "- **Produit**: 8900564" finds MAVRIK FLO by its authorisation number.
-                self.by_product.setdefault(normalise(dose.code_amm), []).append(dose)
+            # "- **Produit**: 8900564" finds MAVRIK FLO by its authorisation number.
+            amm = dose.code_amm or ""
+            keys = {dose.product, amm, *(names or {}).get(amm, ())} - {""}
+            for key in dict.fromkeys(normalise(k) for k in keys):
+                self.by_product.setdefault(key, []).append(dose)
 
     def __len__(self) -> int:
         return self.size
@@ -143,18 +164,20 @@ def _dose(raw: dict) -> ReferenceDose:
 def bundled_reference_doses() -> ReferenceDoses:
     """The sample reference doses of webapp/systems/data/ift_reference_doses.json."""
     raw = json.loads((DATA / "ift_reference_doses.json").read_text(encoding="utf-8"))
-    return ReferenceDoses(_dose(row) for row in raw["doses"])
+    return ReferenceDoses((_dose(row) for row in raw["doses"]), bundled=True)
 
 
-# Each column's names: Furrow's first, then the ministry's (MAA) and Agrosyst's.
+# Each column's names, compared without case: Furrow's first, then the ministry's (MAA; its IFT
+# API's export writes Code_AMM, Culture, Cible, Dose_ref, Unite_dose_ref, ID_campagne) and
+# Agrosyst's.
 COLUMNS = {
     "product": ("product", "nom_produit", "produit", "nom_commercial"),
     "code_amm": ("code_amm", "amm"),
     "crop": ("crop", "culture_maa", "culture"),
     "target": ("target", "groupe_cible_maa", "cible"),
     "dose": ("dose", "dose_ref_maa", "dose_ref"),
-    "unit": ("unit", "unit_dose_ref_maa", "unite"),
-    "campaign": ("campaign", "campagne"),
+    "unit": ("unit", "unit_dose_ref_maa", "unite_dose_ref", "unite"),
+    "campaign": ("campaign", "campagne", "id_campagne"),
     "source": ("source",),
     "url": ("url",),
     "claim": ("claim",),
@@ -179,29 +202,85 @@ def reference_doses() -> ReferenceDoses:
     return bundled_reference_doses() if imported is None else imported
 
 
-def read_reference_doses_csv(text: str, source: str | None = None) -> ReferenceDoses:
-    """A reference-dose table from CSV text (columns in the module docstring); source names the
-    table for rows without a source of their own. Invalid naming every bad line ("line 4:
-    dose ...") and nothing read when one is bad."""
+def _reader(text: str, columns: Mapping[str, tuple[str, ...]]) -> tuple[csv.DictReader, dict]:
+    """A CSV reader of text and, for each of columns, the header's name for it (or None)."""
     text = text.removeprefix("\ufeff")
     reader = csv.DictReader(io.StringIO(text), delimiter=sniff_delimiter(text))
     header = {(name or "").strip().casefold(): name for name in reader.fieldnames or ()}
     found = {
         column: next((header[n] for n in names if n in header), None)
-        for column, names in COLUMNS.items()
+        for column, names in columns.items()
     }
+    return reader, found
+
+
+# The ministry's list of products per campaign, as its IFT service exports it (ProduitCSV in
+# AGRILAB/ift-api: ID_campagne, Nom_produit, AMM): the names its dose table, by AMM number
+# alone, lacks.
+NAME_COLUMNS = {
+    "name": COLUMNS["product"],
+    "code_amm": COLUMNS["code_amm"],
+    "campaign": COLUMNS["campaign"],
+}
+
+
+def read_product_names_csv(text: str) -> dict[str, list[str]]:
+    """Each AMM number's product names, the newest campaign's first; Invalid naming every bad
+    line and nothing read when one is bad."""
+    reader, found = _reader(text, NAME_COLUMNS)
+    missing = [c for c in ("name", "code_amm") if found[c] is None]
+    if missing:
+        said = ", ".join("AMM" if c == "code_amm" else c for c in missing)
+        raise Invalid(f"The product names CSV lacks the columns: {said}.", code="csv")
+    named: dict[str, list[tuple[str, str]]] = {}
+    problems = []
+    for row in reader:
+        cells = {c: (row.get(name) or "").strip() if name else "" for c, name in found.items()}
+        if not any(cells.values()):
+            continue
+        empty = [label for c, label in (("name", "name"), ("code_amm", "AMM")) if not cells[c]]
+        if empty:
+            line = reader.line_num
+            problems.append(Problem(f"product names, line {line}: {empty[0]} is empty", ""))
+            continue
+        named.setdefault(cells["code_amm"], []).append((cells["campaign"], cells["name"]))
+    if problems:
+        raise Invalid(problems, code="csv")
+    return {
+        amm: list(
+            dict.fromkeys(name for _, name in sorted(pairs, key=lambda p: p[0], reverse=True))
+        )
+        for amm, pairs in named.items()
+    }
+
+
+def read_reference_doses_csv(
+    text: str, source: str | None = None, names: Mapping[str, list[str]] | None = None
+) -> ReferenceDoses:
+    """A reference-dose table from CSV text (columns in the module docstring); source names the
+    table for rows without a source of their own; names, each AMM number's product names (from
+    read_product_names_csv), for a table that gives numbers only. Invalid naming every bad line
+    ("line 4: dose ...") and nothing read when one is bad."""
+    reader, found = _reader(text, COLUMNS)
     required = ["dose", "unit", *([] if source else ["source"])]
     missing = [c for c in required if found[c] is None]
     if found["product"] is None and found["code_amm"] is None:
         missing.insert(0, "product")
     if missing:
         raise Invalid(f"The CSV lacks the columns: {', '.join(missing)}.", code="csv")
+    # The ministry's own import takes a row with a blank Dose_ref: a product it gives no dose.
+    blank_is_no_dose = found["dose"].casefold() == "dose_ref"
     newest: dict[tuple, tuple[str, ReferenceDose]] = {}
     problems = []
-    for line, row in enumerate(reader, start=2):
+    without_dose = 0
+    for row in reader:
+        line = reader.line_num  # the row's last line: a quoted cell may hold a line break
         cells = {c: (row.get(name) or "").strip() if name else "" for c, name in found.items()}
         if not any(cells.values()):
-            continue  # a blank line
+            continue  # a line of empty cells
+        if blank_is_no_dose and not cells["dose"]:
+            without_dose += 1
+            continue
         try:
             dose = _csv_dose(cells, source)
         except (NumberInvalid, ValueError) as error:
@@ -212,7 +291,15 @@ def read_reference_doses_csv(text: str, source: str | None = None) -> ReferenceD
             newest[key] = (cells["campaign"], dose)
     if problems:
         raise Invalid(problems, code="csv")
-    return ReferenceDoses(dose for _, dose in newest.values())
+    names = names or {}
+    doses = (_named(dose, names) for _, dose in newest.values())
+    return ReferenceDoses(doses, without_dose=without_dose, names=names)
+
+
+def _named(dose: ReferenceDose, names: Mapping[str, list[str]]) -> ReferenceDose:
+    """dose under its product's name where the table gave only its AMM number."""
+    known = names.get(dose.code_amm or "")
+    return replace(dose, product=known[0]) if known and dose.product == dose.code_amm else dose
 
 
 def _csv_dose(cells: dict[str, str], source: str | None) -> ReferenceDose:
@@ -222,7 +309,10 @@ def _csv_dose(cells: dict[str, str], source: str | None) -> ReferenceDose:
     for column in ("unit", *([] if source else ["source"])):
         if not cells[column]:
             raise ValueError(f"{column} is empty")
-    value = parse_number(cells["dose"])
+    try:
+        value = parse_number(cells["dose"])
+    except NumberInvalid as error:
+        raise ValueError(f"dose: {error}") from None
     if not value > 0:
         raise ValueError("dose must be above 0")
     unit = _unit(cells["unit"])
@@ -239,6 +329,64 @@ def _csv_dose(cells: dict[str, str], source: str | None) -> ReferenceDose:
         "claim": cells["claim"] or f"{described} {value:g} {unit}",
     }
     return _dose(raw)
+
+
+@dataclass
+class DoseCoverage:
+    """How many treatments the table can give a reference dose: missing counts the treatments
+    of each product it has none for, by the product and crop as written."""
+
+    treatments: int = 0
+    covered: int = 0
+    missing: Counter[str] = field(default_factory=Counter)
+
+    def __add__(self, other: DoseCoverage) -> DoseCoverage:
+        return DoseCoverage(
+            self.treatments + other.treatments,
+            self.covered + other.covered,
+            self.missing + other.missing,
+        )
+
+    @property
+    def summary(self) -> str:
+        if not self.treatments:
+            return "no treatment names a product"
+        share = 100 * self.covered / self.treatments
+        return (
+            f"{self.covered} of {self.treatments} treatments have a reference dose ({share:.0f} %)"
+        )
+
+
+def dose_coverage(documents: Iterable[Mapping[str, Any]], table: ReferenceDoses) -> DoseCoverage:
+    """Which treatments of the documents the table gives a reference dose. A treatment is an
+    intervention naming a product that the IFT calculator would count (not another operation,
+    not marked n/a for the IFT); it is covered when it states its own dose de référence or
+    when the table has a dose for every product in it, as the calculator looks them up."""
+    coverage = DoseCoverage()
+    for document in documents:
+        for step in document.get("steps") or ():
+            for work in step.get("interventions") or ():
+                context = Context.at(document, step, work)
+                held = context.assumptions
+                products = split_list(held.text("Produit"))
+                if not products or _ift_not_counted(context, work):
+                    continue
+                coverage.treatments += 1
+                if held.get("Dose de référence"):
+                    coverage.covered += 1
+                    continue
+                crop, target = held.text("Culture"), held.text("Cible")
+                absent = [p for p in products if table.lookup(p, crop_name(crop), target) is None]
+                coverage.covered += not absent
+                coverage.missing.update(f"{p} ({crop})" if crop else p for p in absent)
+    return coverage
+
+
+def _ift_not_counted(context: Context, work: Mapping[str, Any]) -> bool:
+    marked = any(
+        e.get("key") == "ift" and review_state(e) == "n/a" for e in work.get("values") or ()
+    )
+    return marked or not_a_treatment(context, Result("ift", "IFT")) is not None
 
 
 def calculate(context: Context, doses: ReferenceDoses | None = None) -> Result:
@@ -283,7 +431,8 @@ def calculate(context: Context, doses: ReferenceDoses | None = None) -> Result:
                 Severity.warning,
                 f"No reference dose for {product}"
                 + (f" on {crop}" if crop else "")
-                + ": IFT 1 per treatment (official rule).",
+                + ": IFT 1 per treatment (official rule). "
+                + how_to_find(table),
                 product=product,
             )
         else:
@@ -319,6 +468,20 @@ def calculate(context: Context, doses: ReferenceDoses | None = None) -> Result:
         )
     result.confidence = Confidence.low if fallback else Confidence.high
     return result
+
+
+def how_to_find(table: ReferenceDoses) -> str:
+    """What a person does so that a product without a reference dose gets one."""
+    command = "“furrow import-doses FILE --names PRODUCTS”, or the IFT reference doses page"
+    if table.bundled:
+        return (
+            f"Furrow ships a sample of {len(table)} doses: import the ministry's table of "
+            f"reference doses and its product list ({command}) to count the product at its dose."
+        )
+    return (
+        "The imported table has no dose for it: import the campaign's table with its product "
+        f"list ({command}), write the product's AMM number, or state its “Dose de référence”."
+    )
 
 
 def _reference(

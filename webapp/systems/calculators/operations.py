@@ -6,10 +6,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from webapp.review.vocabulary import Confidence, Severity
+from webapp.review.vocabulary import Confidence, Evidence, Severity
 from webapp.systems.assumptions import Assumption, normalise, operation_id, operation_label
 from webapp.systems.calculators.context import Context, stated, stated_wins
-from webapp.systems.calculators.figures import Figure, cited, figures, others, use
+from webapp.systems.calculators.figures import (
+    Figure,
+    assumption_evidence,
+    cited,
+    figures,
+    others,
+    use,
+)
 from webapp.systems.calculators.result import Result, needs, rounded, shown
 
 # Words around a soil's name that do not name its texture ("sol argileux", "clay soil").
@@ -25,18 +32,44 @@ def is_clay(soil: str) -> bool:
 
 
 def operation(context: Context, result: Result) -> str | None:
-    """The operation type that holds ("Opération"), recorded in the result's assumptions."""
+    """The operation type that holds ("Opération"), recorded in the result's assumptions, with
+    the crop when the crop makes it another machine's (a maize harvest)."""
     assumption = context.assumptions.get("Opération")
     if assumption is None:
         return None
-    line = f"Opération: {assumption.value} ({assumption.level})"
-    if line not in result.assumptions:
-        result.assumptions.append(line)
-    return operation_id(assumption.value)
+    kind = operation_kind(context)
+    crop = context.assumptions.get("Culture") if kind in _MAIZE_KINDS else None
+    for each in (assumption, crop) if crop else (assumption,):
+        line = f"{each.key}: {each.value} ({each.level})"
+        if line not in result.assumptions:
+            result.assumptions.append(line)
+    return kind
+
+
+def operation_kind(context: Context) -> str | None:
+    """The operation type "Opération" names; a harvest of maize is a maize harvester's
+    (forage harvester for silage, combine with a corn header for grain), never the cereal
+    combine's, whose figures are for another machine and crop."""
+    written = context.assumptions.text("Opération")
+    if written is None:
+        return None
+    kind = operation_id(written)
+    if kind not in _HARVESTS:
+        return kind
+    words = normalise(f"{context.assumptions.text('Culture') or ''} {written}")
+    if not _MAIZE.search(words):
+        return kind
+    return "ensilage_mais" if "ensil" in words or "silage" in words else "moisson_mais"
+
+
+_HARVESTS = ("moisson", "ensilage")
+_MAIZE = re.compile(r"(?<!\w)(?:mais|maize|corn)(?!\w)")
+_MAIZE_KINDS = {"moisson_mais": "Récolte maïs grain", "ensilage_mais": "Ensilage maïs"}
 
 
 def _label(context: Context, kind: str) -> str:
-    return operation_label(kind, context.assumptions.text("Opération") or "")
+    written = context.assumptions.text("Opération") or ""
+    return _MAIZE_KINDS.get(kind) or operation_label(kind, written)
 
 
 def fuel(context: Context) -> Result:
@@ -49,8 +82,7 @@ def fuel(context: Context) -> Result:
         return _per_hectare(context, result, stated(context, "Carburant", result, "L/h"))
     if (given := stated_wins(context, result, "Carburant", "L/ha")) is not None:
         return given
-    stated_kind = context.assumptions.text("Opération")
-    kind = operation_id(stated_kind) if stated_kind else None
+    kind = operation_kind(context)
     if kind and cited("fuel", kind) is None and (hourly := cited("fuel_per_hour", kind)):
         return _cited_hourly(context, result, kind, hourly)
     if (found := _cited_for(context, result, "fuel", "Carburant")) is None:
@@ -58,14 +90,22 @@ def fuel(context: Context) -> Result:
     kind, figure = found
     value = use(result, figure, f"Fuel for {_label(context, kind)}")
     value = _on_clay(context, kind, value, result)
-    for other in others("fuel", kind):
+    if figure.bound == "upper":
+        result.caveat(
+            "cited_upper_bound",
+            Severity.warning,
+            f"The source gives an upper bound, {figure.text} ({figure.claim}): the bound is used.",
+        )
+    # The others are beside the general figure; a variant chosen for the machine replaces them.
+    for other in others("fuel", kind) if figure == cited("fuel", kind) else ():
         result.caveat(
             "other_cited_figure",
             Severity.info,
             f"Another source gives {other.text}: {other.claim} ({other.source}).",
         )
     result.value = rounded(value)
-    result.confidence = Confidence.low if figure.is_range else Confidence.medium
+    exact = not figure.is_range and figure.bound is None
+    result.confidence = Confidence.medium if exact else Confidence.low
     return result
 
 
@@ -80,29 +120,46 @@ def _cited_for(
         return None
     figure = _variant(context, result, table, kind) or cited(table, kind)
     if figure is None:
-        what = table.replace("_", " ")
-        needs(result, missing, why=f"no cited {what} for {_label(context, kind)}")
+        needs(result, missing, why=_no_figure(context, table.replace("_", " "), kind))
         return None
     return kind, figure
 
 
+def _no_figure(context: Context, what: str, kind: str) -> str:
+    """Why no value is proposed: no cited figure of that kind for the operation."""
+    why = f"no cited {what} for {_label(context, kind)}"
+    if kind in _MAIZE_KINDS:
+        why += "; the cited harvest figures are a cereal combine's, not a maize harvester's"
+    return why
+
+
 def _variant(context: Context, result: Result, table: str, kind: str) -> Figure | None:
-    """The cited figure for the stated soil, number of furrows or power when the source gives
-    one for them (ploughing a light soil with 5 or 7 furrows; a combine's power)."""
+    """The cited figure for the stated soil, number of furrows, power or machine when the
+    source gives one for them (ploughing a light soil with 5 or 7 furrows; a combine's power;
+    a disc stubble cultivator)."""
     entry = figures().get(table, {}).get(kind, {})
     soil = set(normalise(context.assumptions.text("Sol") or "").split())
     furrows, power = _count(context, "Corps", _FURROWS), _count(context, "Puissance", _POWER)
     if kind in _SELF_PROPELLED and _tractors(context.assumptions.get("Puissance")):
         power = None  # the tractor's power is not the combine's
+    machine = context.assumptions.text("Matériel") or ""
     for variant in entry.get("variants", ()):
-        if _fits(variant, soil, furrows, power):
+        if _fits(variant, soil, furrows, power, machine):
             result.assumptions.append(f"Variant: {variant['label']}")
             return Figure.from_dict(variant["figure"])
     return None
 
 
-def _fits(variant: dict, soil: set[str], furrows: float | None, power: float | None) -> bool:
+def _fits(
+    variant: dict,
+    soil: set[str],
+    furrows: float | None,
+    power: float | None,
+    machine: str,
+) -> bool:
     if variant.get("soil") and not soil & set(variant["soil"]):
+        return False
+    if variant.get("words") and not _names(variant["words"], machine):
         return False
     if "furrows" in variant and furrows != variant["furrows"]:
         return False
@@ -220,14 +277,15 @@ def machinery_cost(context: Context) -> Result:
     their range."""
     result = Result("mecanisation", "€/ha")
     if (given := stated_wins(context, result, "Coût machine", "€/ha")) is not None:
+        if fuel_in_machinery_cost(context) is not None:
+            given.calculation_steps.append(_NO_FUEL_ON_TOP)
         return given
     kind = operation(context, result)
     if kind is None:
         return needs(result, "Opération")
     options = _fitting(context, figures()["machinery"].get(kind, []), result)
     if not options:
-        why = f"no cited machinery cost for {_label(context, kind)}"
-        return needs(result, "Coût machine", why=why)
+        return needs(result, "Coût machine", why=_no_figure(context, "machinery cost", kind))
     chosen = [Figure.from_dict(o["figure"]) for o in options]
     if len(chosen) == 1:
         figure = chosen[0]
@@ -256,26 +314,77 @@ def machinery_cost(context: Context) -> Result:
             Severity.warning,
             "The cited cost is the implement's alone: tractor and driver are not included.",
         )
+    if all(o.get("includes_fuel") for o in options):
+        result.calculation_steps.append(_NO_FUEL_ON_TOP)
     result.value = rounded(value)
     result.confidence = Confidence.low
     return result
 
 
+_NO_FUEL_ON_TOP = "The cost includes fuel: the fuel cost is not added to it."
+
+
+def fuel_in_machinery_cost(context: Context) -> tuple[str, Evidence] | None:
+    """(the machinery cost in words, its evidence) when it includes fuel: a stated "Coût
+    machine" that says so ("60 €/ha carburant compris"), or the cited job in full the
+    calculator would use, the intervention's own machinery value, if any, being that figure (a
+    value from elsewhere does not say what it covers); None otherwise."""
+    written = context.assumptions.get("Coût machine")
+    if written is not None:
+        if not _names(_FUEL_INCLUDED, written.value):
+            return None
+        return f"stated, {written.value}", assumption_evidence(written.key, written.value)
+    kind = operation_kind(context)
+    options = _fitting(context, figures()["machinery"].get(kind or "", []), Result("", ""))
+    if len(options) != 1 or not options[0].get("includes_fuel"):
+        return None
+    figure = Figure.from_dict(options[0]["figure"])
+    known = context.value("mecanisation")
+    if known is not None and not figure.low <= known <= figure.high:
+        return None
+    return f"{figure.text} ({figure.claim}; {figure.source})", figure.evidence()
+
+
+# How a stated cost says it includes fuel.
+_FUEL_INCLUDED = (
+    "carburant compris",
+    "gnr compris",
+    "fioul compris",
+    "avec carburant",
+    "fuel included",
+    "including fuel",
+    "incl. fuel",
+)
+
+
 def _fitting(context: Context, options: list[dict[str, Any]], result: Result) -> list[dict]:
-    """The options the stated equipment words and width allow (all of them when none fits)."""
+    """The options the stated equipment words allow (unnamed, those that are not named_only),
+    then the stated width among them (all of them when none fits)."""
     equipment = context.assumptions.get("Matériel")
-    words = normalise(equipment.value) if equipment else ""
-    named = [o for o in options if any(w in words for w in o.get("words", ()))]
+    written = equipment.value if equipment else ""
+    named = [o for o in options if _names(o.get("words", ()), written)]
     if named:
         result.assumptions.append(f"Matériel: {equipment.value} ({equipment.level})")
-        return named
+        options = named
+    else:
+        options = [o for o in options if not o.get("named_only")]
     width = stated(context, "Largeur", result, "m") if context.assumptions.get("Largeur") else None
     if width is not None:
-        by_width = [
-            o
-            for o in options
-            if o.get("min_width_m", 0) <= width < o.get("max_width_m", float("inf"))
-        ]
+        by_width = [o for o in options if _width_fits(o, width)]
         if by_width:
             return by_width
     return options
+
+
+def _names(words: Any, written: str) -> bool:
+    """Whether written names one of words, whole (or with a plural s): "dent" is not in
+    "indépendants"."""
+    text = normalise(written)
+    return any(re.search(rf"(?<!\w){re.escape(w)}s?(?!\w)", text) for w in words)
+
+
+def _width_fits(option: dict[str, Any], width: float) -> bool:
+    """Whether width is in the option's: from min_width_m, below max_width_m, up to up_to_m."""
+    return option.get("min_width_m", 0) <= width < option.get(
+        "max_width_m", float("inf")
+    ) and width <= option.get("up_to_m", float("inf"))

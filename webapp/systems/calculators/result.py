@@ -36,6 +36,8 @@ class Result:
     needs: list[str] = field(default_factory=list)  # the inputs it lacked, by assumption key
     range: tuple[float, float] | None = None  # when the cited figure is a range
     parts: dict[str, float] = field(default_factory=dict)  # IFT segments, GES terms
+    # What it was calculated from, as read (Context.inputs): when one changes, it is stale.
+    inputs: dict[str, str] = field(default_factory=dict)
 
     @property
     def applicable(self) -> bool:
@@ -69,6 +71,7 @@ class Result:
             "needs": list(self.needs),
             "range": list(self.range) if self.range else None,
             "parts": dict(self.parts),
+            "inputs": dict(self.inputs),
         }
 
 
