@@ -47,7 +47,7 @@ def test_open_a_cell_approve_it_and_close_the_drawer(page: Page, session_app, ad
     drawer = page.get_by_role("dialog", name="Labour › Treatment frequency index (IFT)")
     expect(drawer).to_be_visible()
     expect(drawer.locator("#drawer-title")).to_be_focused()
-    expect(drawer).to_contain_text("not reviewed yet")
+    expect(drawer).to_contain_text("not reviewed")
     expect(drawer.locator("ol.thread")).to_contain_text("<script>alert('x')</script>")
     expect(drawer.locator("ol.thread")).to_contain_text("IFT = 5 / 6 = 0.83")
     expect(drawer.locator("table.drawer-assumptions")).to_contain_text("Culture")

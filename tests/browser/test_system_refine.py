@@ -95,7 +95,12 @@ def test_refine_a_value_from_the_grid_and_apply_the_answer(
     screenshot(page, "system-refine-390")
     page.get_by_role("link", name="Back to Affinage").click()
     cell = page.locator("table.system-grid tr.intervention-row").filter(has_text="Labour").first
-    expect(cell.locator("td.state-reviewed").first).to_contain_text("18")
+    # Applied, the model's answer is a prediction (not ✓) until a person approves it.
+    fuel_cell = cell.locator("td.value-cell").filter(
+        has=page.get_by_role("link", name="Details of Fuel of Labour")
+    )
+    expect(fuel_cell).to_contain_text("18")
+    expect(fuel_cell).to_contain_text("confidence · not reviewed")
 
     # The value's drawer shows the conversation and refines it again.
     openai_worker.reply(responses_body(FUEL | {"value": 17, "message": "Avec 120 ch : 17 L/ha."}))

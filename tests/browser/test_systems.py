@@ -108,7 +108,7 @@ def test_calculate_all_missing_review_and_apply(page: Page, session_app, admin, 
     row = review.locator("tr.suggestion").filter(has_text="Labour › Treatment frequency index")
     row.first.get_by_role("checkbox").check()
     page.get_by_role("button", name="Apply selected").click()
-    expect(page.get_by_text("marked reviewed")).to_be_visible()
+    expect(page.get_by_text("as predictions, not reviewed")).to_be_visible()
     expect(page.get_by_role("button", name="Undo this apply")).to_be_visible()
     screenshot(page, "system-calculation-1280")
     expect(page.get_by_role("navigation", name="Pages")).to_contain_text("Page 1 of 4")
@@ -121,12 +121,14 @@ def test_calculate_all_missing_review_and_apply(page: Page, session_app, admin, 
     page.set_viewport_size({"width": 390, "height": 844})
     screenshot(page, "system-apply-all-390")
     page.get_by_role("button", name="Apply").click()
-    expect(page.get_by_text("marked reviewed")).to_be_visible()
+    expect(page.get_by_text("as predictions, not reviewed")).to_be_visible()
     screenshot(page, "system-calculation-390")
     page.set_viewport_size({"width": 1280, "height": 900})
     page.get_by_role("link", name="Back to Calcul").click()
+    # Applied values are predictions: none of the calculated ones is marked ✓.
     cell = page.locator("table.system-grid tr.intervention-row").filter(has_text="Labour").first
-    expect(cell.locator("td.state-reviewed").first).to_contain_text("✓")
+    expect(cell.locator("td.state-confident, td.state-unreviewed").first).to_be_visible()
+    expect(cell.locator("td.state-reviewed")).to_have_count(0)
 
 
 def test_ift_by_campaign_farm_totals_and_a_dose_table_import(page: Page, session_app, admin):

@@ -93,7 +93,9 @@ def test_an_offline_refinement_adds_its_assumptions_and_recalculates(client_as, 
     db.session.commit()
     assert applied.applied
     values = flat_values(document_of(system_id))
-    assert values[FUEL] == 25.0 and values[FUEL + ".reviewed"] is True
+    # Applied, the answer is a prediction; its conversation told it already (not twice).
+    assert values[FUEL] == 25.0 and values[FUEL + ".reviewed"] is False
+    assert [m["role"] for m in values[FUEL + ".conversation"]] == ["system", "user", "assistant"]
 
 
 @pytest.mark.parametrize(

@@ -97,7 +97,8 @@ def test_the_model_calls_a_calculator_then_answers_as_a_suggestion(
     db.session.commit()
     assert len(applied.applied) == 2, applied.refused
     values = flat_values(db.session.get(System, system_id).document)
-    assert values[SEEDS] == 94.5 and values[SEEDS + ".reviewed"] is True
+    assert values[SEEDS] == 94.5 and values[SEEDS + ".reviewed"] is False
+    assert values[SEEDS + ".confidence"] == "medium"
     db.session.expire_all()
     step = db.session.get(System, system_id).document["steps"][0]
     assert step["assumptions"].endswith("- **Dose de semis**: 150 kg/ha\n")
@@ -252,4 +253,5 @@ def test_an_applied_model_answer_is_the_model_s_in_a_file_with_statuses(
     db.session.commit()
     assert len(applied.applied) == 1, applied.refused
     made = entry(system_id, path)
-    assert (made["value"], made["reviewed"], made["status"]) == (94.5, True, "ia")
+    assert (made["value"], made["reviewed"], made["status"]) == (94.5, False, "ia")
+    assert made["confidence"] == "medium"

@@ -119,7 +119,7 @@ def test_a_cell_without_a_value_says_what_it_needs(client_as):
     assert f"/systems/{system_id}/runs/{run.id}" in run_page and "steps[" not in run_page
 
 
-def test_apply_marks_reviewed_and_undo_restores_the_empty_cell(client_as):
+def test_apply_writes_a_prediction_and_undo_restores_the_empty_cell(client_as):
     editor = api_client(client_as, "editor")
     system_id = create(editor).get_json()["id"]
     run = started(editor, system_id)
@@ -137,14 +137,15 @@ def test_apply_marks_reviewed_and_undo_restores_the_empty_cell(client_as):
     assert answer.status_code == 200, answer.get_json()
     values = flat_values(db.session.get(System, system_id).document)
     assert values[path("ift")] == ift.suggested_value
-    assert values[path("ift") + ".reviewed"] is True
+    assert values[path("ift") + ".reviewed"] is False
+    assert values[path("ift") + ".confidence"] == ift.confidence
     undone = reviewer.post(
         f"/api/v1/undo/{answer.get_json()['undo_group']}", headers=reviewer.headers
     )
     assert undone.status_code == 200
     db.session.expire_all()
     values = flat_values(db.session.get(System, system_id).document)
-    assert path("ift") not in values
+    assert not [f for f in values if f.startswith(path("ift"))]
 
 
 def test_the_review_page_applies_and_rejects_through_the_core(client_as):
@@ -183,11 +184,11 @@ def test_the_review_page_applies_and_rejects_through_the_core(client_as):
     statuses = {s.status for s in suggestions(run).values()}
     assert statuses <= {"applied", "blocked"}
     values = flat_values(db.session.get(System, system_id).document)
-    assert all(
-        values[f + ".reviewed"] is True
-        for f, s in suggestions(run).items()
-        if s.status == "applied"
-    )
+    # Applied all at once, each value is a prediction that keeps how it was made.
+    applied = [(f, s) for f, s in suggestions(run).items() if s.status == "applied"]
+    assert all(values[f + ".reviewed"] is False for f, _s in applied)
+    assert all(values.get(f + ".confidence") == s.confidence for f, s in applied)
+    assert all(values[f + ".conversation"][-1]["role"] == "assistant" for f, _s in applied)
     assert editor.post(f"{url}/apply", data={}).status_code in (400, 403)
 
 
@@ -260,7 +261,11 @@ def test_totals_api(client_as):
     assert body["rotation_years"] > 0 and len(body["steps"]) == 10
     first = body["steps"][0]
     assert first["step_id"] == STEP["id"]
-    assert first["interventions"][LABOUR["id"]]["values"]["ift"] == {"value": 2, "unit": "IFT"}
+    assert first["interventions"][LABOUR["id"]]["values"]["ift"] == {
+        "value": 2,
+        "unit": "IFT",
+        "unreviewed": 0.0,  # with_values' ift is reviewed
+    }
     assert body["values"]["ift"]["unit"] == "IFT/year"
     assert editor.get("/api/v1/systems/999999/totals").status_code == 404
 

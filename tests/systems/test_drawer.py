@@ -81,7 +81,7 @@ def test_a_calculated_and_applied_value_shows_its_steps_and_sources(client_as):
     assert applied.status_code == 200, applied.get_json()
     page = client_as("viewer").get(drawer_url(system_id, "gnr", HARVEST)).get_data(as_text=True)
     assert f"{HARVEST['name']} › Fuel (L/ha)" in page
-    assert "reviewed by a person" in page and "applied from a suggestion by" in page
+    assert "confidence · not reviewed" in page and "applied from a suggestion by" in page
     assert "applied</span>" in page and f'href="/systems/{system_id}/runs/{run.id}"' in page
     for step in run.results[path]["calculation_steps"]:
         assert str(escape(step)) in page
@@ -95,7 +95,7 @@ def test_an_imported_value_not_reviewed_shows_its_conversation_escaped(client_as
     entry = {"value": 0.83, "reviewed": False, "confidence": "high"}
     _editor, system_id = imported(client_as, ift=entry | {"conversation": CONVERSATION})
     page = client_as("viewer").get(drawer_url(system_id, "ift")).get_data(as_text=True)
-    assert "not reviewed yet: a calculated or AI value with high confidence" in page
+    assert "prediction · high confidence · not reviewed" in page
     assert "imported by" in page and "0.83</strong> IFT" in page
     assert "<script>alert" not in page and "&lt;script&gt;alert(" in page
     assert "asked to refine (0.83 → 1.66)" in page

@@ -6,7 +6,7 @@ import copy
 from tests.systems.test_system_api import itinera
 from webapp.systems.conversation import assistant_message, user_message
 from webapp.systems.document import value_path
-from webapp.systems.grid import columns, rows
+from webapp.systems.grid import columns, rows, waiting
 from webapp.systems.runs import calculate_cell
 from webapp.systems.stale import InputChange, basis, stale_at, stale_values
 
@@ -152,3 +152,12 @@ def test_a_files_conversation_is_read_only_for_what_a_calculator_wrote():
     entry["conversation"] = [odd]
     place(document)[1]["values"].append({"key": "gnr", "value": 20})
     assert stale_values(document) == {path: [InputChange("Fuel", "twenty", "20 L/ha")]}
+
+
+def test_a_stale_prediction_is_not_offered_for_approval():
+    document = rotation()
+    path, _kept = applied(document, "coutGnr", reviewed=False, confidence="high")
+    assert path in [w.path for w in waiting(document, "high", stale_values(document))]
+    now = with_price(document, "1,30 €/L")
+    assert path in [w.path for w in waiting(now, "high")]
+    assert path not in [w.path for w in waiting(now, "high", stale_values(now))]

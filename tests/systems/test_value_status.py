@@ -176,7 +176,9 @@ def test_an_applied_calculation_is_calculated_in_a_file_with_statuses(client_as)
     db.session.expire_all()
     stored = db.session.get(System, system_id).document
     entry = doc.value_entry(stored, field)
-    assert (entry["reviewed"], entry["status"]) == (True, "calculated")
+    assert (entry["reviewed"], entry["status"]) == (False, "calculated")
+    assert entry["confidence"] == found[field].confidence
+    assert entry["conversation"][-1]["role"] == "assistant"
     undone = reviewer.post(
         f"/api/v1/undo/{answer.get_json()['undo_group']}", headers=reviewer.headers
     )

@@ -10,9 +10,10 @@ from typing import Any
 
 from flask import url_for
 from sqlalchemy import Select, func, select
+from sqlalchemy.engine import Row
 
 from webapp.auth.models import User
-from webapp.database import utcnow
+from webapp.database import among, utcnow
 from webapp.extensions import db
 from webapp.jobs.models import Run
 from webapp.problems import Invalid
@@ -24,7 +25,6 @@ from webapp.systems import document as doc
 from webapp.systems.conversation import assistant_message, pruned, system_message, user_message
 from webapp.systems.grid import field_label, labeller
 from webapp.systems.models import VALUE_TARGET, Farm, System
-from webapp.systems.stale import basis
 from webapp.text import control_character_problem
 
 NAME_LIMIT = 200
@@ -296,28 +296,28 @@ def _with_messages(
     return document, {path + doc.CONVERSATION: (before, after)}
 
 
+def _approval_said(entry: Mapping[str, Any], name: str, stamp: str) -> list[dict[str, Any]]:
+    """An approval as the value's conversation says it (seed 003's action approve), begun
+    with what the value is (name) when it has none yet."""
+    value = entry.get("value")
+    said = [] if entry.get("conversation") else [system_message(f"{name}.", stamp)]
+    return [*said, user_message("Approved as it stands.", "approve", value, value, stamp)]
+
+
 def _said_approved(
     document: dict[str, Any], path: str, stamp: str
 ) -> tuple[dict[str, Any], dict[str, tuple[Any, Any]]]:
-    """The document with the approval in the value's conversation (seed 003's action
-    approve), begun with what the value is when it has none yet; and that change."""
+    """The document with the approval in the value's conversation, and that change."""
     entry = doc.value_entry(document, path) or {}
-    value = entry.get("value")
-    said = (
-        []
-        if entry.get("conversation")
-        else [system_message(f"{field_label(document, path)}.", stamp)]
-    )
-    said.append(user_message("Approved as it stands.", "approve", value, value, stamp))
+    said = _approval_said(entry, field_label(document, path), stamp)
     return _with_messages(document, path, said, stamp)
 
 
 def set_reviewed(
     system: System, step_id: str, intervention_id: str | None, key: str, user: User | None
 ) -> Saved:
-    """A person approves a value as it stands: reviewed true, audited and undoable like an
-    edit, and said in its conversation. Only a value that is there, is a number and applies
-    can be approved."""
+    """A person approves a value as it stands (approve says how). Only a value that is there,
+    is a number and applies can be approved."""
     document = _locked(system)
     path = doc.value_path(step_id, intervention_id, key)
     _step, _intervention, holder, list_key = doc.owner(document, step_id, intervention_id)
@@ -325,13 +325,30 @@ def set_reviewed(
     refused = doc.review_refused(entry, "approve", "approving")
     if refused is not None:
         raise SystemInvalid(refused, loc="key")
-    stamp = doc.now_stamp()
-    document, changed = doc.write_fields(document, {path + doc.REVIEWED: True}, stamp)
-    if not changed:
+    return approve(system, [path], user)
+
+
+def approve(system: System, paths: Collection[str], user: User | None) -> Saved:
+    """A person approves these values as they stand: reviewed true, said in each one's
+    conversation, audited as one undoable group. A value that may not be approved
+    (review_refused: none there, not a number, not applicable) or is marked reviewed already
+    is left as it is."""
+    document = _locked(system)
+    places, label_of, stamp = doc.Places(document), labeller(document), doc.now_stamp()
+    fields: dict[str, Any] = {}
+    for path in dict.fromkeys(paths):
+        entry = places.entry(path)
+        if doc.review_refused(entry, "approve", "approving") or doc.review_state(entry) is True:
+            continue
+        said = _approval_said(entry, label_of(path), stamp)
+        fields[path + doc.REVIEWED] = True
+        fields[path + doc.CONVERSATION] = pruned([*entry.get("conversation", []), *said])
+    if not fields:
         return Saved()
-    document, talk = _said_approved(document, path, stamp)
+    document, changed = doc.write_fields(document, fields, stamp)
     _store(system, document)
-    return Saved(record_changes(VALUE_TARGET, system.id, changed | talk, user, "manual"))
+    group = record_changes(VALUE_TARGET, system.id, changed, user, "manual")
+    return Saved(group, doc.size_warning(document))
 
 
 def reopen(system: System, path: str, user: User | None, group: str | None = None) -> str | None:
@@ -365,33 +382,56 @@ def add_to_conversation(system_id: int, path: str, messages: list[dict[str, Any]
     _store(system, doc.add_messages(_locked(system), path, messages, doc.now_stamp()))
 
 
+def _suggestions(ids: list[int]) -> dict[int, Row]:
+    """The confidence, unit, evidence and issues of these suggestions, as plain rows."""
+    columns = (Suggestion.id, Suggestion.unit, Suggestion.confidence, Suggestion.evidence)
+    found: dict[int, Row] = {}
+    for picked in among(db.session, Suggestion.id, ids):
+        query = select(*columns, Suggestion.issues).where(picked)
+        found.update((row.id, row) for row in db.session.execute(query))
+    return found
+
+
+def _answer(result: Mapping[str, Any], suggestion: Row | None) -> dict[str, Any]:
+    """The answer a suggestion came from, in the seed's fields: the run's result for its cell
+    (value, unit, assumptions, steps, the model's words, the inputs a calculator read) and the
+    suggestion's confidence, sources and caveats."""
+    return {
+        "message": result.get("message", ""),
+        "value": result.get("value"),
+        "unit": result.get("unit") or (suggestion.unit if suggestion else "") or "",
+        "assumptions": result.get("assumptions") or [],
+        "calculation_steps": result.get("calculation_steps") or [],
+        "sources": (suggestion.evidence or []) if suggestion else [],
+        "confidence": suggestion.confidence if suggestion else None,
+        "caveats": (suggestion.issues or []) if suggestion else [],
+        # What a calculator read: the value is stale when one of them changes.
+        "inputs": result.get("inputs") or {},
+    }
+
+
+def _told(entry: Mapping[str, Any], answer: Mapping[str, Any], name: str, stamp: str) -> list:
+    """The messages that tell a value's conversation the answer it holds: none when the run
+    told it already (a cell a person asked for: its question, then the answer), else the
+    answer (begun with what the value is when the conversation is empty)."""
+    conversation = entry.get("conversation") or []
+    asked = [m for m in conversation if m.get("role") == "user"]
+    if (
+        asked
+        and asked[-1].get("action") in ("calculate", "refine")
+        and asked[-1].get("new_value") == answer["value"]
+    ):
+        return []
+    said = [] if conversation else [system_message(f"{name}.", stamp)]
+    return [*said, assistant_message(answer, stamp)]
+
+
 def made_by(result: Mapping[str, Any] | None, applied: Any) -> str:
     """itinera's status of a value applied from a run's result for its cell."""
     result = result or {}
     if result.get("value") != applied:
         return "user"
     return "ia" if result.get("by") == "model" else "calculated"
-
-
-def remembered_inputs(
-    document: dict[str, Any], applied: Sequence[Applied], results: Mapping[int, Mapping]
-) -> dict[str, Any]:
-    """{path.conversation: …} for each value applied as a calculator gave it whose
-    conversation does not hold that answer yet (a batch's are not written as it runs): the
-    answer joins it with the inputs it read, so the value is known to be stale when one of
-    them changes (webapp.systems.stale); an undo takes it back with the value."""
-    places, stamp, label_of = doc.Places(document), doc.now_stamp(), labeller(document)
-    fields = {}
-    for item in applied:
-        result = results.get(item.run_id, {}).get(item.field) or {}
-        if not result.get("inputs") or result.get("value") != item.value:
-            continue
-        entry = places.entry(item.field) or {}
-        if basis({**entry, "value": item.value}) == result["inputs"]:
-            continue
-        said = entry.get("conversation") or [system_message(f"{label_of(item.field)}.", stamp)]
-        fields[item.field + doc.CONVERSATION] = pruned([*said, assistant_message(result, stamp)])
-    return fields
 
 
 class SystemValueTarget(ReviewTarget):
@@ -417,9 +457,9 @@ class SystemValueTarget(ReviewTarget):
     ) -> tuple[dict[int, Changed], list[WriteRefused]]:
         changed: dict[int, Changed] = {}
         refused: list[WriteRefused] = []
-        # A value written without its review status takes reviewed (a person approved it):
-        # that change is in `changed` too, so the core audits it with the value. Its status
-        # is after_apply's to say (who made it); an undo gives it back with the rest.
+        # A value is written with the review status it has: after_apply says what an applied
+        # one is (a prediction, or the reviewer's own), and an undo gives back what it
+        # recorded. What changes is in `changed`, so the core audits it with the value.
         stamp = doc.now_stamp()
         for system_id, fields in values.items():
             system = db.session.get(System, system_id)
@@ -437,28 +477,47 @@ class SystemValueTarget(ReviewTarget):
         return changed, refused
 
     def after_apply(self, target_id: int, applied: Sequence[Applied], user: User | None) -> Changed:
-        """Who made each applied value, as itinera's status says it (in a file whose values
-        carry one): "ia" for a model's answer, "calculated" for a calculator's, "user" for a
-        value the reviewer changed before applying it; and the inputs of each calculated value
-        (remembered_inputs)."""
+        """What an applied value is besides its number, audited in the apply's group (one undo
+        takes it all back): a calculator's or a model's value is a prediction (reviewed
+        false, the suggestion's confidence, and the answer it came from in its conversation);
+        a value the reviewer changed before applying it is theirs (reviewed). In a file whose
+        values carry itinera's status, who made it: "ia", "calculated" or "user"."""
         system = db.session.get(System, target_id)
-        document = _locked(system) if system is not None else {}
-        runs = {item.run_id for item in applied if item.run_id is not None}
+        items = [i for i in applied if not doc.ASSUMPTIONS_PATH.match(i.field)]
+        if system is None or not items:
+            return {}
+        document = _locked(system)
+        runs = {item.run_id for item in items if item.run_id is not None}
         results = {
             run.id: run.results for run in db.session.scalars(select(Run).where(Run.id.in_(runs)))
         }
-        fields = remembered_inputs(document, applied, results)
-        if doc.uses_statuses(document):
-            fields |= {
-                item.field + doc.STATUS: made_by(
-                    results.get(item.run_id, {}).get(item.field), item.value
+        suggestions = _suggestions([i.id for i in items])
+        with_status = doc.uses_statuses(document)
+        places, label_of, stamp = doc.Places(document), labeller(document), doc.now_stamp()
+        fields: dict[str, Any] = {}
+        for item in items:
+            result = results.get(item.run_id, {}).get(item.field) or {}
+            made = made_by(result, item.value)
+            suggestion = suggestions.get(item.id)
+            answer = _answer(result, suggestion)
+            said = _told(places.entry(item.field) or {}, answer, label_of(item.field), stamp)
+            if made == "user":
+                said.append(
+                    user_message(
+                        f"Set to {item.value}.", "manual_edit", answer["value"], item.value, stamp
+                    )
                 )
-                for item in applied
-                if not doc.ASSUMPTIONS_PATH.match(item.field)
+            fields |= {
+                item.field + doc.REVIEWED: made == "user",
+                item.field + doc.CONFIDENCE: None if made == "user" else answer["confidence"],
             }
-        if not fields:
-            return {}
-        document, changed = doc.write_fields(document, fields, doc.now_stamp())
+            if said:
+                fields[item.field + doc.CONVERSATION] = pruned(
+                    [*(places.entry(item.field) or {}).get("conversation", []), *said]
+                )
+            if with_status:
+                fields[item.field + doc.STATUS] = made
+        document, changed = doc.write_fields(document, fields, stamp)
         if changed:
             _store(system, document)
         return changed

@@ -485,8 +485,8 @@ def flat_values(document: dict[str, Any]) -> dict[str, Any]:
 
 def review_state(entry: dict[str, Any] | None) -> bool | str | None:
     """Whether a value is reviewed, from its `reviewed` and itinera's `status`: "n/a" when
-    either says it does not apply; True when a person reviewed it (reviewed true: Furrow marks
-    an applied calculation or model answer so) or made it (status "user": itinera's edits
+    either says it does not apply; True when a person reviewed it (reviewed true: they approved
+    it or entered it) or made it (status "user": itinera's edits
     write only the status, over an older reviewed false); False when reviewed is false or a
     calculation or a model made it ("calculated", "ia"); None when neither says."""
     entry = entry or {}
@@ -510,6 +510,18 @@ def review_refused(entry: dict[str, Any] | None, verb: str, doing: str) -> str |
     if not_a_number(entry["value"]):
         return f"“{entry['value']}” is not a number: correct the value before {doing} it."
     return None
+
+
+def awaiting_review(document: dict[str, Any], confidence: str | None = None) -> list[str]:
+    """The paths of the values a person may approve and has not (predictions, imported
+    values never reviewed), in document order; with confidence, only those that sure."""
+    return [
+        path
+        for path, entry in iter_values(document)
+        if review_refused(entry, "approve", "approving") is None
+        and review_state(entry) is not True
+        and (confidence is None or entry.get("confidence") == confidence)
+    ]
 
 
 def uses_statuses(document: dict[str, Any]) -> bool:
@@ -683,12 +695,13 @@ def write_fields(
     """A copy of the document with these fields ({path: number, path.reviewed: review status,
     path.status: itinera's status, path.confidence, path.conversation, assumptions path:
     Markdown}) set, and what changed. A number written without its review status is a
-    person's: reviewed true; a value cleared (None) takes its review status and confidence
-    with it, unless it is marked "n/a". A value or review status written without its status,
-    in a file whose values carry one, takes status_after's (made: who made a number written,
-    None to leave it to the caller). An entry left with neither value nor anything else is
-    removed. updatedAt moves up from the intervention to its step and the system for every
-    entry that changed."""
+    person's (made "user"): reviewed true; with made None (an apply, an undo) it keeps the
+    review status it has, for the caller to say. A value cleared (None) takes its review
+    status and confidence with it, unless it is marked "n/a". A value or review status
+    written without its status, in a file whose values carry one, takes status_after's (made:
+    who made a number written, None to leave it to the caller). An entry left with neither
+    value nor anything else is removed. updatedAt moves up from the intervention to its step
+    and the system for every entry that changed."""
     document = copy.deepcopy(document)
     with_status = uses_statuses(document)
     changed: dict[str, tuple[Any, Any]] = {}
@@ -714,7 +727,7 @@ def write_fields(
             if wanted.get("reviewed", before["reviewed"]) != "n/a":
                 wanted["reviewed"] = None
             wanted["confidence"] = None
-        elif "value" in wanted and "reviewed" not in wanted:
+        elif "value" in wanted and "reviewed" not in wanted and made is not None:
             wanted["reviewed"] = True
         if with_status and "status" not in wanted and wanted.keys() & {"value", "reviewed"}:
             wanted["status"] = status_after(wanted, before, made)

@@ -1,6 +1,11 @@
 """The drawer of a grid cell: one value with its review state and who made it, its conversation,
 the assumptions in effect and how its latest suggestion was made; editors approve, edit and
-recalculate it there. htmx gets the drawer alone, any other request the same as a page."""
+recalculate it there. htmx gets the drawer alone, any other request the same as a page. And
+the approval page: the values waiting for review, approved a selection at a time or every
+high-confidence one at once (said first, then confirmed).
+
+Applying a suggestion writes a prediction (reviewed false, with its confidence and
+conversation); approving is the separate act that marks a value reviewed."""
 
 from __future__ import annotations
 
@@ -32,7 +37,7 @@ from webapp.systems.cell_details import (
 )
 from webapp.systems.document import value_path
 from webapp.systems.models import VALUE_TARGET, System
-from webapp.systems.views import cell_of, system_or_404
+from webapp.systems.views import cell_of, stale_of, system_or_404
 
 SUGGESTION_WORDS = {
     "pending": "waiting for a reviewer",
@@ -190,3 +195,56 @@ def approve_cell(system_id: int):
         return redirect(drawer_url(system, row, cell))
     context = drawer_context(system, row, cell, done=done, swap_cell=True)
     return render_page("systems/_drawer.html", "drawer", **context)
+
+
+# The values the approval page lists at once: a system may wait on thousands.
+APPROVAL_SHOWN = 300
+
+
+@bp.get("/<int:system_id>/approve")
+@require_role(Role.editor)
+def approval(system_id: int):
+    """The values waiting for review, to approve a selection of; with ?confidence=high, every
+    high-confidence one, listed and counted before it is confirmed."""
+    system = system_or_404(system_id)
+    confident = request.args.get("confidence") == "high"
+    found = grid.waiting(system.document, "high" if confident else None, stale_of(system))
+    return render_page(
+        "systems/approve.html",
+        system=system,
+        confident=confident,
+        waiting=found[:APPROVAL_SHOWN],
+        total=len(found),
+        form=EmptyForm(),
+    )
+
+
+@bp.post("/<int:system_id>/approve")
+@require_role(Role.editor)
+def approve_values(system_id: int):
+    """The chosen values (or with all=high every high-confidence one, as the server finds them
+    now) marked reviewed as they stand: one audited group, undone from the system page."""
+    system = system_or_404(system_id)
+    if not EmptyForm().validate_on_submit():
+        abort(400, description="The form expired; reload the page and try again.")
+    all_high = request.form.get("all") == "high"
+    if not all_high and not request.form.getlist("cell"):
+        flash("Choose the values to approve.", "warning")
+        return redirect(url_for("systems.approval", system_id=system.id))
+    wanted = "high" if all_high else None
+    found = [w.path for w in grid.waiting(system.document, wanted, stale_of(system))]
+    asked = set(request.form.getlist("cell"))
+    chosen = found if all_high else [p for p in found if p in asked]
+    saved = catalog.approve(system, chosen, current_user)
+    db.session.commit()
+    if saved.group is None:
+        flash("Nothing was approved: none of these values is waiting for review.", "warning")
+    else:
+        flash(
+            f"Approved {len(chosen):,} value(s): marked reviewed. A reviewer can undo it from "
+            "Recent changes.",
+            "success",
+        )
+    if saved.warning:
+        flash(saved.warning, "warning")
+    return redirect(url_for("systems.show", system_id=system.id, _anchor="grid"))

@@ -42,7 +42,8 @@ def system_area(document: Mapping[str, Any]) -> tuple[float | None, str]:
     return None, "no “Surface” (e.g. “- **Surface**: 40 ha”) in its assumptions"
 
 
-Entry = tuple[str, float, float | None]  # a system's name, area (ha) and value (None: lacking)
+# A system's name, area (ha), value (None: lacking) and the part of it no person reviewed.
+Entry = tuple[str, float, float | None, float]
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,7 @@ class FarmRow:
     unit: str
     value: float | None  # area-weighted per hectare and year; None when no counted system has it
     lacking: tuple[str, ...]  # counted systems without a complete value for it, by name
+    unreviewed: float = 0.0  # the part of value resting on values no person reviewed
 
 
 @dataclass
@@ -71,6 +73,7 @@ class FarmTotals:
                 "unit": r.unit,
                 "value": r.value,
                 "lacking": list(r.lacking),
+                "unreviewed": r.unreviewed,
             }
 
         return {
@@ -106,9 +109,11 @@ def farm_totals(systems: Iterable[tuple[str, Mapping[str, Any]]]) -> FarmTotals:
         complete = not totals.ift_campaigns.missing
         for column in CAMPAIGN_COLUMNS:
             amount = sum(t.total if column == "total" else t.segments[column] for t in treatments)
-            ift[column].append((name, area, amount / totals.rotation_years if complete else None))
+            yearly = amount / totals.rotation_years if complete else None
+            ift[column].append((name, area, yearly, 0.0))
         for row in yearly_rows(document, totals):
-            by_key.setdefault(row.key, []).append((name, area, row.value if row.complete else None))
+            value = row.value if row.complete else None
+            by_key.setdefault(row.key, []).append((name, area, value, row.unreviewed))
     found.ift = [
         _weighted(column, SEGMENT_LABELS.get(column, "Total"), "IFT/year", entries)
         for column, entries in ift.items()
@@ -123,9 +128,11 @@ def farm_totals(systems: Iterable[tuple[str, Mapping[str, Any]]]) -> FarmTotals:
 def _weighted(key: str, label: str, unit: str, entries: list[Entry]) -> FarmRow:
     """Σ value × area ÷ Σ area over the systems that have a complete value; those that lack
     one are named, and the figure is then partial."""
-    have = [(area, value) for _, area, value in entries if value is not None]
-    lacking = tuple(name for name, _, value in entries if value is None)
+    have = [(area, value, unsure) for _, area, value, unsure in entries if value is not None]
+    lacking = tuple(name for name, _, value, _ in entries if value is None)
     if not have:
         return FarmRow(key, label, unit, None, lacking)
-    value = sum(area * v for area, v in have) / sum(area for area, _ in have)
-    return FarmRow(key, label, unit, rounded(value), lacking)
+    area = sum(a for a, _, _ in have)
+    value = sum(a * v for a, v, _ in have) / area
+    unsure = sum(a * u for a, _, u in have) / area
+    return FarmRow(key, label, unit, rounded(value), lacking, rounded(unsure))

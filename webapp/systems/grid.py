@@ -5,7 +5,7 @@ not reviewed with high confidence or not, not a number, not applicable, empty)."
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
@@ -16,6 +16,7 @@ from webapp.systems.document import (
     TOP,
     DocumentInvalid,
     Places,
+    awaiting_review,
     has_value,
     indicator_keys,
     moment,
@@ -48,8 +49,8 @@ REGISTRY_KEYS = tuple(
 # Each state's mark and meaning, in the legend's order.
 STATES = {
     "reviewed": ("✓", "reviewed by a person"),
-    "confident": ("★", "not reviewed yet: a calculated or AI value with high confidence"),
-    "unreviewed": ("?", "not reviewed yet (calculated, AI or imported)"),
+    "confident": ("★", "a prediction with high confidence, not reviewed yet"),
+    "unreviewed": ("?", "not reviewed yet: a prediction (calculated or AI) or an imported value"),
     "stale": ("↻", "stale: calculated from an assumption or value that has changed since"),
     "invalid": ("!", "not a number: kept as written, counted in no total"),
     "na": ("n/a", "not applicable"),
@@ -64,6 +65,8 @@ MADE_BY = {
 }
 # The states of a value waiting for a person's review.
 UNREVIEWED = ("confident", "unreviewed")
+# What a value no person reviewed is, by itinera's status (who made it).
+PREDICTED_BY = {"ia": "AI prediction", "calculated": "calculated"}
 
 
 @dataclass(frozen=True)
@@ -100,9 +103,18 @@ class Cell:
 
     @property
     def meaning(self) -> str:
+        """The state in words; a value waiting for review says what it is and how sure:
+        "AI prediction · high confidence · not reviewed", "calculated · not reviewed"; a stale
+        one what changed."""
         if self.stale:
             return "stale: " + "; ".join(str(change) for change in self.stale)
-        return STATES[self.state][1]
+        if self.state not in UNREVIEWED:
+            return STATES[self.state][1]
+        entry = self.entry or {}
+        confidence = entry.get("confidence")
+        made = PREDICTED_BY.get(entry.get("status")) or ("prediction" if confidence else "")
+        words = [made, f"{confidence} confidence" if confidence else "", "not reviewed"]
+        return " · ".join(w for w in words if w)
 
     @property
     def value(self) -> Any:
@@ -357,3 +369,29 @@ def labeller(document: dict[str, Any]) -> Callable[[str], str]:
         return f"{where}: {label(key)}{status}"
 
     return field_label
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A value waiting for a person's review, as the approval page lists it."""
+
+    path: str
+    name: str  # field_label's: "Labour (Orge + Lupin): Fuel"
+    cell: Cell
+
+
+def waiting(
+    document: dict[str, Any], confidence: str | None = None, stale: Collection[str] = ()
+) -> list[Waiting]:
+    """The values a person may approve and has not (only those that sure, with confidence),
+    in document order, each with its name, unit and state; never a stale one (approving
+    would not make it current)."""
+    places, name_of = Places(document), labeller(document)
+    found = []
+    for path in awaiting_review(document, confidence):
+        if path in stale:
+            continue
+        step_id, _intervention_id, key, _part = parse_path(path)
+        unit = units_of(places.steps[step_id], [key])[key]
+        found.append(Waiting(path, name_of(path), Cell(key, places.entry(path), unit)))
+    return found

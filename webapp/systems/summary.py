@@ -100,6 +100,7 @@ class YearlyRow:
     value: float | None  # None: no step has any of it
     missing: str  # what the total lacks, in words; "" when complete
     gaps: tuple[Gap, ...] = ()  # the same, step by step
+    unreviewed: float = 0.0  # the part of value resting on values no person reviewed
 
     @property
     def complete(self) -> bool:
@@ -141,6 +142,7 @@ def yearly_rows(document: Mapping[str, Any], totals: SystemTotals) -> list[Yearl
                 totals.values.get(key),
                 missing,
                 gaps,
+                totals.unreviewed.get(key, 0.0),
             )
         )
     return found

@@ -15,6 +15,7 @@ from webapp.systems.bounds import check, check_price_unit, check_yield
 from webapp.systems.calculators.context import known_values
 from webapp.systems.calculators.result import rounded
 from webapp.systems.campaigns import CampaignIft, ift_by_campaign
+from webapp.systems.document import review_state
 from webapp.systems.indicators import (
     CHARGE_KEYS,
     DERIVED_KEYS,
@@ -41,16 +42,22 @@ YEARLY_BASIS = (
 
 @dataclass
 class Totals:
-    """Values by key with their units; missing: per key, the interventions without a value."""
+    """Values by key with their units; missing: per key, the interventions without a value;
+    unreviewed: per key, the part of its value that rests on values no person reviewed (a
+    calculation's or a model's prediction, an imported value never approved) — 0 when none."""
 
     values: dict[str, float] = field(default_factory=dict)
     units: dict[str, str] = field(default_factory=dict)
     missing: dict[str, list[str]] = field(default_factory=dict)
     issues: list[Issue] = field(default_factory=list)
+    unreviewed: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "values": {k: {"value": v, "unit": self.units[k]} for k, v in self.values.items()},
+            "values": {
+                k: {"value": v, "unit": self.units[k], "unreviewed": self.unreviewed.get(k, 0.0)}
+                for k, v in self.values.items()
+            },
             "missing": self.missing,
             "issues": [i.to_dict() for i in self.issues],
         }
@@ -85,13 +92,21 @@ class SystemTotals(Totals):
         }
 
 
+def unreviewed_keys(item: Mapping[str, Any]) -> set[str]:
+    """The keys of an intervention's (or step's) values no person reviewed."""
+    entries = item.get("values") or item.get("stepValues") or ()
+    return {e["key"] for e in entries if "key" in e and review_state(e) is not True}
+
+
 def intervention_totals(intervention: Mapping[str, Any]) -> Totals:
     """An intervention's own numeric values (per application) and its totalCharges."""
     found = known_values(intervention)
+    unsure = unreviewed_keys(intervention)
     totals = Totals()
     for key, value in found.items():
         if key in INDICATORS:
             totals.values[key], totals.units[key] = value, INDICATORS[key].unit
+            totals.unreviewed[key] = value if key in unsure else 0.0
     _charges(totals, intervention.get("id", ""))
     return totals
 
@@ -105,6 +120,8 @@ def step_totals(step: Mapping[str, Any]) -> StepTotals:
         ident = intervention.get("id", "")
         totals.interventions[ident] = own
         frequency = own.values.get("frequence")
+        # A value × a frequence no person reviewed rests on that frequence whole.
+        frequency_unsure = own.unreviewed.get("frequence", 0.0) != 0.0
         if frequency is None:
             frequency = 1.0
             totals.issues.append(
@@ -118,15 +135,21 @@ def step_totals(step: Mapping[str, Any]) -> StepTotals:
             )
         for key in SUMMED:
             if key in own.values:
-                totals.values[key] = totals.values.get(key, 0.0) + own.values[key] * frequency
+                part = own.values[key] * frequency
+                unsure = part if frequency_unsure else own.unreviewed[key] * frequency
+                totals.values[key] = totals.values.get(key, 0.0) + part
+                totals.unreviewed[key] = totals.unreviewed.get(key, 0.0) + unsure
             else:
                 totals.missing.setdefault(key, []).append(ident)
     totals.values = {k: rounded(v) for k, v in totals.values.items()}
+    totals.unreviewed = {k: rounded(v) for k, v in totals.unreviewed.items()}
     totals.units = {k: INDICATORS[k].unit for k in totals.values}
-    overrides = known_values({"stepValues": step.get("stepValues") or ()})
+    own_values = {"stepValues": step.get("stepValues") or ()}
+    overrides, unsure = known_values(own_values), unreviewed_keys(own_values)
     for key in STEP_OVERRIDES:
         if key in overrides:
             totals.values[key], totals.units[key] = overrides[key], INDICATORS[key].unit
+            totals.unreviewed[key] = overrides[key] if key in unsure else 0.0
             totals.missing.pop(key, None)
     _products(totals, step)
     _charges(totals, totals.step_id)
@@ -171,6 +194,9 @@ def _products(totals: StepTotals, step: Mapping[str, Any]) -> None:
         return
     tonnes = convert(crop_yield, unit, "t/ha")
     totals.values["totalProduits"] = rounded(tonnes * price)
+    # A product rests whole on its yield and its price.
+    unsure = any(totals.unreviewed.get(k, 0.0) != 0.0 for k in ("rendement", "prixVente"))
+    totals.unreviewed["totalProduits"] = totals.values["totalProduits"] if unsure else 0.0
     totals.issues.extend(check_price_unit(step, price, crop_yield, unit))
     totals.units["totalProduits"] = INDICATORS["totalProduits"].unit
 
@@ -182,6 +208,7 @@ def _charges(totals: Totals, ident: str) -> None:
     if not present:
         return
     totals.values["totalCharges"] = rounded(sum(totals.values[k] for k in present))
+    totals.unreviewed["totalCharges"] = rounded(sum(totals.unreviewed.get(k, 0.0) for k in present))
     totals.units["totalCharges"] = INDICATORS["totalCharges"].unit
     absent = [k for k in CHARGE_KEYS if k not in totals.values]
     if absent:
@@ -189,6 +216,10 @@ def _charges(totals: Totals, ident: str) -> None:
     if "totalProduits" in totals.values:
         margin = totals.values["totalProduits"] - totals.values["totalCharges"]
         totals.values["margeBrute"] = rounded(margin)
+        # The margin's unreviewed part: the products' less the charges' (a difference, so
+        # it may be below 0).
+        unsure = totals.unreviewed.get("totalProduits", 0.0) - totals.unreviewed["totalCharges"]
+        totals.unreviewed["margeBrute"] = rounded(unsure)
         totals.units["margeBrute"] = INDICATORS["margeBrute"].unit
 
 
@@ -225,11 +256,14 @@ def system_totals(document: Mapping[str, Any]) -> SystemTotals:
     for step in document.get("steps") or ():
         totals.steps.append(step_totals(step))
     sums: dict[str, float] = {}
+    unsure: dict[str, float] = {}
     for step in totals.steps:
         for key, value in step.values.items():
             if key not in ("rendement", "prixVente"):
                 sums[key] = sums.get(key, 0.0) + value
+                unsure[key] = unsure.get(key, 0.0) + step.unreviewed.get(key, 0.0)
     for key, value in sums.items():
         totals.values[key] = rounded(value / years)
+        totals.unreviewed[key] = rounded(unsure[key] / years)
         totals.units[key] = per_year_unit(INDICATORS[key].unit)
     return totals

@@ -34,6 +34,7 @@ from webapp.systems import api, bp, catalog, editing, grid, runs, summary
 from webapp.systems.document import (
     KEEP,
     DocumentInvalid,
+    awaiting_review,
     read_document,
     value_entry,
     value_path,
@@ -148,6 +149,8 @@ def system_context(system: System, page: int = 1) -> dict[str, Any]:
         "stale_count": len(stale),
         "page": shown.page,
         "states": grid.STATES,
+        "waiting": len(set(awaiting_review(system.document)) - stale.keys()),
+        "waiting_confident": len(set(awaiting_review(system.document, "high")) - stale.keys()),
         "changes": changes,
         "label_of": grid.labeller(system.document),
         "made_by": grid.MADE_BY,
@@ -559,7 +562,7 @@ def apply_all_calculated(system_id: int, run_id: int):
     result = review.apply([s.id for s in plan.ready], current_user, skip_invalid=True)
     db.session.commit()
     if result.applied:
-        flash(f"Applied {len(result.applied)} value(s), marked reviewed.", "success")
+        flash(applied_words(len(result.applied)), "success")
     else:
         flash("Nothing was applied: no valid suggestion is left to apply.", "warning")
     names = run.params.get("names", {})
@@ -568,6 +571,13 @@ def apply_all_calculated(system_id: int, run_id: int):
     if skipped := plan.left_out("this page"):
         flash(skipped, "info")
     return back_to(system, run, show=show, undo=result.group or None)
+
+
+def applied_words(count: int) -> str:
+    return (
+        f"Applied {count:,} value(s) as predictions, not reviewed: approve them in a cell's "
+        "drawer or on the approval page."
+    )
 
 
 def reviewed_post(system_id: int, run_id: int) -> tuple[System, Run, list[int]]:
@@ -601,7 +611,7 @@ def apply_calculated(system_id: int, run_id: int):
     db.session.commit()
     names = run.params.get("names", {})
     if result.applied:
-        flash(f"Applied {len(result.applied)} value(s), marked reviewed.", "success")
+        flash(applied_words(len(result.applied)), "success")
     for refusal in result.refused:
         flash(f"Not applied — {names.get(refusal.field, 'a value')}: {refusal.message}", "error")
     return back_to(system, run, undo=result.group or None)
@@ -710,7 +720,9 @@ def api_calculation(system_id: int, run_id: int):
 @accepts(
     summary="The system's totals per intervention, step and year, with their units; at system "
     "level each total says whether it is partial, and `missing` what each total that is not "
-    "complete lacks, step by step (the interventions or indicators, by name)."
+    "complete lacks, step by step (the interventions or indicators, by name). Predictions "
+    "(values no person reviewed) count; each value's `unreviewed` is the part of it that rests "
+    "on them."
 )
 def api_totals(system_id: int):
     return jsonify(summary.totals_answer(system_or_404(system_id).document))
