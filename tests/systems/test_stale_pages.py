@@ -56,14 +56,21 @@ def stale_answer(client, system_id):
     return answer.get_json()
 
 
-@pytest.fixture
-def fuel_cost_applied(client_as):
-    """A system whose second intervention's fuel cost, calculated at 1,10 €/L, is applied."""
+def rotation_system(client_as):
+    """The test rotation as a new system, stating 1,10 €/L: its clients, id, and the place of
+    its second intervention's fuel cost."""
     editor, reviewer = api_client(client_as, "editor"), api_client(client_as, "reviewer")
     document = rotation()
     system_id = create(editor, document=document).get_json()["id"]
     step, work = place(document)
     path = value_path(step["id"], work["id"], "coutGnr")
+    return editor, reviewer, system_id, path, step, work
+
+
+@pytest.fixture
+def fuel_cost_applied(client_as):
+    """A system whose second intervention's fuel cost, calculated at 1,10 €/L, is applied."""
+    editor, reviewer, system_id, path, step, work = rotation_system(client_as)
     started = editor.post(f"/api/v1/systems/{system_id}/calculate-missing", headers=editor.headers)
     run = worked(started.get_json()["run_id"])
     assert apply(reviewer, run, path).suggested_value == 22
@@ -147,11 +154,7 @@ def test_a_value_a_person_types_over_a_stale_one_is_theirs(fuel_cost_applied):
 
 
 def test_one_cell_calculated_and_applied_remembers_its_inputs_once(client_as):
-    editor, reviewer = api_client(client_as, "editor"), api_client(client_as, "reviewer")
-    document = rotation()
-    system_id = create(editor, document=document).get_json()["id"]
-    step, work = place(document)
-    path = value_path(step["id"], work["id"], "coutGnr")
+    editor, reviewer, system_id, path, step, work = rotation_system(client_as)
     body = {"step_id": step["id"], "intervention_id": work["id"], "key": "coutGnr"}
     url = f"/api/v1/systems/{system_id}/calculate"
     started = editor.post(url, json=body, headers=editor.headers)
