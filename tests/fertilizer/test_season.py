@@ -136,7 +136,7 @@ def test_a_plan_asked_with_a_mean_daily_heat_sum_shows_the_season_it_used(client
     editor = client_as("editor")
     run_id = run_id_of(upload(editor, TOMATO_FILE.read_bytes(), mean_daily_gdd="15"))
     run = finished(run_id)
-    assert run.status == "succeeded", (run.status, run.message, run.item_errors)
+    assert run.status == "succeeded", (run.status, run.error_code, run.error_message)
     page = editor.get(editor.get(f"/fertilizer/runs/{run_id}").headers["Location"])
     text = page.get_data(as_text=True)
     assert "mean daily heat sum 15 °C·day" in text
