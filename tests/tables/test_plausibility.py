@@ -76,7 +76,7 @@ def test_a_yield_above_the_rows_own_crops_cap_is_a_warning(row, value, unit, fla
         assert implausible(value, unit) is None  # below any crop's: stored, not refused
 
 
-def test_a_computed_yield_above_the_crops_cap_is_proposed_with_a_warning(app, make_user):
+def test_a_computed_yield_above_the_crops_cap_is_proposed_with_a_warning(make_user, idle_queue):
     table = make_table(
         "Yields",
         [("Crop", "text"), ("Production", "number"), ("Yield", "number", (), "t/ha")],
