@@ -68,16 +68,19 @@ def _settle_crop(clean: dict[str, Any], before: Mapping[str, Any], chosen: bool 
     given up, and whenever the name or variety changes. chosen, when given, says it outright
     (an undo puts back what was)."""
     after = {**before, **clean}
-    found = resolve_reference_crop(after["name"], after.get("variety", ""))
+
+    def found() -> str | None:  # a library lookup: only where the answer is needed
+        return resolve_reference_crop(after["name"], after.get("variety", ""))
+
     if chosen is None:
         given = clean.get("reference_crop", before.get("reference_crop"))
         picked = "reference_crop" in clean or bool(before.get(CHOSEN))
-        chosen = picked and bool(given) and given != found
+        chosen = picked and bool(given) and given != found()
     renamed = any(clean.get(f, before.get(f)) != before.get(f) for f in ("name", "variety"))
     if chosen:
         clean[CHOSEN] = True
     elif not before or before.get(CHOSEN) or renamed or clean.get("reference_crop"):
-        clean |= {"reference_crop": found, CHOSEN: False}
+        clean |= {"reference_crop": found(), CHOSEN: False}
     else:
         clean.pop("reference_crop", None)  # left empty: the crop found before stands
 
