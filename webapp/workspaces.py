@@ -65,6 +65,6 @@ WORKSPACES = (
     Workspace("library", "Library", "/library"),
     Workspace("jobs", "Runs", "/runs"),
     Workspace("auth", "Users", "/admin/users", views=("views", "admin_views"), role=Role.admin),
-    Workspace("review", "Review", "/api/v1/runs", role=None),
+    Workspace("review", "Review", "/api/v1/runs", views=("views", "pages"), role=None),
     Workspace("main", "Home", "/", views=("views", "api_docs"), role=None),
 )
