@@ -2,6 +2,7 @@
 by another one (pydantic came with openai, until an upgrade of openai could drop it)."""
 
 import ast
+import functools
 import re
 import sys
 import tomllib
@@ -21,6 +22,7 @@ def top_level_imports(path: Path) -> set[str]:
     return names
 
 
+@functools.cache
 def third_party_imports() -> dict[str, list[str]]:
     """Import name -> the files importing it, for every module not stdlib and not webapp."""
     found: dict[str, list[str]] = {}
