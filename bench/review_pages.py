@@ -167,16 +167,16 @@ def table_proposal_page() -> None:
         print(f"database: {db.engine.dialect.name}; a {TABLE_ROWS:,}-row run made in {made:.1f} s")
         url = f"/tables/{table_id}/runs/{run_id}"
         last = -(-TABLE_ROWS // 50)
-        for what, query in [
-            ("proposal, first page", ""),
-            ("proposal, a middle page", f"?page={last // 2}"),
-            ("proposal, last page", f"?page={last}"),
-            ("proposal, with warnings", "?level=warning"),
-            ("proposal, without issues, middle", f"?level=none&page={last // 2}"),
+        for what, address in [
+            ("proposal, first page", url),
+            ("proposal, a middle page", f"{url}?page={last // 2}"),
+            ("proposal, last page", f"{url}?page={last}"),
+            ("proposal, with warnings", f"{url}?level=warning"),
+            ("proposal, without issues, middle", f"{url}?level=none&page={last // 2}"),
             # Compares every pending suggestion with its cell now: seldom asked.
-            ("apply all valid, confirm page", "/apply-all"),
+            ("apply all valid, confirm page", f"/review/runs/{run_id}/apply-all"),
         ]:
-            report(what, *timed_get(client, url + query))
+            report(what, *timed_get(client, address))
 
 
 def main() -> None:

@@ -4,7 +4,7 @@ pages of this site. Anything else a provider, a form or a file gives (`javascrip
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 WEB_SCHEMES = ("http://", "https://")
 
@@ -28,3 +28,11 @@ def is_site_path(url: object) -> bool:
         return False
     # "//host" and "/\host" are other hosts to a browser.
     return url.startswith("/") and not url.startswith(("//", "/\\"))
+
+
+def with_args(url: str, **args: object) -> str:
+    """url with these query arguments set (None: left out), its others kept."""
+    parts = urlsplit(url)
+    query = {k: v for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in args}
+    query |= {k: str(v) for k, v in args.items() if v is not None}
+    return urlunsplit(parts._replace(query=urlencode(query)))

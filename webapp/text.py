@@ -48,3 +48,12 @@ def nul_paths(data: Any, most: int = 50) -> list[tuple[Any, ...]]:
             continue
         pending.extend(((child, (*path, part)) for part, child in reversed(parts)))
     return found
+
+
+def listed(names: list[str], most: int = 5) -> str:
+    """ "a, b and c"; past most names, how many more."""
+    shown = names[:most]
+    rest = len(names) - len(shown)
+    if rest:
+        return f"{', '.join(shown)} and {rest:,} more"
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"

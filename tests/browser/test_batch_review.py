@@ -150,7 +150,7 @@ def test_a_value_changed_since_the_run_is_shown_before_anyone_applies(
     page.get_by_role("button", name="Apply selected").click()
     # Without the re-confirm the server refuses it and says why, on the same page.
     expect(
-        page.get_by_text(re.compile(r"Not applied — Row spacing: The field changed"))
+        page.get_by_text(re.compile(r"Not applied — Row spacing of Onion: The field changed"))
     ).to_be_visible()
     expect(page.locator("dt:text-is('Row spacing') + dd")).to_have_text("35 cm")
     page.locator("#suggestion-row_spacing_cm").get_by_label("Re-confirm").check()

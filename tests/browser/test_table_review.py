@@ -130,8 +130,8 @@ def test_apply_all_valid_through_its_confirm_page(page: Page, plots, run_worker,
     screenshot(page, "table-review-apply-all")
     page.get_by_role("button", name="Apply 57 row(s)").click()
     expect(page.get_by_text("Applied 57 row(s).")).to_be_visible()
-    expect(page.locator(".flash-error")).to_contain_text(
-        "Not applied — Plot 005: The field changed"
+    expect(page.locator(".flash-info")).to_contain_text(
+        "1 changed since the run (re-confirm them on its row)"
     )
     expect(page.get_by_role("link", name="Apply all", exact=False)).to_have_count(0)
     page.goto(f"/tables/{plots}")

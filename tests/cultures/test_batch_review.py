@@ -7,7 +7,7 @@ import re
 import pytest
 
 from tests.support.cultures import finished_enrichment, issue, suggestion
-from tests.support.html import by_id, rows, soup
+from tests.support.html import by_id, counts_of, rows, soup
 from webapp.cultures.catalog import edit_culture
 from webapp.cultures.models import Culture
 from webapp.extensions import db
@@ -207,9 +207,15 @@ def test_the_queue_pages_a_large_run_and_a_culture_links_back_to_its_page(client
 
 
 def choose(reviewer, run, data):
-    return reviewer.submit(
-        f"/cultures/runs/{run.id}/review", data, page=f"/cultures/runs/{run.id}/review"
-    )
+    """What the queue's form posts: its Apply or Reject button, with the ticked cultures."""
+    data = dict(data)
+    action = "apply-all" if data.pop("action") == "apply_valid" else "reject-all"
+    if "culture" in data:
+        data["record"] = data.pop("culture")
+    queue = f"/cultures/runs/{run.id}/review"
+    back = queue + (f"?show={data['show']}" if data.get("show") else "")
+    form = {"selection": "1", "back": back, **data}
+    return reviewer.submit(f"/review/runs/{run.id}/{action}", form, page=queue)
 
 
 def test_apply_all_valid_first_counts_what_changes_and_what_is_left_out(client_as, batch):
@@ -225,14 +231,13 @@ def test_apply_all_valid_first_counts_what_changes_and_what_is_left_out(client_a
     assert by_id(confirm, "apply-count").get_text(" ", strip=True) == (
         "4 field(s) across 2 culture(s) will change, as one apply you can undo."
     )
-    skipped = [
-        li.get_text(" ", strip=True)
-        for li in by_id(confirm, "apply-skipped").find_all("li", recursive=False)
-    ]
-    assert skipped[0] == "Invalid: 1 — a check failed, so they cannot be applied."
-    assert skipped[1].startswith("Changed since the run: 1 — the field holds another value now")
-    assert "Lettuce ‘Maikönig’ : Sowing depth" in skipped[1]
-    assert skipped[2] == "Already decided (applied or rejected): 1 ."
+    assert counts_of(confirm) == {
+        "Will be applied": "4",
+        "Skipped: invalid": "1",
+        "Skipped: already applied or rejected": "1",
+        "Skipped: changed since the run": "1",
+    }
+    assert by_id(confirm, "apply-stale").get_text(" ", strip=True) == "Lettuce : Sowing depth"
     assert db.session.query(Change).filter_by(source="apply").count() == 0  # nothing yet
     hidden = {i["name"]: i["value"] for i in soup(confirm).select("form input[type=hidden]")}
     assert hidden["all_matching"] == "1" and hidden["confirmed"] == "1"
@@ -298,7 +303,7 @@ def test_reject_selected_rejects_what_the_chosen_cultures_left_open(client_as, b
     rejected = choose(reviewer, run, {"action": "reject", "culture": chosen})
     assert rejected.status_code == 302
     assert flashes(reviewer.get(rejected.headers["Location"]))[0] == (
-        "Rejected 4 suggestion(s) of 2 culture(s)."
+        "Rejected 4 suggestion(s) across 2 culture(s)."
     )
     statuses = {
         (s.target_id, s.status) for s in db.session.query(Suggestion).order_by(Suggestion.id)
@@ -351,7 +356,7 @@ def test_a_refused_apply_redirects_with_its_reasons_and_the_stale_value_shows_fi
     again = reviewer.get(back)
     assert flashes(again) == [
         "Applied 1 field(s): Harvest method (the yield's context).",
-        "Not applied — Sowing depth: The field changed after this suggestion was made; "
+        "Not applied — Sowing depth of Lettuce: The field changed after this suggestion was made; "
         "re-confirm it to apply it anyway.",
     ]
     assert reviewer.get(back).status_code == 200  # a reload shows the page, sends nothing
@@ -463,10 +468,10 @@ def test_rejecting_every_matching_culture_asks_first(client_as, batch):
     assert (
         by_id(asked, "reject-count")
         .get_text(" ", strip=True)
-        .startswith("7 suggestion(s) of 3 culture(s) will be rejected")
+        .startswith("7 suggestion(s) across 3 culture(s) will be rejected")
     )
     assert db.session.query(Suggestion).filter_by(status="rejected").count() == 0
     done = choose(reviewer, run, {"action": "reject", "all_matching": "1", "confirmed": "1"})
     assert flashes(reviewer.get(done.headers["Location"]))[0] == (
-        "Rejected 7 suggestion(s) of 3 culture(s)."
+        "Rejected 7 suggestion(s) across 3 culture(s)."
     )

@@ -25,3 +25,12 @@ def rows(table: Tag) -> list[list[str]]:
         [cell.get_text(" ", strip=True) for cell in row.find_all("td")]
         for row in table.tbody.find_all("tr")
     ]
+
+
+def counts_of(page) -> dict[str, str]:
+    """The counts of an apply-all confirm page, by their words."""
+    dl = by_id(page, "apply-all-counts")
+    return {
+        dt.get_text(strip=True): dd.get_text(" ", strip=True).split(" ")[0]
+        for dt, dd in zip(dl.find_all("dt"), dl.find_all("dd"), strict=True)
+    }

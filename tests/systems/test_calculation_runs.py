@@ -6,6 +6,7 @@ import copy
 import pytest
 from sqlalchemy import select
 
+from tests.support.html import by_id, counts_of, soup
 from tests.support.tables import run_here
 from tests.systems.test_system_api import api_client, create, itinera
 from webapp.extensions import db
@@ -174,11 +175,12 @@ def test_the_review_page_applies_and_rejects_through_the_core(client_as):
     assert rejected.status_code == 302
     db.session.expire_all()
     assert db.session.get(Suggestion, ift.id).status == "applied"
-    confirm = reviewer.get(f"{url}/apply-all").get_data(as_text=True)
+    apply_all = f"/review/runs/{run.id}/apply-all"
+    confirm = reviewer.get(apply_all).get_data(as_text=True)
     ready = len([s for s in suggestions(run).values() if s.status == "pending" and s.is_valid])
     assert f"<strong>{ready:,}</strong> value(s), in one apply you can undo" in confirm
     assert db.session.get(Suggestion, ift.id).status == "applied"  # nothing applied yet
-    everything = reviewer.submit(f"{url}/apply-all", {}, page=f"{url}/apply-all")
+    everything = reviewer.submit(apply_all, {"confirmed": "1"}, page=apply_all)
     assert everything.status_code == 302 and "undo=" in everything.headers["Location"]
     db.session.expire_all()
     statuses = {s.status for s in suggestions(run).values()}
@@ -294,16 +296,19 @@ def test_the_review_pages_and_filters_a_long_run(client_as):
     assert f"Showing {not_calculated} cells not calculated" in uncalculated
     assert reviewer.get(f"{url}?show=nonsense").status_code == 200  # every cell, unfiltered
     clean = [s for s in found.values() if s.level is None]
-    confirm = reviewer.get(f"{url}/apply-all?show=none").get_data(as_text=True)
-    assert f"<strong>{len(clean):,}</strong> value(s)" in confirm
-    done = reviewer.submit(f"{url}/apply-all", {"show": "none"}, page=f"{url}/apply-all?show=none")
+    apply_clean = f"/review/runs/{run.id}/apply-all?level=none&back={url}?show%3Dnone"
+    confirm = soup(reviewer.get(apply_clean))
+    assert counts_of(confirm)["Will be applied"] == f"{len(clean):,}"
+    assert by_id(confirm, "applied-note").get_text().startswith("Applied values are predictions")
+    carried = {i["name"]: i["value"] for i in confirm.select("form input[type=hidden]")}
+    done = reviewer.submit(apply_clean.partition("?")[0], carried, page=apply_clean)
     assert done.status_code == 302 and "show=none" in done.headers["Location"]
     db.session.expire_all()
     statuses = {s.status for s in suggestions(run).values() if s.level is None}
     assert statuses == {"applied"}
     assert all(s.status != "applied" for s in suggestions(run).values() if s.level == "error")
     viewer = client_as("viewer")
-    assert viewer.get(f"{url}/apply-all").status_code == 403
+    assert viewer.get(apply_clean).status_code == 403
 
 
 def test_the_api_answers_a_run_as_a_batch_calculation_summary(client_as):

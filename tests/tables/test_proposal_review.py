@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from sqlalchemy import select, update
 
-from tests.support.html import by_id, soup
+from tests.support.html import by_id, counts_of, soup
 from tests.support.tables import make_table, run_here
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
@@ -16,7 +16,8 @@ from webapp.review.models import Change, Suggestion
 from webapp.review.vocabulary import worst_level
 from webapp.tables.enrichment import start_enrichment
 from webapp.tables.models import ResearchLogEntry, TableRow
-from webapp.tables.proposals import listed, refusal_messages
+from webapp.tables.proposals import refusal_messages
+from webapp.text import listed
 
 PLOTS = 120
 FORMULA = "round({Yield} / {Area}, 2)"
@@ -231,14 +232,6 @@ def mixed(client_as, plots, run) -> dict[str, int]:
     return reviewer
 
 
-def counts_of(page) -> dict[str, str]:
-    dl = by_id(page, "apply-all-counts")
-    return {
-        dt.get_text(strip=True): dd.get_text(" ", strip=True).split(" ")[0]
-        for dt, dd in zip(dl.find_all("dt"), dl.find_all("dd"), strict=True)
-    }
-
-
 def test_apply_all_confirm_page_counts_what_changes_and_what_is_skipped_and_why(mixed, plots, run):
     page = soup(mixed.get(review_url(plots, run)))
     assert by_id(page, "apply-all").get_text() == "Apply all 114 valid…"
@@ -250,7 +243,7 @@ def test_apply_all_confirm_page_counts_what_changes_and_what_is_skipped_and_why(
         "Skipped: changed since the run": "2",
     }
     assert confirm.find("button", string="Apply 112 row(s)")
-    at_warning = soup(mixed.get(f"/tables/{plots.id}/runs/{run.id}/apply-all?level=warning"))
+    at_warning = soup(mixed.get(f"/review/runs/{run.id}/apply-all?level=warning"))
     assert counts_of(at_warning)["Will be applied"] == "1"
     assert at_warning.find("input", attrs={"name": "level", "value": "warning"})
 
@@ -259,8 +252,8 @@ def test_apply_all_applies_exactly_the_valid_pending_rows_in_one_group_that_undo
     mixed, plots, run
 ):
     ids, per_ha = mixed.ids, plots.column_named("Per ha").key
-    url = f"/tables/{plots.id}/runs/{run.id}/apply-all"
-    applied = mixed.submit(url, {})
+    url = f"/review/runs/{run.id}/apply-all"
+    applied = mixed.submit(url, {"confirmed": "1", "back": review_url(plots, run)})
     assert applied.status_code == 302
     location = applied.headers["Location"]
     group = parse_qs(urlsplit(location).query)["undo"][0]
@@ -274,7 +267,7 @@ def test_apply_all_applies_exactly_the_valid_pending_rows_in_one_group_that_undo
     page = soup(mixed.get(location))
     text = page.get_text(" ", strip=True)
     assert "Applied 112 row(s)." in text
-    assert "Not applied — Plot 011 and Plot 012: The field changed after this suggestion" in text
+    assert "Left out: 2 invalid, 2 changed since the run (re-confirm them on its row)" in text
     # Those two wait for a person's re-confirm on their rows: nothing is left to apply all.
     assert not page.find(id="apply-all")
     confirm = soup(mixed.get(url))
@@ -294,7 +287,7 @@ def test_apply_all_applies_exactly_the_valid_pending_rows_in_one_group_that_undo
 
 def test_apply_all_is_a_reviewers_act(client_as, plots, run):
     editor = client_as("editor")
-    url = f"/tables/{plots.id}/runs/{run.id}/apply-all"
+    url = f"/review/runs/{run.id}/apply-all"
     assert editor.get(url).status_code == 403
     assert editor.submit(url, {}).status_code == 403
     assert db.session.scalar(select(Change.id)) is None

@@ -152,6 +152,8 @@ class CultureEnrichment(RunKind):
     name = "culture_enrichment"
     title = "Culture enrichment"
     target_kind = TARGET
+    suggestion_noun = "field(s)"
+    reconfirm_where = "on the culture's page"
     result_labels = {
         "suggested": "Suggested",
         "errors": "Errors",
@@ -161,6 +163,10 @@ class CultureEnrichment(RunKind):
 
     def review_url(self, run: Run) -> str:
         return url_for("cultures.review_batch", run_id=run.id)
+
+    def matching(self, run: Run, values: Any) -> list[int]:
+        """The cultures the queue's ?show= filter matches, on every page."""
+        return [item.culture_id for item in review_queue(run, queue_filter(values)).items]
 
     def item_names(self, run: Run) -> dict[str, str]:
         """Cultures by name; one deleted since by the name the run recorded."""
@@ -336,6 +342,12 @@ SHOW = {
 # A level count (review.vocabulary.level_counts) links to the filter of its level.
 SHOW_OF_LEVEL = {"error": "errors", "warning": "warnings", "info": "notes", "none": "clean"}
 LEVELS_SHOWN = {show: level for level, show in SHOW_OF_LEVEL.items()}
+
+
+def queue_filter(values) -> str:
+    """The queue's ?show= filter; anything unknown shows all."""
+    show = values.get("show", "")
+    return show if show in SHOW else ""
 
 
 @dataclass(frozen=True)

@@ -57,8 +57,8 @@ from webapp.cultures.enrichment import (
     SHOW_OF_LEVEL,
     TARGET,
     CultureEnrichment,
-    culture_labels,
     latest_run,
+    queue_filter,
     review_queue,
     run_summary,
     start_enrichment,
@@ -77,7 +77,6 @@ from webapp.cultures.importing import ImportPreview, import_rows, preview_file
 from webapp.cultures.models import Culture
 from webapp.cultures.providers import culture_provider
 from webapp.cultures.reference_match import culture_match, reference_matches
-from webapp.database import among
 from webapp.extensions import db
 from webapp.fertilizer.models import PlanRecord
 from webapp.fertilizer.plans import TARGET as PLAN_TARGET
@@ -88,6 +87,7 @@ from webapp.jobs.queue import RunInProgress
 from webapp.pagination import Page, count_of, page_number, paginate, paginate_list, per_page
 from webapp.problems import Invalid, Problem, Unavailable, show_on_form
 from webapp.rendering import render_page
+from webapp.review import pages
 from webapp.review import service as review
 from webapp.review.audit import history, undoable_groups
 from webapp.review.models import Change, Suggestion, SuggestionStatus
@@ -242,12 +242,6 @@ def enrichment_run_or_404(run_id: int | None, *options) -> Run:
     return run
 
 
-def queue_filter(values) -> str:
-    """The queue's ?show= filter; anything unknown shows all."""
-    show = values.get("show", "")
-    return show if show in SHOW else ""
-
-
 def queue_url(run: Run, show: str = "", **more) -> str:
     return url_for("cultures.review_batch", run_id=run.id, show=show or None, **more)
 
@@ -273,98 +267,6 @@ def review_batch(run_id: int):
         form=EmptyForm(),
         undo_group=undo_group.isalnum() and undo_group,
     )
-
-
-def batch_cultures(run: Run, show: str) -> list[int]:
-    """The cultures a queue form chose: every one its filter matches (all pages), or those
-    ticked — of this run only."""
-    if request.form.get("all_matching"):
-        return [item.culture_id for item in review_queue(run, show).items]
-    ticked = set(record_ids(request.form.getlist("culture")))
-    return [i for i in CultureEnrichment().target_ids(run) if i in ticked]
-
-
-def run_suggestions(run: Run, culture_ids: list[int]) -> list[Suggestion]:
-    """The run's suggestions for these cultures, without their evidence (not needed to decide
-    them, and the largest part of a row)."""
-    found: list[Suggestion] = []
-    for picked in among(db.session, Suggestion.target_id, culture_ids):
-        found += db.session.scalars(
-            select(Suggestion)
-            .options(defer(Suggestion.evidence))
-            .where(Suggestion.run_id == run.id, Suggestion.target_type == TARGET, picked)
-            .order_by(Suggestion.id)
-        )
-    return sorted(found, key=lambda s: s.id)
-
-
-@bp.post("/runs/<int:run_id>/review")
-@require_role(Role.reviewer)
-def decide_batch(run_id: int):
-    """Reject the open suggestions of the chosen cultures; or apply all their valid ones: first
-    a page that counts what will change and what is left out, then, confirmed, one apply."""
-    run = enrichment_run_or_404(run_id)
-    show = queue_filter(request.form)
-    ids = batch_cultures(run, show)
-    if not ids:
-        flash("Select at least one culture.", "warning")
-        return redirect(queue_url(run, show))
-    suggestions = run_suggestions(run, ids)
-    if request.form.get("action") == "reject":
-        if request.form.get("all_matching") and not request.form.get("confirmed"):
-            # A rejection cannot be undone: one that reaches past the page shown asks first.
-            still_open = [s for s in suggestions if s.status in review.REJECTABLE]
-            return render_page(
-                "cultures/reject_confirm.html",
-                run=run,
-                count=len(still_open),
-                cultures=len({s.target_id for s in still_open}),
-                show=show,
-                form=EmptyForm(),
-            )
-        rejected = review.reject([s.id for s in suggestions], current_user)
-        db.session.commit()
-        done = set(rejected)
-        cultures = len({s.target_id for s in suggestions if s.id in done})
-        flash(f"Rejected {len(rejected)} suggestion(s) of {cultures} culture(s).", "info")
-        return redirect(queue_url(run, show))
-    plan = review.plan_apply(suggestions)
-    if not request.form.get("confirmed"):
-        return render_page(
-            "cultures/apply_confirm.html",
-            run=run,
-            plan=plan,
-            ids=ids,
-            all_matching=bool(request.form.get("all_matching")),
-            show=show,
-            cultures=len({s.target_id for s in plan.ready}),
-            labels=culture_labels({s.target_id for s in plan.stale}),
-            field_label=CULTURES.field_label,
-            form=EmptyForm(),
-        )
-    result = review.apply([s.id for s in plan.ready], current_user, skip_invalid=True)
-    db.session.commit()
-    if result.applied:
-        cultures = len({a.target_id for a in result.applied})
-        flash(f"Applied {len(result.applied)} field(s) across {cultures} culture(s).", "success")
-    else:
-        flash("Nothing was applied: no valid suggestion is left to apply.", "warning")
-    flash_refusals(result.refused, culture_labels({r.target_id for r in result.refused}))
-    if skipped := plan.left_out("the culture's page"):
-        flash(skipped, "info")
-    return redirect(queue_url(run, show, undo=result.group))
-
-
-NAMED_AT_MOST = 8
-
-
-def flash_refusals(refused: list[review.Refusal], labels: dict[int, str] | None = None) -> None:
-    """Each refused field by its label (and its culture's name, for a batch), with the reason."""
-    for refusal in refused[:NAMED_AT_MOST]:
-        where = f" of {labels.get(refusal.target_id, '')}" if labels else ""
-        flash(f"Not applied — {named([refusal.field])}{where}: {refusal.message}", "error")
-    if len(refused) > NAMED_AT_MOST:
-        flash(f"… and {len(refused) - NAMED_AT_MOST} more not applied.", "error")
 
 
 @bp.get("/check")
@@ -537,7 +439,7 @@ def decide_suggestions(culture_id: int):
     skipped = None
     if action == "apply_valid":
         plan = review.plan_apply(suggestions_of(culture, run) if run else [])
-        chosen, skipped = plan.ready, plan.left_out("the culture's page")
+        chosen, skipped = plan.ready, plan.left_out(CultureEnrichment.reconfirm_where)
     else:
         chosen = chosen_suggestions(culture, request.form.getlist("suggestion"))
     if not chosen:
@@ -557,7 +459,7 @@ def decide_suggestions(culture_id: int):
         applied = result.applied_fields
         flash(f"Applied {len(applied)} field(s): {named(applied)}.", "success")
     # The valid ones of the same request are applied all the same.
-    flash_refusals(result.refused)
+    pages.flash_refusals(result.refused)
     if skipped:
         flash(skipped, "info")
     return back(undo=result.group)

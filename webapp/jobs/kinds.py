@@ -64,6 +64,13 @@ class RunKind(ABC):
     # Who may see runs of this kind at all: a run's title, items and results name the records
     # it worked on, so a workspace kept from viewers keeps its runs from them too.
     seen_by: ClassVar[Role] = Role.viewer
+    # How the review core counts the run's suggestions to people ("row(s)", "field(s)").
+    suggestion_noun: ClassVar[str] = "value(s)"
+    # Where a person re-confirms a changed value or edits an invalid one ("on its row").
+    reconfirm_where: ClassVar[str] = "on the review page"
+    # What an applied value is, said before an apply and after it, when it is not simply the
+    # record's value now (a prediction a person still approves).
+    applied_note: ClassVar[str] = ""
 
     @abstractmethod
     def plan_items(self, params: dict[str, Any]) -> list[str]:
@@ -170,6 +177,11 @@ class RunKind(ABC):
 
     def review_url(self, run: Any) -> str | None:
         """Where people review what the run proposed, for the kinds that propose."""
+        return None
+
+    def matching(self, run: Any, values: Any) -> list[int] | None:
+        """The records a review page's own filter matches (its form's values), when a person
+        applies or rejects "all matching"; None: the filter is the core's ?level= alone."""
         return None
 
     def result_link(self, run: Any) -> tuple[str, str] | None:

@@ -8,8 +8,9 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Select, insert, select, update
+from sqlalchemy import Select, func, insert, select, update
 from sqlalchemy.engine import Row
+from sqlalchemy.orm import load_only
 
 from webapp.auth.models import User
 from webapp.database import among, bulk_insert, utcnow
@@ -215,6 +216,12 @@ def _set_status(ids: Collection[int], status: SuggestionStatus, user: User | Non
             .execution_options(synchronize_session=False)
         )
     forget(Suggestion, ids)
+
+
+def hold_for_reconfirm(ids: Collection[int]) -> None:
+    """These open suggestions' fields changed since the run: they wait for a person to
+    re-confirm them one by one."""
+    _set_status(ids, SuggestionStatus.stale, None)
 
 
 def forget(model: type, ids: Collection[int] | None = None) -> None:
@@ -700,20 +707,22 @@ class ApplyPlan:
     invalid: list[Suggestion] = field(default_factory=list)
     stale: list[Suggestion] = field(default_factory=list)
     decided: list[Suggestion] = field(default_factory=list)
+    deleted: list[Suggestion] = field(default_factory=list)  # its record is gone
 
     @property
     def skipped(self) -> int:
-        return len(self.invalid) + len(self.stale) + len(self.decided)
+        return len(self.invalid) + len(self.stale) + len(self.decided) + len(self.deleted)
 
     def left_out(self, reconfirm_where: str) -> str | None:
         """What the apply left out, and why, in words; reconfirm_where says where a changed
-        value is re-confirmed ("the culture's page")."""
+        value is re-confirmed ("on the culture's page")."""
         parts = [
             f"{len(self.invalid)} invalid" if self.invalid else "",
-            f"{len(self.stale)} changed since the run (re-confirm them on {reconfirm_where})"
+            f"{len(self.stale)} changed since the run (re-confirm them {reconfirm_where})"
             if self.stale
             else "",
             f"{len(self.decided)} already decided" if self.decided else "",
+            f"{len(self.deleted)} of deleted records" if self.deleted else "",
         ]
         said = ", ".join(p for p in parts if p)
         return f"Left out: {said}." if said else None
@@ -728,8 +737,9 @@ def at_level(query: Select, level: str | None) -> Select:
 
 
 def plan_apply(suggestions: Iterable[Suggestion]) -> ApplyPlan:
-    """Sort suggestions as apply(..., skip_invalid=True) of the ready ones would treat them;
-    a suggestion whose field changed since is left for a person to re-confirm."""
+    """Sort suggestions as "apply all valid" treats them. Stale, in one sense everywhere: its
+    field changed since the run, or an apply refused it as changed (it waits for a person's
+    re-confirm even where the field holds its old value again)."""
     suggestions = list(suggestions)
     look_up_now(suggestions)
     plan = ApplyPlan()
@@ -738,11 +748,56 @@ def plan_apply(suggestions: Iterable[Suggestion]) -> ApplyPlan:
             plan.decided.append(s)
         elif not s.is_valid or s.status == SuggestionStatus.blocked:
             plan.invalid.append(s)
-        elif s.changed_since if s.looked_up else s.status == SuggestionStatus.stale:
+        elif not s.looked_up:
+            plan.deleted.append(s)
+        elif s.changed_since or s.status == SuggestionStatus.stale:
             plan.stale.append(s)
         else:
             plan.ready.append(s)
     return plan
+
+
+def valid_pending_count(run: Run, level: str | None = None) -> int:
+    """How many of a run's suggestions (at one level) "apply all valid" would apply, were
+    none of their fields changed since: pending, without an error."""
+    query = at_level(
+        select(func.count()).where(
+            Suggestion.run_id == run.id,
+            Suggestion.status == SuggestionStatus.pending,
+            Suggestion.level.is_distinct_from("error"),
+        ),
+        level,
+    )
+    return db.session.scalar(query) or 0
+
+
+def chosen_suggestions(
+    run: Run, level: str | None = None, records: Collection[int] | None = None
+) -> list[Suggestion]:
+    """A run's suggestions at one level (every level: None) of some of its records (all:
+    None), with only the columns a plan and a decision read."""
+    query = at_level(
+        select(Suggestion)
+        .where(Suggestion.run_id == run.id)
+        .options(
+            load_only(
+                Suggestion.target_type,
+                Suggestion.target_id,
+                Suggestion.field,
+                Suggestion.current_value,
+                Suggestion.status,
+                Suggestion.issues,
+            )
+        )
+        .order_by(Suggestion.id),
+        level,
+    )
+    if records is None:
+        return list(db.session.scalars(query))
+    found: list[Suggestion] = []
+    for picked in among(db.session, Suggestion.target_id, list(records)):
+        found += db.session.scalars(query.where(picked))
+    return sorted(found, key=lambda s: s.id)
 
 
 def run_targets(run: Run, target: ReviewTarget, ids: Sequence[int]) -> list[RunTarget]:

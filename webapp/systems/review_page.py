@@ -8,9 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
-
-from webapp.extensions import db
 from webapp.jobs.models import Run
 from webapp.pagination import Page, paginate_list
 from webapp.review import service as review
@@ -61,14 +58,6 @@ def review_page(run: Run, show: str | None, number: int) -> ReviewPage:
         sum(1 for r in rows if r["suggestion"] is None),
         sum(1 for s in suggestions if s.is_valid and s.status == "pending"),
     )
-
-
-def apply_all_plan(run: Run, show: str | None) -> review.ApplyPlan:
-    """review.plan_apply over the run's suggestions (at one level, when the review shows one)."""
-    query = select(Suggestion).where(Suggestion.run_id == run.id).order_by(Suggestion.id)
-    if show == NOT_CALCULATED:
-        return review.ApplyPlan()
-    return review.plan_apply(db.session.scalars(review.at_level(query, show)))
 
 
 def batch_summary(run: Run, document: dict[str, Any]) -> dict[str, Any]:

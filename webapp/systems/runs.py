@@ -391,6 +391,10 @@ class SystemCalculation(RunKind):
     name = "system_calculation"
     title = "Calculate missing values"
     target_kind = VALUE_TARGET
+    applied_note = (
+        "Applied values are predictions, not reviewed, until a person approves them (in a "
+        "cell's drawer, or on the approval page)."
+    )
     result_labels = {"outcome": "Outcome", "value": "Value", "unit": "Unit"}
 
     def __init__(self) -> None:

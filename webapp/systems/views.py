@@ -27,6 +27,7 @@ from webapp.jobs.queue import QueueUnavailable, RunInProgress
 from webapp.pagination import page_number, paginate, per_page
 from webapp.problems import Invalid, show_on_form
 from webapp.rendering import render_page
+from webapp.review import pages
 from webapp.review import service as review
 from webapp.review.audit import history, undoable_groups
 from webapp.review.models import Suggestion
@@ -42,7 +43,7 @@ from webapp.systems.document import (
 from webapp.systems.farm_totals import FarmTotals, farm_totals
 from webapp.systems.forms import IMPORT_MAX_BYTES, ImportForm, ValueForm
 from webapp.systems.models import VALUE_TARGET, Farm, System
-from webapp.systems.review_page import apply_all_plan, batch_summary, review_page, show_filter
+from webapp.systems.review_page import batch_summary, review_page, show_filter
 from webapp.systems.runs import SystemCalculation
 from webapp.systems.stale import InputChange, stale_at, stale_values
 from webapp.systems.timeline import layout
@@ -519,43 +520,6 @@ def calculation(system_id: int, run_id: int):
     )
 
 
-@bp.route("/<int:system_id>/runs/<int:run_id>/apply-all", methods=["GET", "POST"])
-@require_role(Role.reviewer)
-def apply_all_calculated(system_id: int, run_id: int):
-    """Apply every valid suggestion of the run (of the level shown): what it would apply and
-    leave out is said first, and applied only once confirmed."""
-    system = system_or_404(system_id)
-    run = calculation_or_404(system, run_id)
-    values = request.form if request.method == "POST" else request.args
-    show = show_filter(values.get("show"))
-    plan = apply_all_plan(run, show)
-    if request.method == "GET":
-        return render_page(
-            "systems/apply_all.html", system=system, run=run, plan=plan, show=show, form=EmptyForm()
-        )
-    if not EmptyForm().validate_on_submit():
-        abort(400, description="The form expired; reload the page and try again.")
-    result = review.apply([s.id for s in plan.ready], current_user, skip_invalid=True)
-    db.session.commit()
-    if result.applied:
-        flash(applied_words(len(result.applied)), "success")
-    else:
-        flash("Nothing was applied: no valid suggestion is left to apply.", "warning")
-    names = run.params.get("names", {})
-    for refusal in result.refused:
-        flash(f"Not applied — {names.get(refusal.field, 'a value')}: {refusal.message}", "error")
-    if skipped := plan.left_out("this page"):
-        flash(skipped, "info")
-    return back_to(system, run, show=show, undo=result.group or None)
-
-
-def applied_words(count: int) -> str:
-    return (
-        f"Applied {count:,} value(s) as predictions, not reviewed: approve them in a cell's "
-        "drawer or on the approval page."
-    )
-
-
 def reviewed_post(system_id: int, run_id: int) -> tuple[System, Run, list[int]]:
     """The system, run and chosen suggestions (the run's own) of a review form, CSRF checked."""
     system = system_or_404(system_id)
@@ -585,11 +549,10 @@ def apply_calculated(system_id: int, run_id: int):
     reconfirm = record_ids(request.form.getlist("reconfirm"))
     result = review.apply(chosen, current_user, reconfirm=reconfirm)
     db.session.commit()
-    names = run.params.get("names", {})
     if result.applied:
-        flash(applied_words(len(result.applied)), "success")
-    for refusal in result.refused:
-        flash(f"Not applied — {names.get(refusal.field, 'a value')}: {refusal.message}", "error")
+        applied = f"Applied {len(result.applied):,} value(s). {SystemCalculation.applied_note}"
+        flash(applied, "success")
+    pages.flash_refusals(result.refused)
     return back_to(system, run, undo=result.group or None)
 
 

@@ -37,19 +37,16 @@ from webapp.tables.enrichment import (
 )
 from webapp.tables.models import DataTable
 from webapp.tables.proposals import (
-    apply_all,
-    apply_all_plan,
     latest_log,
-    listed,
     log_page,
     outcome_counts,
     refusal_messages,
     reject_rows,
     run_level_counts,
-    valid_pending_count,
 )
 from webapp.tables.strategies import get_all_strategies
 from webapp.tables.views import table_or_404
+from webapp.text import listed
 
 
 def enrichment_run_or_404(run_id: int, table: DataTable | None = None) -> Run:
@@ -141,7 +138,7 @@ def enrichment_run(table_id: int, run_id: int):
             level=level,
             suggestions=suggestions,
             counts=run_level_counts(run),
-            valid_pending=valid_pending_count(run, level),
+            valid_pending=review.valid_pending_count(run, level),
             reasoning=reasoning(run, outcomes.get("found", 0)),
             undo_group=undo if undo.isalnum() else "",
         )
@@ -220,40 +217,6 @@ def reject(table_id: int, run_id: int):
     else:
         flash("Nothing was rejected: those rows are decided already.", "warning")
     return back_to_review(table, run)
-
-
-@bp.get("/<int:table_id>/runs/<int:run_id>/apply-all")
-@require_role(Role.reviewer)
-def confirm_apply_all(table_id: int, run_id: int):
-    """What applying every valid pending suggestion (at the review's level) would change and
-    what it would skip, and why, before anything is applied."""
-    table = table_or_404(table_id)
-    run = finished_or_409(enrichment_run_or_404(run_id, table))
-    level = level_filter(request.args.get("level"))
-    return render_page(
-        "tables/apply_all.html",
-        table=table,
-        run=run,
-        level=level,
-        plan=apply_all_plan(run, level),
-        form=EmptyForm(),
-    )
-
-
-@bp.post("/<int:table_id>/runs/<int:run_id>/apply-all")
-@require_role(Role.reviewer)
-def apply_all_valid(table_id: int, run_id: int):
-    """Every valid pending suggestion (at the review's level) in one undoable apply."""
-    table, run = posted_to(table_id, run_id, "apply")
-    finished_or_409(run)
-    result = apply_all(run, current_user, level_filter(request.form.get("level")))
-    return answer_apply(table, run, result)
-
-
-def finished_or_409(run: Run) -> Run:
-    if run.is_live:
-        abort(409, description="The run is still working; review it once it has finished.")
-    return run
 
 
 class EnrichRows(RequestModel):

@@ -197,6 +197,8 @@ class TableEnrichment(RunKind):
     name = "table_enrichment"
     title = "Table enrichment"
     target_kind = ROW_TARGET
+    suggestion_noun = "row(s)"
+    reconfirm_where = "on its row"
 
     def __init__(self) -> None:
         self._snapshot: RowsSnapshot | None = None

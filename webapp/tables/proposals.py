@@ -9,18 +9,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import Select, func, select
-from sqlalchemy.orm import load_only
+from sqlalchemy import func, select
 
 from webapp.auth.models import User
 from webapp.extensions import db
 from webapp.jobs.models import Run
 from webapp.pagination import Page, paginate
 from webapp.review import service as review
-from webapp.review.models import Suggestion, SuggestionStatus
+from webapp.review.models import Suggestion
 from webapp.review.vocabulary import count_levels
-from webapp.tables.enrichment import TableApply, apply_rows, row_suggestions
+from webapp.tables.enrichment import row_suggestions
 from webapp.tables.models import ROW_TARGET, ResearchLogEntry
+from webapp.text import listed
 
 REVIEW_PAGE_ROWS = 50
 LIVE_LOG_ROWS = 50  # the newest rows a running run's page shows, polled every second
@@ -79,69 +79,11 @@ def run_level_counts(run: Run) -> dict[str, int]:
     return counts
 
 
-def _valid_pending(run: Run, level: str | None) -> Select:
-    query = select(Suggestion).where(
-        Suggestion.run_id == run.id,
-        Suggestion.target_type == ROW_TARGET,
-        Suggestion.status == SuggestionStatus.pending,
-        Suggestion.level.is_distinct_from("error"),
-    )
-    return review.at_level(query, level)
-
-
-def valid_pending_count(run: Run, level: str | None = None) -> int:
-    """How many suggestions "apply all valid" would choose."""
-    query = select(func.count()).select_from(_valid_pending(run, level).subquery())
-    return db.session.scalar(query) or 0
-
-
-def apply_all_plan(run: Run, level: str | None = None) -> review.ApplyPlan:
-    """review.plan_apply over the run's suggestions (at one level), reading only the columns
-    it needs: what "apply all valid" would apply and what it would leave out, and why."""
-    query = review.at_level(
-        select(Suggestion)
-        .where(Suggestion.run_id == run.id, Suggestion.target_type == ROW_TARGET)
-        .options(
-            load_only(
-                Suggestion.target_type,
-                Suggestion.target_id,
-                Suggestion.field,
-                Suggestion.current_value,
-                Suggestion.status,
-                Suggestion.issues,
-            )
-        ),
-        level,
-    )
-    plan = review.plan_apply(db.session.scalars(query))
-    # One refused as stale waits for its re-confirm, even where the cell holds its old value
-    # again: apply all takes pending ones only.
-    plan.stale += [s for s in plan.ready if s.status == SuggestionStatus.stale]
-    plan.ready = [s for s in plan.ready if s.status == SuggestionStatus.pending]
-    return plan
-
-
-def apply_all(run: Run, user: User, level: str | None = None) -> TableApply:
-    """Every valid pending suggestion of the run (at one level) in one undoable apply; those
-    whose cell changed since the run, and deleted rows, are refused with their reason."""
-    rows = db.session.scalars(_valid_pending(run, level).with_only_columns(Suggestion.target_id))
-    return apply_rows(run, list(rows), user, skip_invalid=True)
-
-
 def reject_rows(run: Run, row_ids: Iterable[int], user: User) -> list[int]:
     """Reject the run's open (or invalid) suggestions for these rows; the rows rejected."""
     suggestions = row_suggestions(run, set(row_ids))
     rejected = set(review.reject([s.id for s in suggestions.values()], user))
     return [row_id for row_id, s in suggestions.items() if s.id in rejected]
-
-
-def listed(names: list[str], most: int = 5) -> str:
-    """ "a, b and c"; past most names, how many more."""
-    shown = names[:most]
-    rest = len(names) - len(shown)
-    if rest:
-        return f"{', '.join(shown)} and {rest:,} more"
-    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
 
 
 def refusal_messages(
