@@ -4,6 +4,12 @@
 A package makes its blueprints in its `__init__` (`bp` for pages, `api` for the JSON API) and
 lists them in `blueprints`; its view modules, named here, add their routes to them. A new
 workspace is one entry here and those two files.
+
+Each entry also says what the package is to the others (`kind`), and the import rule follows
+(tests/review/test_core_imports.py checks it): a WORKSPACE imports no other workspace; a SERVICE
+(the document library) serves pages too, but any package may import it and it imports no
+workspace; the CORE (these entries and every package or module of webapp/ not listed here)
+imports no workspace. What two workspaces share moves into the core or a service.
 """
 
 from __future__ import annotations
@@ -15,6 +21,10 @@ from flask import Blueprint
 
 from webapp.auth.roles import Role
 
+WORKSPACE = "workspace"
+SERVICE = "service"
+CORE = "core"
+
 
 @dataclass(frozen=True)
 class Workspace:
@@ -24,6 +34,7 @@ class Workspace:
     summary: str = ""  # set for the workspaces the home page shows as cards
     views: tuple[str, ...] = ("views",)  # its modules that add routes to its blueprints
     role: Role | None = Role.viewer  # who sees it in the header; None: not in the header
+    kind: str = WORKSPACE  # WORKSPACE, SERVICE or CORE: who may import it (see above)
 
     def blueprints(self) -> tuple[Blueprint, ...]:
         """The package's blueprints, its view modules loaded so they have their routes."""
@@ -62,9 +73,16 @@ WORKSPACES = (
         views=("views", "api_views", "downloads"),
         role=Role.editor,
     ),
-    Workspace("library", "Library", "/library"),
-    Workspace("jobs", "Runs", "/runs"),
-    Workspace("auth", "Users", "/admin/users", views=("views", "admin_views"), role=Role.admin),
-    Workspace("review", "Review", "/api/v1/runs", role=None),
-    Workspace("main", "Home", "/", views=("views", "api_docs"), role=None),
+    Workspace("library", "Library", "/library", kind=SERVICE),
+    Workspace("jobs", "Runs", "/runs", kind=CORE),
+    Workspace(
+        "auth",
+        "Users",
+        "/admin/users",
+        views=("views", "admin_views"),
+        role=Role.admin,
+        kind=CORE,
+    ),
+    Workspace("review", "Review", "/api/v1/runs", role=None, kind=CORE),
+    Workspace("main", "Home", "/", views=("views", "api_docs"), role=None, kind=CORE),
 )
