@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import import_module
+from types import ModuleType
 
 from flask import Blueprint
 
@@ -35,6 +36,7 @@ class Workspace:
     views: tuple[str, ...] = ("views",)  # its modules that add routes to its blueprints
     role: Role | None = Role.viewer  # who sees it in the header; None: not in the header
     kind: str = WORKSPACE  # WORKSPACE, SERVICE or CORE: who may import it (see above)
+    cli: str | None = None  # its module of `furrow` commands (see webapp/cli.py)
 
     def blueprints(self) -> tuple[Blueprint, ...]:
         """The package's blueprints, its view modules loaded so they have their routes."""
@@ -42,14 +44,26 @@ class Workspace:
             import_module(f"webapp.{self.slug}.{module}")
         return import_module(f"webapp.{self.slug}").blueprints
 
+    def cli_module(self) -> ModuleType:
+        """Its module of `furrow` commands: `commands` for the app, and maybe
+        `app_free_commands` for the group itself and `load_demo()` for `furrow demo`."""
+        return import_module(f"webapp.{self.slug}.{self.cli}")
+
 
 WORKSPACES = (
-    Workspace("cultures", "Cultures", "/cultures", "Keep the crop catalog; enrich missing fields."),
+    Workspace(
+        "cultures",
+        "Cultures",
+        "/cultures",
+        "Keep the crop catalog; enrich missing fields.",
+        cli="cli",
+    ),
     Workspace(
         "fertilizer",
         "Fertilizer plans",
         "/fertilizer",
         "N-P-K plans that add up, basal and topdress.",
+        cli="cli",
     ),
     Workspace(
         "tables",
@@ -64,6 +78,7 @@ WORKSPACES = (
         "/systems",
         "Rotations, interventions and indicators such as IFT.",
         views=("views", "dose_views", "drawer", "edit_views", "ai_views"),
+        cli="cli",
     ),
     Workspace(
         "registry",
@@ -72,6 +87,7 @@ WORKSPACES = (
         "Carbon-project documents against a checklist.",
         views=("views", "api_views", "downloads"),
         role=Role.editor,
+        cli="cli",
     ),
     Workspace("library", "Library", "/library", kind=SERVICE),
     Workspace("jobs", "Runs", "/runs", kind=CORE),

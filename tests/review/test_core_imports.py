@@ -13,9 +13,6 @@ from webapp import ROOT
 from webapp.workspaces import CORE, SERVICE, WORKSPACE, WORKSPACES
 
 KIND = {w.slug: w.kind for w in WORKSPACES}
-# The assembly: the modules that put the app together from the list in webapp/workspaces.py
-# (create_app, that list, the `furrow` command and its entry points) name every package.
-ASSEMBLY = {"__init__", "__main__", "workspaces", "cli", "wsgi"}
 
 
 def kind_of(package: str) -> str:
@@ -79,8 +76,6 @@ def imports_across() -> set[str]:
     for path in sorted((ROOT / "webapp").rglob("*.py")):
         parts = path.relative_to(ROOT / "webapp").with_suffix("").parts
         own = parts[0]
-        if len(parts) == 1 and own in ASSEMBLY:
-            continue
         names = imported_modules(path)
         for name in names:
             top = name.split(".")
