@@ -13,6 +13,12 @@ from webapp import ROOT
 from webapp.workspaces import CORE, SERVICE, WORKSPACE, WORKSPACES
 
 KIND = {w.slug: w.kind for w in WORKSPACES}
+# The only imports by a name made at run time, which no reading of the code can follow.
+COMPUTED = {
+    "webapp/workspaces.py": "a listed package's blueprints, view modules and commands",
+    "webapp/jobs/kinds.py": "a run kind from outside the app; the app's own are registered",
+    "webapp/library/sandbox.py": "the child process's reader: a function its caller passed",
+}
 
 
 def kind_of(package: str) -> str:
@@ -25,12 +31,16 @@ def _module_of(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def _imports(call: ast.Call) -> bool:
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    return name in ("import_module", "__import__") and bool(call.args)
+
+
 def _named(call: ast.Call) -> str | None:
     """The module an import_module/__import__ call names in the code: its string, or an
     f-string's constant start up to the last dot (f"webapp.cultures.{name}": webapp.cultures)."""
-    func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-    if name not in ("import_module", "__import__") or not call.args:
+    if not _imports(call):
         return None
     first = call.args[0]
     if isinstance(first, ast.Constant) and isinstance(first.value, str):
@@ -99,12 +109,22 @@ def test_the_list_says_what_each_package_is():
     assert {kind_of(p) for p in ("review", "ai", "jobs", "reference", "text")} == {CORE}
 
 
-def test_the_core_imports_no_workspace():
+def test_the_core_and_the_services_import_no_workspace():
     assert {line for line in imports_across() if f"({WORKSPACE})" not in line} == set()
 
 
 def test_no_workspace_imports_another():
     assert {line for line in imports_across() if f"({WORKSPACE})" in line} == set()
+
+
+def test_every_import_by_a_computed_name_is_known():
+    computed = {
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "webapp").rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call) and _imports(node) and _named(node) in (None, "webapp")
+    }
+    assert computed == set(COMPUTED)
 
 
 def test_the_reading_follows_every_kind_of_import():
