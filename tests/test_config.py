@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+from tests.support.app import run_cli
 from webapp import ROOT
 from webapp.config import ConfigError, load_settings
 
@@ -69,18 +70,27 @@ def test_openai_provider_needs_a_key_or_a_base_url(tmp_path):
 
 
 def test_cli_with_bad_configuration_exits_with_one_line(tmp_path):
-    result = subprocess.run(
-        [sys.executable, "-m", "webapp", "routes"],
-        cwd=ROOT,
-        env={**os.environ, **env(tmp_path, FURROW_WORKERS="many")},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = run_cli(["routes"], **env(tmp_path, FURROW_WORKERS="many"))
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         "furrow: configuration error: FURROW_WORKERS must be a whole number, got 'many'"
     ]
+
+
+def test_the_furrow_command_starts_as_a_process(tmp_path):
+    """The one check of `python -m webapp` itself: the entry point imports and lists its
+    commands (every other command test runs the same group in-process)."""
+    result = subprocess.run(
+        [sys.executable, "-m", "webapp", "--help"],
+        cwd=ROOT,
+        env={**os.environ, **env(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    listed = {line.split()[0] for line in result.stdout.splitlines() if line.startswith("  ")}
+    assert {"serve", "worker", "users", "demo", "fertilize", "registry", "db"} <= listed
 
 
 def test_secure_cookies_and_trusted_proxies(tmp_path):

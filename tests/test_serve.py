@@ -60,7 +60,7 @@ def test_a_fresh_instance_serves_the_first_administrator_page(server):
 
 
 def test_an_address_past_the_request_line_limit_is_414_from_the_web_server(server):
-    """Documented in the README: gunicorn answers it, in plain text, before Furrow sees it."""
+    """Documented in docs/api.md: gunicorn answers it, in plain text, before Furrow sees it."""
     fits = "x" * (LONGEST_REQUEST_LINE - len("GET /healthz?q= HTTP/1.1") - 8)
     assert server.get(f"/healthz?q={fits}")[0] == 200
     status, _body = server.get("/healthz?q=" + "x" * LONGEST_REQUEST_LINE)

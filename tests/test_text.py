@@ -108,7 +108,7 @@ def test_a_library_title_with_a_control_character_is_refused(client_as):
     assert "U+001B" in response.get_json()["error"]["message"]
 
 
-def test_a_user_name_with_a_control_character_is_refused(admin_client, app, services):
+def test_a_user_name_with_a_control_character_is_refused(admin_client, app):
     page = admin_client.submit(
         "/admin/users",
         {"name": "Bo\x00", "email": "bo@example.org", "role": "viewer", "password": PASSWORD},
@@ -117,7 +117,7 @@ def test_a_user_name_with_a_control_character_is_refused(admin_client, app, serv
     assert page.status_code == 422
     assert "Name: Remove the control character U+0000" in page.get_data(as_text=True)
     cli = furrow(
-        services, "users", "create", "cy@example.org", "--name", "Cy\x07", "--password", PASSWORD
+        app, "users", "create", "cy@example.org", "--name", "Cy\x07", "--password", PASSWORD
     )
     assert cli.returncode == 2
     assert cli.stderr.strip().startswith("furrow: Name: Remove the control character U+0007")

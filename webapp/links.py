@@ -19,5 +19,12 @@ def is_safe_link(url: object) -> bool:
             return bool(urlsplit(url).hostname)
         except ValueError:  # a broken IPv6 literal, a port that is no number
             return False
+    return is_site_path(url)
+
+
+def is_site_path(url: object) -> bool:
+    """url is a path on this site, so a form may say where to send a person back to."""
+    if not isinstance(url, str) or not url.isprintable() or any(c.isspace() for c in url):
+        return False
     # "//host" and "/\host" are other hosts to a browser.
     return url.startswith("/") and not url.startswith(("//", "/\\"))

@@ -99,6 +99,6 @@ WORKSPACES = (
         role=Role.admin,
         kind=CORE,
     ),
-    Workspace("review", "Review", "/api/v1/runs", role=None, kind=CORE),
+    Workspace("review", "Review", "/api/v1/runs", views=("views", "pages"), role=None, kind=CORE),
     Workspace("main", "Home", "/", views=("views", "api_docs"), role=None, kind=CORE),
 )

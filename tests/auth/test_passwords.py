@@ -96,8 +96,8 @@ def test_the_account_page_refuses_a_weak_new_password(client_as):
     assert db.session.get(User, client.user.id).check_password(PASSWORD)
 
 
-def test_the_cli_refuses_a_weak_password_in_one_line(app, services):
-    result = furrow(services, "users", "create", "x@example.org", "--password", "trustno1!!!!")
+def test_the_cli_refuses_a_weak_password_in_one_line(app):
+    result = furrow(app, "users", "create", "x@example.org", "--password", "trustno1!!!!")
     assert result.returncode == 2
     assert result.stderr.strip() == (
         "furrow: Password: This is one of the most common passwords; choose another."

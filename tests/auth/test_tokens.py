@@ -9,9 +9,9 @@ def bearer(token):
     return {"Authorization": f"Bearer {token}"}
 
 
-def test_cli_creates_users_and_prints_a_token_as_last_line(app, client, services):
+def test_cli_creates_users_and_prints_a_token_as_last_line(app, client):
     created = furrow(
-        services,
+        app,
         "users",
         "create",
         "Eve@Example.org",
@@ -21,7 +21,7 @@ def test_cli_creates_users_and_prints_a_token_as_last_line(app, client, services
     )
     assert created.returncode == 0, created.stderr
     assert "created eve@example.org (reviewer)" in created.stdout
-    issued = furrow(services, "users", "token", "eve@example.org", "--name", "script")
+    issued = furrow(app, "users", "token", "eve@example.org", "--name", "script")
     assert issued.returncode == 0, issued.stderr
     token = issued.stdout.strip().splitlines()[-1]
     assert token.startswith("furrow_")
@@ -41,20 +41,20 @@ def test_cli_creates_users_and_prints_a_token_as_last_line(app, client, services
     assert client.login("eve@example.org", "from the env var").status_code == 302
 
 
-def test_cli_refuses_bad_input_with_one_line(app, services, make_user):
+def test_cli_refuses_bad_input_with_one_line(app, make_user):
     user = make_user()
-    duplicate = furrow(services, "users", "create", user.email, "--password", PASSWORD)
+    duplicate = furrow(app, "users", "create", user.email, "--password", PASSWORD)
     assert duplicate.returncode == 2
     assert duplicate.stderr.strip() == f"furrow: There is already an account for {user.email}."
     bad_role = furrow(
-        services, "users", "create", "x@example.org", "--role", "boss", "--password", PASSWORD
+        app, "users", "create", "x@example.org", "--role", "boss", "--password", PASSWORD
     )
     assert bad_role.returncode == 2
     assert "unknown role 'boss'" in bad_role.stderr
-    no_password = furrow(services, "users", "create", "y@example.org", FURROW_PASSWORD="")
+    no_password = furrow(app, "users", "create", "y@example.org", FURROW_PASSWORD="")
     assert no_password.returncode == 2
     assert "no password" in no_password.stderr
-    unknown = furrow(services, "users", "token", "nobody@example.org")
+    unknown = furrow(app, "users", "token", "nobody@example.org")
     assert unknown.returncode == 2
     assert unknown.stderr.strip() == "furrow: no account for nobody@example.org"
 
@@ -99,7 +99,7 @@ def test_api_posts_with_a_bearer_token_need_no_csrf(client_as, client, worker):
     assert isinstance(response.get_json()["run_id"], int)
 
 
-def test_cli_lists_users(app, services, make_user):
+def test_cli_lists_users(app, make_user):
     user = make_user("reviewer")
-    listed = furrow(services, "users", "list")
+    listed = furrow(app, "users", "list")
     assert f"{user.email}\treviewer\tactive" in listed.stdout.splitlines()

@@ -1,5 +1,7 @@
 """Enrich a culture and review its suggestions in a real browser."""
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -53,7 +55,9 @@ def test_errors_are_shown_invalid_fields_cannot_be_picked_valid_ones_apply_and_u
 
     page.get_by_role("button", name="Undo this apply").click()
     expect(
-        page.get_by_text("Undone: Growth duration, Sources, Notes (Markdown) restored.")
+        page.get_by_text(
+            re.compile(r"^Undone — .+: Growth duration, Sources, Notes \(Markdown\)\.$")
+        )
     ).to_be_visible()
     expect(page.locator("dt:text-is('Growth duration') + dd")).to_have_text("—")
     expect(page.get_by_role("heading", name="Sources", exact=True)).to_have_count(1)

@@ -258,14 +258,18 @@ def test_apply_all_valid_first_counts_what_changes_and_what_is_left_out(client_a
     ]
     undo = soup(queue).select_one('[data-key="u"]')
     assert undo.get_text() == "Undo this apply"
-    assert undo.find_parent("form")["action"] == f"/cultures/runs/{run.id}/undo/{group}"
+    assert undo.find_parent("form")["action"] == f"/review/undo/{group}"
 
-    undone = reviewer.submit(undo.find_parent("form")["action"], page=applied.headers["Location"])
+    back = undo.find_parent("form").find("input", attrs={"name": "back"})["value"]
+    undone = reviewer.submit(
+        undo.find_parent("form")["action"], {"back": back}, page=applied.headers["Location"]
+    )
     assert undone.status_code == 302
     said = flashes(reviewer.get(undone.headers["Location"]))[0]
-    assert said.startswith("Undone: ")
-    assert "of 2 culture(s) restored — Growth duration, Row spacing, " in said
-    assert "of Carrot; Harvest method (the yield's context), Expected yield" in said
+    assert said == (
+        "Undone — Carrot: Growth duration, Row spacing, Sources, Notes (Markdown); "
+        "Lettuce: Harvest method (the yield's context), Expected yield, Sources, Notes (Markdown)."
+    )
     carrot = db.session.get(Culture, ids["Carrot"])
     assert carrot.growth_duration_days is None and carrot.row_spacing_cm is None
     assert suggestion_of(ids["Carrot"], "row_spacing_cm").status == SuggestionStatus.pending
@@ -280,9 +284,9 @@ def test_a_batch_undo_names_what_changed_since_and_undoes_nothing(client_as, bat
     carrot = db.session.get(Culture, ids["Carrot"])
     edit_culture(carrot, {"row_spacing_cm": 30.0}, None)
     db.session.commit()
-    refused = reviewer.submit(f"/cultures/runs/{run.id}/undo/{group}", page="/cultures")
+    refused = reviewer.submit(f"/review/undo/{group}", page="/cultures")
     assert flashes(reviewer.get(refused.headers["Location"])) == [
-        "Nothing was undone: these changed since — Row spacing of Carrot."
+        "Nothing was undone: these changed since — Carrot: Row spacing."
     ]
     assert db.session.get(Culture, ids["Lettuce"]).expected_yield == 4
 
@@ -312,9 +316,7 @@ def test_only_reviewers_decide_a_batch(client_as, batch):
     run, _ids = batch
     editor = client_as("editor")
     assert choose(editor, run, {"action": "reject", "all_matching": "1"}).status_code == 403
-    assert (
-        editor.submit(f"/cultures/runs/{run.id}/undo/abc123", page="/cultures").status_code == 403
-    )
+    assert editor.submit("/review/undo/abc123", page="/cultures").status_code == 403
     page = editor.get(f"/cultures/runs/{run.id}/review")
     assert soup(page).select("input.pick") == [] and soup(page).select("[data-key]") == []
     assert db.session.query(Suggestion).filter_by(status="rejected").count() == 0
@@ -397,12 +399,13 @@ def test_the_history_speaks_in_labels_and_units_and_undo_keeps_the_page(client_a
     assert history["Harvest method (the yield's context)"] == ["—", "per m²"]
     assert history["Expected yield"] == ["—", "4 kg/m²"]
     undo = by_id(page, "history").select_one("form")
-    assert undo["action"].endswith(f"?run={run.id}")
-    undone = reviewer.submit(undo["action"], page=url)
+    back = undo.find("input", attrs={"name": "back"})["value"]
+    assert back == url
+    undone = reviewer.submit(undo["action"], {"back": back}, page=url)
     assert undone.headers["Location"] == url
     assert flashes(reviewer.get(url)) == [
-        "Undone: Harvest method (the yield's context), Expected yield, Sources, "
-        "Notes (Markdown) restored."
+        "Undone — Lettuce: Harvest method (the yield's context), Expected yield, "
+        "Sources, Notes (Markdown)."
     ]
 
 

@@ -225,10 +225,10 @@ def test_check_catalog_lists_implausible_stored_values_with_their_record(client_
     assert findings[0]["severity"] == "error"
 
 
-def test_demo_cultures_load_once_into_an_empty_catalog(app, services):
-    first = furrow(services, "demo")
+def test_demo_cultures_load_once_into_an_empty_catalog(app):
+    first = furrow(app, "demo")
     assert first.stdout.splitlines()[0] == f"added {len(library().crops)} demo cultures"
-    again = furrow(services, "demo").stdout.splitlines()[0]
+    again = furrow(app, "demo").stdout.splitlines()[0]
     assert again == "the catalog is not empty; no demo data"
     tomato = db.session.query(Culture).filter_by(reference_crop="tomato").one()
     assert tomato.name == "Tomato" and tomato.crop_family == "Solanaceae"

@@ -85,7 +85,7 @@ def test_enrich_review_apply_refuse_and_undo(client_as, crowded_tomato, worker):
     assert culture.notes.count("## Sources") == 1
 
     group = re.search(r"/undo/([0-9a-f]+)", text).group(1)
-    undone = reviewer.submit(f"/cultures/{culture_id}/undo/{group}", page=f"/cultures/{culture_id}")
+    undone = reviewer.submit(f"/review/undo/{group}", page=f"/cultures/{culture_id}")
     assert undone.status_code == 302
     # Undo restores everything the apply changed: the field, the notes and the sources.
     db.session.expire_all()

@@ -197,7 +197,7 @@ def test_a_person_changes_and_clears_the_matched_crop_and_undo_gives_both_back(c
         .one()
         .apply_group
     )
-    undone = reviewer.submit(f"/cultures/{eyed}/undo/{group}", page=f"/cultures/{eyed}")
+    undone = reviewer.submit(f"/review/undo/{group}", page=f"/cultures/{eyed}")
     assert undone.status_code == 302
     assert _shown(reviewer, eyed).startswith("no reference crop: the name is a known confusion")
 

@@ -1,27 +1,30 @@
-"""`furrow fertilize recommend` and `furrow crop export` as a person runs them."""
+"""`furrow fertilize recommend` and `furrow crop export` as a person runs them (in-process)."""
 
 import json
-import subprocess
-import sys
+import os
 
 import pytest
+from flask.cli import ScriptInfo
 
 from tests.fertilizer.profiles import LETTUCE_FILE, PLAN_KEYS, TOMATO_FILE
-from tests.support.app import ROOT, furrow
+from tests.support.app import Ran, furrow, run_cli
 from webapp.cultures.catalog import create_culture
 from webapp.extensions import db
 
 
-def recommend(*args: str, env: dict | None = None) -> subprocess.CompletedProcess[str]:
-    """The command without a database or Redis: it needs neither."""
-    return subprocess.run(
-        [sys.executable, "-m", "webapp", "fertilize", "recommend", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={"PATH": "/usr/bin:/bin", "FURROW_INSTANCE_PATH": "/nonexistent/furrow", **(env or {})},
-    )
+def no_app():
+    raise AssertionError("`furrow fertilize` loaded the app: it needs no database or Redis")
+
+
+def recommend(*args: str, env: dict | None = None) -> Ran:
+    """The command without a database or Redis: it needs neither, so it may not load the app."""
+    unset = {
+        name: None
+        for name in os.environ
+        if name.startswith(("FURROW_", "OPENAI_")) or name in ("DATABASE_URL", "REDIS_URL")
+    }
+    env = {**unset, "FURROW_INSTANCE_PATH": "/nonexistent/furrow", **(env or {})}
+    return run_cli(["fertilize", "recommend", *args], ScriptInfo(create_app=no_app), **env)
 
 
 def test_the_tomato_fixture_prints_a_table_with_oxides_per_application_and_sources():
@@ -164,7 +167,7 @@ def test_a_provider_failure_exits_3(openai_server):
     assert len(done.stderr.strip().splitlines()) == 1
 
 
-def test_a_culture_exported_as_a_profile_chains_into_recommend(app, services, tmp_path):
+def test_a_culture_exported_as_a_profile_chains_into_recommend(app, tmp_path):
     culture = create_culture(
         {
             "name": "Weißkohl",
@@ -175,7 +178,7 @@ def test_a_culture_exported_as_a_profile_chains_into_recommend(app, services, tm
     )
     db.session.commit()
     target = tmp_path / "kohl.json"
-    exported = furrow(services, "crop", "export", str(culture.id), "-o", str(target))
+    exported = furrow(app, "crop", "export", str(culture.id), "-o", str(target))
     assert exported.returncode == 0, exported.stderr
     profile = json.loads(target.read_text(encoding="utf-8"))
     assert profile["crop"]["crop_id"] == "cabbage"
@@ -186,5 +189,5 @@ def test_a_culture_exported_as_a_profile_chains_into_recommend(app, services, tm
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["method"] == "RB209"
 
-    missing = furrow(services, "crop", "export", "999999", "-o", str(target))
+    missing = furrow(app, "crop", "export", "999999", "-o", str(target))
     assert (missing.returncode, missing.stderr) == (2, "furrow: no culture #999999\n")

@@ -271,7 +271,7 @@ def test_a_plan_run_proposes_its_plan_to_the_culture_and_a_save_is_undone(client
     page = reviewer.get(saved.headers["Location"]).get_data(as_text=True)
     assert "Undo this save" in page
     group = saved.headers["Location"].split("undo=")[1]
-    undone = reviewer.submit(f"{plan_url}/undo/{group}", {}, page=saved.headers["Location"])
+    undone = reviewer.submit(f"/review/undo/{group}", {"back": plan_url}, page=plan_url)
     assert undone.status_code == 302
     culture_page = reviewer.get(f"/cultures/{culture.id}").get_data(as_text=True)
     assert f'#{first.id}</a> <span class="badge">current</span>' in culture_page

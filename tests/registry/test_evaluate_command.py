@@ -1,4 +1,4 @@
-"""`furrow registry evaluate` through the real command line: agreement and its Wilson interval
+"""`furrow registry evaluate` through the `furrow` command group: agreement and its Wilson interval
 against numbers worked out by hand, over- and under-scoring, the confusion matrix as a table
 and as JSON, and one clear line (never a traceback) for each input it cannot use."""
 
@@ -50,12 +50,12 @@ def verdicts_file(tmp_path):
     return write
 
 
-def evaluate(services, *args):
-    return furrow(services, "registry", "evaluate", *args)
+def evaluate(app, *args):
+    return furrow(app, "registry", "evaluate", *args)
 
 
-def test_agreement_with_its_interval_as_json(services, review, verdicts_file):
-    done = evaluate(services, str(review.id), "--verdicts", verdicts_file(VERDICTS), "--json")
+def test_agreement_with_its_interval_as_json(app, review, verdicts_file):
+    done = evaluate(app, str(review.id), "--verdicts", verdicts_file(VERDICTS), "--json")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     # 4 compared (REQ-005 is not applicable), 2 agree: 0.5, Wilson 95 % (0.1500, 0.8500).
@@ -73,10 +73,10 @@ def test_agreement_with_its_interval_as_json(services, review, verdicts_file):
     assert result["review_id"] == review.id
 
 
-def test_a_list_of_verdicts_printed_as_a_table(services, review, verdicts_file):
+def test_a_list_of_verdicts_printed_as_a_table(app, review, verdicts_file):
     listed = [{"requirement_id": k, "verdict": v} for k, v in VERDICTS.items() if k != "REQ-005"]
     listed.append({"requirement_id": "REQ-006", "verdict": "approved"})  # no status: not compared
-    done = evaluate(services, str(review.id), "--verdicts", verdicts_file(listed))
+    done = evaluate(app, str(review.id), "--verdicts", verdicts_file(listed))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == f"Review #{review.id} (Denman farm): 4 requirement(s) compared"
@@ -106,8 +106,8 @@ def test_a_list_of_verdicts_printed_as_a_table(services, review, verdicts_file):
         ("42", "Give an object"),
     ],
 )
-def test_an_unusable_verdicts_file_is_one_line(services, review, verdicts_file, content, says):
-    done = evaluate(services, str(review.id), "--verdicts", verdicts_file(content))
+def test_an_unusable_verdicts_file_is_one_line(app, review, verdicts_file, content, says):
+    done = evaluate(app, str(review.id), "--verdicts", verdicts_file(content))
     assert done.returncode == 2
     assert done.stderr.startswith("furrow: ") and says in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
@@ -115,7 +115,7 @@ def test_an_unusable_verdicts_file_is_one_line(services, review, verdicts_file, 
 
 
 def test_unknown_reviews_missing_files_and_reviews_not_assessed(
-    services, review, verdicts_file, make_user
+    app, review, verdicts_file, make_user
 ):
     good = verdicts_file(VERDICTS)
     cases = [
@@ -129,7 +129,7 @@ def test_unknown_reviews_missing_files_and_reviews_not_assessed(
     db.session.commit()
     cases.append(((str(draft.id), "--verdicts", good), 1, "has not been assessed yet"))
     for args, code, says in cases:
-        done = evaluate(services, *args)
+        done = evaluate(app, *args)
         assert done.returncode == code, (args, done.stderr)
         assert done.stderr.startswith("furrow: ") and says in done.stderr, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr

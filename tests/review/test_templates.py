@@ -252,13 +252,13 @@ def test_history_has_one_undo_button_per_undoable_group_and_the_newest_answers_u
     ]
     page = render(
         "change_history",
-        "change_history(changes, labels.get, undoable=['g2', 'g1'], undo_url=url)",
+        "change_history(changes, labels.get, undoable=['g2', 'g1'], back='/here')",
         changes=changes,
         labels={"a": "A", "b": "B", "c": "C"},
-        url=lambda group: f"/undo/{group}",
     )
     forms = page.select("#history form")
-    assert [f["action"] for f in forms] == ["/undo/g2", "/undo/g1"]
+    assert [f["action"] for f in forms] == ["/review/undo/g2", "/review/undo/g1"]
+    assert {f.find("input", attrs={"name": "back"})["value"] for f in forms} == {"/here"}
     assert forms[0].button.get("data-key") == "u" and not forms[1].button.get("data-key")
     assert all(f.find("input", attrs={"name": "csrf_token"}) for f in forms)
 

@@ -7,11 +7,14 @@ import secrets
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from flask import Flask
+from click.testing import CliRunner
+from flask import Flask, has_app_context
+from flask.cli import ScriptInfo
 from flask.testing import FlaskClient
 from flask_migrate import upgrade
 from rq import Queue
@@ -24,6 +27,7 @@ from webapp import ROOT, create_app
 from webapp.auth.accounts import create_user
 from webapp.auth.models import User
 from webapp.auth.roles import Role
+from webapp.cli import main
 from webapp.config import load_settings
 from webapp.database import utcnow
 from webapp.extensions import db
@@ -176,16 +180,37 @@ def wait_for(condition: Callable[[], object], timeout: float = 20, every: float 
         time.sleep(every)
 
 
-def furrow(services: Services, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """Run the `furrow` command on this session's database and Redis."""
-    return subprocess.run(
-        [sys.executable, "-m", "webapp", *args],
-        cwd=ROOT,
-        env=services.env(**env),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+@dataclass(frozen=True)
+class Ran:
+    """What a `furrow` command did: its exit code and what it wrote to stdout and to stderr."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(args: Sequence[str], obj: ScriptInfo | None = None, **env: str | None) -> Ran:
+    """Run the `furrow` group in this process, as `furrow ARGS` would: env is the environment it
+    sees (None unsets a name), obj the app it loads (by default it makes its own, as a process
+    does). An exception the command lets out fails the test with its own traceback."""
+    # FlaskGroup sets FLASK_RUN_FROM_CLI and may load a .env file into os.environ: neither may
+    # outlive the command here.
+    env = {"FLASK_RUN_FROM_CLI": None, "FLASK_SKIP_DOTENV": "1", **env}
+    extra = {} if obj is None else {"obj": obj}  # obj=None would find the app by searching
+    result = CliRunner().invoke(main, list(args), env=env, prog_name="furrow", **extra)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return Ran(result.exit_code, result.stdout, result.stderr)
+
+
+def furrow(app: Flask, *args: str, **env: str | None) -> Ran:
+    """Run a `furrow` command on this app (its database and Redis), in this process and in an
+    app context of its own, as a process would be: what it left uncommitted is not seen."""
+    with app.app_context():
+        ran = run_cli(args, ScriptInfo(create_app=lambda: app), **env)
+    if has_app_context():
+        db.session.expire_all()
+    return ran
 
 
 def start_worker(services: Services, **env: str) -> subprocess.Popen[bytes]:

@@ -169,7 +169,7 @@ def test_a_filled_cell_is_recalculated_only_when_asked_for(client_as):
     reopened = select(Change).where(Change.field == FUEL + ".reviewed", Change.source == "manual")
     change = db.session.scalars(reopened).one()
     reviewer = client_as("reviewer")
-    undone = reviewer.submit(f"{page}/undo/{change.apply_group}", {}, page=page)
+    undone = reviewer.submit(f"/review/undo/{change.apply_group}", {}, page=page)
     assert undone.status_code == 302
     assert value_entry(document_of(system_id), FUEL)["reviewed"] is True
 

@@ -39,10 +39,10 @@ def test_the_demo_document_is_a_small_arable_rotation_with_doses():
     assert any("Roundup Extra 360 3,5 L/ha sur 30 %" in i["description"] for i in work)
 
 
-def test_furrow_demo_loads_the_system_once(app, services):
-    first = furrow(services, "demo")
+def test_furrow_demo_loads_the_system_once(app):
+    first = furrow(app, "demo")
     assert "added the demo farm system" in first.stdout, first.stderr
-    again = furrow(services, "demo")
+    again = furrow(app, "demo")
     assert "there are farm systems; no demo system" in again.stdout
     system = db.session.scalars(select(System)).one()
     assert system.farm.name == "Ferme de démonstration"

@@ -150,7 +150,7 @@ def test_approve_marks_reviewed_and_a_reviewer_undoes_it(client_as, htmx_client_
     reviewer = client_as("reviewer")
     system_page = reviewer.get(f"/systems/{system_id}").get_data(as_text=True)
     assert "Labour (Orge + Lupin): Treatment frequency index, reviewed" in system_page
-    undo_url = re.search(r'action="(/systems/\d+/undo/\w+)"', system_page).group(1)
+    undo_url = re.search(r'action="(/review/undo/\w+)"', system_page).group(1)
     assert reviewer.submit(undo_url, page=f"/systems/{system_id}").status_code == 302
     db.session.expire_all()
     values = flat_values(db.session.get(System, system_id).document)

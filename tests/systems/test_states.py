@@ -169,7 +169,7 @@ def test_approve_all_high_confidence_is_said_then_confirmed_and_undone(client_as
     assert values[path("tempsTravail") + ".reviewed"] is False
     reviewer = client_as("reviewer")
     system_page = reviewer.get(f"/systems/{system_id}").get_data(as_text=True)
-    undo_url = re.search(r'action="(/systems/\d+/undo/\w+)"', system_page).group(1)
+    undo_url = re.search(r'action="(/review/undo/\w+)"', system_page).group(1)
     assert reviewer.submit(undo_url, page=f"/systems/{system_id}").status_code == 302
     values = flat_values(document_of(system_id))
     assert values[path("ift") + ".reviewed"] is False and values[path("gnr") + ".reviewed"] is False

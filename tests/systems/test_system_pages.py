@@ -139,15 +139,16 @@ def test_a_reviewer_undoes_an_edit_from_the_system_page(client_as):
     step = system.document["steps"][0]
     fields = {"step": step["id"], "intervention": step["interventions"][0]["id"], "key": "gnr"}
     editor.submit(f"{system_url}/cell", fields | {"value": "18"}, page=system_url)
-    assert "/undo/" not in editor.get(system_url).get_data(as_text=True)
+    assert "/review/undo/" not in editor.get(system_url).get_data(as_text=True)
     reviewer = client_as("reviewer")
     page = reviewer.get(system_url).get_data(as_text=True)
     assert "Labour (Orge + Lupin): Fuel, reviewed" in page
-    undo_url = re.search(r'action="(/systems/\d+/undo/\w+)"', page).group(1)
+    undo_url = re.search(r'action="(/review/undo/\w+)"', page).group(1)
     done = reviewer.submit(undo_url, page=system_url)
     assert done.status_code == 302 and done.headers["Location"].endswith("#changes")
     after = reviewer.get(done.headers["Location"]).get_data(as_text=True)
-    assert "Undone: Labour (Orge + Lupin): Fuel, Labour (Orge + Lupin): Fuel, reviewed." in after
+    assert "Labour (Orge + Lupin): Fuel, Labour (Orge + Lupin): Fuel, reviewed." in after
+    assert "Undone — " in after
     db.session.refresh(system)
     assert system.document["steps"][0]["interventions"][0]["values"] == []
     again = reviewer.submit(undo_url, page=system_url, follow_redirects=True)

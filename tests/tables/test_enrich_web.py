@@ -75,7 +75,7 @@ def test_enrich_by_computation_review_apply_and_undo(client_as, orders, worker):
     assert db.session.get(TableRow, row_ids["seed"]).cells[total] == 10
     assert total not in db.session.get(TableRow, row_ids["tray"]).cells  # not chosen, not applied
     group = applied.headers["Location"].split("undo=")[1]
-    undone = reviewer.submit(f"/tables/{orders.id}/undo/{group}", {"back": run_url}, page=run_url)
+    undone = reviewer.submit(f"/review/undo/{group}", {"back": run_url}, page=run_url)
     assert undone.status_code == 302
     db.session.expire_all()
     assert total not in db.session.get(TableRow, row_ids["seed"]).cells

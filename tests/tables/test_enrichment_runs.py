@@ -13,13 +13,13 @@ from tests.support.tables import make_table, run_here
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
 from webapp.jobs.queue import request_cancel
+from webapp.review import service
 from webapp.review.models import Change
 from webapp.tables.enrichment import (
     apply_rows,
     proposal,
     research_log,
     start_enrichment,
-    undo_table_apply,
 )
 from webapp.tables.models import TableRow
 
@@ -137,7 +137,8 @@ def test_computation_proposal_apply_and_undo(app, make_user, idle_queue):
     again = apply_rows(run, [rows["seed"].id], user)
     assert again.refused[0]["code"] == "not_open"
 
-    assert undo_table_apply(table, result.group, user) == []
+    assert service.undoable_group(result.group).ids == {rows["seed"].id, rows["tray"].id}
+    assert service.undo(result.group, user).changed_since == []
     db.session.expire_all()
     assert rows["seed"].value(total) is None and rows["tray"].value(total) == 1
     assert len(proposal(run)["operations"]) == 2  # open again after the undo

@@ -329,16 +329,16 @@ def test_a_rows_history_undoes_each_apply_still_undoable(client_as, plots, run):
     assert page.h1.get_text() == "History of Plot 001"
     (button,) = by_id(page, "history").select("form button")
     assert button.get_text() == "Undo" and button["data-key"] == "u"
-    action = button.find_parent("form")["action"]
-    assert parse_qs(urlsplit(action).query) == {"back": [history_url]}
+    form = button.find_parent("form")
+    assert form.find("input", attrs={"name": "back"})["value"] == history_url
     assert not soup(client_as("editor").get(history_url)).select("#history form")
-    undone = reviewer.submit(action, {})
+    undone = reviewer.submit(form["action"], {"back": history_url})
     assert undone.status_code == 302 and undone.headers["Location"] == history_url
     db.session.expire_all()
     per_ha = plots.column_named("Per ha").key
     assert per_ha not in db.session.get(TableRow, ids[plot(2)]).cells
     after = soup(reviewer.get(history_url))
-    assert "Undone: the cells have their earlier values again." in after.get_text()
+    assert "Undone — Plot 001: Per ha; Plot 002: Per ha." in after.get_text()
     assert not by_id(after, "history").select("form")  # the apply and its undo: nothing left
 
 

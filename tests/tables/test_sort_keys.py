@@ -12,9 +12,10 @@ from sqlalchemy import delete, insert, select
 
 from tests.support.tables import make_table, run_here
 from webapp.extensions import db
+from webapp.review import service
 from webapp.tables import catalog, importing
 from webapp.tables.browsing import RowView
-from webapp.tables.enrichment import apply_rows, start_enrichment, undo_table_apply
+from webapp.tables.enrichment import apply_rows, start_enrichment
 from webapp.tables.importing import TableImport
 from webapp.tables.models import DataTable, TableCellKey, TableRow
 from webapp.tables.sort_keys import TEXT_KEY_CHARS, cell_key
@@ -133,7 +134,7 @@ def test_apply_and_its_undo_keep_the_keys(app, make_user, idle_queue):
     db.session.commit()
     total = table.column_named("Total").id
     assert {k[3] for k in assert_in_step(table) if k[1] == total} == {10.0, 6.0}
-    assert undo_table_apply(table, result.group, user) == []
+    assert service.undo(result.group, user).changed_since == []
     db.session.commit()
     assert {k[3] for k in assert_in_step(table) if k[1] == total} == {1.0}
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from openai.lib._pydantic import to_strict_json_schema
 from pydantic import BaseModel, ValidationError
 
 M = TypeVar("M", bound=BaseModel)
@@ -16,7 +15,10 @@ MOST_PROBLEMS = 12
 
 def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The model's JSON schema as OpenAI's strict structured outputs take it: every property
-    required, no additional properties (the SDK's own conversion, as `responses.parse` uses)."""
+    required, no additional properties (the SDK's own conversion, as `responses.parse` uses;
+    imported here, when a model is about to be asked, not with the app)."""
+    from openai.lib._pydantic import to_strict_json_schema
+
     return to_strict_json_schema(model)
 
 

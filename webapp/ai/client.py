@@ -1,24 +1,26 @@
-"""One OpenAI-compatible server, asked for structured answers: the Responses API with web search,
-or Chat Completions for local servers, both with the strict JSON schema of a pydantic model.
-Counts usage and prices it; the callers own prompts, schema models and their checks."""
+"""One OpenAI-compatible server and the one loop every workspace asks it through: the Responses
+API with web search, or Chat Completions for local servers (FURROW_OPENAI_API); the model calls
+the workspace's function tools and answers in text or in the strict JSON schema of a pydantic
+model. Counts usage and prices it; the callers own prompts, tools, schema models and their
+checks. The SDK is imported when a model is first called (or a worker warms the client), never
+with the app."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import lru_cache
-from typing import Any, Generic
-
-import openai
-from openai.types import CompletionUsage
-from pydantic import BaseModel
+from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING, Any, Generic
 
 from webapp.ai import ProviderError, ProviderUnavailable, Usage
 from webapp.ai.answers import M, read_answer, schema_name, strict_schema
 from webapp.config import Settings
 from webapp.review.vocabulary import Evidence, SourceKind
+
+if TYPE_CHECKING:
+    import openai
 
 # Default prices (USD); FURROW_OPENAI_PRICES overrides or adds models.
 DEFAULT_PRICES = {
@@ -30,15 +32,30 @@ CHAT_TEMPERATURE = 0.2
 TOOL_ROUNDS = 3
 
 
+class ToolOutput(str):
+    """The text a function tool gives the model, with a note for the caller (a trace step,
+    say) that the model never reads."""
+
+    note: Any
+
+    def __new__(cls, text: str, note: Any = None) -> ToolOutput:
+        output = super().__new__(cls, text)
+        output.note = note
+        return output
+
+
 @dataclass(frozen=True)
 class FunctionTool:
     """A function the model may call while it works out its answer: run takes the model's
-    arguments (an untrusted dict: check them) and returns the text the model reads back."""
+    arguments (an untrusted dict: check them) and returns the text the model reads back (a
+    ToolOutput to add a note for the caller). strict asks the Responses API to hold the model
+    to the parameters' schema."""
 
     name: str
     description: str
     parameters: dict[str, Any]
     run: Callable[[dict[str, Any]], str]
+    strict: bool = False
 
     def call(self, arguments: str) -> str:
         try:
@@ -60,17 +77,47 @@ class FunctionTool:
         }
 
     def responses_spec(self) -> dict[str, Any]:
-        return {
+        spec = {
             "type": "function",
             "name": self.name,
             "description": self.description,
             "parameters": self.parameters,
         }
+        return {**spec, "strict": True} if self.strict else spec
 
 
 def run_tool(tools: Sequence[FunctionTool], name: str, arguments: str) -> str:
     tool = next((t for t in tools if t.name == name), None)
     return tool.call(arguments) if tool else f"There is no tool called {name!r}."
+
+
+# What the loop reports as the model works, in order; the last is always Answered.
+@dataclass(frozen=True)
+class Searched:
+    """The server searched the web (Responses API) for query (None when it does not say)."""
+
+    query: str | None
+
+
+@dataclass(frozen=True)
+class Called:
+    """A function tool the model called ran: the text the model read back, and the tool's
+    note (None when it gave none, or did not run: no such tool, arguments not an object)."""
+
+    name: str
+    text: str
+    note: Any = None
+
+
+@dataclass(frozen=True)
+class Answered:
+    """The model's answer (JSON when a schema was asked for) and the URLs the server cited."""
+
+    text: str
+    citations: list[Evidence]
+
+
+Event = Searched | Called | Answered
 
 
 def is_reasoning_model(model: str) -> bool:
@@ -80,10 +127,12 @@ def is_reasoning_model(model: str) -> bool:
 
 def count_tokens(usage: Usage, reported: Any) -> None:
     """Add the tokens a response reports, in either API's names."""
-    if isinstance(reported, CompletionUsage):
+    if reported is None:
+        return
+    if hasattr(reported, "prompt_tokens"):  # Chat Completions
         usage.input_tokens += reported.prompt_tokens
         usage.output_tokens += reported.completion_tokens
-    elif reported is not None:
+    else:
         usage.input_tokens += reported.input_tokens
         usage.output_tokens += reported.output_tokens
 
@@ -118,8 +167,10 @@ class Structured(Generic[M]):
 
 @lru_cache(maxsize=4)
 def openai_client(api_key: str, base_url: str | None, timeout: float) -> openai.OpenAI:
-    """The process's SDK client for one server, made once: its set-up (the SDK's resources,
-    the HTTP pool and TLS context) is paid by the first caller, not by every run."""
+    """The process's SDK client for one server, made once: its set-up (importing the SDK, its
+    resources, the HTTP pool and TLS context) is paid by the first caller, not by every run."""
+    import openai
+
     client = openai.OpenAI(
         api_key=api_key,
         base_url=base_url,
@@ -147,6 +198,11 @@ def shared_client(settings: Settings) -> openai.OpenAI:
 
 
 class StructuredClient:
+    """The one way a workspace asks a model: `converse` is the loop (the model searches, calls
+    the workspace's function tools, answers), `ask_structured` an answer in a pydantic model's
+    schema, checked and re-asked. The SDK client is made (and the SDK imported) when first
+    needed, so pricing a run loads nothing."""
+
     def __init__(self, settings: Settings, client: openai.OpenAI | None = None) -> None:
         if client is None and not (settings.openai_api_key or settings.openai_base_url):
             raise ProviderUnavailable(
@@ -155,7 +211,12 @@ class StructuredClient:
         self.settings = settings
         self.model = settings.openai_model
         self.api = settings.openai_api
-        self.client = client or shared_client(settings)
+        if client is not None:
+            self.client = client
+
+    @cached_property
+    def client(self) -> openai.OpenAI:
+        return shared_client(self.settings)
 
     @property
     def searches_the_web(self) -> bool:
@@ -192,106 +253,168 @@ class StructuredClient:
         times, with the problems; what is still wrong after that is the result's problems.
         The model may call tools, at most TOOL_ROUNDS rounds per answer, and search the web
         (Responses API) unless web_search is False: an answer from given text only. Every
-        call counts in usage, priced. Raises ProviderError when the server fails."""
+        call counts in usage, priced. Raises ProviderError when the server fails.
+
+        Not `responses.parse`: it validates inside the SDK, so an answer that does not fit
+        would raise before its usage and citations could be counted."""
+        schema = {"name": schema_name(model), "schema": strict_schema(model), "strict": True}
         result: Structured[M] = Structured(None)
         for _attempt in range(retries + 1):
             asked = prompt
             if result.problems:
                 asked += "\nYour previous answer was rejected: " + "; ".join(result.problems)
-            try:
-                text, citations = self._ask(instructions, asked, model, usage, tools, web_search)
-            except openai.OpenAIError as exc:
-                usage.cost_usd = self.cost(usage)
-                raise ProviderError(f"The provider failed: {exc}", usage) from exc
-            answer, problems = read_answer(model, text)
+            events = self.converse(
+                instructions, asked, usage, tools=tools, web_search=web_search, schema=schema
+            )
+            answered = next(e for e in events if isinstance(e, Answered))
+            answer, problems = read_answer(model, answered.text)
             if answer is not None and check is not None:
-                problems = check(answer, citations)
-            result = Structured(answer, problems, citations)
+                problems = check(answer, answered.citations)
+            result = Structured(answer, problems, answered.citations)
             if not problems:
                 break
         usage.cost_usd = self.cost(usage)
         return result
 
-    def _ask(
+    def converse(
         self,
         instructions: str,
-        prompt: str,
-        model: type[BaseModel],
+        prompt: str | list[dict[str, Any]],
         usage: Usage,
+        *,
         tools: Sequence[FunctionTool] = (),
         web_search: bool = True,
-    ) -> tuple[str, list[Evidence]]:
-        """The answer's text and the URLs the server cited; raises openai.OpenAIError.
+        schema: dict[str, Any] | None = None,
+        calls: int | None = None,
+        call_first: bool = False,
+    ) -> Iterator[Event]:
+        """The model at work on one prompt (or the messages so far), as it goes: each web
+        search the server ran, each function tool it called (run here, its text sent back),
+        then its answer, always last. The API is the one FURROW_OPENAI_API selects: the
+        Responses API searches the web unless web_search is False; Chat Completions has only
+        the tools. schema (name, schema, strict) asks for JSON in that schema.
 
-        Not `responses.parse`: it validates inside the SDK, so an answer that does not fit
-        would raise before its usage and citations could be counted."""
-        schema = {"name": schema_name(model), "schema": strict_schema(model), "strict": True}
-        if self.api == "chat":
-            return self._chat(instructions, prompt, schema, usage, tools), []
-        asked: str | list[Any] = prompt
+        How long it may go on: by default, TOOL_ROUNDS rounds of function calls, the web
+        search offered throughout. With calls, at most that many tool calls of any kind (web
+        searches included; the Responses API is told how many remain), nothing offered once
+        they are spent; call_first makes the first round call one. Every response counts in
+        usage, priced as it goes. Raises ProviderError (carrying usage) when the server fails.
+        """
+        import openai
+
+        rounds = TOOL_ROUNDS if calls is None else calls
+        loop = self._chat if self.api == "chat" else self._responses
+        try:
+            yield from loop(
+                instructions, prompt, usage, tools, web_search, schema, rounds, calls, call_first
+            )
+        except openai.OpenAIError as exc:
+            usage.cost_usd = self.cost(usage)
+            raise ProviderError(f"The provider failed: {exc}", usage) from exc
+
+    def _responses(
+        self,
+        instructions: str,
+        prompt: str | list[dict[str, Any]],
+        usage: Usage,
+        tools: Sequence[FunctionTool],
+        web_search: bool,
+        schema: dict[str, Any] | None,
+        rounds: int,
+        calls: int | None,
+        call_first: bool,
+    ) -> Iterator[Event]:
+        asked: str | list[Any] = prompt if isinstance(prompt, str) else list(prompt)
         searching = [{"type": "web_search"}] if web_search else []
-        for round_ in range(TOOL_ROUNDS + 1):
-            # The last round offers no functions: the model answers with what it has.
-            offered = [t.responses_spec() for t in tools] if round_ < TOOL_ROUNDS else []
+        functions = [t.responses_spec() for t in tools]
+        text = {"text": {"format": {"type": "json_schema", **schema}}} if schema else {}
+        used = 0
+        for round_ in range(rounds + 1):
+            if calls is None:
+                # The last round offers no functions: the model answers with what it has.
+                offered = {"tools": [*searching, *(functions if round_ < rounds else [])]}
+            elif used < calls and (searching or functions):
+                offered = {
+                    "tools": [*searching, *functions],
+                    "max_tool_calls": calls - used,
+                    "tool_choice": "required" if call_first and used == 0 else "auto",
+                }
+            else:
+                offered = {}
             response = self.client.responses.create(
                 model=self.model,
                 instructions=instructions,
                 input=asked,
-                tools=[*searching, *offered],
-                text={"format": {"type": "json_schema", **schema}},
+                **offered,
+                **text,
                 **self.temperature_args(),
             )
             count_tokens(usage, response.usage)
-            usage.web_searches += sum(1 for i in response.output if i.type == "web_search_call")
-            calls = [i for i in response.output if i.type == "function_call"]
-            if not calls:
+            searches = [i for i in response.output if i.type == "web_search_call"]
+            usage.web_searches += len(searches)
+            usage.cost_usd = self.cost(usage)
+            for item in searches:
+                yield Searched(getattr(getattr(item, "action", None), "query", None))
+            used += len(searches)
+            called = [i for i in response.output if i.type == "function_call"]
+            if not called or round_ == rounds:
                 break
             if isinstance(asked, str):
                 asked = [{"role": "user", "content": prompt}]
             asked += [item.model_dump(exclude_none=True) for item in response.output]
-            asked += [
-                {
-                    "type": "function_call_output",
-                    "call_id": call.call_id,
-                    "output": run_tool(tools, call.name, call.arguments),
-                }
-                for call in calls
-            ]
-        return response.output_text, citations_of(response)
+            for call in called:
+                used += 1
+                output = run_tool(tools, call.name, call.arguments)
+                yield Called(call.name, output, getattr(output, "note", None))
+                asked.append(
+                    {"type": "function_call_output", "call_id": call.call_id, "output": str(output)}
+                )
+        yield Answered(response.output_text, citations_of(response))
 
     def _chat(
         self,
         instructions: str,
-        prompt: str,
-        schema: dict[str, Any],
+        prompt: str | list[dict[str, Any]],
         usage: Usage,
         tools: Sequence[FunctionTool],
-    ) -> str:
+        web_search: bool,
+        schema: dict[str, Any] | None,
+        rounds: int,
+        calls: int | None,
+        call_first: bool,
+    ) -> Iterator[Event]:
         messages: list[Any] = [
             {"role": "system", "content": instructions},
-            {"role": "user", "content": prompt},
+            *([{"role": "user", "content": prompt}] if isinstance(prompt, str) else prompt),
         ]
-        for round_ in range(TOOL_ROUNDS + 1):
-            offered = [t.chat_spec() for t in tools] if round_ < TOOL_ROUNDS else []
+        functions = [t.chat_spec() for t in tools]
+        answer_format = (
+            {"response_format": {"type": "json_schema", "json_schema": schema}} if schema else {}
+        )
+        used = 0
+        for round_ in range(rounds + 1):
+            offered: dict[str, Any] = {}
+            if functions and (round_ < rounds if calls is None else used < calls):
+                offered["tools"] = functions
+                if calls is not None:
+                    offered["tool_choice"] = "required" if call_first and used == 0 else "auto"
             completion = self.client.chat.completions.create(
                 model=self.model,
                 messages=messages,
-                response_format={"type": "json_schema", "json_schema": schema},
-                **({"tools": offered} if offered else {}),
+                **answer_format,
+                **offered,
                 **self.temperature_args(),
             )
             count_tokens(usage, completion.usage)
+            usage.cost_usd = self.cost(usage)
             message = completion.choices[0].message
-            calls = [c for c in message.tool_calls or [] if c.type == "function"]
-            if not calls:
+            called = [c for c in message.tool_calls or [] if c.type == "function"]
+            if not called or round_ == rounds:
                 break
             messages.append(message.model_dump(exclude_none=True))
-            messages += [
-                {
-                    "role": "tool",
-                    "tool_call_id": call.id,
-                    "content": run_tool(tools, call.function.name, call.function.arguments),
-                }
-                for call in calls
-            ]
-        return message.content or ""
+            for call in called:
+                used += 1
+                output = run_tool(tools, call.function.name, call.function.arguments)
+                yield Called(call.function.name, output, getattr(output, "note", None))
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": str(output)})
+        yield Answered(message.content or "", [])

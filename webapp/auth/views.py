@@ -3,8 +3,6 @@ API's who-am-I."""
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from flask import abort, current_app, flash, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user, login_user, logout_user
 
@@ -28,16 +26,13 @@ from webapp.auth.roles import Role
 from webapp.contract import accepts
 from webapp.database import utcnow
 from webapp.extensions import db
+from webapp.links import is_site_path
 from webapp.rendering import render_page
 
 
 def safe_next(target: str | None) -> str:
     """Only same-site paths, so a login link cannot send people elsewhere."""
-    if target:
-        parts = urlsplit(target)
-        if not parts.scheme and not parts.netloc and target.startswith("/"):
-            return target
-    return url_for("main.home")
+    return target if is_site_path(target) else url_for("main.home")
 
 
 @bp.route("/setup", methods=["GET", "POST"])

@@ -140,6 +140,9 @@ class CultureTarget(CultureRecords):
     def field_label(self, field: str) -> str:
         return LABELS.get(field, field)
 
+    def back_url(self, ids: Collection[int]) -> str | None:
+        return super().back_url(ids) if len(ids) == 1 else url_for("cultures.index")
+
 
 CULTURES = register_target(CultureTarget())
 

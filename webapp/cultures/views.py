@@ -74,7 +74,7 @@ from webapp.cultures.fields import (
     shown_value,
 )
 from webapp.cultures.forms import ConfirmImportForm, CultureForm, ImportForm
-from webapp.cultures.importing import IMPORT_SOURCE, ImportPreview, import_rows, preview_file
+from webapp.cultures.importing import ImportPreview, import_rows, preview_file
 from webapp.cultures.models import Culture
 from webapp.cultures.providers import culture_provider
 from webapp.cultures.reference_match import culture_match, reference_matches
@@ -353,51 +353,7 @@ def decide_batch(run_id: int):
     return redirect(queue_url(run, show, undo=result.group))
 
 
-@bp.post("/runs/<int:run_id>/undo/<group>")
-@require_role(Role.reviewer)
-def undo_batch(run_id: int, group: str):
-    """Undo one apply across every culture it changed, unless one changed since."""
-    run = enrichment_run_or_404(run_id)
-    show = queue_filter(request.args)
-    targets = review.group_targets(group) if group.isalnum() else set()
-    if not targets or {kind for kind, _id in targets} != {TARGET}:
-        flash("There was nothing to undo.", "warning")
-        return redirect(queue_url(run, show))
-    result = review.undo(group, current_user)
-    db.session.commit()
-    if result.changed_since_in:
-        flash(
-            "Nothing was undone: these changed since — "
-            f"{fields_of_cultures(result.changed_since_in)}.",
-            "error",
-        )
-    elif result.restored_in:
-        cultures = len({i for _k, i, _f in result.restored_in})
-        flash(
-            f"Undone: {len(result.restored_in)} field(s) of {cultures} culture(s) restored — "
-            f"{fields_of_cultures(result.restored_in)}.",
-            "success",
-        )
-    else:
-        flash("There was nothing to undo.", "warning")
-    return redirect(queue_url(run, show))
-
-
 NAMED_AT_MOST = 8
-
-
-def fields_of_cultures(changed: list[tuple[str, int, str]]) -> str:
-    """“Growth duration, Sources of Carrot; Row spacing of Lettuce”, the first few cultures."""
-    fields: dict[int, list[str]] = {}
-    for _kind, culture_id, name in changed:
-        fields.setdefault(culture_id, []).append(name)
-    labels = culture_labels(fields)
-    shown = [
-        f"{named(names)} of {labels.get(i, f'culture #{i}')}"
-        for i, names in list(fields.items())[:NAMED_AT_MOST]
-    ]
-    more = len(fields) - len(shown)
-    return "; ".join(shown) + (f"; and {more} more culture(s)" if more > 0 else "")
 
 
 def flash_refusals(refused: list[review.Refusal], labels: dict[int, str] | None = None) -> None:
@@ -455,7 +411,7 @@ def queue_around(run: Run, culture: Culture, show: str) -> dict[str, Any]:
 def undoable_here(changes: list[Change], culture: Culture) -> list[str]:
     """The culture's undoable groups that changed it alone: an apply across a batch is undone
     from its run's queue, not one culture's page."""
-    groups = undoable_groups(changes, ("apply", IMPORT_SOURCE))
+    groups = undoable_groups(changes, CULTURES.undo_sources)
     if not groups:
         return []
     beyond = db.session.scalars(
@@ -495,7 +451,6 @@ def render_culture(culture: Culture, fragment: str | None = None, **extra):
         # The enrichment block polls every second while a run is live and shows no history.
         history=changes,
         undoable=undoable_here(changes, culture),
-        undo_url=lambda group: url_for("cultures.undo", culture_id=culture.id, group=group, **args),
         plans=plans_of(culture.id) if fragment is None else [],
         run=run,
         summary=run_summary(run, culture.id) if run and not run.is_live else {},
@@ -604,34 +559,6 @@ def decide_suggestions(culture_id: int):
     if skipped:
         flash(skipped, "info")
     return back(undo=result.group)
-
-
-@bp.post("/<int:culture_id>/undo/<group>")
-@require_role(Role.reviewer)
-def undo(culture_id: int, group: str):
-    culture = culture_or_404(culture_id)
-    run, named_run = reviewed_run(culture)
-    back = url_for(
-        "cultures.show",
-        culture_id=culture.id,
-        **review_args(run, named_run, queue_filter(request.args)),
-    )
-    if not group.isalnum() or review.group_targets(group) - {(TARGET, culture.id)}:
-        # An apply that changed other records too is not this culture's to undo.
-        flash("There was nothing to undo.", "warning")
-        return redirect(back)
-    result = review.undo(group, current_user)
-    db.session.commit()
-    if result.changed_since:
-        flash(
-            f"Nothing was undone: these fields changed since — {named(result.changed_since)}.",
-            "error",
-        )
-    elif result.restored:
-        flash(f"Undone: {named(result.restored)} restored.", "success")
-    else:
-        flash("There was nothing to undo.", "warning")
-    return redirect(back)
 
 
 def render_form(form: CultureForm, culture: Culture | None, status: int = 200, findings=()):

@@ -42,7 +42,6 @@ from webapp.fertilizer.gateways.reference import ReferenceGateway
 from webapp.fertilizer.interactor import NoRecommendation, recommend
 from webapp.fertilizer.models import PlanRecord
 from webapp.fertilizer.plan import K_PER_K2O, P_PER_P2O5
-from webapp.fertilizer.plans import TARGET as PLAN_TARGET
 from webapp.fertilizer.plans import (
     current_plan,
     gateway_named,
@@ -59,7 +58,6 @@ from webapp.pagination import page_number, paginate
 from webapp.problems import Invalid, Problem, Unavailable, show_on_form
 from webapp.reference.library import library
 from webapp.rendering import render_page
-from webapp.review import service as review
 
 PER_PAGE = 20
 
@@ -259,24 +257,6 @@ def save_plan(plan_id: int):
         flash(f"Saved to {culture.label}: it is the culture's current plan.", "success")
     target = saved.id if saved and not result.refused else record.id
     return redirect(url_for("fertilizer.show_plan", plan_id=target, undo=result.group))
-
-
-@bp.post("/plans/<int:plan_id>/undo/<group>")
-@require_role(Role.reviewer)
-def undo_save(plan_id: int, group: str):
-    """Undo a save: the culture's plan before it is its current plan again."""
-    if not EmptyForm().validate_on_submit():
-        abort(400, description="The form expired; reload the page and undo again.")
-    targets = review.group_targets(group)
-    if not targets or {kind for kind, _id in targets} != {PLAN_TARGET}:
-        abort(404, description="There is no such save to undo.")
-    result = review.undo(group, current_user)
-    db.session.commit()
-    if result.changed_since:
-        flash("Not undone: the culture's plan changed since.", "error")
-    else:
-        flash("Undone: the culture has its earlier plan again.", "success")
-    return redirect(url_for("fertilizer.show_plan", plan_id=plan_id))
 
 
 class RecommendBody(RequestModel):

@@ -49,6 +49,7 @@ class RequirementVerdicts(ReviewTarget):
     kind = REQUIREMENT
     label = "Requirement"
     writes = False
+    undo_sources = ("decide",)
 
     def names(self, ids: Collection[int]) -> dict[int, str]:
         rows = db.session.execute(
@@ -72,10 +73,11 @@ class ReviewDecisions(ReviewTarget):
     kind = REVIEW
     label = "Registry review"
     writes = False
+    undo_sources = ("decide",)
 
     def names(self, ids: Collection[int]) -> dict[int, str]:
         rows = db.session.execute(select(Review.id, Review.name).where(Review.id.in_(list(ids))))
-        return dict(rows.tuples().all())
+        return dict(rows.all())
 
     def url(self, target_id: int) -> str | None:
         return f"/registry/{target_id}"

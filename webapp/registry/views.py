@@ -42,10 +42,9 @@ from webapp.registry.forms import (
 from webapp.registry.models import Review
 from webapp.registry.pages import PageKind
 from webapp.registry.run import latest_runs, live_run, start_review_run
-from webapp.registry.targets import OUTCOMES, VERDICTS
+from webapp.registry.targets import OUTCOMES, VERDICTS, review_decisions
 from webapp.rendering import render_page
 from webapp.review.audit import undoable_groups
-from webapp.review.service import undo
 from webapp.uploads import UploadRefused, read_bytes
 
 PER_PAGE = 25
@@ -143,7 +142,7 @@ def render_review(review: Review, status: int = 200, **forms):
         "shown": shown,
         "checks": checks,
         "history": entries,
-        "undoable": undoable_groups([e.change for e in entries], sources=("decide",)),
+        "undoable": undoable_groups([e.change for e in entries], review_decisions.undo_sources),
         "run": run,
         "latest": latest,
         "outcome": outcome,
@@ -342,24 +341,6 @@ def set_outcome(review_id: int):
     db.session.commit()
     flash(f"Overall outcome: {OUTCOMES[form.outcome.data]}.", "success")
     return redirect(url_for("registry.show", review_id=review.id))
-
-
-@bp.post("/<int:review_id>/undo")
-@require_role(Role.reviewer)
-def undo_decision(review_id: int):
-    review = review_or_404(review_id)
-    group = request.form.get("group", "")
-    entries = page_data.history(review)
-    if group not in undoable_groups([e.change for e in entries], sources=("decide",)):
-        flash("That decision cannot be undone: a newer one replaced it.", "error")
-        return redirect(url_for("registry.show", review_id=review.id, _anchor="history"))
-    result = undo(group, current_user)
-    db.session.commit()
-    if result.changed_since:
-        flash("Not undone: the decision changed since.", "error")
-    else:
-        flash("Undone.", "success")
-    return redirect(url_for("registry.show", review_id=review.id, _anchor="history"))
 
 
 @bp.route("/<int:review_id>/delete", methods=["GET", "POST"])

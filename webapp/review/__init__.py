@@ -2,5 +2,6 @@
 
 from flask import Blueprint
 
+bp = Blueprint("review", __name__, url_prefix="/review")
 api = Blueprint("review_api", __name__, url_prefix="/api/v1")
-blueprints = (api,)
+blueprints = (bp, api)

@@ -62,7 +62,7 @@ def history(target_types: tuple[str, ...], target_id: int, limit: int = 100) -> 
     return list(db.session.scalars(query))
 
 
-def undoable_groups(changes: Sequence[Change], sources: tuple[str, ...] = ("apply",)) -> list[str]:
+def undoable_groups(changes: Sequence[Change], sources: tuple[str, ...]) -> list[str]:
     """The groups among one record's changes that undo can still reverse, newest first: made
     by one of sources, and every field they set still holds their value (no newer change)."""
     newest: dict[tuple[str, int, str], tuple[int, str]] = {}

@@ -521,12 +521,60 @@ class UndoResult:
     changed_since_in: list[tuple[str, int, str]] = field(default_factory=list)
 
 
-def group_targets(group: str) -> set[tuple[str, int]]:
-    """The records one group changed, as (kind, id)."""
+@dataclass(frozen=True)
+class Group:
+    """One group of changes as an undo sees it: the records it changed by kind, and the target
+    that answers for it (where a person returns, how its fields are named)."""
+
+    records: dict[str, set[int]]
+    target: ReviewTarget
+
+    @property
+    def ids(self) -> set[int]:
+        return self.records[self.target.kind]
+
+
+def undoable_group(group: str) -> Group | None:
+    """The group if an undo may take it back: it exists, and each kind of record it changed is
+    a registered target that owns its part (ReviewTarget.owns); else None."""
+    if not group.isalnum():
+        return None
     query = (
-        select(Change.target_type, Change.target_id).where(Change.apply_group == group).distinct()
+        select(Change.target_type, Change.target_id, Change.source)
+        .where(Change.apply_group == group)
+        .distinct()
     )
-    return {(kind, target_id) for kind, target_id in db.session.execute(query)}
+    records: dict[str, set[int]] = {}
+    sources: dict[str, set[str]] = {}
+    for kind, target_id, source in db.session.execute(query):
+        records.setdefault(kind, set()).add(target_id)
+        sources.setdefault(kind, set()).add(source)
+    targets = [target_for(kind) for kind in sorted(records)]
+    if not targets:
+        return None
+    for target in targets:
+        if target is None or not target.owns(records[target.kind], sources[target.kind]):
+            return None
+    return Group(records, targets[0])
+
+
+def undone_in_words(changed: Sequence[tuple[str, int, str]], at_most: int = 3) -> str:
+    """“Pea: Yield, Harvest method; Bean: Yield; and 4 more”: the first few records of an undo
+    by name, each with its fields by label, on one line whatever its size."""
+    fields: dict[tuple[str, int], list[str]] = {}
+    for kind, target_id, name in changed:
+        fields.setdefault((kind, target_id), []).append(name)
+    said = []
+    for (kind, target_id), names in list(fields.items())[:at_most]:
+        target = target_for(kind)
+        if target is None:
+            continue
+        record = target.names([target_id]).get(target_id, f"{target.label} {target_id}")
+        labels = target.field_labels(target_id, names)
+        shown = ", ".join(labels[:5]) + (f" and {len(labels) - 5} more" if len(labels) > 5 else "")
+        said.append(f"{record}: {shown}")
+    more = len(fields) - at_most
+    return "; ".join(said) + (f"; and {more} more" if more > 0 else "")
 
 
 def undo(group: str, user: User | None) -> UndoResult:

@@ -6,7 +6,7 @@ to them (or that a decision writes nothing), their names and addresses, and thei
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +54,9 @@ class ReviewTarget:
     uses_evidence: bool = False
     # Pairs of fields a value is applied with or not at all (new_errors refuses one alone).
     together: tuple[tuple[str, str], ...] = ()
+    # How a group of changes was made (Change.source) for an undo to take it back: what a
+    # person or an apply decided, never an undo (redone by applying again).
+    undo_sources: tuple[str, ...] = ("apply", "decide", "manual", "import")
 
     def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
         """The present values of these records by id; a deleted record is left out."""
@@ -163,6 +166,21 @@ class ReviewTarget:
 
     def field_label(self, field: str) -> str:
         return field
+
+    def field_labels(self, target_id: int, fields: Iterable[str]) -> list[str]:
+        """These fields of one record as people call them, each once (a target whose labels
+        depend on the record overrides it)."""
+        return list(dict.fromkeys(self.field_label(f) for f in fields))
+
+    def owns(self, ids: Collection[int], sources: Collection[str]) -> bool:
+        """Whether one group of changes to these records, made by sources, is this target's to
+        undo as a whole. A target whose records live in a parent (a table's rows) refuses a
+        group across parents."""
+        return set(sources) <= set(self.undo_sources)
+
+    def back_url(self, ids: Collection[int]) -> str | None:
+        """Where a person returns after undoing changes to these records."""
+        return self.url(min(ids)) if ids else None
 
 
 def _message(field: str, exc: ValueError) -> str:

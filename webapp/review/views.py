@@ -219,8 +219,8 @@ def reject(run_id: int):
 )
 def undo(group: str):
     """Undo one apply (or decision) across every record it changed, unless one changed since."""
-    if not group.isalnum() or not service.group_targets(group):
-        return api_error(404, "not_found", "There is no such group of changes.")
+    if service.undoable_group(group) is None:
+        return api_error(404, "not_found", "There is no such group of changes to undo.")
     result = service.undo(group, current_user)
     db.session.commit()
     if result.changed_since:

@@ -4,7 +4,7 @@ document, setting one value (audited, undoable), and the review target the core 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -441,6 +441,9 @@ class SystemValueTarget(ReviewTarget):
 
     kind = VALUE_TARGET
     label = "System"
+    # A person's edit (a value, an outline's assumptions) is undone like an apply: a value
+    # and its review status together.
+    undo_sources = ("manual", "apply", "edit")
 
     def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
         query = select(System.id, System.document).where(System.id.in_(list(ids)))
@@ -531,6 +534,19 @@ class SystemValueTarget(ReviewTarget):
 
     def url(self, target_id: int) -> str | None:
         return url_for("systems.show", system_id=target_id)
+
+    def owns(self, ids: Collection[int], sources: Collection[str]) -> bool:
+        """A group of one system's changes: a system is reviewed (and undone) on its own."""
+        return super().owns(ids, sources) and len(ids) == 1
+
+    def back_url(self, ids: Collection[int]) -> str | None:
+        return url_for("systems.show", system_id=min(ids), _anchor="changes")
+
+    def field_labels(self, target_id: int, fields: Iterable[str]) -> list[str]:
+        """A value by its step, intervention and indicator, as the system's grid names it."""
+        system = db.session.get(System, target_id)
+        label_of = labeller(system.document if system else {})
+        return list(dict.fromkeys(label_of(f) for f in fields))
 
 
 VALUES = register_target(SystemValueTarget())

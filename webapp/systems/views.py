@@ -107,7 +107,6 @@ def import_file():
 
 
 # What the system page's history offers to undo: a person's edits and applied suggestions.
-UNDOABLE_SOURCES = ("manual", "apply")
 
 
 # The stale values of the systems last shown, by id and last write: they depend on the document
@@ -154,8 +153,7 @@ def system_context(system: System, page: int = 1) -> dict[str, Any]:
         "changes": changes,
         "label_of": grid.labeller(system.document),
         "made_by": grid.MADE_BY,
-        "undoable": undoable_groups(changes, UNDOABLE_SOURCES) if may_undo else [],
-        "undo_url": lambda group: url_for("systems.undo", system_id=system.id, group=group),
+        "undoable": undoable_groups(changes, catalog.VALUES.undo_sources) if may_undo else [],
     }
 
 
@@ -175,28 +173,6 @@ def _document_response(system: System, download: bool) -> Response:
     if download:
         headers["Content-Disposition"] = f"attachment; filename={_filename(system, 'json')}"
     return Response(body, mimetype="application/json", headers=headers)
-
-
-@bp.post("/<int:system_id>/undo/<group>")
-@require_role(Role.reviewer)
-def undo(system_id: int, group: str):
-    system = system_or_404(system_id)
-    back = redirect(url_for("systems.show", system_id=system.id, _anchor="changes"))
-    if not group.isalnum() or review.group_targets(group) - {(VALUE_TARGET, system.id)}:
-        # A group that changed other records too is not this system's to undo.
-        flash("There was nothing to undo.", "warning")
-        return back
-    result = review.undo(group, current_user)
-    db.session.commit()
-    label_of = grid.labeller(system.document)
-    labels = ", ".join(dict.fromkeys(label_of(f) for f in result.restored))
-    if result.changed_since:
-        flash("Nothing was undone: these values changed since.", "error")
-    elif result.restored:
-        flash(f"Undone: {labels}.", "success")
-    else:
-        flash("There was nothing to undo.", "warning")
-    return back
 
 
 @bp.get("/<int:system_id>.json")

@@ -34,7 +34,6 @@ from webapp.tables.enrichment import (
     row_labels,
     row_suggestions,
     start_enrichment,
-    undo_table_apply,
 )
 from webapp.tables.models import DataTable
 from webapp.tables.proposals import (
@@ -255,27 +254,6 @@ def finished_or_409(run: Run) -> Run:
     if run.is_live:
         abort(409, description="The run is still working; review it once it has finished.")
     return run
-
-
-@bp.post("/<int:table_id>/undo/<group>")
-@require_role(Role.reviewer)
-def undo(table_id: int, group: str):
-    table = table_or_404(table_id)
-    if not EmptyForm().validate_on_submit():
-        abort(400, description="The form expired; reload the page and undo again.")
-    changed_since = undo_table_apply(table, group, current_user)
-    db.session.commit()
-    if changed_since is None:
-        abort(404, description="There is no such apply on this table.")
-    if changed_since:
-        flash(f"Not undone: {len(changed_since)} cell(s) changed since the apply.", "error")
-    else:
-        flash("Undone: the cells have their earlier values again.", "success")
-    # The page to go back to: a form field, or the address (the row history's buttons).
-    back = request.values.get("back", "")
-    return redirect(
-        back if back.startswith("/tables/") else url_for("tables.show", table_id=table.id)
-    )
 
 
 class EnrichRows(RequestModel):

@@ -549,6 +549,7 @@ class TableRowTarget(ReviewTarget):
 
     kind = ROW_TARGET
     label = "Row"
+    undo_sources = ("apply",)
 
     def _column(self, ids: Collection[int], column) -> dict[int, Any]:
         found: dict[int, Any] = {}
@@ -639,6 +640,17 @@ class TableRowTarget(ReviewTarget):
             url_for("tables.row_history", table_id=table_id, row_id=target_id) if table_id else None
         )
 
+    def _tables(self, ids: Collection[int]) -> set[int]:
+        return set(self._column(ids, TableRow.table_id).values())
+
+    def owns(self, ids: Collection[int], sources: Collection[str]) -> bool:
+        """An apply is undone whole when its rows are all of one table (a run's)."""
+        return super().owns(ids, sources) and len(self._tables(ids)) == 1
+
+    def back_url(self, ids: Collection[int]) -> str | None:
+        tables = self._tables(ids)
+        return url_for("tables.show", table_id=tables.pop()) if len(tables) == 1 else None
+
 
 def _touch_tables(ids: Collection[int]) -> None:
     if ids:
@@ -692,18 +704,3 @@ def apply_rows(
     result.refused += [{"row_id": r.target_id, **r.to_dict()} for r in applied.refused]
     result.group = applied.group
     return result
-
-
-def undo_table_apply(table: DataTable, group: str, user: User) -> list[str] | None:
-    """Undo one apply across its rows: the cells changed since (then nothing is undone), or
-    None when the group is not an apply to this table's rows."""
-    targets = review.group_targets(group)
-    row_ids = {target_id for kind, target_id in targets if kind == ROW_TARGET}
-    owned = set(
-        db.session.scalars(
-            select(TableRow.id).where(TableRow.table_id == table.id, TableRow.id.in_(row_ids))
-        )
-    )
-    if not targets or len(row_ids) != len(targets) or owned != row_ids:
-        return None
-    return review.undo(group, user).changed_since

@@ -15,23 +15,26 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
-
-# The SDK loads these on first use; loading them with the app means a worker's forked job
-# (one per run) starts with them in memory instead of paying for them on its first row.
-import openai.resources.chat.completions
-import openai.resources.responses
-
-from webapp.ai import Usage, pick
-from webapp.ai.client import StructuredClient, citations_of, count_tokens
+from webapp.ai import ProviderError, Usage, pick
+from webapp.ai.client import (
+    Answered,
+    Called,
+    FunctionTool,
+    Searched,
+    StructuredClient,
+    ToolOutput,
+)
 from webapp.fetching import FetchRefused, fetch_page
 from webapp.library.search import Passage, document_text, search_passages
 from webapp.tables.answers import read_number, read_text, with_singulars, words
 from webapp.tables.coerce import NOT_FOUND
 from webapp.tables.scope import elsewhere
 from webapp.tables.strategies.base import RowStep
+
+if TYPE_CHECKING:
+    import openai
 
 PAGE_CHARS = 6000
 
@@ -200,126 +203,59 @@ class OpenAITools:
 
     def __init__(self, settings, client: openai.OpenAI | None = None) -> None:
         self.structured = StructuredClient(settings, client)
-        self.client = self.structured.client
         self.model = self.structured.model
         self.chat = not self.structured.searches_the_web
         self.usage = Usage()
         self.allow_hosts = frozenset(settings.fetch_allow_hosts)
 
-    # --- the two APIs' tool loops -------------------------------------------------------
+    # --- the tools the model may call, and the loop that offers them -------------------
 
-    def _count(self, reported) -> None:
-        count_tokens(self.usage, reported)
-        self.usage.cost_usd = self.structured.cost(self.usage)
-
-    def _run_function(self, name: str, arguments: str) -> tuple[str, RowStep]:
+    def _fetch(self, args: dict[str, Any]) -> ToolOutput:
+        url = str(args.get("url", ""))
         try:
-            args = json.loads(arguments or "{}")
-        except json.JSONDecodeError:
-            args = {}
-        if not isinstance(args, dict):  # the model's arguments are untrusted: [1] is no call
-            args = {}
-        if name == "fetch_page":
-            url = str(args.get("url", ""))
-            try:
-                page = fetch_page(url, allow_hosts=self.allow_hosts)
-            except FetchRefused as exc:
-                return f"Could not read the page: {exc}", RowStep("error", f"{url}: {exc}")
-            text = page.text[:PAGE_CHARS]
-            step = RowStep("fetch", page.title or url, {"url": page.final_url})
-            return text, step
-        if name == "search_documents":
-            query = str(args.get("query", ""))
-            found = search_passages(query, limit=5)
-            results = [_source(p) | {"text": p.text[:800]} for p in found]
-            step = RowStep("search", query, {"results": [_source(p) for p in found]})
-            return json.dumps(results, ensure_ascii=False), step
-        return f"Unknown tool {name}", RowStep("error", f"unknown tool {name}")
+            page = fetch_page(url, allow_hosts=self.allow_hosts)
+        except FetchRefused as exc:
+            return ToolOutput(f"Could not read the page: {exc}", RowStep("error", f"{url}: {exc}"))
+        step = RowStep("fetch", page.title or url, {"url": page.final_url})
+        return ToolOutput(page.text[:PAGE_CHARS], step)
 
-    def _responses_loop(
-        self, rules: str, prompt: str, budget: int, fetch: bool, first_tool: bool
-    ) -> Iterator[RowStep]:
-        tools: list[dict[str, Any]] = [{"type": "web_search"}]
-        if fetch:
-            tools.append(FETCH_TOOL_RESPONSES)
-        items: list[Any] = [{"role": "user", "content": prompt}]
-        steps = 0
-        while True:
-            # The last step of the budget answers with no tools left to call.
-            extra: dict[str, Any] = {}
-            if steps < budget - 1:
-                extra["tools"] = tools
-                extra["max_tool_calls"] = budget - steps - 1
-                extra["tool_choice"] = "required" if first_tool and steps == 0 else "auto"
-            response = self.client.responses.create(
-                model=self.model,
-                instructions=rules,
-                input=items,
-                **extra,
-                **self.structured.temperature_args(),
-            )
-            self._count(response.usage)
-            calls = []
-            for item in response.output:
-                if item.type == "web_search_call":
-                    steps += 1
-                    self.usage.web_searches += 1
-                    action = getattr(item, "action", None)
-                    yield RowStep("search", getattr(action, "query", None) or "web search")
-                elif item.type == "function_call":
-                    calls.append(item)
-                items.append(item.model_dump(exclude_none=True))
-            self.usage.cost_usd = self.structured.cost(self.usage)
-            if not calls:
-                citations = [
-                    {"title": e.title, "url": e.source_url} for e in citations_of(response)
-                ]
-                yield RowStep("answer", response.output_text.strip(), {"sources": citations})
-                return
-            for call in calls:
-                steps += 1
-                output, step = self._run_function(call.name, call.arguments)
-                yield step
-                items.append(
-                    {"type": "function_call_output", "call_id": call.call_id, "output": output}
-                )
+    def _search_documents(self, args: dict[str, Any]) -> ToolOutput:
+        query = str(args.get("query", ""))
+        found = search_passages(query, limit=5)
+        results = [_source(p) | {"text": p.text[:800]} for p in found]
+        step = RowStep("search", query, {"results": [_source(p) for p in found]})
+        return ToolOutput(json.dumps(results, ensure_ascii=False), step)
 
-    def _chat_loop(
-        self, rules: str, prompt: str, budget: int, fetch: bool, first_tool: bool
-    ) -> Iterator[RowStep]:
-        tools = [SEARCH_TOOL_CHAT] + ([FETCH_TOOL_CHAT] if fetch else [])
-        messages: list[dict[str, Any]] = [
-            {"role": "system", "content": rules},
-            {"role": "user", "content": prompt},
-        ]
-        steps = 0
-        while True:
-            extra: dict[str, Any] = {}
-            if steps < budget - 1:
-                extra["tools"] = tools
-                extra["tool_choice"] = "required" if first_tool and steps == 0 else "auto"
-            completion = self.client.chat.completions.create(
-                model=self.model, messages=messages, **extra, **self.structured.temperature_args()
-            )
-            self._count(completion.usage)
-            message = completion.choices[0].message
-            calls = message.tool_calls or []
-            if not calls:
-                yield RowStep("answer", (message.content or "").strip())
-                return
-            messages.append(message.model_dump(exclude_none=True))
-            for call in calls:
-                steps += 1
-                output, step = self._run_function(call.function.name, call.function.arguments)
-                yield step
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
+    def _tools(self, fetch: bool) -> list[FunctionTool]:
+        """Page reading when asked for; a server without web search (chat) searches the
+        document library instead."""
+        search = [FunctionTool(*SEARCH_DOCUMENTS, self._search_documents)] if self.chat else []
+        return search + ([FunctionTool(*FETCH_PAGE, self._fetch, strict=True)] if fetch else [])
 
     def _loop(self, rules, prompt, budget, fetch, first_tool=True) -> Iterator[RowStep]:
-        loop = self._chat_loop if self.chat else self._responses_loop
+        """The model at work on the cell, each search, read and answer a step of the trace:
+        at most budget steps, the last of them its answer."""
+        events = self.structured.converse(
+            rules,
+            [{"role": "user", "content": prompt}],
+            self.usage,
+            tools=self._tools(fetch),
+            calls=budget - 1,
+            call_first=first_tool,
+        )
         try:
-            yield from loop(rules, prompt, budget, fetch, first_tool)
-        except openai.OpenAIError as exc:
-            yield RowStep("error", f"The provider failed: {exc}")
+            for event in events:
+                if isinstance(event, Searched):
+                    yield RowStep("search", event.query or "web search")
+                elif isinstance(event, Called):
+                    yield event.note or RowStep("error", f"{event.name}: {event.text}")
+                elif isinstance(event, Answered):
+                    cited = [{"title": e.title, "url": e.source_url} for e in event.citations]
+                    yield RowStep(
+                        "answer", event.text.strip(), {} if self.chat else {"sources": cited}
+                    )
+        except ProviderError as exc:
+            yield RowStep("error", str(exc))
 
     # --- what the strategies ask for ----------------------------------------------------
 
@@ -373,40 +309,27 @@ class OpenAITools:
             yield step
 
 
-FETCH_PARAMETERS = {
-    "type": "object",
-    "properties": {"url": {"type": "string", "description": "The http(s) address to read."}},
-    "required": ["url"],
-    "additionalProperties": False,
-}
-FETCH_TOOL_RESPONSES = {
-    "type": "function",
-    "name": "fetch_page",
-    "description": "Read a web page and return its text.",
-    "parameters": FETCH_PARAMETERS,
-    "strict": True,
-}
-FETCH_TOOL_CHAT = {
-    "type": "function",
-    "function": {
-        "name": "fetch_page",
-        "description": "Read a web page and return its text.",
-        "parameters": FETCH_PARAMETERS,
+# name, description, parameters: the FunctionTools' first fields.
+FETCH_PAGE = (
+    "fetch_page",
+    "Read a web page and return its text.",
+    {
+        "type": "object",
+        "properties": {"url": {"type": "string", "description": "The http(s) address to read."}},
+        "required": ["url"],
+        "additionalProperties": False,
     },
-}
-SEARCH_TOOL_CHAT = {
-    "type": "function",
-    "function": {
-        "name": "search_documents",
-        "description": "Search the team's document library; returns passages with titles.",
-        "parameters": {
-            "type": "object",
-            "properties": {"query": {"type": "string"}},
-            "required": ["query"],
-            "additionalProperties": False,
-        },
+)
+SEARCH_DOCUMENTS = (
+    "search_documents",
+    "Search the team's document library; returns passages with titles.",
+    {
+        "type": "object",
+        "properties": {"query": {"type": "string"}},
+        "required": ["query"],
+        "additionalProperties": False,
     },
-}
+)
 
 
 def tools_for(provider: str, settings, client: openai.OpenAI | None = None):

@@ -41,7 +41,7 @@ from webapp.tables import api, bp, catalog, importing
 from webapp.tables.browsing import DIRECTIONS, FILTER_LIMIT, OPERATORS, RowView
 from webapp.tables.catalog import TableInvalid
 from webapp.tables.cells import CellInvalid, display
-from webapp.tables.enrichment import row_label
+from webapp.tables.enrichment import ROWS, row_label
 from webapp.tables.forms import (
     ConfirmImportForm,
     ImportForm,
@@ -370,8 +370,10 @@ def row_history(table_id: int, row_id: int):
         changes=changes,
         names={c.key: c.name for c in table.columns},
         # Each apply that can still be undone, undone from here (an apply may span many rows).
-        undoable=undoable_groups(changes) if current_user.can(Role.reviewer) else [],
-        undo_url=lambda group: url_for("tables.undo", table_id=table.id, group=group, back=back),
+        undoable=undoable_groups(changes, ROWS.undo_sources)
+        if current_user.can(Role.reviewer)
+        else [],
+        back=back,
     )
 
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-import openai
+from typing import TYPE_CHECKING, Any
 
 from webapp.ai import ProviderError, Usage
 from webapp.ai.client import StructuredClient, given_sources
@@ -25,6 +23,9 @@ from webapp.review.vocabulary import (
     SourceKind,
     SuggestedValue,
 )
+
+if TYPE_CHECKING:
+    import openai
 
 # What one culture typically costs in a call, for the estimate shown before a batch starts.
 TYPICAL_CALL = Usage(input_tokens=4000, output_tokens=800, web_searches=3)

@@ -5,9 +5,7 @@ It never falls back to the reference gateway."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import openai
+from typing import TYPE_CHECKING, Any
 
 from webapp.ai import ProviderError, Usage
 from webapp.ai.client import StructuredClient, given_sources
@@ -24,6 +22,9 @@ from webapp.fertilizer.request import RecommendRequest
 from webapp.fertilizer.season import season_of
 from webapp.reference.evidence import reference_snippets
 from webapp.review.vocabulary import Evidence, Issue, Severity
+
+if TYPE_CHECKING:
+    import openai
 
 # How far the model's oxide figures may stray from its elemental ones (rounding).
 OXIDE_TOLERANCE = 0.02
