@@ -12,8 +12,7 @@ from flask import Flask, current_app
 from flask.cli import FlaskGroup, with_appcontext
 
 from webapp.config import ConfigError
-from webapp.fertilizer.cli import fertilize_cli
-from webapp.registry.cli import registry_cli
+from webapp.workspaces import WORKSPACES
 
 
 def _create_app() -> Flask:
@@ -29,6 +28,12 @@ def _create_app() -> Flask:
 @click.group(cls=FlaskGroup, create_app=_create_app, add_version_option=False)
 def main() -> None:
     """Furrow: agronomy records, AI proposals with evidence, approved by people."""
+
+
+def workspace_commands() -> list:
+    """The workspaces' modules of commands (Workspace.cli): each has `commands` for the app, may
+    have `app_free_commands` for the group itself and `load_demo()` for `furrow demo`."""
+    return [w.cli_module() for w in WORKSPACES if w.cli]
 
 
 def fail(message: str, code: int = 1):
@@ -122,17 +127,9 @@ def sweep_command(every: float | None, once: bool) -> None:
 @with_appcontext
 def demo_command() -> None:
     """Load the demo cultures and farm system where there are none (`make run` does this)."""
-    from webapp.cultures.demo import load_demo_cultures
-    from webapp.systems.demo import load_demo_system
-
-    added = load_demo_cultures()
-    click.echo(
-        f"added {added} demo cultures" if added else "the catalog is not empty; no demo data"
-    )
-    if load_demo_system():
-        click.echo("added the demo farm system")
-    else:
-        click.echo("there are farm systems; no demo system")
+    for module in workspace_commands():
+        if hasattr(module, "load_demo"):
+            click.echo(module.load_demo())
 
 
 @click.group("users")
@@ -202,130 +199,15 @@ def list_users_command() -> None:
         click.echo(f"{user.email}\t{user.role.name}\t{state}")
 
 
-@click.group("crop")
-def crop_cli() -> None:
-    """Cultures as crop profiles."""
-
-
-@crop_cli.command("export")
-@click.argument("culture_id", type=int)
-@click.option("-o", "--output", required=True, help="The crop profile file to write.")
-@with_appcontext
-def export_crop_command(culture_id: int, output: str) -> None:
-    """Write a culture as a crop profile (`agrr crop` format) for `furrow fertilize recommend`."""
-    import json
-    from pathlib import Path
-
-    from webapp.cultures.catalog import values_of
-    from webapp.cultures.models import Culture
-    from webapp.cultures.profile import crop_profile
-    from webapp.extensions import db
-
-    culture = db.session.get(Culture, culture_id)
-    if culture is None:
-        fail(f"no culture #{culture_id}", 2)
-    text = json.dumps(crop_profile(values_of(culture)), ensure_ascii=False)
-    try:
-        Path(output).write_text(text + "\n", encoding="utf-8")
-    except OSError as exc:
-        fail(f"cannot write {output}: {exc.strerror or exc}", 2)
-    click.echo(f"wrote {culture.label} to {output}")
-
-
-@click.command("import-doses")
-@click.argument("path", type=click.Path(dir_okay=False))
-@click.option(
-    "--names",
-    "names_path",
-    type=click.Path(dir_okay=False),
-    help="The ministry's product list (Nom_produit, AMM) naming the table's AMM numbers.",
-)
-@with_appcontext
-def import_doses_command(path: str, names_path: str | None) -> None:
-    """Import an IFT reference-dose table (CSV), such as the ministry's for the campaign: the IFT
-    calculator uses it from then on."""
-    from pathlib import Path
-
-    from webapp.extensions import db
-    from webapp.problems import Invalid
-    from webapp.systems.doses import import_doses, imported_summary, read_dose_file
-
-    reading = path
-    try:
-        with Path(path).open("rb") as handle:
-            text = read_dose_file(handle)
-        names = None
-        if names_path:
-            reading = names_path
-            with Path(names_path).open("rb") as handle:
-                names = (read_dose_file(handle), Path(names_path).name)
-        stored, table = import_doses(text, Path(path).name, None, names)
-    except OSError as exc:
-        fail(f"cannot read {reading}: {exc.strerror or exc}", 2)
-    except Invalid as exc:
-        db.session.rollback()
-        problems = exc.problems
-        more = f" (and {len(problems) - 1} more bad lines)" if len(problems) > 1 else ""
-        fail(f"{path}: nothing imported: {problems[0].message}{more}")
-    db.session.commit()
-    click.echo(f"imported {imported_summary(stored, table)}: the IFT calculator uses them")
-
-
-@click.command("dose-coverage")
-@click.argument("systems", nargs=-1, type=int)
-@click.option("--file", "path", type=click.Path(dir_okay=False), help="An itinera file instead.")
-@with_appcontext
-def dose_coverage_command(systems: tuple[int, ...], path: str | None) -> None:
-    """How many treatments the IFT reference-dose table in force covers, and the products it
-    has no dose for: of the systems given by number (every system by default), or of a file."""
-    from pathlib import Path
-
-    from webapp.problems import Invalid
-    from webapp.systems.calculators.ift import DoseCoverage, dose_coverage, reference_doses
-    from webapp.systems.document import read_document
-    from webapp.systems.doses import systems_dose_coverage, table_label
-    from webapp.systems.forms import IMPORT_MAX_BYTES
-    from webapp.uploads import read_text
-
-    if path and systems:
-        fail("give system numbers or --file, not both", 2)
-    click.echo(f"table: {table_label()}")
-    try:
-        if path:
-            with Path(path).open("rb") as handle:
-                document = read_document(read_text(handle, IMPORT_MAX_BYTES))
-            found = [(Path(path).name, dose_coverage([document], reference_doses()))]
-        else:
-            found = [(f"#{s.id} {s.name}", c) for s, c in systems_dose_coverage(systems)]
-    except OSError as exc:
-        fail(f"cannot read {path}: {exc.strerror or exc}", 2)
-    except (Invalid, LookupError) as exc:
-        fail(f"{path}: {exc}" if path else str(exc), 2)
-    if not found:
-        click.echo("there are no farm systems")
-    for name, coverage in found:
-        click.echo(f"{name}: {coverage.summary}")
-        for product, count in coverage.missing.most_common():
-            click.echo(f"  no reference dose: {product} ({count} treatment(s))")
-    if len(found) > 1:
-        total = sum((c for _, c in found), DoseCoverage())
-        click.echo(f"all {len(found)} systems: {total.summary}")
-
-
 def register_commands(app: Flask) -> None:
-    for command in (
-        serve,
-        worker,
-        sweep_command,
-        users_cli,
-        demo_command,
-        crop_cli,
-        import_doses_command,
-        dose_coverage_command,
-        registry_cli,
-    ):
+    for command in (serve, worker, sweep_command, users_cli, demo_command):
         app.cli.add_command(command)
+    for module in workspace_commands():
+        for command in module.commands:
+            app.cli.add_command(command)
 
 
-# On the group itself, not the app: it needs neither app nor database, and starts fast.
-main.add_command(fertilize_cli)
+# On the group itself, not the app: they need neither app nor database, and start fast.
+for _module in workspace_commands():
+    for _command in getattr(_module, "app_free_commands", ()):
+        main.add_command(_command)

@@ -4,16 +4,27 @@
 A package makes its blueprints in its `__init__` (`bp` for pages, `api` for the JSON API) and
 lists them in `blueprints`; its view modules, named here, add their routes to them. A new
 workspace is one entry here and those two files.
+
+Each entry also says what the package is to the others (`kind`), and the import rule follows
+(tests/review/test_core_imports.py checks it): a WORKSPACE imports no other workspace; a SERVICE
+(the document library) serves pages too, but any package may import it and it imports no
+workspace; the CORE (these entries and every package or module of webapp/ not listed here)
+imports no workspace. What two workspaces share moves into the core or a service.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import import_module
+from types import ModuleType
 
 from flask import Blueprint
 
 from webapp.auth.roles import Role
+
+WORKSPACE = "workspace"
+SERVICE = "service"
+CORE = "core"
 
 
 @dataclass(frozen=True)
@@ -24,6 +35,8 @@ class Workspace:
     summary: str = ""  # set for the workspaces the home page shows as cards
     views: tuple[str, ...] = ("views",)  # its modules that add routes to its blueprints
     role: Role | None = Role.viewer  # who sees it in the header; None: not in the header
+    kind: str = WORKSPACE  # WORKSPACE, SERVICE or CORE: who may import it (see above)
+    cli: str | None = None  # its module of `furrow` commands (see webapp/cli.py)
 
     def blueprints(self) -> tuple[Blueprint, ...]:
         """The package's blueprints, its view modules loaded so they have their routes."""
@@ -31,14 +44,26 @@ class Workspace:
             import_module(f"webapp.{self.slug}.{module}")
         return import_module(f"webapp.{self.slug}").blueprints
 
+    def cli_module(self) -> ModuleType:
+        """Its module of `furrow` commands: `commands` for the app, and maybe
+        `app_free_commands` for the group itself and `load_demo()` for `furrow demo`."""
+        return import_module(f"webapp.{self.slug}.{self.cli}")
+
 
 WORKSPACES = (
-    Workspace("cultures", "Cultures", "/cultures", "Keep the crop catalog; enrich missing fields."),
+    Workspace(
+        "cultures",
+        "Cultures",
+        "/cultures",
+        "Keep the crop catalog; enrich missing fields.",
+        cli="cli",
+    ),
     Workspace(
         "fertilizer",
         "Fertilizer plans",
         "/fertilizer",
         "N-P-K plans that add up, basal and topdress.",
+        cli="cli",
     ),
     Workspace(
         "tables",
@@ -53,6 +78,7 @@ WORKSPACES = (
         "/systems",
         "Rotations, interventions and indicators such as IFT.",
         views=("views", "dose_views", "drawer", "edit_views", "ai_views"),
+        cli="cli",
     ),
     Workspace(
         "registry",
@@ -61,10 +87,18 @@ WORKSPACES = (
         "Carbon-project documents against a checklist.",
         views=("views", "api_views", "downloads"),
         role=Role.editor,
+        cli="cli",
     ),
-    Workspace("library", "Library", "/library"),
-    Workspace("jobs", "Runs", "/runs"),
-    Workspace("auth", "Users", "/admin/users", views=("views", "admin_views"), role=Role.admin),
-    Workspace("review", "Review", "/api/v1/runs", views=("views", "pages"), role=None),
-    Workspace("main", "Home", "/", views=("views", "api_docs"), role=None),
+    Workspace("library", "Library", "/library", kind=SERVICE),
+    Workspace("jobs", "Runs", "/runs", kind=CORE),
+    Workspace(
+        "auth",
+        "Users",
+        "/admin/users",
+        views=("views", "admin_views"),
+        role=Role.admin,
+        kind=CORE,
+    ),
+    Workspace("review", "Review", "/api/v1/runs", views=("views", "pages"), role=None, kind=CORE),
+    Workspace("main", "Home", "/", views=("views", "api_docs"), role=None, kind=CORE),
 )

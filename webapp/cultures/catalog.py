@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from flask import url_for
 from sqlalchemy import Select, func, or_, select
 
 from webapp.auth.models import User
+from webapp.crops import CropCatalog, register_catalog
 from webapp.cultures.domain import clean_culture
 from webapp.cultures.fields import CHOSEN, CULTURE_FIELDS, ENRICHABLE_FIELDS, FIELDS, SPECS
-from webapp.cultures.models import Culture
+from webapp.cultures.models import Culture, culture_label
+from webapp.cultures.profile import crop_profile
 from webapp.cultures.rules import NO_LIMITS, CropLimits, TypicalRange, check_stored
 from webapp.exports import csv_text
 from webapp.extensions import db
@@ -259,3 +262,27 @@ def check_catalog(cultures) -> list[Finding]:
         Finding(culture, issue) for culture in cultures for issue in findings_of(values_of(culture))
     ]
     return sorted(findings, key=lambda f: (f.issue.severity != "error", f.culture.name.lower()))
+
+
+class CultureCatalog(CropCatalog):
+    """The catalog as the other workspaces see it (webapp/crops.py)."""
+
+    def get(self, crop_id: int) -> Culture | None:
+        return db.session.get(Culture, crop_id)
+
+    def choices(self) -> list[tuple[int, str]]:
+        query = select(Culture.id, Culture.name, Culture.variety).order_by(Culture.name)
+        return [(i, culture_label(name, variety)) for i, name, variety in db.session.execute(query)]
+
+    def names(self, ids: Collection[int]) -> dict[int, str]:
+        query = select(Culture.id, Culture.name).where(Culture.id.in_(list(ids)))
+        return dict(db.session.execute(query).all())
+
+    def url(self, crop_id: int) -> str:
+        return url_for("cultures.show", culture_id=crop_id)
+
+    def profile(self, crop: Culture) -> dict[str, Any]:
+        return crop_profile(values_of(crop))
+
+
+register_catalog(CultureCatalog())

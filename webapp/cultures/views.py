@@ -35,6 +35,7 @@ from webapp.contract import (
     accepts,
     spec_model,
 )
+from webapp.crops import plan_targets, plans_of
 from webapp.cultures import api, bp
 from webapp.cultures.catalog import (
     AUDIT_TARGET,
@@ -78,9 +79,6 @@ from webapp.cultures.models import Culture
 from webapp.cultures.providers import culture_provider
 from webapp.cultures.reference_match import culture_match, reference_matches
 from webapp.extensions import db
-from webapp.fertilizer.models import PlanRecord
-from webapp.fertilizer.plans import TARGET as PLAN_TARGET
-from webapp.fertilizer.plans import plan_history
 from webapp.ids import record_ids
 from webapp.jobs.models import Run
 from webapp.jobs.queue import RunInProgress
@@ -335,7 +333,7 @@ def render_culture(culture: Culture, fragment: str | None = None, **extra):
     args = review_args(run, named, show)
     suggestions = suggestions_of(culture, run) if run and not run.is_live else []
     review.look_up_now(suggestions)
-    changes = history((AUDIT_TARGET, PLAN_TARGET), culture.id) if fragment is None else []
+    changes = history((AUDIT_TARGET, *plan_targets()), culture.id) if fragment is None else []
     around = queue_around(run, culture, show) if named and not run.is_live else {}
     return render_page(
         "cultures/detail.html",
@@ -355,7 +353,7 @@ def render_culture(culture: Culture, fragment: str | None = None, **extra):
         # The enrichment block polls every second while a run is live and shows no history.
         history=changes,
         undoable=undoable_here(changes, culture),
-        plans=plan_history(culture) if fragment is None else [],
+        plans=plans_of(culture.id) if fragment is None else [],
         run=run,
         summary=run_summary(run, culture.id) if run and not run.is_live else {},
         review_args=args,
@@ -558,12 +556,12 @@ def what_goes_with(culture: Culture) -> str:
 
     pending = count(
         select(Suggestion.id).where(
-            Suggestion.target_type.in_((TARGET, PLAN_TARGET)),
+            Suggestion.target_type.in_((TARGET, *plan_targets())),
             Suggestion.target_id == culture.id,
             Suggestion.status == SuggestionStatus.pending,
         )
     )
-    plans = count(select(PlanRecord.id).where(PlanRecord.culture_id == culture.id))
+    plans = len(plans_of(culture.id))
     changes = count(
         select(Change.id).where(Change.target_type == AUDIT_TARGET, Change.target_id == culture.id)
     )

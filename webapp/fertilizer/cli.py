@@ -162,3 +162,8 @@ def _settings():
         return load_settings()
     except ConfigError as exc:
         _fail(f"configuration error: {exc}", EXIT_NO_PLAN)
+
+
+# On the `furrow` group itself, not the app: it needs neither app nor database, and starts fast.
+app_free_commands = (fertilize_cli,)
+commands = ()

@@ -10,7 +10,7 @@ from sqlalchemy import JSON, ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from webapp.auth.models import User
-from webapp.cultures.models import Culture
+from webapp.crops import MODEL, TABLE, Crop
 from webapp.database import UTCDateTime, utcnow
 from webapp.extensions import db
 from webapp.fertilizer.plan import FertilizerPlan, plan_from_dict
@@ -26,7 +26,7 @@ class PlanRecord(db.Model):
     )
     # Set when a reviewer saves the plan to a culture; the culture's plan history.
     culture_id: Mapped[int | None] = mapped_column(
-        ForeignKey("cultures.id", ondelete="SET NULL"), index=True
+        ForeignKey(f"{TABLE}.id", ondelete="SET NULL"), index=True
     )
     crop_id: Mapped[str] = mapped_column(String(120))
     crop_name: Mapped[str] = mapped_column(String(200))
@@ -42,7 +42,7 @@ class PlanRecord(db.Model):
 
     created_by: Mapped[User | None] = relationship(foreign_keys=[created_by_id])
     saved_by: Mapped[User | None] = relationship(foreign_keys=[saved_by_id])
-    culture: Mapped[Culture | None] = relationship()
+    culture: Mapped[Crop | None] = relationship(MODEL)
 
     @property
     def entity(self) -> FertilizerPlan:

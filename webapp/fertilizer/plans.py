@@ -10,8 +10,7 @@ from flask import current_app, url_for
 from sqlalchemy import select
 
 from webapp.auth.models import User
-from webapp.cultures.enrichment import CultureRecords
-from webapp.cultures.models import Culture
+from webapp.crops import Crop, CropPlans, CropRecords, catalog, register_plans
 from webapp.database import utcnow
 from webapp.extensions import db
 from webapp.fertilizer.gateways import gateway_for
@@ -99,7 +98,7 @@ class PlanRun(RunKind):
         add_usage(run_id, result.usage)
         record = store(result, document, user, run_id)
         db.session.flush()
-        culture = db.session.get(Culture, params.get("culture_id") or 0)
+        culture = catalog().get(params.get("culture_id") or 0)
         if culture is not None:
             propose_to(record, culture)
         db.session.commit()
@@ -107,7 +106,7 @@ class PlanRun(RunKind):
 
 
 def start_plan_run(
-    document: Mapping[str, Any], user: User, provider: str | None, culture: Culture | None
+    document: Mapping[str, Any], user: User, provider: str | None, culture: Crop | None
 ) -> Run:
     """Queue a plan run. RequestInvalid before anything is queued; ProviderUnavailable and
     QueueUnavailable as they say."""
@@ -143,7 +142,7 @@ def plan_id_of(value: object) -> int | None:
     return record_id(str(value or "").removeprefix("plan #").split(":", 1)[0])
 
 
-def propose_to(record: PlanRecord, culture: Culture) -> int:
+def propose_to(record: PlanRecord, culture: Crop) -> int:
     """The suggestion that this plan become the culture's current plan: the open one the run
     made, or a new one (a plan made for no culture, or saved to another). Returns its id."""
     value = shown(record)
@@ -176,7 +175,7 @@ def propose_to(record: PlanRecord, culture: Culture) -> int:
     return suggestion.id
 
 
-def save_to_culture(record: PlanRecord, culture: Culture, user: User) -> review.ApplyResult:
+def save_to_culture(record: PlanRecord, culture: Crop, user: User) -> review.ApplyResult:
     """Save a plan to a culture's plan history as its current plan: the apply of the plan's
     proposal to that culture. Saving is an explicit choice, so a plan proposed before the
     culture's plan changed is re-confirmed."""
@@ -184,18 +183,18 @@ def save_to_culture(record: PlanRecord, culture: Culture, user: User) -> review.
     return review.apply([suggestion_id], user, reconfirm=[suggestion_id])
 
 
-class CulturePlanTarget(CultureRecords):
+class CulturePlanTarget(CropRecords):
     """A culture's current plan as the review core sees it: the newest plan saved to it."""
 
     kind = TARGET
     label = "Culture plan"
 
     def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
-        cultures = db.session.scalars(select(Culture).where(Culture.id.in_(list(ids))))
-        return {c.id: {CHANGE_FIELD: shown(current_plan(c))} for c in cultures}
+        known = catalog().names(ids)
+        return {i: {CHANGE_FIELD: shown(_newest(saved_to(i)))} for i in known}
 
     def write(self, target_id: int, values: Mapping[str, Any], user: User | None) -> Changed:
-        culture = db.session.get(Culture, target_id)
+        culture = catalog().get(target_id)
         previous = current_plan(culture)
         wanted = plan_id_of(values[CHANGE_FIELD])
         if wanted is None:
@@ -216,7 +215,7 @@ class CulturePlanTarget(CultureRecords):
         return "Fertilizer plan"
 
 
-def _save(record: PlanRecord, culture: Culture, user: User | None) -> PlanRecord:
+def _save(record: PlanRecord, culture: Crop, user: User | None) -> PlanRecord:
     """The plan (a copy when it belongs to another culture) as the culture's newest."""
     if record.culture_id not in (None, culture.id):
         record = PlanRecord(
@@ -241,16 +240,28 @@ def _save(record: PlanRecord, culture: Culture, user: User | None) -> PlanRecord
 register_target(CulturePlanTarget())
 
 
-def plan_history(culture: Culture) -> list[PlanRecord]:
+def saved_to(culture_id: int) -> list[PlanRecord]:
     """The plans saved to a culture, newest first."""
     query = (
         select(PlanRecord)
-        .where(PlanRecord.culture_id == culture.id)
+        .where(PlanRecord.culture_id == culture_id)
         .order_by(PlanRecord.saved_at.desc(), PlanRecord.id.desc())
     )
     return list(db.session.scalars(query))
 
 
-def current_plan(culture: Culture) -> PlanRecord | None:
-    history = plan_history(culture)
+# A culture's page shows its plans, and its history their changes.
+register_plans(CropPlans(TARGET, saved_to))
+
+
+def plan_history(culture: Crop) -> list[PlanRecord]:
+    """The plans saved to a culture, newest first."""
+    return saved_to(culture.id)
+
+
+def current_plan(culture: Crop) -> PlanRecord | None:
+    return _newest(plan_history(culture))
+
+
+def _newest(history: list[PlanRecord]) -> PlanRecord | None:
     return history[0] if history else None

@@ -27,9 +27,7 @@ from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.bodies import takes_upload
 from webapp.contract import RequestModel, accepts
-from webapp.cultures.catalog import values_of
-from webapp.cultures.models import Culture
-from webapp.cultures.profile import crop_profile
+from webapp.crops import Crop, catalog
 from webapp.extensions import db, htmx
 from webapp.fertilizer import api, bp
 from webapp.fertilizer.chart import season_chart
@@ -65,12 +63,8 @@ PER_PAGE = 20
 
 
 def culture_choices() -> list[SelectChoice]:
-    rows = db.session.execute(
-        select(Culture.id, Culture.name, Culture.variety).order_by(Culture.name)
-    )
     return [SelectChoice("", "—")] + [
-        SelectChoice(str(i), f"{name} ‘{variety}’" if variety else name)
-        for i, name, variety in rows
+        SelectChoice(str(i), label) for i, label in catalog().choices()
     ]
 
 
@@ -105,7 +99,7 @@ def index():
     return render_index(prepared_form())
 
 
-def chosen_profile(form: PlanForm) -> tuple[Any, Culture | None]:
+def chosen_profile(form: PlanForm) -> tuple[Any, Crop | None]:
     """The crop profile: the upload, else the pasted text, else the picked culture's."""
     upload = form.profile_file.data
     if upload and getattr(upload, "filename", ""):
@@ -117,14 +111,14 @@ def chosen_profile(form: PlanForm) -> tuple[Any, Culture | None]:
         return parse_profile_text(form.profile_json.data, "profile_json"), None
     if form.culture.data:
         culture_id = record_id(form.culture.data)
-        culture = db.session.get(Culture, culture_id) if culture_id else None
+        culture = catalog().get(culture_id) if culture_id else None
         if culture is None:
             raise Invalid("That culture no longer exists.", loc="culture")
-        return crop_profile(values_of(culture)), culture
+        return catalog().profile(culture), culture
     raise Invalid("Upload a crop profile, paste one, or pick a culture.", loc="profile_file")
 
 
-def culture_defaults(values: dict[str, str], culture: Culture | None) -> dict[str, str]:
+def culture_defaults(values: dict[str, str], culture: Crop | None) -> dict[str, str]:
     """A picked culture fills the growth period and (per m²) target yield left empty. The
     season is growth to first harvest plus the harvest period; with no harvest period, the
     growth duration alone is the season, and the plan says its harvest window is unknown."""
@@ -212,7 +206,7 @@ def show_plan(plan_id: int):
     save_form = EmptyForm()
     run = db.session.get(Run, record.run_id) if record.run_id else None
     suggested_culture = (run.params or {}).get("culture_id") if run else None
-    saved_to = db.session.get(Culture, record.culture_id) if record.culture_id else None
+    saved_to = catalog().get(record.culture_id) if record.culture_id else None
     return render_page(
         "fertilizer/plan.html",
         record=record,
@@ -250,7 +244,7 @@ def save_plan(plan_id: int):
     if not form.validate_on_submit():
         abort(400, description="The form expired; reload the page and save again.")
     culture_id = record_id(request.form.get("culture"))
-    culture = db.session.get(Culture, culture_id) if culture_id else None
+    culture = catalog().get(culture_id) if culture_id else None
     if culture is None:
         flash("Pick the culture to save the plan to.", "error")
         return redirect(url_for("fertilizer.show_plan", plan_id=record.id))

@@ -216,8 +216,22 @@ def register_kind(kind: type[RunKind]) -> type[RunKind]:
 
 
 def load_kind(path: str) -> type[RunKind]:
+    """The kind a job names by its path (`RunKind.path()`, "module:Class").
+
+    The app's own kinds are found only among the registered ones: a workspace registers its
+    kinds as the app loads it, and the jobs core imports no workspace module, even by a name a
+    job carries. Only a kind from outside the app (a test's, an extension's) is imported by its
+    path, and it must register itself as it is imported.
+    """
+    for kind in RUN_KINDS.values():
+        if kind.path() == path:
+            return kind
     module_name, _, attr = path.partition(":")
-    kind = getattr(import_module(module_name), attr)
+    if module_name == "webapp" or module_name.startswith("webapp."):
+        raise LookupError(f"{path} is not a registered run kind")
+    kind = getattr(import_module(module_name), attr, None)
     if not (isinstance(kind, type) and issubclass(kind, RunKind)):
         raise TypeError(f"{path} is not a RunKind")
+    if RUN_KINDS.get(kind.name) is not kind:
+        raise LookupError(f"{path} is not a registered run kind")
     return kind

@@ -123,3 +123,6 @@ def evaluate_command(review_id: str, verdicts_path: str, as_json: bool) -> None:
         click.echo(json.dumps({"review_id": review.id, **result}, indent=2))
     else:
         click.echo(as_text(f"Review #{review.id} ({review.name})", result))
+
+
+commands = (registry_cli,)

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from webapp.ai import Usage
 from webapp.ai.client import FunctionTool, StructuredClient
 from webapp.config import Settings
+from webapp.figures import states_a_figure
 from webapp.review.vocabulary import (
     Confidence,
     Evidence,
@@ -31,7 +32,6 @@ from webapp.systems.conversation import transcript
 from webapp.systems.document import owner, parse_path
 from webapp.systems.grid import units_of
 from webapp.systems.indicators import indicator
-from webapp.tables.answers import states_a_figure
 from webapp.units import UnitMismatch, convert
 
 LEVELS = ("system", "step", "intervention")

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from webapp.figures import why_no_figure
 from webapp.library.search import Passage
 from webapp.tables.coerce import in_column_unit
 from webapp.units import Quantity, UnitMismatch, known_unit, quantities
@@ -30,18 +31,6 @@ STOP_WORDS = frozenset((
     "und", "les", "des", "une", "est", "does", "did", "has", "have", "had", "its", "many",
     "much", "give", "given", "about", "typical", "typically", "average",
 ))  # fmt: skip
-# Words right before a number that make it a reference, not a figure: "Table 11", "p. 4".
-_REFERENCE_BEFORE = re.compile(
-    r"(?:\b(?:table|tab|figure|fig|anlage|annex|appendix|section|chapter|page|pages|pp?|no|nr|"
-    r"paper|volume|vol|edition|version|art|article|item|step|line|ref|isbn|iso|din)\.?|§)\s*$",
-    re.IGNORECASE,
-)
-# A number glued to letters by a hyphen or nothing is part of a name: "FAO-56", "B12".
-_NAME_BEFORE = re.compile(r"[^\W\d_]-?$")
-# "(1 dt/ha = 0.01 kg/m²: …)": both sides of a conversion are factors, not figures.
-_EQUATION = re.compile(r"[=≈]\s*$")
-_EQUATION_AFTER = re.compile(r"\s*[=≈]")
-_YEAR = re.compile(r"^(1[89]\d\d|20\d\d|2100)$")
 _HEADING = re.compile(r"^\s*#|:\s*$")
 _ASKS_FOR_A_YEAR = re.compile(r"\b(?:year|when|since)\b", re.IGNORECASE)
 
@@ -172,32 +161,13 @@ def _figure(sentence: str, quantity: Quantity) -> str:
     return sentence[quantity.start : quantity.end]
 
 
-def states_a_figure(text: str) -> bool:
-    """Whether text states a figure: a number that is no year, reference, name or conversion
-    ("Barème Cerfrance 2025" states none; "glyphosate 15.33" and "61 €/ha" do)."""
-    return any(_passed_over(text, q, None, allow_years=False) is None for q in quantities(text))
-
-
 def _passed_over(
     sentence: str, quantity: Quantity, unit: str | None, allow_years: bool
 ) -> str | None:
     """Why this number is no answer, or None when it may be one."""
-    before, after = sentence[: quantity.start], sentence[quantity.end :]
-    if _EQUATION.search(before) or _EQUATION_AFTER.match(after):
-        return "a conversion factor"
-    if _NAME_BEFORE.search(before):
-        return "part of a name"
-    if _REFERENCE_BEFORE.search(before):
-        return "a reference (table, page, section …)"
-    if (
-        not allow_years
-        and not quantity.is_range
-        and (quantity.unit is None or not known_unit(quantity.unit))
-        and _YEAR.match(quantity.number_text)
-    ):
-        return "a year"
-    if not math.isfinite(quantity.value):
-        return "not a finite number"
+    why_not = why_no_figure(sentence, quantity, allow_years)
+    if why_not:
+        return why_not
     if unit:
         if quantity.unit is None:
             return f"no unit (the column is in {unit})"
