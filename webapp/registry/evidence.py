@@ -1,8 +1,8 @@
 """Offline evidence: the passages of a review's documents that speak of a requirement's
-accepted evidence, found by its terms, each with its document, page and section. A table of
-contents or a page without text is never evidence. Structured fields are not read out of these
-passages (that is the bug this replaces): a person picks the passage and enters the value, or
-the openai provider extracts it with the passage."""
+accepted evidence, found by its terms, each a review Evidence (Passage) whose locator is its
+document, page and section. A table of contents or a page without text is never evidence.
+Structured fields are not read out of these passages (that is the bug this replaces): a person
+picks the passage and enters the value, or the openai provider extracts it with the passage."""
 
 from __future__ import annotations
 

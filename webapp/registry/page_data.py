@@ -102,15 +102,18 @@ def passages(review: Review, record: ReviewRequirement) -> list[Passage]:
     them: each links to its page with the passage marked, while its document is there."""
     kept = {d.id for d in review.documents}
     found = [Passage.from_dict(s) for s in record.snippets or []]
-    return [
-        replace(p, source_url=url_for(
-            "registry.page", review_id=review.id, document_id=p.document_key, number=p.page,
-            q=p.text,
-        ))
-        if p.document_key in kept
-        else p
-        for p in found
-    ]  # fmt: skip
+    return [_linked(review.id, p) if p.document_key in kept else p for p in found]
+
+
+def _linked(review_id: int, passage: Passage) -> Passage:
+    url = url_for(
+        "registry.page",
+        review_id=review_id,
+        document_id=passage.document_key,
+        number=passage.page,
+        q=passage.text,
+    )
+    return replace(passage, source_url=url)
 
 
 def short(text: str, most: int = 140) -> str:
@@ -126,21 +129,13 @@ class HistoryEntry:
     change: Change
     what: str  # "REQ-002: Verdict", "Owner", "Overall outcome"
     value: str  # the decision in words
-    was: str = "—"  # what it replaced, in words
+    was: str  # what it replaced, in words
 
-    @property
-    def field(self) -> str:
-        return self.what
-
-    @property
-    def old_value(self) -> str:
-        return self.was
-
-    @property
-    def new_value(self) -> str:
-        return self.value
-
-    # The rest as the change has it.
+    # What change_history reads of a change: what was decided and the values in words, the
+    # rest as the change has it.
+    field = property(lambda self: self.what)
+    old_value = property(lambda self: self.was)
+    new_value = property(lambda self: self.value)
     at = property(lambda self: self.change.at)
     user = property(lambda self: self.change.user)
     source = property(lambda self: self.change.source)
