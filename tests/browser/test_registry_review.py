@@ -66,9 +66,10 @@ def test_a_review_from_upload_to_report(page: Page, admin, run_worker, tmp_path)
     expect(page.locator("#verdict-now")).to_contain_text("Approved")
     shoot(page, SHOTS, "requirement", "main section[id]")
 
-    page.locator(".registry-snippet").filter(has_text="Nicholas Denman").first.get_by_role(
-        "link", name="page 4"
-    ).click()
+    # The passage's source (the core's evidence) links to its page with the passage marked.
+    passage = page.locator(".registry-snippet").filter(has_text="Nicholas Denman").first
+    expect(passage.locator(".locator")).to_contain_text("page 4")
+    passage.get_by_role("link", name="Project plan.pdf").click()
     expect(page).to_have_url(re.compile(r"/registry/\d+/documents/\d+/pages/4(\?.*)?$"))
     expect(page.locator("#page-text mark")).to_contain_text("Nicholas Denman")
     shoot(page, SHOTS, "page", "main section[id]")

@@ -8,7 +8,7 @@ from webapp.registry.assessment import assess, field_values
 from webapp.registry.checklist import StructuredField as F
 from webapp.registry.checklist import bundled
 from webapp.registry.dates import DateStyle
-from webapp.registry.evidence import Coverage, Snippet
+from webapp.registry.evidence import Coverage, Passage
 from webapp.registry.validation import FieldValue, Status, validate
 
 CHECKLIST = bundled()
@@ -38,7 +38,7 @@ def test_offline_structured_fields_need_a_person_and_are_never_guessed():
 
 
 def test_entered_and_carried_fields_are_routed_by_name_and_cross_validated():
-    owner = Snippet(
+    owner = Passage.at(
         1,
         "Project plan.pdf",
         3,
@@ -47,10 +47,10 @@ def test_entered_and_carried_fields_are_routed_by_name_and_cross_validated():
         0.9,
         {"owner_name": "Nick Denman", "area_hectares": "250 acres"},
     )
-    deed = Snippet(
+    deed = Passage.at(
         2, "Deed.pdf", 1, None, "Nicholas Denman, owner", 0.9, {"owner_name": "Nicholas Denman"}
     )
-    year = Snippet(
+    year = Passage.at(
         1,
         "Project plan.pdf",
         2,
@@ -82,7 +82,7 @@ def test_entered_and_carried_fields_are_routed_by_name_and_cross_validated():
 
 
 def test_evidence_kept_from_before_fields_existed_still_validates():
-    old = Snippet(1, "Project plan.pdf", 3, None, "owned by Nicholas Denman", 0.9)
+    old = Passage.at(1, "Project plan.pdf", 3, None, "owned by Nicholas Denman", 0.9)
     assert field_values([old], {}) == []
     assessment = assess(CHECKLIST, [PLAN], {}, found={"REQ-002": [old]}, today=TODAY)
     assert by_id(assessment)["REQ-002"].coverage is Coverage.needs_input
@@ -90,11 +90,11 @@ def test_evidence_kept_from_before_fields_existed_still_validates():
 
 
 def test_a_reviewers_value_supersedes_the_models_from_the_same_document():
-    generic = Snippet(
+    generic = Passage.at(
         1, "Project plan.pdf", 3, None, "The Project owns the land", 0.9,
         {"owner_name": "The Project"},
     )  # fmt: skip
-    deed = Snippet(
+    deed = Passage.at(
         2, "Deed.pdf", 1, None, "Nicholas Denman, owner", 0.9, {"owner_name": "Nicholas Denman"}
     )
     found = {"REQ-002": [generic, deed]}
@@ -123,7 +123,7 @@ def test_a_reviewers_value_supersedes_the_models_from_the_same_document():
 def test_documents_are_told_apart_by_id_not_name():
     """Two documents of one name (kept from before a review refused a second): a reviewer's
     value replaces the model's from its own document only, and their values are compared."""
-    model = Snippet(
+    model = Passage.at(
         3, "plan.pdf", 2, None, "The Project owns the land", 0.9, {"owner_name": "The Project"}
     )
     found = {"REQ-002": [model]}

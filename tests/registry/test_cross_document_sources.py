@@ -46,7 +46,7 @@ def test_a_monitoring_report_is_searched_for_the_owner_area_and_start_date(make_
     report = added["Monitoring report 2024.pdf"]
     assert report.document_type == DocumentType.monitoring_report
     found = {
-        record.requirement_id: {s["document_id"] for s in record.snippets}
+        record.requirement_id: {s["locator"]["document_id"] for s in record.snippets}
         for record in review.requirements
     }
     assert report.id in found["REQ-002"] and report.id in found["REQ-007"]

@@ -6,6 +6,7 @@ from webapp.registry.checklist import bundled
 from webapp.registry.discovery import DocumentType, classify, sources_for
 from webapp.registry.evidence import (
     Coverage,
+    Passage,
     SourceDocument,
     coverage,
     find_evidence,
@@ -13,6 +14,7 @@ from webapp.registry.evidence import (
     terms_of,
 )
 from webapp.registry.pages import PageKind, pages_of
+from webapp.review.vocabulary import Evidence, SourceKind
 
 CHECKLIST = bundled()
 TENURE = CHECKLIST.requirement("REQ-002")
@@ -94,7 +96,7 @@ def test_evidence_comes_with_document_page_and_section_never_from_a_contents_pag
     best = snippets[0]
     assert (best.document, best.page, best.section) == ("Project plan.pdf", 3, "2 Land tenure")
     assert "lease agreement" in best.text and 0 < best.confidence <= 0.6
-    assert best.structured_fields is None  # never read out of the text offline
+    assert best.fields == {}  # never read out of the text offline
     assert PLAN.pages[0].kind is PageKind.contents and PLAN.pages[4].kind is PageKind.no_text
     monitoring = find_evidence(MONITORING, [PLAN, DEED])
     assert monitoring[0].page == 4 and monitoring[0].section == "3 Monitoring plan"
@@ -137,3 +139,28 @@ def test_a_passage_that_starts_with_its_heading_stands_under_it():
     plan = SourceDocument(1, "plan.md", DocumentType.project_plan, page)
     (tenure,) = find_evidence(TENURE, [plan])
     assert tenure.text.startswith("2 Land tenure") and tenure.section == "2 Land tenure"
+
+
+def test_a_passage_is_core_evidence_stored_as_the_core_stores_it_and_old_rows_still_read():
+    text = "The farm is owned by Nicholas Denman."
+    passage = Passage.at(2, "plan.pdf", 4, "2.1 Land", text, 0.6, {"owner_name": "Nicholas Denman"})
+    assert isinstance(passage, Evidence) and passage.source_kind == SourceKind.document
+    stored = passage.to_dict()
+    assert set(stored) == set(Evidence("", "", "").to_dict()) | {"confidence"}
+    assert (stored["title"], stored["claim_summary"]) == ("plan.pdf", text)
+    assert stored["locator"] == {
+        "document": "plan.pdf", "document_id": 2, "page": 4, "section": "2.1 Land",
+    }  # fmt: skip
+    assert stored["fields"] == {"owner_name": "Nicholas Denman"}
+    assert Passage.from_dict(stored) == passage
+    # The API's shape, which is how rows were stored before.
+    old = passage.snippet_dict()
+    assert old == {
+        "document_id": 2, "document": "plan.pdf", "page": 4, "section": "2.1 Land",
+        "text": text, "confidence": 0.6, "structured_fields": {"owner_name": "Nicholas Denman"},
+    }  # fmt: skip
+    assert Passage.from_dict(old) == passage
+    older = {k: v for k, v in old.items() if k not in ("document_id", "structured_fields")}
+    read = Passage.from_dict(older)
+    assert (read.document_key, read.page, read.text, read.fields) == (0, 4, text, {})
+    assert read.snippet_dict()["structured_fields"] is None

@@ -117,7 +117,7 @@ def test_only_passages_on_the_text_page_they_name_are_evidence():
         "2 Land tenure",
         1.0,
     )
-    assert kept.structured_fields == {"owner_name": "Nicholas Denman", "area_hectares": "250 acres"}
+    assert kept.fields == {"owner_name": "Nicholas Denman", "area_hectares": "250 acres"}
     assert problems == [
         "A passage was quoted from page 1 of Deed.pdf, a contents page.",
         "A passage names page 9 of Deed.pdf, which does not exist.",
@@ -141,7 +141,7 @@ def test_a_field_value_not_in_its_passage_is_not_evidence():
         },
     )
     (kept,), problems = read_snippets(parsed, 7, "Deed.pdf", PAGES)
-    assert kept.structured_fields == {"tenure_type": "freehold"}
+    assert kept.fields == {"tenure_type": "freehold"}
     assert problems == [
         "Owner “Mary Smith” is not in the passage quoted from page 3 of Deed.pdf: it is not "
         "evidence.",

@@ -98,13 +98,13 @@ def test_the_documents_style_is_as_its_pages_show_unless_a_person_said_it():
     british = pages_of([f"{STARTED} The organisation favours grazing."])
     swapped = parsed(START, STARTED, project_start_date="2023-06-02")
     (kept,), problems = read_snippets(swapped, 1, "plan.md", british)
-    assert kept.structured_fields is None
+    assert kept.fields == {}
     assert problems == [
         "Project start date “2023-06-02” is not the date the passage quoted from page 1 of "
         "plan.md gives, read day first: it is not evidence."
     ]
     (kept,), problems = read_snippets(swapped, 1, "plan.md", british, MONTH_FIRST)
-    assert kept.structured_fields == {"project_start_date": "2023-06-02"} and problems == []
+    assert kept.fields == {"project_start_date": "2023-06-02"} and problems == []
 
 
 def test_a_contradicted_tenure_is_not_evidence():
@@ -114,7 +114,7 @@ def test_a_contradicted_tenure_is_not_evidence():
         "deed.md",
         pages_of([OWNED]),
     )
-    assert kept.structured_fields == {"owner_name": "Nicholas Denman"}
+    assert kept.fields == {"owner_name": "Nicholas Denman"}
     assert problems == [
         "Tenure “Leasehold” is not what the passage quoted from page 1 of deed.md says: it is "
         "not evidence."
@@ -147,14 +147,14 @@ def test_the_models_swapped_start_date_and_contradicted_tenure_are_no_evidence(m
     assert run.status == "succeeded", run.item_errors
 
     start = requirement(review, "REQ-007")
-    assert start.snippets[0]["structured_fields"] is None
+    assert start.snippets[0]["fields"] == {}
     assert start.problems == [
         f"Project start date “2023-06-02” is not the date the passage quoted from page "
         f"{OVERVIEW} of {PLAN} gives, read day first: it is not evidence."
     ]
     assert start.status == "needs_input"
     tenure = requirement(review, "REQ-002")
-    assert tenure.snippets[0]["structured_fields"] == {
+    assert tenure.snippets[0]["fields"] == {
         "owner_name": made.OWNER, "area_hectares": "101.2 ha",
     }  # fmt: skip
     assert "Tenure “Leasehold” is not what the passage quoted" in tenure.problems[0]
@@ -180,7 +180,7 @@ def test_the_models_date_in_the_documents_style_and_tenure_in_other_words_are_st
     assert run.status == "succeeded", run.item_errors
     start = requirement(review, "REQ-007")
     # The ID is not in the passage: only the date is evidence.
-    assert start.snippets[0]["structured_fields"] == {"project_start_date": "6 February 2023"}
+    assert start.snippets[0]["fields"] == {"project_start_date": "6 February 2023"}
     assert found_checks(review)["project_start_date_valid"]["status"] == "pass"
     tenure = requirement(review, "REQ-002")
     assert tenure.problems == [] and tenure.status == "covered"
@@ -204,4 +204,4 @@ def test_a_persons_date_style_decides_what_the_models_date_must_be(make_user, ro
     db.session.refresh(review)
     start = requirement(review, "REQ-007")
     assert start.problems == []
-    assert start.snippets[0]["structured_fields"] == {"project_start_date": "2023-06-02"}
+    assert start.snippets[0]["fields"] == {"project_start_date": "2023-06-02"}

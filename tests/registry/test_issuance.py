@@ -193,9 +193,12 @@ def test_an_issuance_submission_assessed_offline_finds_its_evidence(make_user):
     missing = [i for i, r in status.items() if r.status == "missing"]
     assert len(missing) <= 1, missing
     buffer = status["ISS-022"]
-    assert any(s["page"] == 2 and "Buffer Pool 146" in s["text"] for s in buffer.snippets)
+    assert any(
+        s["locator"]["page"] == 2 and "Buffer Pool 146" in s["claim_summary"]
+        for s in buffer.snippets
+    )
     assert buffer.status == "needs_input"  # offline, a person enters the figure it states
-    assert any(s["page"] == 2 for s in status["ISS-025"].snippets)
+    assert any(s["locator"]["page"] == 2 for s in status["ISS-025"].snippets)
     # The registration checklist finds most of the same submission missing.
     registration, _added, _run = assessed(user, files)
     assert sum(r.status == "missing" for r in registration.requirements) >= 10

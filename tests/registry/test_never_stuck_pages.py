@@ -85,8 +85,9 @@ def test_a_field_no_passage_states_is_entered_from_a_document_and_a_page(client_
 
     reviewer = client_as("reviewer")
     history = by_id(reviewer.get(f"/registry/{review.id}"), "history-table")
-    assert rows(history)[0][2:4] == [
+    assert rows(history)[0][2:5] == [
         "Owner (Project plan.pdf)",
+        "—",
         "Nicholas Denman (Project plan.pdf, page 4)",
     ]
     action = history.find("form", class_="undo-form")["action"]
@@ -135,8 +136,9 @@ def test_a_field_is_entered_from_the_review_page_by_document_and_page(client_as)
     shown = editor.get(entered.location)
     assert "Owner: Nick Denman entered." in shown.get_data(as_text=True)
     assert owner_checks(editor, review)["Owner stated"] == "Pass"
-    assert rows(by_id(shown, "history-table"))[0][2:4] == [
+    assert rows(by_id(shown, "history-table"))[0][2:5] == [
         "Owner (deed.md)",
+        "—",
         "Nick Denman (deed.md, page 1)",
     ]
     viewer = client_as("viewer")

@@ -58,14 +58,14 @@ def test_offline_evidence_has_pages_and_never_guesses_a_field(make_user):
     review, added, _run = assessed(make_user("editor"))
     plan = added["Project plan.pdf"]
     snippets = [s for r in review.requirements for s in r.snippets]
-    assert snippets and all(s["structured_fields"] is None for s in snippets)
-    on_plan = {s["page"] for s in snippets if s["document_id"] == plan.id}
+    assert snippets and all(s["fields"] == {} for s in snippets)
+    on_plan = {s["locator"]["page"] for s in snippets if s["locator"]["document_id"] == plan.id}
     assert on_plan and not on_plan & {made.PLAN_PAGES["contents"], made.PLAN_PAGES["blank"]}
     status = {r.requirement_id: r for r in review.requirements}
     tenure = status["REQ-002"]
     assert tenure.status == "needs_input"
     assert (plan.id, made.PLAN_PAGES["tenure"]) in {
-        (s["document_id"], s["page"]) for s in tenure.snippets
+        (s["locator"]["document_id"], s["locator"]["page"]) for s in tenure.snippets
     }
     assert status["REQ-007"].status == "needs_input"  # start date and project ID: a person's
     assert status["REQ-016"].status == "needs_input"  # manual

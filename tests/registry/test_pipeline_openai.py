@@ -154,11 +154,11 @@ def test_the_models_snippets_carry_fields_routed_by_name_into_cross_validation(m
     tenure = requirement(review, "REQ-002")
     # Every field is stated; "freehold" and "freehold ownership" are one tenure.
     assert tenure.status == "covered" and tenure.problems == []
-    assert [(s["document"], s["page"]) for s in tenure.snippets] == [
+    assert [(s["title"], s["locator"]["page"]) for s in tenure.snippets] == [
         ("Project plan.pdf", 4),
         ("Title deed.pdf", 1),
     ]  # fmt: skip  (best first)
-    assert tenure.snippets[0]["structured_fields"] == {
+    assert tenure.snippets[0]["fields"] == {
         "owner_name": made.OWNER, "area_hectares": "101.2 ha", "tenure_type": "freehold",
     }  # fmt: skip
     assert requirement(review, "REQ-007").status == "partial"  # a start date, no project ID
@@ -262,9 +262,7 @@ def test_a_second_run_over_the_same_documents_asks_nothing_and_costs_nothing(
     assert second.status == "succeeded", second.item_errors
     assert len(routed.server.requests) == asked
     assert float(second.cost_usd) == 0 and second.input_tokens == 0
-    assert (
-        requirement(review, "REQ-002").snippets[0]["structured_fields"]["owner_name"] == made.OWNER
-    )
+    assert requirement(review, "REQ-002").snippets[0]["fields"]["owner_name"] == made.OWNER
 
     docs.add_document(review, "Title deed.pdf", made.DEED_SAME_OWNER, user)
     db.session.commit()
@@ -309,7 +307,7 @@ def test_chat_completions_servers_give_evidence_too(make_user, openai_app):  # n
     review, run = assess(make_user("editor"), {"Project plan.pdf": made.PLAN})
     assert run.status == "succeeded", run.item_errors
     assert all(path == "/v1/chat/completions" for path, _body in openai_app.requests)
-    fields = requirement(review, "REQ-002").snippets[0]["structured_fields"]
+    fields = requirement(review, "REQ-002").snippets[0]["fields"]
     assert fields["owner_name"] == made.OWNER
     assert run.input_tokens == 500 * len(openai_app.requests)
 
@@ -331,7 +329,7 @@ def test_a_long_document_is_asked_in_parts_and_their_passages_merged(
     assert [("[page 2]" in p, "[page 4]" in p, "[page 5]" in p) for p in prompts] == [
         (True, False, False), (False, True, False), (False, False, True),
     ]  # fmt: skip
-    assert [s["page"] for s in requirement(review, "REQ-017").snippets] == [5, 2, 4]
+    assert [s["locator"]["page"] for s in requirement(review, "REQ-017").snippets] == [5, 2, 4]
 
 
 def test_an_openai_provider_without_a_server_says_so_on_each_requirement(make_user, openai_app):  # noqa: F811

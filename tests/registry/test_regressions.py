@@ -15,6 +15,7 @@ from tests.registry.test_pipeline_openai import (  # noqa: F401 - fixtures among
     routed,
 )
 from webapp.extensions import db
+from webapp.registry.evidence import Passage
 from webapp.registry.reviews import (
     ReviewInvalid,
     assessment,
@@ -35,7 +36,7 @@ def test_offline_a_year_is_never_a_project_id_nor_the_project_an_owner(make_user
     user = make_user("editor")
     review, run = assess(user, {MONITORING: made.MONITORING, "Project plan.pdf": made.PLAN})
     assert run.status == "succeeded", run.item_errors
-    stated = [s["structured_fields"] for r in review.requirements for s in r.snippets]
+    stated = [s["fields"] for r in review.requirements for s in r.snippets]
     assert stated and not any(stated)  # offline, no field is read out of a passage
     found = found_checks(review)
     assert not any(c["field"] == "project_id" for c in checks(review))
@@ -45,7 +46,7 @@ def test_offline_a_year_is_never_a_project_id_nor_the_project_an_owner(make_user
 
 def test_offline_a_table_of_contents_is_never_evidence(make_user):
     review, _run = assess(make_user("editor"), {"Project plan.pdf": made.PLAN})
-    pages = {s["page"] for r in review.requirements for s in r.snippets}
+    pages = {s["locator"]["page"] for r in review.requirements for s in r.snippets}
     assert pages and made.PLAN_PAGES["contents"] not in pages
 
 
@@ -107,7 +108,7 @@ def test_a_model_quoting_a_table_of_contents_gives_no_evidence(make_user, routed
     review, run = assess(make_user("editor"), {"Project plan.pdf": made.PLAN})
     assert run.status == "succeeded", run.item_errors
     plan = requirement(review, "REQ-017")
-    assert [s["page"] for s in plan.snippets] == [5]
+    assert [s["locator"]["page"] for s in plan.snippets] == [5]
     assert plan.problems == [
         "A passage was quoted from page 1 of Project plan.pdf, a contents page."
     ]
@@ -125,10 +126,15 @@ def test_evidence_stored_before_snippets_carried_fields_still_validates(
     user = make_user("editor")
     review, _run = assess(user, {"Project plan.pdf": made.PLAN})
     tenure = requirement(review, "REQ-002")
-    assert tenure.snippets[0]["structured_fields"] == {"owner_name": made.OWNER}
-    for record in review.requirements:  # as stored before the key existed
+    assert tenure.snippets[0]["fields"] == {"owner_name": made.OWNER}
+    for record in review.requirements:  # as stored before snippets carried fields
         record.snippets = [
-            {k: v for k, v in s.items() if k != "structured_fields"} for s in record.snippets
+            {
+                k: v
+                for k, v in Passage.from_dict(s).snippet_dict().items()
+                if k != "structured_fields"
+            }
+            for s in record.snippets
         ]
     refresh(review)
     db.session.commit()
@@ -136,7 +142,7 @@ def test_evidence_stored_before_snippets_carried_fields_still_validates(
     assert found["owner_name_present"]["status"] == "fail"  # no field, no guess
     assert requirement(review, "REQ-002").status == "needs_input"
     result = assessment(review)
-    assert [s.structured_fields for s in result.requirements[1].snippets] == [None]
+    assert [s.fields for s in result.requirements[1].snippets] == [{}]
     plan = review.documents[0].id
     enter_fields(review, {"owner_name": {"value": made.OWNER, "document": plan, "page": 4}}, user)
     db.session.commit()

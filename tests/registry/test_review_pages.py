@@ -266,6 +266,16 @@ def test_a_field_is_entered_from_a_passage_and_refusals_say_why(client_as):
     page = client.get(requirement_url(review))
     assert page.status_code == 200
     snippet = by_id(page, "snippet-1")
+    # The core's evidence: the document links to its page with the passage marked; where on
+    # it, the confidence, and what it says, shown.
+    source = snippet.select_one(".evidence")
+    assert source.a["href"].startswith(f"/registry/{review.id}/documents/")
+    assert "?q=" in source.a["href"] and source.a.get_text() in {
+        d.filename for d in review.documents
+    }
+    assert source.select_one(".locator").get_text().startswith("(page ")
+    assert "· confidence" in source.get_text()
+    assert snippet.details.has_attr("open") and snippet.details.p.get_text().strip()
     form = snippet.find("form")
     wanted = [f.value for f in bundled().requirement("REQ-002").structured_fields]
     assert [o["value"] for o in form.find_all("option")] == wanted and "project_id" not in wanted
@@ -353,6 +363,10 @@ def test_a_fields_value_from_each_document_is_shown_and_replaces_the_models(clie
         ["Owner", "Nick Denman", "deed.md"],
     ]
     carried = by_id(page, "snippet-1").find(class_="registry-superseded").get_text(" ", strip=True)
+    # Stored in the snippet shape (before passages were stored as evidence): shown the same.
+    shown = by_id(page, "snippet-1").select_one(".evidence")
+    assert shown.a["href"].startswith(f"/registry/{review.id}/documents/{plan.id}/pages/4?q=")
+    assert shown.get_text(" ", strip=True) == "Project plan.pdf (page 4) · confidence 90 %"
     assert "Owner: The Project" in carried and "superseded by “Nicholas Denman”" in carried
     checks = rows(by_id(page, "requirement-checks"))
     assert ["Owner valid", "Owner", "Fail"] not in [c[:3] for c in checks]
@@ -431,10 +445,11 @@ def test_verdicts_are_the_reviewers_and_outcome_and_undo_work(client_as):
     assert outcome.status_code == 302
     review_page = reviewer.get(f"/registry/{review.id}")
     assert "Needs changes" in by_id(review_page, "outcome-now").get_text()
+    # The core's history: when, who, what, before, after, how, comment, undo.
     history = rows(by_id(review_page, "history-table"))
-    assert history[0][2:4] == ["Overall outcome", "Needs changes"]
-    assert history[1][2:4] == ["REQ-001: verdict", "Not applicable"]
-    assert history[2][2:5] == ["REQ-002: verdict", "Approved", "Deed & plan agree."]
+    assert history[0][2:7] == ["Overall outcome", "—", "Needs changes", "decide", "Spellings."]
+    assert history[1][2:5] == ["REQ-001: verdict", "—", "Not applicable"]
+    assert history[2][2:7] == ["REQ-002: verdict", "—", "Approved", "decide", "Deed & plan agree."]
     table = {r[0]: r for r in rows(by_id(review_page, "requirement-table"))}
     assert table["REQ-002"][5] == "Approved"
 
@@ -542,8 +557,8 @@ def test_a_passage_that_states_a_field_fills_its_form_for_the_reviewer_to_confir
     client = client_as("editor")
     review = assessed(client)
     record = next(r for r in review.requirements if r.requirement_id == "REQ-002")
-    stated = {**record.snippets[0], "structured_fields": {"tenure_type": "lease"}}
-    record.snippets = [stated, {**record.snippets[0], "structured_fields": None}]
+    stated = {**record.snippets[0], "fields": {"tenure_type": "lease"}}
+    record.snippets = [stated, {**record.snippets[0], "fields": {}}]
     db.session.commit()
     page = client.get(requirement_url(review))
     first, second = by_id(page, "snippet-1").find("form"), by_id(page, "snippet-2").find("form")
@@ -551,4 +566,7 @@ def test_a_passage_that_states_a_field_fills_its_form_for_the_reviewer_to_confir
     assert first.find("input", attrs={"name": "value"})["value"] == "lease"
     assert second.find("option", selected=True) is None
     assert second.find("input", attrs={"name": "value"})["value"] == ""
-    assert int(first.find("input", attrs={"name": "document"})["value"]) == stated["document_id"]
+    assert (
+        int(first.find("input", attrs={"name": "document"})["value"])
+        == (stated["locator"]["document_id"])
+    )

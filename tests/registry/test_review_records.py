@@ -65,7 +65,11 @@ def test_a_review_is_assessed_stage_by_stage(make_user):
     statuses = {r.requirement_id: r.status for r in review.requirements}
     assert statuses["REQ-002"] == "needs_input"
     for record in review.requirements:
-        assert all(s["page"] != 1 for s in record.snippets if s["document_id"] == pdf.id)
+        assert all(
+            s["locator"]["page"] != 1
+            for s in record.snippets
+            if s["locator"]["document_id"] == pdf.id
+        )
 
 
 def test_reviewer_input_verdicts_and_outcome_are_audited_decisions(make_user):

@@ -79,7 +79,7 @@ def test_a_csv_in_a_review_is_read_and_its_cells_are_evidence(make_user):
     assert (sheet.kind, len(sheet.pages)) == ("csv", 1)
     buffer = bundled().requirement("REQ-018")
     [record] = [r for r in review.requirements if r.requirement_id == buffer.requirement_id]
-    assert any("B4: 146" in s["text"] for s in record.snippets), record.snippets
+    assert any("B4: 146" in s["claim_summary"] for s in record.snippets), record.snippets
 
 
 @pytest.fixture
@@ -180,8 +180,8 @@ def test_a_workbook_uploaded_through_the_page_is_read_and_its_cells_are_evidence
     assert (sheet.kind, len(sheet.pages)) == ("xlsx", 2)
     buffer = bundled().requirement("REQ-018")
     [record] = [r for r in review.requirements if r.requirement_id == buffer.requirement_id]
-    [snippet] = buffer_snippets({"snippets": record.snippets})
-    assert (snippet["page"], snippet["section"]) == (2, "Buffer pool")
+    [passage] = [s for s in record.snippets if "B4: 146" in s["claim_summary"]]
+    assert (passage["locator"]["page"], passage["locator"]["section"]) == (2, "Buffer pool")
     page = client.get(f"/registry/{review.id}/documents/{sheet.id}/pages/2")
     assert page.status_code == 200 and "B4: 146" in page.get_data(as_text=True)
 
@@ -253,7 +253,7 @@ def test_a_workbook_the_sandbox_cannot_read_keeps_the_reason_and_the_run_goes_on
     reason = run.item_errors[f"discover:{sheet.id}"]
     assert reason.startswith("Damaged.xlsx: The workbook cannot be read ("), reason
     [record] = [r for r in review.requirements if r.requirement_id == "REQ-018"]
-    assert any("B4: 146" in s["text"] for s in record.snippets)
+    assert any("B4: 146" in s["claim_summary"] for s in record.snippets)
 
 
 def test_a_workbook_of_too_many_cells_is_refused_by_the_sandbox():

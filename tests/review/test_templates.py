@@ -269,3 +269,51 @@ def test_the_keys_dialog_has_no_form_of_its_own_so_it_may_stand_in_a_review_form
     assert not page.find("form")  # a form in a form would end the review form early
     close = page.find("button", attrs={"data-close-keys": True})
     assert (close.get_text(), close["type"]) == ("Close", "button")
+
+
+@pytest.fixture
+def render_source(session_app):
+    """Render a template source that uses the review macros (a call block, say)."""
+
+    def render_source(source: str, **context):
+        with session_app.test_request_context():
+            return soup(session_app.jinja_env.from_string(source).render(**context))
+
+    return render_source
+
+
+def test_evidence_may_show_what_it_says_open_with_the_callers_words_on_its_line(
+    render, render_source
+):
+    passage = {
+        "source_url": "/registry/1/documents/2/pages/4",
+        "title": "plan.pdf",
+        "claim_summary": "The farm is owned by Nicholas Denman.",
+        "locator": {"document": "plan.pdf", "document_id": 2, "page": 4, "section": "2.1"},
+        "confidence": 0.6,
+    }
+    page = render("evidence", "evidence(items, open=true)", items=[passage])
+    # The document is the link's title: the locator does not repeat it.
+    assert page.select_one(".locator").get_text() == "(page 4, section 2.1)"
+    assert page.details.has_attr("open")
+    with_caller = render_source(
+        '{% from "review/_macros.html" import evidence %}'
+        "{% call(e) evidence(items) %} · {{ e.confidence }}{% endcall %}",
+        items=[passage],
+    )
+    assert with_caller.select_one(".evidence").get_text(" ", strip=True).endswith("· 0.6")
+    assert not with_caller.details.has_attr("open")
+
+
+def test_change_history_may_name_its_table(render_source):
+    at = datetime(2025, 3, 1, 9, 30, tzinfo=UTC)
+    changes = [Change(field="verdict", new_value="met", source="decide", apply_group="g", at=at)]
+    page = render_source(
+        '{% from "review/_macros.html" import change_history %}'
+        '{{ change_history(changes, labels.get, id="decisions", undoable=["g"], back="/r") }}',
+        changes=changes,
+        labels={"verdict": "Verdict"},
+    )
+    assert [th.get_text() for th in page.select("#decisions th")][-1] == "Undo"
+    assert page.select_one("#decisions form")["action"] == "/review/undo/g"
+    assert not page.find(id="history")

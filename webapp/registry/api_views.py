@@ -166,7 +166,7 @@ def requirements_of(review: Review) -> list[dict[str, Any]]:
                 "figures": [f.value for f in wanted.figures],
                 "mandatory": wanted.mandatory,
                 "status": record.status if record else None,
-                "snippets": [s.to_dict() for s in result.snippets],
+                "snippets": [s.snippet_dict() for s in result.snippets],
                 "problems": list(record.problems or []) if record else [],
             }
         )

@@ -15,14 +15,14 @@ from webapp.registry.answers import asked_in
 from webapp.registry.checklist import Checklist, Requirement, StructuredField
 from webapp.registry.dates import DateStyle
 from webapp.registry.discovery import DocumentType
-from webapp.registry.evidence import Coverage, Snippet, SourceDocument, coverage, find_evidence
+from webapp.registry.evidence import Coverage, Passage, SourceDocument, coverage, find_evidence
 from webapp.registry.validation import Check, FieldValue, Status, validate
 
 
 @dataclass(frozen=True)
 class RequirementResult:
     requirement: Requirement
-    snippets: list[Snippet]
+    snippets: list[Passage]
     coverage: Coverage
     fields: list[FieldValue] = field(default_factory=list)
     # The model's values a reviewer's value from the same document replaced.
@@ -33,7 +33,7 @@ class RequirementResult:
             "requirement_id": self.requirement.requirement_id,
             "validation_type": self.requirement.validation_type.value,
             "status": self.coverage.value,
-            "snippets": [s.to_dict() for s in self.snippets],
+            "snippets": [s.snippet_dict() for s in self.snippets],
         }
 
 
@@ -44,7 +44,7 @@ class Assessment:
 
 
 def field_values(
-    snippets: Iterable[Snippet],
+    snippets: Iterable[Passage],
     styles: Mapping[int, DateStyle | None],
     titles: frozenset[int] = frozenset(),
 ) -> list[FieldValue]:
@@ -53,7 +53,7 @@ def field_values(
     documents that are land-tenure papers, whose owners are the land's proprietors."""
     values = []
     for snippet in snippets:
-        for name, value in (snippet.structured_fields or {}).items():
+        for name, value in snippet.fields.items():
             if name in StructuredField.__members__ and value not in (None, ""):
                 values.append(
                     FieldValue(
@@ -74,7 +74,7 @@ def assess(
     documents: list[SourceDocument],
     styles: Mapping[int, DateStyle | None],
     entered: Iterable[FieldValue] = (),
-    found: Mapping[str, list[Snippet]] | None = None,
+    found: Mapping[str, list[Passage]] | None = None,
     today: date | None = None,
 ) -> Assessment:
     """Every requirement of the checklist over the documents: found holds the model's

@@ -1,8 +1,8 @@
 """Offline evidence: the passages of a review's documents that speak of a requirement's
-accepted evidence, found by its terms, each with its document, page and section. A table of
-contents or a page without text is never evidence. Structured fields are not read out of these
-passages (that is the bug this replaces): a person picks the passage and enters the value, or
-the openai provider extracts it with the passage."""
+accepted evidence, found by its terms, each a review Evidence (Passage) whose locator is its
+document, page and section. A table of contents or a page without text is never evidence.
+Structured fields are not read out of these passages (that is the bug this replaces): a person
+picks the passage and enters the value, or the openai provider extracts it with the passage."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from dataclasses import fields as fields_of
 from enum import StrEnum
 from functools import lru_cache
 from typing import Any
@@ -18,6 +19,7 @@ from webapp.registry.answers import answer_units, states_any
 from webapp.registry.checklist import Requirement, ValidationType
 from webapp.registry.discovery import DocumentType, sources_for
 from webapp.registry.pages import Page, PageKind, sections_before
+from webapp.review.vocabulary import Evidence, SourceKind
 
 PASSAGE_CHARS = 600
 # The best passages of each document, not of all: with thirteen title copies answering
@@ -61,17 +63,93 @@ class SourceDocument:
 
 
 @dataclass(frozen=True)
-class Snippet:
-    document_key: int
-    document: str
-    page: int
-    section: str | None
-    text: str
-    confidence: float
-    structured_fields: dict[str, Any] | None = None
-    terms: tuple[str, ...] = field(default=())
+class Passage(Evidence):
+    """A passage of a review's document that is evidence for a requirement, in the review
+    vocabulary: its locator is where it stands ({"document", "document_id", "page",
+    "section"}), its claim is its text, its fields are the structured values it states
+    ({"owner_name": "Nicholas Denman"}), read once by the evidence step; with how sure the
+    finder is of it (0–1) and, offline, the requirement's terms it names (never stored).
+
+    Stored as the core stores evidence (Evidence.to_dict(), with its confidence); the API
+    answers it in its snippet shape (snippet_dict)."""
+
+    confidence: float = 0.0
+    terms: tuple[str, ...] = field(default=(), compare=False)
+
+    @classmethod
+    def at(
+        cls,
+        document_key: int | None,
+        document: str,
+        page: int,
+        section: str | None,
+        text: str,
+        confidence: float,
+        fields: dict[str, Any] | None = None,
+        terms: tuple[str, ...] = (),
+    ) -> Passage:
+        place = {"document": document, "document_id": document_key, "page": page}
+        return cls(
+            "",
+            document,
+            text,
+            SourceKind.document,
+            locator={**place, "section": section},
+            fields=dict(fields or {}),
+            confidence=confidence,
+            terms=terms,
+        )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Passage:
+        """A stored passage: as Evidence.to_dict() keeps it, or in the snippet shape it was
+        stored in before (document_id, text, structured_fields; without a document id when
+        older still)."""
+        if "claim_summary" not in data:
+            return cls.at(
+                data.get("document_id"),
+                data.get("document") or "",
+                data.get("page") or 0,
+                data.get("section"),
+                data.get("text") or "",
+                float(data.get("confidence") or 0),
+                data.get("structured_fields"),
+            )
+        known = {f.name for f in fields_of(cls)} - {"terms"}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    @property
+    def _place(self) -> dict[str, Any]:
+        return self.locator or {}
+
+    @property
+    def document_key(self) -> int:
+        """Its document's id; 0 for a passage stored before passages kept it."""
+        return self._place.get("document_id") or 0
+
+    @property
+    def document(self) -> str:
+        return self._place.get("document") or self.title
+
+    @property
+    def page(self) -> int:
+        return self._place.get("page") or 0
+
+    @property
+    def section(self) -> str | None:
+        return self._place.get("section")
+
+    @property
+    def text(self) -> str:
+        return self.claim_summary
 
     def to_dict(self) -> dict[str, Any]:
+        stored = super().to_dict()
+        del stored["terms"]
+        return stored
+
+    def snippet_dict(self) -> dict[str, Any]:
+        """The passage as the API answers it."""
         return {
             "document_id": self.document_key,
             "document": self.document,
@@ -79,7 +157,7 @@ class Snippet:
             "section": self.section,
             "text": self.text,
             "confidence": self.confidence,
-            "structured_fields": self.structured_fields,
+            "structured_fields": self.fields or None,
         }
 
 
@@ -146,7 +224,7 @@ def find_evidence(
     documents: Iterable[SourceDocument],
     per_document: int = SNIPPETS_PER_DOCUMENT,
     asked: frozenset[str] = frozenset(),
-) -> list[Snippet]:
+) -> list[Passage]:
     """The passages that answer the requirement, naming most of its terms, best first: the
     best of each document its category and its cross-checked fields map to (every document
     when none of those kinds is there). Only a passage's answering sentences count (a
@@ -164,10 +242,10 @@ def find_evidence(
         ValidationType.cross_document,
     )
     # Each passage kept with its rank: the fields it states, then the share of terms it names.
-    found: list[tuple[tuple[int, float], Snippet]] = []
+    found: list[tuple[tuple[int, float], Passage]] = []
     seen: set[str] = set()
     for document in chosen:
-        mine: list[tuple[tuple[int, float], Snippet]] = []
+        mine: list[tuple[tuple[int, float], Passage]] = []
         starts = sections_before(document.pages)
         for page in document.pages:
             if page.kind != PageKind.text:
@@ -196,25 +274,25 @@ def find_evidence(
                     continue
                 seen.add(same_passage(text))
                 confidence = round(min(OFFLINE_MOST_CONFIDENCE, 0.2 + share), 2)
-                snippet = Snippet(
+                passage = Passage.at(
                     document.key, document.name, page.number, section, text, confidence, None,
                     named,
                 )  # fmt: skip
-                mine.append(((stated, share), snippet))
+                mine.append(((stated, share), passage))
         mine.sort(key=lambda pair: (-pair[0][0], -pair[0][1], pair[1].page))
         found += mine[:per_document]
     found.sort(key=lambda pair: (-pair[0][0], -pair[0][1], pair[1].document, pair[1].page))
-    return [snippet for _rank, snippet in found]
+    return [passage for _rank, passage in found]
 
 
 def coverage(
     requirement: Requirement,
-    snippets: list[Snippet],
+    found: list[Passage],
     fields: Iterable[str],
     failed: Iterable[str] = (),
 ) -> Coverage:
     """A requirement's status from its evidence: a structured requirement needs each of its
-    fields stated (by a reviewer or the model, from a snippet) and none of them in a failed
+    fields stated (by a reviewer or the model, from a passage) and none of them in a failed
     check (failed: those fields) — a stated value that is wrong covers nothing; a manual one
     a person."""
     given = set(fields)
@@ -226,11 +304,11 @@ def coverage(
     ):
         wanted = {f.value for f in requirement.structured_fields}
         if wanted and not wanted & given:
-            return Coverage.needs_input if snippets else Coverage.missing
+            return Coverage.needs_input if found else Coverage.missing
         if wanted - given or wanted & set(failed):
             return Coverage.partial
         return Coverage.covered
-    if not snippets:
+    if not found:
         return Coverage.missing
-    strong = any(s.confidence >= OFFLINE_MOST_CONFIDENCE for s in snippets)
+    strong = any(s.confidence >= OFFLINE_MOST_CONFIDENCE for s in found)
     return Coverage.covered if strong else Coverage.partial

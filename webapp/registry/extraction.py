@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from webapp.ai import Usage
+from webapp.registry import evidence
 from webapp.registry.answers import answer_text
 from webapp.registry.checklist import (
     FIELD_LABELS,
@@ -24,7 +25,6 @@ from webapp.registry.checklist import (
     ValidationType,
 )
 from webapp.registry.dates import DateStyle, date_style, dates_in, read_date
-from webapp.registry.evidence import Snippet
 from webapp.registry.names import words
 from webapp.registry.pages import Page, PageKind, sections_before
 from webapp.registry.validation import DATE_FIELDS, tenures
@@ -327,7 +327,7 @@ def read_snippets(
     pages: list[Page],
     style: DateStyle | None = None,
     requirement: Requirement | None = None,
-) -> tuple[list[Snippet], list[str]]:
+) -> tuple[list[evidence.Passage], list[str]]:
     """The answer's passages that are evidence, and why the others are not: a passage must be
     on the text page it names, and answer the requirement (when given) rather than restate
     it; the passage must state each field's value (else that value is no evidence), its dates
@@ -369,7 +369,7 @@ def read_snippets(
         section = _section(page, passage.text, starts[page.number])
         confidence = min(1.0, max(0.0, passage.confidence))
         kept.append(
-            Snippet(
+            evidence.Passage.at(
                 document_key,
                 document,
                 page.number,

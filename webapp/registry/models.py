@@ -113,7 +113,9 @@ class ReviewRequirement(db.Model):
     position: Mapped[int] = mapped_column(Integer)
     # A Coverage once assessed; None before the first run.
     status: Mapped[str | None] = mapped_column(String(16))
-    # The snippets the last run found (Snippet.to_dict()), with their structured fields.
+    # The passages the last run found, as the review vocabulary stores evidence
+    # (evidence.Passage.to_dict(): Evidence.to_dict() with its confidence); rows stored before
+    # are in the snippet shape, which Passage.from_dict reads too.
     snippets: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     # Why the model's passages were not evidence (a page that does not exist, a quote not there).
     problems: Mapped[list[str]] = mapped_column(JSON, default=list)

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from flask import url_for
 from markupsafe import Markup, escape
 from sqlalchemy import or_, select
 from sqlalchemy.orm import selectinload
 
 from webapp.extensions import db
 from webapp.registry.checklist import Requirement
-from webapp.registry.evidence import COVERAGE_LABELS, Coverage
+from webapp.registry.evidence import COVERAGE_LABELS, Coverage, Passage
 from webapp.registry.models import Review, ReviewRequirement
 from webapp.registry.targets import (
     DATE_STYLE,
@@ -96,6 +97,25 @@ def chosen_filter(raw: str | None) -> str:
     return raw if raw in FILTER_KEYS else "all"
 
 
+def passages(review: Review, record: ReviewRequirement) -> list[Passage]:
+    """The passages the last run found for a requirement, as the core's evidence macro shows
+    them: each links to its page with the passage marked, while its document is there."""
+    kept = {d.id for d in review.documents}
+    found = [Passage.from_dict(s) for s in record.snippets or []]
+    return [_linked(review.id, p) if p.document_key in kept else p for p in found]
+
+
+def _linked(review_id: int, passage: Passage) -> Passage:
+    url = url_for(
+        "registry.page",
+        review_id=review_id,
+        document_id=passage.document_key,
+        number=passage.page,
+        q=passage.text,
+    )
+    return replace(passage, source_url=url)
+
+
 def short(text: str, most: int = 140) -> str:
     text = " ".join(text.split())
     return text if len(text) <= most else text[: most - 1].rstrip() + "…"
@@ -103,9 +123,24 @@ def short(text: str, most: int = 140) -> str:
 
 @dataclass(frozen=True)
 class HistoryEntry:
+    """One decision as the core's change_history macro shows a change: what was decided (as
+    its field) and the values before and after, in words."""
+
     change: Change
     what: str  # "REQ-002: Verdict", "Owner", "Overall outcome"
     value: str  # the decision in words
+    was: str  # what it replaced, in words
+
+    # What change_history reads of a change: what was decided and the values in words, the
+    # rest as the change has it.
+    field = property(lambda self: self.what)
+    old_value = property(lambda self: self.was)
+    new_value = property(lambda self: self.value)
+    at = property(lambda self: self.change.at)
+    user = property(lambda self: self.change.user)
+    source = property(lambda self: self.change.source)
+    comment = property(lambda self: self.change.comment)
+    apply_group = property(lambda self: self.change.apply_group)
 
 
 def _value_words(field: str, value: Any, documents: dict[int, str]) -> str:
@@ -147,7 +182,12 @@ def history(review: Review, limit: int = 200) -> list[HistoryEntry]:
         else:
             what = review_decisions.field_label(change.field)
         entries.append(
-            HistoryEntry(change, what, _value_words(change.field, change.new_value, documents))
+            HistoryEntry(
+                change,
+                what,
+                _value_words(change.field, change.new_value, documents),
+                _value_words(change.field, change.old_value, documents),
+            )
         )
     return entries
 

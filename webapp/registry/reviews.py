@@ -20,7 +20,7 @@ from webapp.registry.assessment import Assessment, assess
 from webapp.registry.checklist import Checklist, StructuredField, bundled
 from webapp.registry.dates import DateStyle
 from webapp.registry.discovery import DocumentType
-from webapp.registry.evidence import Snippet
+from webapp.registry.evidence import Passage
 from webapp.registry.models import Review, ReviewDocument, ReviewRequirement
 from webapp.registry.pages import PageKind
 from webapp.registry.targets import (
@@ -98,19 +98,6 @@ def delete_review(review: Review) -> list[str]:
 
 def requirement(review: Review, requirement_id: str) -> ReviewRequirement | None:
     return next((r for r in review.requirements if r.requirement_id == requirement_id), None)
-
-
-def snippet_of(data: dict[str, Any]) -> Snippet:
-    """A stored snippet; one kept from before snippets carried fields has none."""
-    return Snippet(
-        data.get("document_id") or 0,
-        data.get("document") or "",
-        data.get("page") or 0,
-        data.get("section"),
-        data.get("text") or "",
-        float(data.get("confidence") or 0),
-        data.get("structured_fields") or None,
-    )
 
 
 STYLES = {s.value: s for s in DateStyle}
@@ -209,7 +196,9 @@ def entered_values(review: Review) -> list[FieldValue]:
 
 def assessment(review: Review) -> Assessment:
     """The review assessed from the evidence its last run stored and what reviewers entered."""
-    found = {r.requirement_id: [snippet_of(s) for s in r.snippets] for r in review.requirements}
+    found = {
+        r.requirement_id: [Passage.from_dict(s) for s in r.snippets] for r in review.requirements
+    }
     return assess(
         review.methodology,
         docs.source_documents(review),

@@ -32,7 +32,7 @@ from webapp.registry.evidence import (
     COVERAGE_LABELS,
     SNIPPETS_PER_DOCUMENT,
     Coverage,
-    Snippet,
+    Passage,
     SourceDocument,
     coverage,
     find_evidence,
@@ -265,7 +265,7 @@ def model_evidence(
     wanted: Requirement,
     sources: list[SourceDocument],
     run_id: int,
-) -> tuple[list[Snippet], list[str]]:
+) -> tuple[list[Passage], list[str]]:
     """The model's snippets for one requirement from the documents its category maps to
     (every document when none of those kinds is there), best first, and the problems with its
     answers. Each answer is cached by document and requirement; those not cached are asked in

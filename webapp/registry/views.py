@@ -30,6 +30,7 @@ from webapp.registry.checklist import (
     read_checklist,
 )
 from webapp.registry.discovery import TYPE_LABELS, DocumentType
+from webapp.registry.evidence import Passage
 from webapp.registry.forms import (
     DateStyleForm,
     EntryForm,
@@ -367,10 +368,10 @@ def delete(review_id: int):
     return redirect(url_for("registry.index"))
 
 
-def passage_form(snippet: dict, fields: list) -> EntryForm:
+def passage_form(passage: Passage, fields: list) -> EntryForm:
     """The form to enter a field from one passage, filled with the first of the requirement's
     fields the passage states (the model's reading), for the reviewer to confirm or correct."""
-    carried = snippet.get("structured_fields") or {}
+    carried = passage.fields
     stated = next((f.value for f in fields if carried.get(f.value)), None)
     data = {"field": stated, "value": carried[stated]} if stated else None
     return EntryForm(formdata=None, data=data).limit_to(fields)
@@ -415,11 +416,12 @@ def render_requirement(review: Review, requirement_id: str, status: int = 200, *
     verdict = reviews.verdicts(review).get(requirement_id)
     checks = [c for c in reviews.checks(review) if c["field"] in fields]
     structured = {f.value for f in wanted.structured_fields}
+    passages = page_data.passages(review, record)
     context = {
         "review": review,
         "record": record,
         "requirement": wanted,
-        "snippets": record.snippets or [],
+        "passages": passages,
         "fields": fields,
         "entered": {f: [e for e in entered if e.field == f] for f in fields},
         # The reviewer's value that replaces the model's, by (field, document id).
@@ -434,7 +436,7 @@ def render_requirement(review: Review, requirement_id: str, status: int = 200, *
         or VerdictForm(data={"verdict": verdict.value} if verdict else None),
         "entry_form": forms.get("entry_form"),
         "entry_at": forms.get("entry_at"),
-        "entries": [passage_form(s, wanted.asked) for s in record.snippets or []],
+        "entries": [passage_form(p, wanted.asked) for p in passages],
         "page_entry_form": EntryForm(formdata=None).limit_to(wanted.asked),
         "readable": readable(review),
         "by_page": BY_PAGE,
