@@ -221,9 +221,14 @@ def test_a_culture_gets_a_plan_and_keeps_its_plan_history(client_as, worker):
         .order_by(Change.id)
         .all()
     )
-    assert [c.new_value.split(":")[0] for c in changes] == [f"plan #{i}" for i in plan_ids]
-    assert changes[1].old_value.startswith(f"plan #{plan_ids[0]}")
+    assert [c.new_value for c in changes] == [{"plan_id": i} for i in plan_ids]
+    assert changes[1].old_value == {"plan_id": plan_ids[0]}
     assert "Fertilizer plan" in page  # the history names the field
+    # ... and shows each plan in words, never its stored value.
+    history = soup(page).find(id="history").get_text()
+    newest = db.session.get(PlanRecord, plan_ids[1])
+    assert f"Plan #{newest.id} — {newest.crop_name}: {newest.label}" in history
+    assert "plan_id" not in history
     listed = soup(reviewer.get("/fertilizer")).find("a", string=culture.label)
     assert listed["href"] == f"/cultures/{culture.id}"  # the plan list names the culture
 
@@ -255,7 +260,7 @@ def test_a_plan_run_proposes_its_plan_to_the_culture_and_a_save_is_undone(client
         "Kopfsalat",
     )
     [proposal] = target["suggestions"]
-    assert proposal["value"].startswith(f"plan #{first.id}: N ")
+    assert proposal["value"] == {"plan_id": first.id}
     assert proposal["label"] == "Fertilizer plan" and proposal["current_value"] is None
     applied = reviewer.post(
         f"/api/v1/runs/{runs[0]}/apply", json={"suggestions": [proposal["id"]]}, headers=headers

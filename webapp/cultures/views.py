@@ -80,8 +80,9 @@ from webapp.cultures.reference_match import culture_match, reference_matches
 from webapp.database import among
 from webapp.extensions import db
 from webapp.fertilizer.models import PlanRecord
+from webapp.fertilizer.plans import CHANGE_FIELD as PLAN_FIELD
 from webapp.fertilizer.plans import TARGET as PLAN_TARGET
-from webapp.fertilizer.plans import plan_history
+from webapp.fertilizer.plans import plan_history, plan_words
 from webapp.ids import record_ids
 from webapp.jobs.models import Run
 from webapp.jobs.queue import RunInProgress
@@ -448,7 +449,9 @@ def render_culture(culture: Culture, fragment: str | None = None, **extra):
         ],
         reference=culture_match(culture),
         shown_field=shown,
-        history_value=lambda value, field: shown_value(field, value, culture),
+        history_value=lambda value, field: (
+            plan_words(value) if field == PLAN_FIELD else shown_value(field, value, culture)
+        ),
         form=EmptyForm(),
         # The enrichment block polls every second while a run is live and shows no history.
         history=changes,

@@ -149,8 +149,9 @@ SUGGESTION_DEFAULTS = {
 }
 
 
-def store_suggestions(rows: Sequence[Mapping[str, Any]]) -> None:
-    """Suggestions as plain rows (Suggestion's columns), in one bulk insert."""
+def store_suggestions(rows: Sequence[Mapping[str, Any]], with_ids: bool = False) -> list[int]:
+    """Suggestions as plain rows (Suggestion's columns), in one bulk insert; with_ids: in one
+    INSERT … RETURNING instead, answering their ids in the rows' order (else [])."""
     now = utcnow()
     full = [
         {
@@ -161,7 +162,13 @@ def store_suggestions(rows: Sequence[Mapping[str, Any]]) -> None:
         }
         for row in rows
     ]
-    bulk_insert(db.session, SUGGESTIONS, full)
+    if not with_ids:
+        bulk_insert(db.session, SUGGESTIONS, full)
+        return []
+    if not full:
+        return []
+    returning = SUGGESTIONS.insert().returning(SUGGESTIONS.c.id, sort_by_parameter_order=True)
+    return list(db.session.scalars(returning, full))
 
 
 def store_findings(
