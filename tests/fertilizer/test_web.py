@@ -12,10 +12,12 @@ from tests.support.html import soup
 from webapp.cultures.catalog import create_culture
 from webapp.extensions import db
 from webapp.fertilizer.models import PlanRecord
+from webapp.fertilizer.plans import plan_words
 from webapp.fertilizer.request import parse_request
 from webapp.fertilizer.season import season_of
 from webapp.jobs.models import Run, RunStatus
 from webapp.review.models import Change
+from webapp.review.targets import target_for
 
 
 def finished(run_id: int) -> Run:
@@ -362,3 +364,12 @@ def test_a_cultures_growth_duration_alone_is_the_season_with_its_harvest_window_
     season = season_of(parse_request(document), None)
     assert season.days == 70
     assert season.note.startswith("Season: 70 days, the culture's growth to first harvest;")
+
+
+def test_a_stored_plan_value_is_its_id_and_anything_else_names_no_plan(app):
+    culture = kopfsalat()
+    target = target_for("culture_plan")
+    assert target.current([culture.id]) == {culture.id: {"fertilizer_plan": None}}
+    with pytest.raises(ValueError, match="names no plan"):
+        target.write(culture.id, {"fertilizer_plan": "plan #3: N 1 · P 1 · K 1 g/m²"}, None)
+    assert plan_words(None) == "—" and plan_words({"plan_id": 999999}) == "Plan #999999 (deleted)"

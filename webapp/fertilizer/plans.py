@@ -207,6 +207,8 @@ class CulturePlanTarget(CultureRecords):
         culture = db.session.get(Culture, target_id)
         previous = current_plan(culture)
         wanted = plan_id_of(values[CHANGE_FIELD])
+        if wanted is None and values[CHANGE_FIELD] is not None:
+            raise ValueError("This value names no plan.")
         if wanted is None:
             # Undoing a culture's first plan: the plan leaves its history.
             if previous is not None:
