@@ -17,13 +17,13 @@ NOT_IDS = ["²", "٣", "1" * 30, "-1", "0", " 7", "7 ", "1.5", "", str(MAX_ID + 
 @pytest.mark.parametrize("raw", NOT_IDS)
 def test_what_names_no_record_is_none(raw):
     assert record_id(raw) is None
-    assert plan_id_of(raw) is None and plan_id_of(f"plan #{raw}: Tomato") is None
+    assert plan_id_of(raw) is None and plan_id_of({"plan_id": raw}) is None
 
 
 def test_ids_are_read_in_order_once_each():
     assert record_ids(["3", "²", "1", "3", str(MAX_ID), True, 5]) == [3, 1, MAX_ID, 5]
     assert record_id(True) is None and record_id(0) is None and record_id(MAX_ID + 1) is None
-    assert plan_id_of("plan #12: Tomato") == 12
+    assert plan_id_of({"plan_id": 12}) == 12 and plan_id_of({"plan_id": "12"}) == 12
 
 
 def test_a_culture_batch_of_ids_that_name_nothing_asks_for_a_choice(client_as):

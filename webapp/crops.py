@@ -89,6 +89,8 @@ class CropPlans:
 
     target: str  # the review target of a crop's current plan: its changes are the crop's too
     saved_to: Callable[[int], list[Any]]  # the plans saved to a crop (by id), newest first
+    field: str  # the field of the target its changes set
+    words: Callable[[Any], str]  # one of its values in words, for the crop's history
 
 
 _PLANS: list[CropPlans] = []
@@ -107,3 +109,8 @@ def plan_targets() -> tuple[str, ...]:
 def plans_of(crop_id: int) -> list[Any]:
     """The plans saved to a crop, newest first (none when no workspace keeps plans)."""
     return [plan for p in _PLANS for plan in p.saved_to(crop_id)]
+
+
+def plan_words(field: str, value: Any) -> str | None:
+    """A plan's value in a crop's history in words; None for a field no plans keep."""
+    return next((p.words(value) for p in _PLANS if p.field == field), None)

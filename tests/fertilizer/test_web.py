@@ -12,10 +12,12 @@ from tests.support.html import soup
 from webapp.cultures.catalog import create_culture
 from webapp.extensions import db
 from webapp.fertilizer.models import PlanRecord
+from webapp.fertilizer.plans import plan_words
 from webapp.fertilizer.request import parse_request
 from webapp.fertilizer.season import season_of
 from webapp.jobs.models import Run, RunStatus
 from webapp.review.models import Change
+from webapp.review.targets import target_for
 
 
 def finished(run_id: int) -> Run:
@@ -221,9 +223,14 @@ def test_a_culture_gets_a_plan_and_keeps_its_plan_history(client_as, worker):
         .order_by(Change.id)
         .all()
     )
-    assert [c.new_value.split(":")[0] for c in changes] == [f"plan #{i}" for i in plan_ids]
-    assert changes[1].old_value.startswith(f"plan #{plan_ids[0]}")
+    assert [c.new_value for c in changes] == [{"plan_id": i} for i in plan_ids]
+    assert changes[1].old_value == {"plan_id": plan_ids[0]}
     assert "Fertilizer plan" in page  # the history names the field
+    # ... and shows each plan in words, never its stored value.
+    history = soup(page).find(id="history").get_text()
+    newest = db.session.get(PlanRecord, plan_ids[1])
+    assert f"Plan #{newest.id} — {newest.crop_name}: {newest.label}" in history
+    assert "plan_id" not in history
     listed = soup(reviewer.get("/fertilizer")).find("a", string=culture.label)
     assert listed["href"] == f"/cultures/{culture.id}"  # the plan list names the culture
 
@@ -255,7 +262,7 @@ def test_a_plan_run_proposes_its_plan_to_the_culture_and_a_save_is_undone(client
         "Kopfsalat",
     )
     [proposal] = target["suggestions"]
-    assert proposal["value"].startswith(f"plan #{first.id}: N ")
+    assert proposal["value"] == {"plan_id": first.id}
     assert proposal["label"] == "Fertilizer plan" and proposal["current_value"] is None
     applied = reviewer.post(
         f"/api/v1/runs/{runs[0]}/apply", json={"suggestions": [proposal["id"]]}, headers=headers
@@ -357,3 +364,12 @@ def test_a_cultures_growth_duration_alone_is_the_season_with_its_harvest_window_
     season = season_of(parse_request(document), None)
     assert season.days == 70
     assert season.note.startswith("Season: 70 days, the culture's growth to first harvest;")
+
+
+def test_a_stored_plan_value_is_its_id_and_anything_else_names_no_plan(app):
+    culture = kopfsalat()
+    target = target_for("culture_plan")
+    assert target.current([culture.id]) == {culture.id: {"fertilizer_plan": None}}
+    with pytest.raises(ValueError, match="names no plan"):
+        target.write(culture.id, {"fertilizer_plan": "plan #3: N 1 · P 1 · K 1 g/m²"}, None)
+    assert plan_words(None) == "—" and plan_words({"plan_id": 999999}) == "Plan #999999 (deleted)"

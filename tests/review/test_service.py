@@ -13,7 +13,7 @@ from webapp.extensions import db
 from webapp.jobs.kinds import RunKind, register_kind
 from webapp.jobs.models import Run, RunStatus
 from webapp.review import service
-from webapp.review.audit import undoable_groups
+from webapp.review.audit import latest_changes, record_changes, undoable_groups
 from webapp.review.models import Change, Finding, Suggestion, SuggestionStatus
 from webapp.review.targets import ReviewTarget, register_target
 from webapp.review.vocabulary import Evidence, Proposal, Severity, SourceKind, SuggestedValue
@@ -315,3 +315,33 @@ def test_a_suggestion_keeps_its_worst_level_stored_and_an_edit_clears_it(sheet):
     service.apply([mine["width"]], None, edits={mine["width"]: "80"})
     db.session.expire_all()
     assert db.session.get(Suggestion, mine["width"]).level is None
+
+
+def test_one_write_path_records_changes_and_reads_the_newest_of_each_field(sheet, make_user):
+    user = make_user("editor")
+    group = record_changes(Sheet.kind, 1, {"depth": (2.0, 3.0)}, user, "manual", sheet.id)
+    again = record_changes(Sheet.kind, 1, {"depth": (3.0, 4.0), "width": (None, 1.0)}, None, "x")
+    assert record_changes(Sheet.kind, 1, {}, user, "manual", group=group) == group  # nothing
+    first = db.session.query(Change).filter_by(apply_group=group).one()
+    assert (first.user_id, first.source, first.run_id, first.comment, first.suggestion_id) == (
+        user.id,
+        "manual",
+        sheet.id,
+        None,
+        None,
+    )
+    assert first.at is not None and again != group
+    newest = latest_changes(Sheet.kind, [1, 2])
+    assert {f: c.new_value for f, c in newest[1].items()} == {"depth": 4.0, "width": 1.0}
+    assert newest[2] == {} and list(latest_changes(Sheet.kind, [1], "width")[1]) == ["width"]
+
+
+def test_stored_suggestions_answer_their_ids_in_order_when_asked(sheet):
+    rows = [
+        {"run_id": sheet.id, "target_type": Sheet.kind, "target_id": 1, "field": f}
+        | {"current_value": None, "suggested_value": n}
+        for n, f in enumerate(["depth", "width", "length"])
+    ]
+    ids = service.store_suggestions(rows, with_ids=True)
+    assert [db.session.get(Suggestion, i).field for i in ids] == ["depth", "width", "length"]
+    assert service.store_suggestions(rows[:1]) == []  # the bulk path answers no ids

@@ -24,7 +24,7 @@ from webapp.cultures.fields import CULTURE_FIELDS, SPECS
 from webapp.cultures.models import Culture
 from webapp.cultures.openfarmplanner import ExportUnreadable, read_export
 from webapp.extensions import db
-from webapp.review.audit import record_changes
+from webapp.review.audit import change_rows, new_group, write_changes
 from webapp.review.fields import Kind
 from webapp.review.vocabulary import Issue
 from webapp.uploads import sniff_delimiter
@@ -254,8 +254,10 @@ def import_rows(preview: ImportPreview, user: User | None) -> dict[str, int]:
     every change in the audit trail (one group per culture, undoable from its page)."""
     for row in preview.of("create"):
         create_culture(row.values)
+    changes = []
     for row in preview.of("update"):
         culture = db.session.get(Culture, row.culture_id)
         changed = update_culture(culture, row.values)
-        record_changes(AUDIT_TARGET, culture.id, changed, user, IMPORT_SOURCE)
+        changes += change_rows(AUDIT_TARGET, culture.id, changed, user, IMPORT_SOURCE, new_group())
+    write_changes(changes)
     return {action: len(preview.of(action)) for action in ACTIONS}

@@ -35,7 +35,7 @@ from webapp.contract import (
     accepts,
     spec_model,
 )
-from webapp.crops import plan_targets, plans_of
+from webapp.crops import plan_targets, plan_words, plans_of
 from webapp.cultures import api, bp
 from webapp.cultures.catalog import (
     AUDIT_TARGET,
@@ -348,7 +348,9 @@ def render_culture(culture: Culture, fragment: str | None = None, **extra):
         ],
         reference=culture_match(culture),
         shown_field=shown,
-        history_value=lambda value, field: shown_value(field, value, culture),
+        history_value=lambda value, field: (
+            plan_words(field, value) or shown_value(field, value, culture)
+        ),
         form=EmptyForm(),
         # The enrichment block polls every second while a run is live and shows no history.
         history=changes,

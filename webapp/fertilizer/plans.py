@@ -130,22 +130,33 @@ def plan_of_run(run: Run) -> PlanRecord | None:
     return db.session.scalar(select(PlanRecord).where(PlanRecord.run_id == run.id).limit(1))
 
 
-def shown(record: PlanRecord | None) -> str | None:
-    """A plan as a review and the culture history show it: "plan #3: N 12 · P 4 · K 9 g/m²"."""
-    return f"plan #{record.id}: {record.label}" if record else None
+def plan_value(record: PlanRecord | None) -> dict[str, int] | None:
+    """A plan as a culture's plan field holds it, in suggestions and the audit trail:
+    {"plan_id": 3}; None for no plan."""
+    return {"plan_id": record.id} if record else None
 
 
 def plan_id_of(value: object) -> int | None:
-    """The plan a value names (a plan id, or the shown form)."""
-    if isinstance(value, int):
-        return record_id(value)
-    return record_id(str(value or "").removeprefix("plan #").split(":", 1)[0])
+    """The plan a stored value names ({"plan_id": 3}); None for anything else."""
+    return record_id(value.get("plan_id")) if isinstance(value, Mapping) else None
+
+
+def plan_words(value: object) -> str:
+    """A stored plan value as people read it (the culture's history):
+    "Plan #3 — Lettuce: N 12 · P 4 · K 9 g/m²"."""
+    plan_id = plan_id_of(value)
+    if plan_id is None:
+        return "—" if value is None else str(value)
+    record = db.session.get(PlanRecord, plan_id)
+    if record is None:
+        return f"Plan #{plan_id} (deleted)"
+    return f"Plan #{plan_id} — {record.crop_name}: {record.label}"
 
 
 def propose_to(record: PlanRecord, culture: Crop) -> int:
     """The suggestion that this plan become the culture's current plan: the open one the run
     made, or a new one (a plan made for no culture, or saved to another). Returns its id."""
-    value = shown(record)
+    value = plan_value(record)
     # JSON values are compared here: PostgreSQL has no equality on json.
     candidates = db.session.execute(
         select(Suggestion.id, Suggestion.suggested_value).where(
@@ -164,15 +175,13 @@ def propose_to(record: PlanRecord, culture: Crop) -> int:
         TARGET,
         culture.id,
         CHANGE_FIELD,
-        shown(current_plan(culture)),
+        plan_value(current_plan(culture)),
         SuggestedValue(value, None, confidence),
         [],
         [Issue(**{**i, "severity": Severity(i["severity"])}) for i in record.issues],
     )
-    suggestion = Suggestion(**row)
-    db.session.add(suggestion)
-    db.session.flush()
-    return suggestion.id
+    [suggestion_id] = review.store_suggestions([row], with_ids=True)
+    return suggestion_id
 
 
 def save_to_culture(record: PlanRecord, culture: Crop, user: User) -> review.ApplyResult:
@@ -191,25 +200,27 @@ class CulturePlanTarget(CropRecords):
 
     def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
         known = catalog().names(ids)
-        return {i: {CHANGE_FIELD: shown(_newest(saved_to(i)))} for i in known}
+        return {i: {CHANGE_FIELD: plan_value(_newest(saved_to(i)))} for i in known}
 
     def write(self, target_id: int, values: Mapping[str, Any], user: User | None) -> Changed:
         culture = catalog().get(target_id)
         previous = current_plan(culture)
         wanted = plan_id_of(values[CHANGE_FIELD])
+        if wanted is None and values[CHANGE_FIELD] is not None:
+            raise ValueError("This value names no plan.")
         if wanted is None:
             # Undoing a culture's first plan: the plan leaves its history.
             if previous is not None:
                 previous.culture_id, previous.saved_by, previous.saved_at = None, None, None
             db.session.flush()
-            return {CHANGE_FIELD: (shown(previous), None)} if previous else {}
+            return {CHANGE_FIELD: (plan_value(previous), None)} if previous else {}
         record = db.session.get(PlanRecord, wanted)
         if record is None:
             raise ValueError(f"There is no plan #{wanted} any more.")
         saved = _save(record, culture, user)
         if previous is not None and previous.id == saved.id:
             return {}
-        return {CHANGE_FIELD: (shown(previous), shown(saved))}
+        return {CHANGE_FIELD: (plan_value(previous), plan_value(saved))}
 
     def field_label(self, field: str) -> str:
         return "Fertilizer plan"
@@ -251,7 +262,7 @@ def saved_to(culture_id: int) -> list[PlanRecord]:
 
 
 # A culture's page shows its plans, and its history their changes.
-register_plans(CropPlans(TARGET, saved_to))
+register_plans(CropPlans(TARGET, saved_to, CHANGE_FIELD, plan_words))
 
 
 def plan_history(culture: Crop) -> list[PlanRecord]:

@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from webapp.extensions import db
 from webapp.ids import record_id
 from webapp.registry.checklist import FIELD_LABELS, StructuredField
 from webapp.registry.models import Review, ReviewDocument, ReviewRequirement
 from webapp.registry.words import DELETED_DOCUMENT
-from webapp.review.models import Change
+from webapp.review.audit import latest_changes
 from webapp.review.targets import ReviewTarget, register_target
 
 REQUIREMENT = "registry_requirement"
@@ -158,18 +158,17 @@ class Decision:
 def decisions(kind: str, ids: Collection[int], field: str | None = None) -> dict[int, dict]:
     """{record id: {field: Decision}} of the newest decision of each field (only `field`
     when given); a field whose newest decision is None (undone to nothing) is left out."""
-    newest = select(func.max(Change.id)).where(
-        Change.target_type == kind, Change.target_id.in_(list(ids))
-    )
-    if field is not None:
-        newest = newest.where(Change.field == field)
-    newest = newest.group_by(Change.target_id, Change.field)
-    found: dict[int, dict[str, Decision]] = {i: {} for i in ids}
-    for change in db.session.scalars(select(Change).where(Change.id.in_(newest))):
-        if change.new_value is None:
-            continue
-        by = change.user.display_name if change.user else None
-        found[change.target_id][change.field] = Decision(
-            change.new_value, change.comment, by, change.at, change.apply_group
-        )
+    found: dict[int, dict[str, Decision]] = {}
+    for target_id, changes in latest_changes(kind, ids, field).items():
+        found[target_id] = {
+            name: Decision(
+                change.new_value,
+                change.comment,
+                change.user.display_name if change.user else None,
+                change.at,
+                change.apply_group,
+            )
+            for name, change in changes.items()
+            if change.new_value is not None
+        }
     return found

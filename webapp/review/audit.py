@@ -1,17 +1,77 @@
-"""Writing and reading the audit trail of record changes."""
+"""Writing and reading the audit trail of record changes: every Change row is written by
+write_changes (record_changes for one record's fields), and the newest change of each field is
+read by latest_changes."""
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
 from webapp.auth.models import User
+from webapp.database import among, bulk_insert, utcnow
 from webapp.extensions import db
 from webapp.review.models import Change, jsonable
+
+# Change rows go straight to the table: no ORM bookkeeping per row.
+CHANGES = Change.__table__
+
+
+def change_row(
+    target_type: str,
+    target_id: int,
+    name: str,
+    change: tuple[Any, Any],
+    user_id: int | None,
+    source: str,
+    group: str,
+    run_id: int | None = None,
+    comment: str | None = None,
+    suggestion_id: int | None = None,
+) -> dict[str, Any]:
+    """One field's change as a row of the changes table, for write_changes."""
+    old, new = change
+    return {
+        "target_type": target_type,
+        "target_id": target_id,
+        "field": name,
+        "old_value": jsonable(old),
+        "new_value": jsonable(new),
+        "source": source,
+        "apply_group": group,
+        "run_id": run_id,
+        "user_id": user_id,
+        "at": utcnow(),
+        "comment": comment,
+        "suggestion_id": suggestion_id,
+    }
+
+
+def change_rows(
+    target_type: str,
+    target_id: int,
+    changed: Mapping[str, tuple[Any, Any]],
+    user: User | None,
+    source: str,
+    group: str,
+    run_id: int | None = None,
+    comment: str | None = None,
+) -> list[dict[str, Any]]:
+    """The rows of one record's changed fields ({field: (old, new)}), for write_changes."""
+    user_id = user.id if user else None  # once: current_user is a proxy
+    return [
+        change_row(target_type, target_id, name, pair, user_id, source, group, run_id, comment)
+        for name, pair in changed.items()
+    ]
+
+
+def write_changes(rows: Sequence[Mapping[str, Any]]) -> None:
+    """The one way change rows reach the audit trail: one bulk insert, no ORM object per row
+    (the session's Change objects do not see them until re-read)."""
+    bulk_insert(db.session, CHANGES, rows)
 
 
 def record_changes(
@@ -22,26 +82,16 @@ def record_changes(
     source: str,
     run_id: int | None = None,
     group: str | None = None,
+    comment: str | None = None,
 ) -> str | None:
-    """One Change per changed field, sharing a group id (new unless one is given: changes to
-    several records made together share one), which is returned."""
+    """One Change per changed field of one record, sharing a group id (new unless one is given:
+    changes to several records made together share one), which is returned."""
     if not changed:
         return group
     group = group or new_group()
-    for field, (old, new) in changed.items():
-        db.session.add(
-            Change(
-                target_type=target_type,
-                target_id=target_id,
-                field=field,
-                old_value=jsonable(old),
-                new_value=jsonable(new),
-                source=source,
-                apply_group=group,
-                run_id=run_id,
-                user=user,
-            )
-        )
+    write_changes(
+        change_rows(target_type, target_id, changed, user, source, group, run_id, comment)
+    )
     return group
 
 
@@ -60,6 +110,23 @@ def history(target_types: tuple[str, ...], target_id: int, limit: int = 100) -> 
         .limit(limit)
     )
     return list(db.session.scalars(query))
+
+
+def latest_changes(
+    target_type: str, ids: Collection[int], field: str | None = None
+) -> dict[int, dict[str, Change]]:
+    """{record id: {field: Change}}: the newest change of every field of these records (only
+    `field` when given), with its user; a record without changes maps to {}."""
+    found: dict[int, dict[str, Change]] = {i: {} for i in ids}
+    for picked in among(db.session, Change.target_id, list(ids)):
+        newest = select(func.max(Change.id)).where(Change.target_type == target_type, picked)
+        if field is not None:
+            newest = newest.where(Change.field == field)
+        newest = newest.group_by(Change.target_id, Change.field)
+        query = select(Change).options(selectinload(Change.user)).where(Change.id.in_(newest))
+        for change in db.session.scalars(query):
+            found[change.target_id][change.field] = change
+    return found
 
 
 def undoable_groups(changes: Sequence[Change], sources: tuple[str, ...]) -> list[str]:

@@ -16,7 +16,7 @@ from webapp.auth.models import User
 from webapp.database import among, bulk_insert, utcnow
 from webapp.extensions import db
 from webapp.jobs.models import Run
-from webapp.review.audit import new_group
+from webapp.review.audit import change_row, change_rows, new_group, write_changes
 from webapp.review.models import Change, Finding, Suggestion, SuggestionStatus, jsonable
 from webapp.review.targets import Applied, Changed, ReviewTarget, target_for
 from webapp.review.vocabulary import (
@@ -30,8 +30,6 @@ from webapp.review.vocabulary import (
 
 OPEN_STATUSES = (SuggestionStatus.pending, SuggestionStatus.stale)
 REJECTABLE = (*OPEN_STATUSES, SuggestionStatus.blocked)
-# Change rows go straight to the table (bulk_insert): no ORM bookkeeping per row.
-CHANGES = Change.__table__
 
 _COLUMNS = (
     Suggestion.id,
@@ -152,8 +150,9 @@ SUGGESTION_DEFAULTS = {
 }
 
 
-def store_suggestions(rows: Sequence[Mapping[str, Any]]) -> None:
-    """Suggestions as plain rows (Suggestion's columns), in one bulk insert."""
+def store_suggestions(rows: Sequence[Mapping[str, Any]], with_ids: bool = False) -> list[int]:
+    """Suggestions as plain rows (Suggestion's columns), in one bulk insert; with_ids: in one
+    INSERT … RETURNING instead, answering their ids in the rows' order (else [])."""
     now = utcnow()
     full = [
         {
@@ -164,7 +163,13 @@ def store_suggestions(rows: Sequence[Mapping[str, Any]]) -> None:
         }
         for row in rows
     ]
-    bulk_insert(db.session, SUGGESTIONS, full)
+    if not with_ids:
+        bulk_insert(db.session, SUGGESTIONS, full)
+        return []
+    if not full:
+        return []
+    returning = SUGGESTIONS.insert().returning(SUGGESTIONS.c.id, sort_by_parameter_order=True)
+    return list(db.session.scalars(returning, full))
 
 
 def store_findings(
@@ -394,7 +399,7 @@ def _apply_kind(
         if more:
             run_id = mine[0].run_id
             changes += change_rows(kind, target_id, more, user, "apply", group, run_id=run_id)
-    bulk_insert(db.session, CHANGES, changes)
+    write_changes(changes)
     _set_status([a.id for a in applied], SuggestionStatus.applied, user)
     result.applied += applied
 
@@ -414,62 +419,29 @@ def _change_rows(
         change = written.get(item.target_id, {}).get(item.field)
         if change is None:
             continue  # the record already held this value
-        row = _change(item.target_id, item.field, change, user_id, "apply", group, item.run_id)
-        rows.append(row | {"target_type": kind, "suggestion_id": item.id})
+        rows.append(
+            change_row(
+                kind,
+                item.target_id,
+                item.field,
+                change,
+                user_id,
+                "apply",
+                group,
+                item.run_id,
+                suggestion_id=item.id,
+            )
+        )
     # A field the write changed along with those asked (a value's review status) is audited in
     # the same group, so one undo restores the record whole.
     run_id = applied[0].run_id if applied else None
     for target_id, changed in written.items():
         for name, change in changed.items():
             if (target_id, name) not in asked:
-                row = _change(target_id, name, change, user_id, "apply", group, run_id)
-                rows.append(row | {"target_type": kind, "suggestion_id": None})
+                rows.append(
+                    change_row(kind, target_id, name, change, user_id, "apply", group, run_id)
+                )
     return rows
-
-
-def _change(
-    target_id: int,
-    name: str,
-    change: tuple[Any, Any],
-    user_id: int | None,
-    source: str,
-    group: str,
-    run_id: int | None,
-    comment: str | None = None,
-) -> dict[str, Any]:
-    old, new = change
-    return {
-        "target_id": target_id,
-        "field": name,
-        "old_value": jsonable(old),
-        "new_value": jsonable(new),
-        "source": source,
-        "apply_group": group,
-        "run_id": run_id,
-        "user_id": user_id,
-        "at": utcnow(),
-        "comment": comment,
-        "suggestion_id": None,
-    }
-
-
-def change_rows(
-    kind: str,
-    target_id: int,
-    changed: Mapping[str, tuple[Any, Any]],
-    user: User | None,
-    source: str,
-    group: str,
-    run_id: int | None = None,
-    comment: str | None = None,
-) -> list[dict[str, Any]]:
-    """Change rows (for one INSERT) of one record's changed fields."""
-    user_id = user.id if user else None
-    return [
-        _change(target_id, name, pair, user_id, source, group, run_id, comment)
-        | {"target_type": kind}
-        for name, pair in changed.items()
-    ]
 
 
 def reject(suggestion_ids: Iterable[int], user: User | None) -> list[int]:
@@ -504,10 +476,19 @@ def decide(
     old = target.current([target_id]).get(target_id, {}).get(name)
     group = new_group()
     user_id = user.id if user else None
-    row = _change(target_id, name, (old, verdict), user_id, "decide", group, run_id, comment)
-    bulk_insert(
-        db.session, CHANGES, [row | {"target_type": target.kind, "suggestion_id": suggestion_id}]
+    row = change_row(
+        target.kind,
+        target_id,
+        name,
+        (old, verdict),
+        user_id,
+        "decide",
+        group,
+        run_id,
+        comment,
+        suggestion_id,
     )
+    write_changes([row])
     if suggestion_id is not None:
         suggested = db.session.scalar(
             select(Suggestion.suggested_value).where(Suggestion.id == suggestion_id)
@@ -645,7 +626,7 @@ def undo(group: str, user: User | None) -> UndoResult:
             }
         for target_id, changed in written.items():
             changes += change_rows(kind, target_id, changed, user, "undo", undo_group, run_id)
-    bulk_insert(db.session, CHANGES, changes)
+    write_changes(changes)
     for kind, target in targets.items():
         target.after_undo({i for k, i, _f in first if k == kind})
     reopened = select(Change.suggestion_id).where(

@@ -10,11 +10,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
-
 from webapp.auth.models import User
-from webapp.extensions import db
-from webapp.review.models import Change
+from webapp.review.audit import latest_changes
 
 # {field: (old, new)} for what a write really changed.
 Changed = dict[str, tuple[Any, Any]]
@@ -190,16 +187,10 @@ def _message(field: str, exc: ValueError) -> str:
 
 def last_decisions(kind: str, ids: Collection[int]) -> dict[int, dict[str, Any]]:
     """The newest recorded value of every field of these records, from the audit trail."""
-    newest = (
-        select(func.max(Change.id))
-        .where(Change.target_type == kind, Change.target_id.in_(list(ids)))
-        .group_by(Change.target_id, Change.field)
-    )
-    query = select(Change.target_id, Change.field, Change.new_value).where(Change.id.in_(newest))
-    values: dict[int, dict[str, Any]] = {i: {} for i in ids}
-    for target_id, field, value in db.session.execute(query):
-        values[target_id][field] = value
-    return values
+    return {
+        i: {name: change.new_value for name, change in fields.items()}
+        for i, fields in latest_changes(kind, ids).items()
+    }
 
 
 TARGETS: dict[str, ReviewTarget] = {}

@@ -20,7 +20,7 @@ from webapp.extensions import db
 from webapp.pagination import Page
 from webapp.problems import Invalid
 from webapp.problems import Problem as CoreProblem
-from webapp.review.audit import record_changes
+from webapp.review.audit import change_rows, new_group, record_changes, write_changes
 from webapp.tables.browsing import EVERY_ROW, RowView
 from webapp.tables.cells import COLUMN_TYPES, CellInvalid, display, infer_type
 from webapp.tables.coerce import typed_value
@@ -336,9 +336,21 @@ def _insert_rows(
         )
     )
     if source is not None:
-        for row_id, row_cells in zip(ids, cells, strict=True):
-            changes = {key: (None, value) for key, value in row_cells.items()}
-            record_changes(ROW_TARGET, row_id, changes, user, source)
+        # Each row its own group (undone alone), all of them in one insert.
+        write_changes(
+            [
+                row
+                for row_id, row_cells in zip(ids, cells, strict=True)
+                for row in change_rows(
+                    ROW_TARGET,
+                    row_id,
+                    {key: (None, value) for key, value in row_cells.items()},
+                    user,
+                    source,
+                    new_group(),
+                )
+            ]
+        )
     add_keys(
         (row_id, start + 1 + n, row_cells)
         for n, (row_id, row_cells) in enumerate(zip(ids, cells, strict=True))
