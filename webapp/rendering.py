@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from flask import render_template
+from flask import render_template, session
 from jinja2_fragments.flask import render_block
 
 from webapp.extensions import htmx
 
 
 def render_page(template: str, fragment: str | None = None, **context) -> str:
-    """Whole page for a normal request; only the named block when htmx asks for it."""
+    """Whole page for a normal request; only the named block when htmx asks for it, with the
+    messages flashed for it swapped into the page's own (out of band)."""
     if fragment is not None and htmx and not htmx.boosted:
-        return render_block(template, fragment, **context)
+        block = render_block(template, fragment, **context)
+        if session.get("_flashes"):
+            block += render_template("_flashes.html", oob=True)
+        return block
     return render_template(template, **context)

@@ -98,12 +98,17 @@ def test_review_with_the_keyboard_apply_and_undo(page: Page, plots, run_worker, 
     expect(second).to_have_class("suggestion review-item focused")
     page.keyboard.press("x")
     expect(second.locator("input.pick")).to_be_checked()
+    page.evaluate("window.samePage = true")  # gone if the page reloads
     page.keyboard.press("a")
     expect(page.get_by_text("Applied 1 row(s).")).to_be_visible()
     keys_ready(page)
     expect(page.locator("#proposal tbody tr").nth(1).locator("td[data-label=Status]")).to_have_text(
         "applied"
     )
+    # The rows were swapped in, not the page reloaded; the address says the apply to undo.
+    assert page.evaluate("window.samePage") is True
+    expect(page).to_have_url(re.compile(r"[?&]undo=[0-9a-f]+"))
+    expect(page.locator("#proposal tbody tr").nth(2).locator("input.pick")).to_be_disabled()
     page.keyboard.press("u")
     expect(page.get_by_text(re.compile(r"^Undone — .+: Per ha\.$"))).to_be_visible()
     keys_ready(page)

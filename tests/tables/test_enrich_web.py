@@ -61,8 +61,15 @@ def test_enrich_by_computation_review_apply_and_undo(client_as, orders, worker):
     reviewer = client_as("reviewer")
     applied = reviewer.submit(apply_url, seed_only, page=run_url)
     assert applied.status_code == 302 and "undo=" in applied.headers["Location"]
+    # The review form's htmx swap asks for the run's section alone: its messages come with
+    # it, out of band, into the page's own.
+    swapped = reviewer.get(applied.headers["Location"], headers={"HX-Request": "true"})
+    section = soup(swapped)
+    assert section.find(id="enrich-live") and not section.find("header")
+    assert section.find(id="flashes")["hx-swap-oob"] == "true"
+    assert "Applied 1 row(s)." in section.find(id="flashes").get_text()
     after = soup(reviewer.get(applied.headers["Location"]))
-    assert "Applied 1 row(s)." in after.get_text()
+    assert "Applied 1 row(s)." not in after.get_text()  # shown once, with the swap
     assert by_id(after, "undo-form").button.get_text() == "Undo this apply"
     # The applied row is decided; the other can still be picked, and its value edited.
     seed, tray = (by_id(after, f"proposal-{row_ids[name]}") for name in ("seed", "tray"))
