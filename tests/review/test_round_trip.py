@@ -364,7 +364,7 @@ def test_decide_undo_and_refuse_the_undo_again(app, client_as, decision):
     assert page.status_code == 200
     assert "REQ-016" in page.get_data(as_text=True)
 
-    answer(
+    decided = answer(
         reviewer.post(
             f"/api/v1/reviews/{review_id}/{decision.url}",
             json=decision.body,
@@ -372,17 +372,17 @@ def test_decide_undo_and_refuse_the_undo_again(app, client_as, decision):
         ),
         201,
     )
+    group = decided["undo_group"]
     db.session.expire_all()
     assert target.current([record_id])[record_id][decision.field] == decision.value
-    group = db.session.scalar(
-        select(Change.apply_group).where(
-            Change.target_type == target.kind,
-            Change.target_id == record_id,
-            Change.field == decision.field,
-            Change.source == "decide",
-        )
+    # The group the answer names is the decision's audited change.
+    change = db.session.scalars(select(Change).where(Change.apply_group == group)).one()
+    assert (change.target_type, change.target_id, change.field, change.source) == (
+        target.kind,
+        record_id,
+        decision.field,
+        "decide",
     )
-    assert group
 
     undone_once(reviewer, group, url)
     db.session.expire_all()
