@@ -160,6 +160,8 @@ def test_every_target_is_proposed_to_or_said_why_not():
     # Every proposing kind has a way to start it here, every target a way to find it shown.
     assert set(proposing_kinds()) == set(STARTS)
     assert proposed_to == set(SHOWN)
+    # Every target that is only decided has its decision round trip below.
+    assert {decision.target for decision in DECISIONS} == set(DECIDED_NOT_PROPOSED)
 
 
 def pending_suggestion(reviewer: Client, run_id: int) -> tuple[dict, dict]:
