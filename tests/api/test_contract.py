@@ -42,8 +42,8 @@ REFUSED = [
     ("POST", "/api/v1/cultures/enrich-batch", {"ids": [2**70]}),
     # Past PostgreSQL's integer, found by the fuzzing suite on the PostgreSQL pass.
     ("POST", "/api/v1/cultures/enrich-batch", {"mode": "changes", "ids": [2**55, 68057]}),
-    ("POST", "/api/v1/cultures/1/apply", {"run_id": 1, "fields": [{}]}),
-    ("POST", "/api/v1/cultures/1/apply", {"run_id": {"a": 1}, "fields": ["name"]}),
+    # The first table API's body is no longer taken: its key is an unknown one.
+    ("POST", "/api/v1/runs/1/apply", {"row_ids": [1]}),
     ("POST", "/api/v1/runs/1/apply", {"suggestions": [True]}),
     ("POST", "/api/v1/runs/1/apply", {"suggestions": [1], "edits": {"x": "1"}}),
     ("POST", "/api/v1/cultures", {"name": "x", "expected_yield": "inf"}),
@@ -123,6 +123,10 @@ def test_the_document_names_every_call_its_role_and_its_body(app, token):
     body = apply["requestBody"]["content"]["application/json"]["schema"]
     assert {"suggestions", "all_valid", "reconfirm", "edits"} <= set(body["properties"])
     assert "422" in apply["responses"] and "503" in apply["responses"]
+    # The legacy apply calls are retired (docs/api.md, Changes): one apply is left.
+    assert "row_ids" not in body["properties"]
+    assert "/api/v1/cultures/{culture_id}/apply" not in document["paths"]
+    assert send(app, token, "POST", "/api/v1/cultures/1/apply", {}).status_code == 404
     created = document["paths"]["/api/v1/cultures"]["post"]
     assert created["requestBody"]["content"]["application/json"]["schema"]["required"] == ["name"]
 

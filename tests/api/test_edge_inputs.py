@@ -6,7 +6,6 @@ no call takes. Each is refused with the one error shape; none is a server fault.
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
@@ -230,25 +229,6 @@ def test_a_query_key_the_rows_call_does_not_take_is_422(admin):
     assert admin("GET", f"/api/v1/tables/{table_id}/rows").status_code == 200
     error = refused(admin("GET", f"/api/v1/tables/{table_id}/rows?bogus=1"))
     assert "bogus" in json.dumps(error)
-
-
-# An answer the document does not declare (the fuzz test's KNOWN_MISFITS)
-
-
-@pytest.mark.parametrize("field", ["expected_yield", "\x00"])
-def test_a_refused_apply_of_a_cultures_fields_answers_in_the_error_shape(admin, field):
-    """A field the run suggested nothing for is refused by name, a NUL one too (it never
-    reaches PostgreSQL, whose text cannot hold it)."""
-    made = admin("POST", "/api/v1/cultures", json={"name": "Tomate"})
-    assert made.status_code == 201, made.get_json()
-    answer = admin(
-        "POST",
-        f"/api/v1/cultures/{made.get_json()['id']}/apply",
-        json={"run_id": 1, "fields": [field]},
-    )
-    error = refused(answer)
-    assert error["code"] == "some_refused" and re.search("suggest", error["message"])
-    assert error["details"]["refused"][0]["field"] == field
 
 
 def test_a_nul_in_a_system_document_is_named_by_its_path(admin):

@@ -122,20 +122,20 @@ def test_the_api_enriches_and_applies_with_reasons_for_refusals(client_as, crowd
     assert started.status_code == 202
     run_id = started.get_json()["run_id"]
     finished_run()
+    good = suggestion(crowded_tomato, "growth_duration_days")
+    bad = suggestion(crowded_tomato, "expected_yield")
+    not_the_runs = 2_000_000_000
     applied = reviewer.post(
-        f"/api/v1/cultures/{culture_id}/apply",
+        f"/api/v1/runs/{run_id}/apply",
         headers=headers,
-        json={
-            "run_id": run_id,
-            "fields": ["growth_duration_days", "expected_yield", "row_spacing_cm"],
-        },
+        json={"suggestions": [good.id, bad.id, not_the_runs]},
     )
     body = applied.get_json()
     assert applied.status_code == 422
-    assert body["applied"] == ["growth_duration_days"]
-    assert {(r["field"], r["code"]) for r in body["refused"]} == {
-        ("expected_yield", "invalid_suggestion"),
-        ("row_spacing_cm", "no_suggestion"),
+    assert body["applied"] == [good.id]
+    assert {(r["suggestion"], r["field"], r["code"]) for r in body["refused"]} == {
+        (bad.id, "expected_yield", "invalid_suggestion"),
+        (not_the_runs, "", "no_suggestion"),
     }
     assert body["error"]["code"] == "some_refused"
     assert body["error"]["message"].startswith("2 of the chosen were refused: ")

@@ -173,25 +173,34 @@ def test_the_offline_lookup_answers_from_uploaded_documents(app, client_as, work
     assert document["operations"] == [
         {"action": "update", "row_id": acme["row_id"], "changes": {"Founded": 2010}}
     ]
+    # The review API lists every row of the run: the row found has its suggestion, the other
+    # none; a suggestion id that is not the run's is refused by name beside the applied one.
     reviewer = client_as("reviewer")
+    listed = reviewer.get(f"/api/v1/runs/{run_id}/suggestions").get_json()["targets"]
+    by_row = {entry["id"]: entry["suggestions"] for entry in listed}
+    [found] = by_row[acme["row_id"]]
+    assert by_row[other["row_id"]] == []
+    not_the_runs = found["id"] + 1000
     applied = reviewer.post(
         f"/api/v1/runs/{run_id}/apply",
-        json={"row_ids": [acme["row_id"], other["row_id"]]},
+        json={"suggestions": [found["id"], not_the_runs]},
         headers={"X-CSRFToken": reviewer.csrf_token("/")},
     )
     assert applied.status_code == 422
     body = applied.get_json()
-    assert body["applied"] == [acme["row_id"]] and body["undo_group"]
+    assert body["applied"] == [found["id"]] and body["undo_group"]
     assert body["refused"] == [
         {
-            "row_id": other["row_id"],
+            "suggestion": not_the_runs,
+            "target": {"type": "", "id": 0},
+            "field": "",
             "code": "no_suggestion",
-            "message": "The run proposed nothing for this row.",
+            "message": "The run made no such suggestion.",
         }
     ]
     assert body["error"] == {
         "code": "some_refused",
-        "message": "1 of the chosen was refused: The run proposed nothing for this row.",
+        "message": "1 of the chosen was refused: The run made no such suggestion.",
         "details": {"refused": body["refused"]},
     }
 

@@ -20,7 +20,7 @@ from pydantic import Field
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import defer
 
-from webapp.api import BodyInvalid, applied_answer, json_body
+from webapp.api import BodyInvalid, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
@@ -604,12 +604,6 @@ class EnrichOne(RequestModel):
     fields: Names = []
 
 
-class ApplyFields(RequestModel):
-    run_id: Id
-    fields: Names
-    reconfirm: Names = []
-
-
 @api.get("")
 @accepts(query=CultureQuery, summary="Cultures, filtered, sorted and paged.")
 def api_index():
@@ -770,45 +764,6 @@ def api_enrich(culture_id: int):
         [culture.id], current_user, body.get("mode", "complete"), body.get("fields") or []
     )
     return jsonify(run_id=run.id), 202
-
-
-@api.post("/<int:culture_id>/apply")
-@require_role(Role.reviewer)
-@accepts(
-    ApplyFields,
-    answers={200: "Applied.", 422: "Some were refused, with reasons."},
-    summary="Apply a run's suggestions by field (kept for the first API's clients).",
-)
-def api_apply(culture_id: int):
-    """Kept for clients of the first API: POST /api/v1/runs/<id>/apply is the one apply.
-    Takes {"run_id", "fields", "reconfirm": [fields]}."""
-    culture = culture_or_404(culture_id)
-    body = json_body()
-    fields = {f for f in body.get("fields") or [] if isinstance(f, str)}
-    reconfirm = {f for f in body.get("reconfirm") or [] if isinstance(f, str)}
-    run_id = body.get("run_id")
-    chosen = list(
-        db.session.execute(
-            select(Suggestion.id, Suggestion.field).where(
-                Suggestion.run_id == (run_id if isinstance(run_id, int) else None),
-                Suggestion.target_type == TARGET,
-                Suggestion.target_id == culture.id,
-                # Only names a suggestion can have reach the query (PostgreSQL refuses a NUL).
-                Suggestion.field.in_(fields & LABELS.keys()),
-            )
-        )
-    )
-    result = review.apply(
-        [i for i, _f in chosen], current_user, [i for i, f in chosen if f in reconfirm]
-    )
-    db.session.commit()
-    missing = fields - {f for _i, f in chosen}
-    refused = [r.to_dict() for r in result.refused] + [
-        {"field": f, "code": "no_suggestion", "message": "That run suggested nothing for it."}
-        for f in sorted(missing)
-    ]
-    answer = {"applied": result.applied_fields, "refused": refused, "undo_group": result.group}
-    return applied_answer(answer, refused)
 
 
 @api.get("/<int:culture_id>")

@@ -449,13 +449,16 @@ def api_validation(review_id: int):
 def api_verdict(review_id: int):
     review = review_or_404(review_id)
     body = json_body()
-    reviews.decide_requirement(
+    group = reviews.decide_requirement(
         review, body["requirement_id"], body["verdict"], body.get("comment"), current_user
     )
     db.session.commit()
     verdict = reviews.verdicts(review)[body["requirement_id"]]
     return jsonify(
-        requirement_id=body["requirement_id"], verdict=verdict.value, **decision_dict(verdict)
+        requirement_id=body["requirement_id"],
+        verdict=verdict.value,
+        **decision_dict(verdict),
+        undo_group=group,
     ), 201
 
 
@@ -465,10 +468,10 @@ def api_verdict(review_id: int):
 def api_outcome(review_id: int):
     review = review_or_404(review_id)
     body = json_body()
-    reviews.set_outcome(review, body["outcome"], body.get("comment"), current_user)
+    group = reviews.set_outcome(review, body["outcome"], body.get("comment"), current_user)
     db.session.commit()
     outcome = reviews.outcome(review)
-    return jsonify(outcome=outcome.value, **decision_dict(outcome)), 201
+    return jsonify(outcome=outcome.value, **decision_dict(outcome), undo_group=group), 201
 
 
 # Reports

@@ -46,8 +46,6 @@ class ApplyBody(Choose):
     edits: (
         dict[Annotated[str, Field(pattern=r"^[0-9]{1,18}$")], Whole | Number | Text | None] | None
     ) = None
-    # The first table API's body: rows, answered by row.
-    row_ids: Ids | None = None
 
 
 @api.get("/runs/<int:run_id>/suggestions")
@@ -137,39 +135,6 @@ def _not_the_runs(ids: list[int]) -> list[dict[str, Any]]:
     ]
 
 
-def by_record(run: Run, ids: list[int]) -> tuple[dict[int, int], list[int]]:
-    """The run's open or invalid suggestion for each of these records, and the records it
-    proposed nothing for."""
-    found: dict[int, int] = {}
-    for picked in among(db.session, Suggestion.target_id, ids):
-        query = select(Suggestion.target_id, Suggestion.id).where(
-            Suggestion.run_id == run.id, picked
-        )
-        found.update(db.session.execute(query).all())
-    return found, [i for i in ids if i not in found]
-
-
-def apply_by_row(run: Run, body: dict):
-    """The first table API's apply, kept for its clients: {"row_ids": [ids]}, answered by row
-    ({"applied": [row ids], "refused": [{"row_id", …}]})."""
-    rows = _ids(body, "row_ids")
-    if not rows:
-        raise BodyInvalid("row_ids must be a non-empty list of row ids.", loc="row_ids")
-    suggestions, missing = by_record(run, rows)
-    result = service.apply([suggestions[i] for i in rows if i in suggestions], current_user)
-    db.session.commit()
-    refused = [
-        {"row_id": i, "code": "no_suggestion", "message": "The run proposed nothing for this row."}
-        for i in missing
-    ] + [{"row_id": r.target_id, **r.to_dict()} for r in result.refused]
-    answer = {
-        "applied": [a.target_id for a in result.applied],
-        "refused": refused,
-        "undo_group": result.group,
-    }
-    return applied_answer(answer, refused)
-
-
 @api.post("/runs/<int:run_id>/apply")
 @require_role(Role.reviewer)
 @accepts(
@@ -183,8 +148,6 @@ def apply(run_id: int):
     to undo."""
     run, _kind, _target = reviewed_run_or_404(run_id)
     body = json_body()
-    if "row_ids" in body:
-        return apply_by_row(run, body)
     chosen, foreign = chosen_of_run(run, body)
     edits = body.get("edits") or {}
     result = service.apply(

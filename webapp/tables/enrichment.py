@@ -679,8 +679,8 @@ def apply_rows(
     reconfirm: Iterable[int] = (),
     skip_invalid: bool = False,
 ) -> TableApply:
-    """The rows' suggestions through the review core, answered by row (the table pages' and
-    the first API's shape). An invalid row is refused until its value is edited (left out
+    """The rows' suggestions through the review core, answered by row (the table pages'
+    shape). An invalid row is refused until its value is edited (left out
     without a refusal with skip_invalid); a stale one (its cell changed since the run) until it
     is re-confirmed (reconfirm: suggestion ids)."""
     row_ids = [int(i) for i in row_ids]
