@@ -264,8 +264,8 @@ def plan_shown(_reviewer: Client, page: BeautifulSoup, record_id: int, suggestio
     option = page.select_one(f'select[name="culture"] option[value="{record_id}"]')
     assert option is not None and option.has_attr("selected")
     assert page.find("button", string=re.compile("Save plan to culture"))
-    plan = suggestion["value"].split(":")[0].removeprefix("plan ")  # "plan #12: N …"
-    assert page.h1.get_text(" ", strip=True).startswith(f"Fertilizer plan {plan}:")
+    plan = suggestion["value"]["plan_id"]
+    assert page.h1.get_text(" ", strip=True).startswith(f"Fertilizer plan #{plan}:")
     return option
 
 
