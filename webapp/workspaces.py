@@ -85,7 +85,7 @@ WORKSPACES = (
         "Registry reviews",
         "/registry",
         "Carbon-project documents against a checklist.",
-        views=("views", "api_views", "downloads"),
+        views=("views", "api"),
         role=Role.editor,
         cli="cli",
     ),
