@@ -63,6 +63,7 @@ WORKSPACES = (
         "Fertilizer plans",
         "/fertilizer",
         "N-P-K plans that add up, basal and topdress.",
+        views=("views", "api"),
         cli="cli",
     ),
     Workspace(
