@@ -78,7 +78,7 @@ WORKSPACES = (
         "Farm systems",
         "/systems",
         "Rotations, interventions and indicators such as IFT.",
-        views=("views", "dose_views", "drawer", "edit_views", "ai_views"),
+        views=("views", "dose_views", "drawer", "edit_views", "ai_views", "api"),
         cli="cli",
     ),
     Workspace(
