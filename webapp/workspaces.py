@@ -71,7 +71,7 @@ WORKSPACES = (
         "Research tables",
         "/tables",
         "Fill a column for many rows with research.",
-        views=("views", "enrich_views"),
+        views=("views", "enrich_views", "api"),
     ),
     Workspace(
         "systems",
