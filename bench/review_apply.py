@@ -94,8 +94,8 @@ def table_suggestions(user) -> int:
 
 
 def culture_suggestions(user) -> int:
-    from webapp.cultures.enrichment import CultureEnrichment
     from webapp.cultures.models import Culture
+    from webapp.cultures.runs import CultureEnrichment
     from webapp.extensions import db
     from webapp.review.service import store_suggestions
 

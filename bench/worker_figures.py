@@ -43,8 +43,8 @@ def wait_for_workers(app, count: int) -> None:
 
 def enrichment(user) -> float:
     """Cultures per second of one offline enrichment run."""
-    from webapp.cultures.enrichment import start_enrichment
     from webapp.cultures.models import Culture
+    from webapp.cultures.runs import start_enrichment
     from webapp.extensions import db
     from webapp.reference.library import library
 
