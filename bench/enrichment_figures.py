@@ -42,8 +42,8 @@ def main() -> None:
     with served_app(workers=2) as app:
         from webapp.auth.accounts import create_user
         from webapp.auth.roles import Role
-        from webapp.cultures.enrichment import start_enrichment
         from webapp.cultures.models import Culture
+        from webapp.cultures.runs import start_enrichment
         from webapp.extensions import db
         from webapp.jobs.models import Run
         from webapp.reference.library import library

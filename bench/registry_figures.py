@@ -126,8 +126,8 @@ def reviewed(app, user, name: str, files: dict[str, bytes]):
     worker and its assessment read back: (review, assessment, seconds of each part)."""
     from webapp.extensions import db
     from webapp.registry import documents as docs
-    from webapp.registry.reviews import assessment, create_review
-    from webapp.registry.run import start_review_run
+    from webapp.registry.review_state import assessment, create_review
+    from webapp.registry.runs import start_review_run
 
     began = time.perf_counter()
     review = create_review(name, None, user)

@@ -58,8 +58,8 @@ def table_suggestions(user) -> int:
     from tests.support.tables import make_table
     from webapp.extensions import db
     from webapp.review.service import store_suggestions
-    from webapp.tables.enrichment import TableEnrichment
     from webapp.tables.models import ROW_TARGET, TableRow
+    from webapp.tables.runs import TableEnrichment
 
     rows = [
         {"Item": f"item {n}", "Price": n % 97 + 0.5, "Qty": n % 13 + 1} for n in range(TABLE_ROWS)
@@ -94,8 +94,8 @@ def table_suggestions(user) -> int:
 
 
 def culture_suggestions(user) -> int:
-    from webapp.cultures.enrichment import CultureEnrichment
     from webapp.cultures.models import Culture
+    from webapp.cultures.runs import CultureEnrichment
     from webapp.extensions import db
     from webapp.review.service import store_suggestions
 

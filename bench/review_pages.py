@@ -43,8 +43,8 @@ def finished_computation(user, rows: int) -> tuple[int, int]:
     from webapp.extensions import db
     from webapp.jobs.models import Run, RunStatus
     from webapp.jobs.runner import work_through
-    from webapp.tables.enrichment import TableEnrichment
     from webapp.tables.models import TableRow
+    from webapp.tables.runs import TableEnrichment
     from webapp.tables.strategies import get_strategy
 
     table = make_table(

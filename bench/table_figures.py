@@ -191,7 +191,7 @@ def start_computation(table, user, rows: int):
     from flask import current_app
 
     from webapp.extensions import db
-    from webapp.tables.enrichment import start_enrichment
+    from webapp.tables.runs import start_enrichment
 
     saved = current_app.config["FURROW"]
     current_app.config["FURROW"] = dataclasses.replace(saved, max_rows_per_run=rows)
@@ -242,7 +242,7 @@ def lookup(app, user) -> None:
 
     from tests.support.tables import make_table
     from webapp.ai.client import warm
-    from webapp.tables.enrichment import TableEnrichment, start_enrichment
+    from webapp.tables.runs import TableEnrichment, start_enrichment
 
     # The server runs in its own process, as a real one would: it does not share our CPU.
     replies = [responses_body(str(1900 + n), searches=1) for n in range(LOOKUP_ROWS)]

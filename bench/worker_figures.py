@@ -43,8 +43,8 @@ def wait_for_workers(app, count: int) -> None:
 
 def enrichment(user) -> float:
     """Cultures per second of one offline enrichment run."""
-    from webapp.cultures.enrichment import start_enrichment
     from webapp.cultures.models import Culture
+    from webapp.cultures.runs import start_enrichment
     from webapp.extensions import db
     from webapp.reference.library import library
 
@@ -66,7 +66,7 @@ def enrichment(user) -> float:
 def computation(user) -> float:
     """Rows per second of one table computation run."""
     from tests.support.tables import make_table
-    from webapp.tables.enrichment import proposal
+    from webapp.tables.runs import proposal
 
     rows = [{"Item": f"item {n}", "Price": n % 97 + 0.5, "Qty": n % 13 + 1} for n in range(ROWS)]
     table = make_table(

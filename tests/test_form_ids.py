@@ -8,7 +8,7 @@ import pytest
 
 from webapp.cultures.models import Culture
 from webapp.extensions import db
-from webapp.fertilizer.plans import plan_id_of
+from webapp.fertilizer.target import plan_id_of
 from webapp.ids import MAX_ID, digits_at_most, record_id, record_ids
 
 NOT_IDS = ["²", "٣", "1" * 30, "-1", "0", " 7", "7 ", "1.5", "", str(MAX_ID + 1)]

@@ -1,7 +1,9 @@
 """Where a URL lives: each package owns its part of the address space, and the navigation is
 read from the one list of workspaces."""
 
+import ast
 from collections import defaultdict
+from pathlib import Path
 
 from webapp.auth.roles import Role
 from webapp.workspaces import WORKSPACES
@@ -49,3 +51,20 @@ def test_the_header_and_the_home_cards_come_from_the_workspaces(client_as):
             assert (workspace.summary in viewer) == (workspace.role == Role.viewer)
     shown = [w for w in WORKSPACES if w.summary and w.role in (None, Role.viewer)]
     assert viewer.count('<article class="card') == len(shown)
+
+
+def test_a_packages_api_routes_are_all_in_its_api_module():
+    """Once api.py is loaded, the package's `api` is that module: no other module of a package
+    that has one takes the API blueprint, and it is loaded with the package's views."""
+    root = Path(__file__).resolve().parent.parent / "webapp"
+    for workspace in WORKSPACES:
+        package = root / workspace.slug
+        if not (package / "api.py").exists():
+            continue
+        assert "api" in workspace.views, workspace.slug
+        for path in package.rglob("*.py"):
+            if path.name in ("api.py", "__init__.py"):
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module == f"webapp.{workspace.slug}":
+                    assert "api" not in {a.name for a in node.names}, path

@@ -63,6 +63,7 @@ WORKSPACES = (
         "Fertilizer plans",
         "/fertilizer",
         "N-P-K plans that add up, basal and topdress.",
+        views=("views", "api"),
         cli="cli",
     ),
     Workspace(
@@ -70,14 +71,14 @@ WORKSPACES = (
         "Research tables",
         "/tables",
         "Fill a column for many rows with research.",
-        views=("views", "enrich_views"),
+        views=("views", "enrich_views", "api"),
     ),
     Workspace(
         "systems",
         "Farm systems",
         "/systems",
         "Rotations, interventions and indicators such as IFT.",
-        views=("views", "dose_views", "drawer", "edit_views", "ai_views"),
+        views=("views", "dose_views", "drawer", "edit_views", "ai_views", "api"),
         cli="cli",
     ),
     Workspace(
@@ -85,7 +86,7 @@ WORKSPACES = (
         "Registry reviews",
         "/registry",
         "Carbon-project documents against a checklist.",
-        views=("views", "api_views", "downloads"),
+        views=("views", "api"),
         role=Role.editor,
         cli="cli",
     ),

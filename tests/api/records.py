@@ -24,7 +24,7 @@ from tests.support.tables import run_here
 from tests.systems.test_system_api import itinera
 from webapp.extensions import db
 from webapp.jobs.models import Run
-from webapp.registry.run import ReviewAssessment
+from webapp.registry.runs import ReviewAssessment
 from webapp.systems.runs import SystemCalculation
 
 DEED = b"# Title deed\n\nThe land known as Denman farm is owned by Nick Denman since 1998.\n"

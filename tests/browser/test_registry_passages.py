@@ -12,7 +12,7 @@ from tests.browser.conftest import ARTIFACTS, shoot, sign_in
 from webapp.auth.models import User
 from webapp.extensions import db
 from webapp.registry import documents as docs
-from webapp.registry import reviews
+from webapp.registry import review_state
 from webapp.registry.evidence import Passage
 from webapp.registry.models import ReviewStatus
 
@@ -32,11 +32,11 @@ MANAGED = "The land is managed by Denman Farms Ltd under a grazing plan."
 def review_id(session_app, admin) -> int:
     with session_app.app_context():
         user = User.by_email(admin)
-        review = reviews.create_review("Denman farm", None, user)
+        review = review_state.create_review("Denman farm", None, user)
         plan = docs.add_document(review, "Project plan.md", PLAN.encode(), user)
         plan.pages = [PLAN]
         review.status = ReviewStatus.assessed
-        record = reviews.requirement(review, "REQ-002")
+        record = review_state.requirement(review, "REQ-002")
         record.status = "needs_input"
         stated = {"owner_name": "Nicholas Denman", "tenure_type": "freehold"}
         owned = Passage.at(plan.id, plan.filename, 1, "2.1 Land tenure", OWNED, 0.6, stated)
@@ -47,8 +47,10 @@ def review_id(session_app, admin) -> int:
             "structured_fields": None,
         }  # fmt: skip
         record.snippets = [owned.to_dict(), managed]
-        reviews.decide_requirement(review, "REQ-002", "approved", "The plan names him.", user)
-        reviews.set_outcome(review, "needs_changes", "Spellings differ across documents.", user)
+        review_state.decide_requirement(review, "REQ-002", "approved", "The plan names him.", user)
+        review_state.set_outcome(
+            review, "needs_changes", "Spellings differ across documents.", user
+        )
         db.session.commit()
         return review.id
 

@@ -2,10 +2,10 @@
 only what states the values, and one undo takes it all back."""
 
 from webapp.cultures.catalog import crop_limits, edit_culture, values_of
-from webapp.cultures.enrichment import store_proposal_of
 from webapp.cultures.models import Culture
 from webapp.cultures.providers.offline import OfflineProvider
 from webapp.cultures.rules import postprocess
+from webapp.cultures.runs import store_proposal_of
 from webapp.extensions import db
 from webapp.review import service
 from webapp.review.models import Change, Suggestion

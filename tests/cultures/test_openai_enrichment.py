@@ -6,8 +6,8 @@ from rq import Queue
 from tests.cultures.test_openai_provider import ANSWER
 from tests.support.app import start_worker, stop_process, wait_for
 from tests.support.openai_server import responses_body, schema_at
-from webapp.cultures.enrichment import CultureEnrichment, suggestions_of
 from webapp.cultures.models import Culture
+from webapp.cultures.runs import CultureEnrichment, suggestions_of
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
 from webapp.jobs.queue import JobQueue, enqueue_run

@@ -12,9 +12,9 @@ from tests.support.html import soup
 from webapp.cultures.catalog import create_culture
 from webapp.extensions import db
 from webapp.fertilizer.models import PlanRecord
-from webapp.fertilizer.plans import plan_words
 from webapp.fertilizer.request import parse_request
 from webapp.fertilizer.season import season_of
+from webapp.fertilizer.target import plan_words
 from webapp.jobs.models import Run, RunStatus
 from webapp.review.models import Change
 from webapp.review.targets import target_for

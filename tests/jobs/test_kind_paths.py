@@ -14,6 +14,13 @@ def test_the_apps_kinds_are_the_registered_ones(app):
         assert load_kind(kind.path()) is kind
 
 
+def test_a_job_queued_before_its_kind_moved_finds_it_by_its_class_name(app):
+    for kind in RUN_KINDS.values():
+        if kind.__module__.startswith("webapp."):
+            assert load_kind(f"webapp.moved_away:{kind.__qualname__}") is kind
+    assert "webapp.moved_away" not in sys.modules
+
+
 def test_a_module_of_the_app_is_never_imported_by_a_jobs_name(app):
     assert "webapp.never_imported" not in sys.modules
     with pytest.raises(LookupError, match="not a registered run kind"):

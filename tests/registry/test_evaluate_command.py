@@ -9,7 +9,7 @@ import pytest
 from tests.support.app import furrow
 from webapp.extensions import db
 from webapp.registry.models import ReviewStatus
-from webapp.registry.reviews import create_review
+from webapp.registry.review_state import create_review
 
 # Furrow's status and the reviewer's verdict for five requirements:
 # agree, over-scored, agree, under-scored, not applicable (left out).

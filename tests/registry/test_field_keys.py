@@ -3,7 +3,7 @@ id ("²", which str.isdigit takes and int() refuses, or thirty digits) names no 
 never breaks a page that lists it."""
 
 from webapp.registry.checklist import StructuredField
-from webapp.registry.targets import entry_of, review_decisions
+from webapp.registry.target import entry_of, review_decisions
 
 
 def test_a_field_key_names_its_document_by_a_record_id_only():

@@ -9,8 +9,8 @@ from webapp.extensions import db
 from webapp.registry import documents as docs
 from webapp.registry.checklist import StructuredField as F
 from webapp.registry.dates import DateStyle
-from webapp.registry.reviews import checks, create_review, enter_fields
-from webapp.registry.run import ReviewAssessment, start_review_run
+from webapp.registry.review_state import checks, create_review, enter_fields
+from webapp.registry.runs import ReviewAssessment, start_review_run
 from webapp.registry.validation import FieldValue, Status, across
 
 DAY_FIRST, MONTH_FIRST = DateStyle.day_first, DateStyle.month_first

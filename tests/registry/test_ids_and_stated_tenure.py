@@ -7,7 +7,7 @@ from tests.registry import documents as made
 from tests.registry.test_pipeline_offline import assessed
 from webapp.extensions import db
 from webapp.registry.checklist import StructuredField as F
-from webapp.registry.reviews import checks, enter_fields
+from webapp.registry.review_state import checks, enter_fields
 from webapp.registry.validation import FieldValue, Status, across, tenures
 
 

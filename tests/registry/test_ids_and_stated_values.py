@@ -24,8 +24,8 @@ from webapp.registry.checklist import bundled
 from webapp.registry.dates import DateStyle
 from webapp.registry.extraction import answer_model, is_stated, read_snippets
 from webapp.registry.pages import pages_of
-from webapp.registry.reviews import requirement, set_date_style
-from webapp.registry.run import ReviewAssessment, start_review_run
+from webapp.registry.review_state import requirement, set_date_style
+from webapp.registry.runs import ReviewAssessment, start_review_run
 
 DAY_FIRST, MONTH_FIRST = DateStyle.day_first, DateStyle.month_first
 STARTED = "The project started on 06/02/2023 in Kent."

@@ -19,7 +19,7 @@ from tests.registry.test_review_api import (  # noqa: F401 - bearer, editor: fix
 from tests.registry.test_review_pages import create, newest_review
 from tests.support.html import by_id, soup
 from webapp.extensions import db
-from webapp.registry import reviews
+from webapp.registry import review_state
 from webapp.registry.checklist import (
     BUNDLED,
     FIELD_LABELS,
@@ -173,7 +173,7 @@ def test_credits_issued_pending_issue_and_in_total_are_fields_of_their_own():
 
 
 def test_a_review_made_with_it_has_its_requirements(make_user):
-    review = reviews.create_review("Denman farm 2024", bundled(ISSUANCE), make_user("editor"))
+    review = review_state.create_review("Denman farm 2024", bundled(ISSUANCE), make_user("editor"))
     db.session.commit()
     assert [r.requirement_id for r in review.requirements] == [
         r.requirement_id for r in bundled(ISSUANCE).requirements
@@ -204,7 +204,7 @@ def test_an_issuance_submission_assessed_offline_finds_its_evidence(make_user):
     assert sum(r.status == "missing" for r in registration.requirements) >= 10
     # A reviewer enters the credit statement's figures, each as its own field.
     at = {"document": report.id, "page": 2}
-    reviews.enter_fields(
+    review_state.enter_fields(
         review,
         {
             "buffer_credits": {"value": "146 credits", **at},
@@ -216,7 +216,7 @@ def test_an_issuance_submission_assessed_offline_finds_its_evidence(make_user):
     db.session.commit()
     status = {r.requirement_id: r.status for r in review.requirements}
     assert status["ISS-022"] == status["ISS-025"] == "covered"
-    entered = {e.field: e.value for e in reviews.entered(review)}
+    entered = {e.field: e.value for e in review_state.entered(review)}
     assert F.credits_issued not in entered  # never guessed from the others
 
 
@@ -259,7 +259,7 @@ def test_a_monitoring_report_on_the_registration_checklist_suggests_issuance_and
         "registration checklist this review uses."
     ) in words
     document = review.documents[0]
-    reviews.enter_fields(
+    review_state.enter_fields(
         review, {"buffer_credits": {"value": "146", "document": document.id, "page": 1}}, None
     )
     db.session.commit()
@@ -275,7 +275,7 @@ def test_a_monitoring_report_on_the_registration_checklist_suggests_issuance_and
     db.session.refresh(review)
     assert [r.requirement_id for r in review.requirements][:2] == ["ISS-001", "ISS-002"]
     assert bundled_name(review.checklist) == ISSUANCE and review.status == "draft"
-    assert [(e.field, e.value) for e in reviews.entered(review)] == [(F.buffer_credits, "146")]
+    assert [(e.field, e.value) for e in review_state.entered(review)] == [(F.buffer_credits, "146")]
     page = client.get(f"/registry/{review.id}")
     assert soup(page).find(id="checklist-suggestion") is None
     assert "29 requirements" in by_id(page, "summary").get_text()
@@ -295,7 +295,7 @@ def test_the_switch_is_refused_once_verdicts_are_given(
     suggested = answer["suggested_checklist"]
     assert (suggested["checklist"], suggested["label"]) == (ISSUANCE, "Issuance (monitoring round)")
     assert suggested["can_switch"] is True and "Most of these documents" in suggested["message"]
-    reviews.decide_requirement(review, "REQ-001", "approved", "", None)
+    review_state.decide_requirement(review, "REQ-001", "approved", "", None)
     db.session.commit()
     page = reviewer.get(f"/registry/{review.id}")
     note = by_id(page, "checklist-suggestion")

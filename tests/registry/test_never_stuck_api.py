@@ -18,7 +18,7 @@ from tests.registry.test_review_api import (  # noqa: F401 - bearer, editor, rev
 )
 from tests.tables.test_enrichment_runs import openai_app  # noqa: F401 - a fixture
 from webapp.extensions import db
-from webapp.registry import reviews
+from webapp.registry import review_state
 from webapp.registry.models import Review
 
 pytestmark = pytest.mark.usefixtures("idle_queue")
@@ -36,8 +36,8 @@ def test_a_field_no_passage_states_is_entered_by_document_and_page_and_checked(
 ):
     review_id = assessed(client, editor)["id"]
     review = db.session.get(Review, review_id)
-    reviews.requirement(review, "REQ-002").snippets = []  # nothing matched
-    reviews.refresh(review)
+    review_state.requirement(review, "REQ-002").snippets = []  # nothing matched
+    review_state.refresh(review)
     db.session.commit()
     one = f"{REVIEWS}/{review_id}/requirements/REQ-002"
     before = client.get(one, headers=editor).get_json()

@@ -7,16 +7,16 @@ import pytest
 from tests.registry.test_review_pages import assessed, requirement_url
 from tests.support.html import by_id, rows
 from webapp.extensions import db
-from webapp.registry import reviews
+from webapp.registry import review_state
 
 pytestmark = pytest.mark.usefixtures("idle_queue")
 
 
 def without_passages(review, requirement_id="REQ-002"):
     """The requirement as if the run had found no passage for it."""
-    record = reviews.requirement(review, requirement_id)
+    record = review_state.requirement(review, requirement_id)
     record.snippets = []
-    reviews.refresh(review)
+    review_state.refresh(review)
     db.session.commit()
 
 
@@ -68,7 +68,7 @@ def test_a_field_no_passage_states_is_entered_from_a_document_and_a_page(client_
     )
     chosen = by_id(empty, "document-by-page").find("option", selected=True)
     assert chosen.get_text() == "Project plan.pdf (4 pages)"
-    assert reviews.entered(review) == []
+    assert review_state.entered(review) == []
 
     entered = editor.submit(
         url, given | {"document": plan.id, "page": "4"}, headers={"HX-Request": "true"}
@@ -129,7 +129,7 @@ def test_a_field_is_entered_from_the_review_page_by_document_and_page(client_as)
     )
     unknown = editor.submit(url, given | {"field": "colour", "page": "1"})
     assert unknown.status_code == 422 and by_id(unknown, "page-entry").has_attr("open")
-    assert reviews.entered(review) == []
+    assert review_state.entered(review) == []
 
     entered = editor.submit(url, given | {"page": "1"})
     assert entered.status_code == 302 and entered.location.endswith("#checks")

@@ -10,8 +10,8 @@ from tests.registry import documents as made
 from tests.support.tables import run_here
 from webapp.extensions import db
 from webapp.registry import documents as docs
-from webapp.registry.reviews import checks, create_review, enter_fields, entered
-from webapp.registry.run import ReviewAssessment, start_review_run
+from webapp.registry.review_state import checks, create_review, enter_fields, entered
+from webapp.registry.runs import ReviewAssessment, start_review_run
 
 pytestmark = pytest.mark.usefixtures("idle_queue")
 

@@ -21,8 +21,8 @@ from webapp.extensions import db
 from webapp.registry import documents as docs
 from webapp.registry import extraction
 from webapp.registry.checklist import bundled
-from webapp.registry.reviews import checks, create_review, requirement
-from webapp.registry.run import ReviewAssessment, start_review_run
+from webapp.registry.review_state import checks, create_review, requirement
+from webapp.registry.runs import ReviewAssessment, start_review_run
 
 pytestmark = pytest.mark.usefixtures("idle_queue", "openai_app")
 

@@ -16,7 +16,7 @@ from tests.registry.test_pipeline_openai import (  # noqa: F401 - fixtures among
 )
 from webapp.extensions import db
 from webapp.registry.evidence import Passage
-from webapp.registry.reviews import (
+from webapp.registry.review_state import (
     ReviewInvalid,
     assessment,
     checks,
@@ -24,7 +24,7 @@ from webapp.registry.reviews import (
     refresh,
     requirement,
 )
-from webapp.registry.run import ReviewAssessment
+from webapp.registry.runs import ReviewAssessment
 
 pytestmark = pytest.mark.usefixtures("idle_queue")
 MONITORING = "Monitoring report 2023.pdf"

@@ -18,8 +18,8 @@ from webapp.registry import documents as docs
 from webapp.registry import page_data
 from webapp.registry.checklist import bundled
 from webapp.registry.models import Review, ReviewDocument
-from webapp.registry.run import ReviewAssessment
-from webapp.registry.targets import REVIEW as REVIEW_KIND
+from webapp.registry.runs import ReviewAssessment
+from webapp.registry.target import REVIEW as REVIEW_KIND
 from webapp.review.models import Change
 
 pytestmark = pytest.mark.usefixtures("idle_queue")

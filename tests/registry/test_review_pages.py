@@ -18,10 +18,10 @@ from webapp.extensions import db
 from webapp.jobs.models import Run
 from webapp.jobs.queue import JobQueue
 from webapp.registry import documents as docs
-from webapp.registry import reviews
+from webapp.registry import review_state
 from webapp.registry.checklist import bundled
 from webapp.registry.models import Review
-from webapp.registry.run import ReviewAssessment
+from webapp.registry.runs import ReviewAssessment
 from webapp.review.models import Change
 
 pytestmark = pytest.mark.usefixtures("idle_queue")
@@ -88,7 +88,7 @@ def requirement_url(review, requirement_id="REQ-002"):
 
 def test_viewers_are_refused_everywhere(client_as, make_user):
     editor = make_user("editor")
-    from webapp.registry.reviews import create_review
+    from webapp.registry.review_state import create_review
 
     review = create_review("Hidden", None, editor)
     db.session.commit()
@@ -354,7 +354,7 @@ def test_a_fields_value_from_each_document_is_shown_and_replaces_the_models(clie
             "structured_fields": {"owner_name": "The Project"},
         }
     ]  # fmt: skip
-    reviews.refresh(review)
+    review_state.refresh(review)
     db.session.commit()
     page = client.get(requirement_url(review))
     fields = [r[:3] for r in rows(by_id(page, "field-table")) if r[0] == "Owner"]

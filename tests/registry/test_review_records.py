@@ -10,7 +10,7 @@ from webapp.extensions import db
 from webapp.registry import documents as docs
 from webapp.registry.models import Review
 from webapp.registry.page_data import history
-from webapp.registry.reviews import (
+from webapp.registry.review_state import (
     ReviewInvalid,
     checks,
     create_review,
@@ -24,8 +24,8 @@ from webapp.registry.reviews import (
     set_outcome,
     verdicts,
 )
-from webapp.registry.run import ReviewAssessment, start_review_run
-from webapp.registry.targets import review_decisions
+from webapp.registry.runs import ReviewAssessment, start_review_run
+from webapp.registry.target import review_decisions
 from webapp.review.service import decide, undo
 
 pytestmark = pytest.mark.usefixtures("idle_queue")

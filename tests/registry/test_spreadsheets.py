@@ -24,7 +24,7 @@ from webapp.jobs.models import Run
 from webapp.library.sandbox import bounded_pages
 from webapp.registry.checklist import bundled
 from webapp.registry.models import ReviewDocument
-from webapp.registry.run import ReviewAssessment
+from webapp.registry.runs import ReviewAssessment
 from webapp.registry.sheets import (
     MOST_CELLS,
     MOST_UNPACKED_BYTES,

@@ -7,8 +7,8 @@ from tests.support.tables import run_here
 from webapp.extensions import db
 from webapp.review.models import Suggestion
 from webapp.tables.catalog import add_column, import_csv
-from webapp.tables.enrichment import start_enrichment
 from webapp.tables.models import TableRow
+from webapp.tables.runs import start_enrichment
 
 FAO_SAMPLE = Path(__file__).parents[1] / "tables" / "data" / "fao_yield_sample.csv"
 

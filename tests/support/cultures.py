@@ -3,9 +3,9 @@
 from collections.abc import Sequence
 from typing import Any
 
-from webapp.cultures.enrichment import CultureEnrichment
 from webapp.cultures.fields import unit_of
 from webapp.cultures.models import Culture
+from webapp.cultures.runs import CultureEnrichment
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
 

@@ -8,8 +8,8 @@ from webapp.extensions import db
 from webapp.jobs.kinds import RunKind
 from webapp.jobs.models import Run, RunStatus
 from webapp.jobs.runner import work_through
-from webapp.tables.enrichment import TableEnrichment
 from webapp.tables.models import DataTable, TableColumn, TableRow
+from webapp.tables.runs import TableEnrichment
 from webapp.tables.sort_keys import write_keys
 
 

@@ -10,9 +10,9 @@ from tests.systems.test_calculation_runs import started, suggestions
 from tests.systems.test_system_api import api_client, create, itinera
 from webapp.extensions import db
 from webapp.systems import document as doc
-from webapp.systems.catalog import made_by
 from webapp.systems.grid import columns, rows
 from webapp.systems.models import System
+from webapp.systems.target import made_by
 
 TEXT_VALUES = "itinera-text-values.json"
 STAMP = "2026-11-26T10:00:00.000Z"

@@ -15,13 +15,9 @@ from webapp.jobs.models import Run, RunStatus
 from webapp.jobs.queue import request_cancel
 from webapp.review import service
 from webapp.review.models import Change
-from webapp.tables.enrichment import (
-    apply_rows,
-    proposal,
-    research_log,
-    start_enrichment,
-)
 from webapp.tables.models import TableRow
+from webapp.tables.runs import proposal, research_log, start_enrichment
+from webapp.tables.target import apply_rows
 
 COMPANIES = [f"Company {n}" for n in range(9)]
 

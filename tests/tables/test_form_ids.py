@@ -9,8 +9,8 @@ from tests.support.app import HTMX
 from tests.support.tables import orders_table, run_here
 from webapp.extensions import db
 from webapp.jobs.models import Run
-from webapp.tables.enrichment import start_enrichment
 from webapp.tables.models import DataTable, TableRow
+from webapp.tables.runs import start_enrichment
 
 BAD_IDS = ["²", "٣", "1" * 30, "-1"]
 FORMULA = "{Price} * {Qty}"

@@ -11,10 +11,10 @@ from webapp.jobs.models import RunStatus
 from webapp.review.models import Suggestion
 from webapp.tables.cells import CellInvalid
 from webapp.tables.coerce import coerce_value, typed_value
-from webapp.tables.enrichment import start_enrichment
 from webapp.tables.importing import _batch_rows
 from webapp.tables.models import TableRow
 from webapp.tables.plausibility import above_crop_cap, implausible, largest_yield
+from webapp.tables.runs import start_enrichment
 
 
 def test_the_largest_yield_is_the_librarys_largest_cap():

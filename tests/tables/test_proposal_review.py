@@ -14,9 +14,9 @@ from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
 from webapp.review.models import Change, Suggestion
 from webapp.review.vocabulary import worst_level
-from webapp.tables.enrichment import start_enrichment
 from webapp.tables.models import ResearchLogEntry, TableRow
 from webapp.tables.proposals import refusal_messages
+from webapp.tables.runs import start_enrichment
 from webapp.text import listed
 
 PLOTS = 120

@@ -5,8 +5,8 @@ from sqlalchemy import select
 from tests.support.tables import make_table
 from webapp.extensions import db
 from webapp.review.targets import target_for
-from webapp.tables.enrichment import ROW_TARGET, row_label
-from webapp.tables.models import TableRow
+from webapp.tables.models import ROW_TARGET, TableRow
+from webapp.tables.target import row_label
 
 COLUMNS = [("key", "crop", "text"), ("c", "country", "select"), ("y", "Year", "number")]
 

@@ -15,10 +15,11 @@ from webapp.extensions import db
 from webapp.review import service
 from webapp.tables import catalog, importing
 from webapp.tables.browsing import RowView
-from webapp.tables.enrichment import apply_rows, start_enrichment
 from webapp.tables.importing import TableImport
 from webapp.tables.models import DataTable, TableCellKey, TableRow
+from webapp.tables.runs import start_enrichment
 from webapp.tables.sort_keys import TEXT_KEY_CHARS, cell_key
+from webapp.tables.target import apply_rows
 
 COLUMNS = [
     {"name": "Variety", "type": "text"},

@@ -52,19 +52,6 @@ from webapp.cultures.catalog import (
     values_of,
 )
 from webapp.cultures.domain import CultureInvalid
-from webapp.cultures.enrichment import (
-    CULTURES,
-    SHOW,
-    SHOW_OF_LEVEL,
-    TARGET,
-    CultureEnrichment,
-    latest_run,
-    queue_filter,
-    review_queue,
-    run_summary,
-    start_enrichment,
-    suggestions_of,
-)
 from webapp.cultures.fields import (
     CHOICE_LABELS,
     ENRICHABLE_FIELDS,
@@ -78,6 +65,15 @@ from webapp.cultures.importing import ImportPreview, import_rows, preview_file
 from webapp.cultures.models import Culture
 from webapp.cultures.providers import culture_provider
 from webapp.cultures.reference_match import culture_match, reference_matches
+from webapp.cultures.review_queue import SHOW, SHOW_OF_LEVEL, queue_filter, review_queue
+from webapp.cultures.runs import (
+    CultureEnrichment,
+    latest_run,
+    run_summary,
+    start_enrichment,
+    suggestions_of,
+)
+from webapp.cultures.target import CULTURES, TARGET
 from webapp.extensions import db
 from webapp.ids import record_ids
 from webapp.jobs.models import Run

@@ -1,35 +1,20 @@
-"""Plans as the app keeps them: made in a run, stored, and proposed to a culture — saving a plan
-to a culture is an apply of that proposal through the review core (audited, undoable)."""
+"""Plans as the app keeps them: made by a gateway (the configured provider's, or one named) and
+stored, whether a run made them or the API at once."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from flask import current_app, url_for
+from flask import current_app
 from sqlalchemy import select
 
 from webapp.auth.models import User
-from webapp.crops import Crop, CropPlans, CropRecords, catalog, register_plans
-from webapp.database import utcnow
 from webapp.extensions import db
 from webapp.fertilizer.gateways import gateway_for
-from webapp.fertilizer.interactor import NoRecommendation, Recommendation, recommend
+from webapp.fertilizer.interactor import Recommendation
 from webapp.fertilizer.models import PlanRecord
-from webapp.fertilizer.request import RequestInvalid, parse_request
-from webapp.ids import record_id
-from webapp.jobs.kinds import ItemError, RunKind, register_kind
 from webapp.jobs.models import Run
-from webapp.jobs.queue import enqueue_run
-from webapp.jobs.runner import add_usage
-from webapp.review import service as review
-from webapp.review.models import Suggestion
-from webapp.review.targets import Changed, register_target
-from webapp.review.vocabulary import Confidence, Issue, Severity, SuggestedValue
-
-CHANGE_FIELD = "fertilizer_plan"
-# The review target: a culture's current plan, by culture id.
-TARGET = "culture_plan"
 
 
 def gateway_named(provider: str | None):
@@ -59,220 +44,9 @@ def store(
     return record
 
 
-@register_kind
-class PlanRun(RunKind):
-    name = "fertilizer_plan"
-    title = "Fertilizer plan"
-    target_kind = TARGET
-    result_labels = {"crop": "Crop", "totals": "Totals"}
-
-    def plan_items(self, params: dict[str, Any]) -> list[str]:
-        return ["plan"]
-
-    def stage_for(self, key: str) -> str:
-        return "recommending"
-
-    def target_ids(self, run: Run) -> list[int]:
-        culture_id = (run.params or {}).get("culture_id")
-        return [culture_id] if culture_id else []
-
-    def item_key(self, run: Run, target_id: int) -> str:
-        return "plan"
-
-    def review_url(self, run: Run) -> str:
-        return url_for("fertilizer.show_run", run_id=run.id)
-
-    def process_item(self, key: str, params: dict[str, Any], run_id: int) -> Any:
-        document = params["request"]
-        run = db.session.get(Run, run_id)
-        user = run.requested_by if run else None
-        # End the read before the gateway is asked, so no database lock waits on it.
-        db.session.commit()
-        try:
-            result = recommend(document, gateway_named(params.get("provider")))
-        except RequestInvalid as exc:
-            raise ItemError(f"The request cannot be used: {exc}") from exc
-        except NoRecommendation as exc:
-            add_usage(run_id, exc.usage)
-            raise ItemError(f"No plan: {exc}") from exc
-        add_usage(run_id, result.usage)
-        record = store(result, document, user, run_id)
-        db.session.flush()
-        culture = catalog().get(params.get("culture_id") or 0)
-        if culture is not None:
-            propose_to(record, culture)
-        db.session.commit()
-        return {"plan_id": record.id, "crop": record.crop_name, "totals": record.label}
-
-
-def start_plan_run(
-    document: Mapping[str, Any], user: User, provider: str | None, culture: Crop | None
-) -> Run:
-    """Queue a plan run. RequestInvalid before anything is queued; ProviderUnavailable and
-    QueueUnavailable as they say."""
-    request = parse_request(document)
-    gateway = gateway_named(provider)
-    params = {
-        "request": dict(document),
-        "provider": provider,
-        "culture_id": culture.id if culture else None,
-    }
-    target = ("culture", culture.id) if culture else None
-    run = enqueue_run(
-        PlanRun, user, params, target=target, provider=gateway.name, model=gateway.model
-    )
-    run.title = f"Fertilizer plan: {request.profile.name}"
-    db.session.commit()
-    return run
-
-
 def plan_of_run(run: Run) -> PlanRecord | None:
     return db.session.scalar(select(PlanRecord).where(PlanRecord.run_id == run.id).limit(1))
 
 
-def plan_value(record: PlanRecord | None) -> dict[str, int] | None:
-    """A plan as a culture's plan field holds it, in suggestions and the audit trail:
-    {"plan_id": 3}; None for no plan."""
-    return {"plan_id": record.id} if record else None
-
-
-def plan_id_of(value: object) -> int | None:
-    """The plan a stored value names ({"plan_id": 3}); None for anything else."""
-    return record_id(value.get("plan_id")) if isinstance(value, Mapping) else None
-
-
-def plan_words(value: object) -> str:
-    """A stored plan value as people read it (the culture's history):
-    "Plan #3 — Lettuce: N 12 · P 4 · K 9 g/m²"."""
-    plan_id = plan_id_of(value)
-    if plan_id is None:
-        return "—" if value is None else str(value)
-    record = db.session.get(PlanRecord, plan_id)
-    if record is None:
-        return f"Plan #{plan_id} (deleted)"
-    return f"Plan #{plan_id} — {record.crop_name}: {record.label}"
-
-
-def propose_to(record: PlanRecord, culture: Crop) -> int:
-    """The suggestion that this plan become the culture's current plan: the open one the run
-    made, or a new one (a plan made for no culture, or saved to another). Returns its id."""
-    value = plan_value(record)
-    # JSON values are compared here: PostgreSQL has no equality on json.
-    candidates = db.session.execute(
-        select(Suggestion.id, Suggestion.suggested_value).where(
-            Suggestion.target_type == TARGET,
-            Suggestion.target_id == culture.id,
-            Suggestion.run_id == record.run_id,
-            Suggestion.status.in_(review.OPEN_STATUSES),
-        )
-    ) if record.run_id else []  # fmt: skip
-    existing = next((i for i, suggested in candidates if suggested == value), None)
-    if existing:
-        return existing
-    confidence = Confidence.from_score(record.plan.get("confidence", 0))
-    row = review.suggestion_row(
-        record.run_id,
-        TARGET,
-        culture.id,
-        CHANGE_FIELD,
-        plan_value(current_plan(culture)),
-        SuggestedValue(value, None, confidence),
-        [],
-        [Issue(**{**i, "severity": Severity(i["severity"])}) for i in record.issues],
-    )
-    [suggestion_id] = review.store_suggestions([row], with_ids=True)
-    return suggestion_id
-
-
-def save_to_culture(record: PlanRecord, culture: Crop, user: User) -> review.ApplyResult:
-    """Save a plan to a culture's plan history as its current plan: the apply of the plan's
-    proposal to that culture. Saving is an explicit choice, so a plan proposed before the
-    culture's plan changed is re-confirmed."""
-    suggestion_id = propose_to(record, culture)
-    return review.apply([suggestion_id], user, reconfirm=[suggestion_id])
-
-
-class CulturePlanTarget(CropRecords):
-    """A culture's current plan as the review core sees it: the newest plan saved to it."""
-
-    kind = TARGET
-    label = "Culture plan"
-
-    def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
-        known = catalog().names(ids)
-        return {i: {CHANGE_FIELD: plan_value(_newest(saved_to(i)))} for i in known}
-
-    def write(self, target_id: int, values: Mapping[str, Any], user: User | None) -> Changed:
-        culture = catalog().get(target_id)
-        previous = current_plan(culture)
-        wanted = plan_id_of(values[CHANGE_FIELD])
-        if wanted is None and values[CHANGE_FIELD] is not None:
-            raise ValueError("This value names no plan.")
-        if wanted is None:
-            # Undoing a culture's first plan: the plan leaves its history.
-            if previous is not None:
-                previous.culture_id, previous.saved_by, previous.saved_at = None, None, None
-            db.session.flush()
-            return {CHANGE_FIELD: (plan_value(previous), None)} if previous else {}
-        record = db.session.get(PlanRecord, wanted)
-        if record is None:
-            raise ValueError(f"There is no plan #{wanted} any more.")
-        saved = _save(record, culture, user)
-        if previous is not None and previous.id == saved.id:
-            return {}
-        return {CHANGE_FIELD: (plan_value(previous), plan_value(saved))}
-
-    def field_label(self, field: str) -> str:
-        return "Fertilizer plan"
-
-
-def _save(record: PlanRecord, culture: Crop, user: User | None) -> PlanRecord:
-    """The plan (a copy when it belongs to another culture) as the culture's newest."""
-    if record.culture_id not in (None, culture.id):
-        record = PlanRecord(
-            run_id=record.run_id,
-            crop_id=record.crop_id,
-            crop_name=record.crop_name,
-            gateway=record.gateway,
-            model=record.model,
-            request=record.request,
-            plan=record.plan,
-            issues=record.issues,
-            created_by=record.created_by,
-        )
-        db.session.add(record)
-    record.culture_id = culture.id
-    record.saved_by = user
-    record.saved_at = utcnow()
-    db.session.flush()
-    return record
-
-
-register_target(CulturePlanTarget())
-
-
-def saved_to(culture_id: int) -> list[PlanRecord]:
-    """The plans saved to a culture, newest first."""
-    query = (
-        select(PlanRecord)
-        .where(PlanRecord.culture_id == culture_id)
-        .order_by(PlanRecord.saved_at.desc(), PlanRecord.id.desc())
-    )
-    return list(db.session.scalars(query))
-
-
-# A culture's page shows its plans, and its history their changes.
-register_plans(CropPlans(TARGET, saved_to, CHANGE_FIELD, plan_words))
-
-
-def plan_history(culture: Crop) -> list[PlanRecord]:
-    """The plans saved to a culture, newest first."""
-    return saved_to(culture.id)
-
-
-def current_plan(culture: Crop) -> PlanRecord | None:
-    return _newest(plan_history(culture))
-
-
-def _newest(history: list[PlanRecord]) -> PlanRecord | None:
-    return history[0] if history else None
+def plan_or_404(plan_id: int) -> PlanRecord:
+    return db.get_or_404(PlanRecord, plan_id)

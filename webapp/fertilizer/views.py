@@ -1,17 +1,16 @@
 """The fertilizer workspace: ask for a plan (a run), watch it, read it, save it to a culture,
-export it; and the JSON API."""
+export it. Its JSON API is api.py."""
 
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any
 
 from flask import (
     Response,
     abort,
     current_app,
     flash,
-    jsonify,
     redirect,
     request,
     url_for,
@@ -21,15 +20,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 from wtforms.fields.choices import SelectChoice
 
-from webapp.api import api_error, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.bodies import takes_upload
-from webapp.contract import RequestModel, accepts
 from webapp.crops import Crop, catalog
 from webapp.extensions import db, htmx
-from webapp.fertilizer import api, bp
+from webapp.fertilizer import bp
 from webapp.fertilizer.chart import season_chart
 from webapp.fertilizer.forms import (
     PlanForm,
@@ -39,19 +36,13 @@ from webapp.fertilizer.forms import (
     read_upload,
 )
 from webapp.fertilizer.gateways.reference import ReferenceGateway
-from webapp.fertilizer.interactor import NoRecommendation, recommend
 from webapp.fertilizer.models import PlanRecord
 from webapp.fertilizer.plan import K_PER_K2O, P_PER_P2O5
-from webapp.fertilizer.plans import (
-    current_plan,
-    gateway_named,
-    plan_of_run,
-    save_to_culture,
-    start_plan_run,
-    store,
-)
+from webapp.fertilizer.plans import plan_of_run, plan_or_404
 from webapp.fertilizer.request import RequestInvalid, parse_request
+from webapp.fertilizer.runs import start_plan_run
 from webapp.fertilizer.season import season_of
+from webapp.fertilizer.target import current_plan, save_to_culture
 from webapp.ids import record_id
 from webapp.jobs.models import Run
 from webapp.pagination import page_number, paginate
@@ -193,10 +184,6 @@ def show_run(run_id: int):
     return render_page("fertilizer/run.html", "run_status", run=run)
 
 
-def plan_or_404(plan_id: int) -> PlanRecord:
-    return db.get_or_404(PlanRecord, plan_id)
-
-
 @bp.get("/plans/<int:plan_id>")
 def show_plan(plan_id: int):
     record = plan_or_404(plan_id)
@@ -257,60 +244,3 @@ def save_plan(plan_id: int):
         flash(f"Saved to {culture.label}: it is the culture's current plan.", "success")
     target = saved.id if saved and not result.refused else record.id
     return redirect(url_for("fertilizer.show_plan", plan_id=target, undo=result.group))
-
-
-class RecommendBody(RequestModel):
-    """Seed 001's request document; its values are read (and refused, naming the key) by
-    fertilizer.request, which knows what each one means."""
-
-    crop_profile: dict[str, Any]
-    target_yield: Any = None
-    soil_p: Any = None
-    soil_k: Any = None
-    region: Any = None
-    growth_period_days: Any = None
-    organic: Any = None
-    mean_daily_gdd: Any = None
-    soil_texture: Any = None
-    nmin: Any = None
-    sns_index: Any = None
-    humus_pct: Any = None
-    previous_crop: Any = None
-    organic_n_last_year: Any = None
-    growth_period_basis: Any = None
-    # A name that is no provider is the request's fault (422), not a service down (503).
-    provider: Literal["offline", "openai"] | None = None
-
-
-@api.post("/recommend")
-@require_role(Role.editor)
-@accepts(RecommendBody, answers={200: "The plan, made now and stored."})
-def api_recommend():
-    """The plan for a request document, made now: 200 with the plan, or 422 saying why not."""
-    body = json_body()
-    try:
-        result = recommend(body, gateway_named(body.get("provider")))
-    except NoRecommendation as exc:
-        return api_error(422, exc.code, str(exc), {"crop": crop_name(body)})
-    record = store(result, body, current_user)
-    db.session.commit()
-    return jsonify(
-        plan=result.plan.to_dict(),
-        issues=[i.to_dict() for i in result.issues],
-        plan_id=record.id,
-        provider=result.gateway,
-        model=result.model,
-    )
-
-
-def crop_name(body: dict) -> Any:
-    profile = body.get("crop_profile")
-    crop = profile.get("crop") if isinstance(profile, dict) else None
-    return crop.get("name") if isinstance(crop, dict) else None
-
-
-@api.get("/plans/<int:plan_id>")
-@accepts(summary="A stored plan document.")
-def api_plan(plan_id: int):
-    record = plan_or_404(plan_id)
-    return jsonify(record.plan)

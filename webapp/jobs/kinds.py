@@ -216,7 +216,8 @@ def register_kind(kind: type[RunKind]) -> type[RunKind]:
 
 
 def load_kind(path: str) -> type[RunKind]:
-    """The kind a job names by its path (`RunKind.path()`, "module:Class").
+    """The kind a job names by its path (`RunKind.path()`, "module:Class"). Run rows keep only
+    the kind's name; the path lives on the queued jobs alone (in Redis).
 
     The app's own kinds are found only among the registered ones: a workspace registers its
     kinds as the app loads it, and the jobs core imports no workspace module, even by a name a
@@ -228,6 +229,11 @@ def load_kind(path: str) -> type[RunKind]:
             return kind
     module_name, _, attr = path.partition(":")
     if module_name == "webapp" or module_name.startswith("webapp."):
+        # A job queued before its kind's class moved to another module still names the old
+        # module: the class keeps its name, so the one registered kind of that name is it.
+        moved = [kind for kind in RUN_KINDS.values() if kind.__qualname__ == attr]
+        if len(moved) == 1:
+            return moved[0]
         raise LookupError(f"{path} is not a registered run kind")
     kind = getattr(import_module(module_name), attr, None)
     if not (isinstance(kind, type) and issubclass(kind, RunKind)):

@@ -48,7 +48,7 @@ def percent(share: float | None) -> str:
 
 def as_text(review_name: str, result: dict[str, Any]) -> str:
     from webapp.registry.evidence import COVERAGE_LABELS, Coverage
-    from webapp.registry.targets import VERDICTS
+    from webapp.registry.target import VERDICTS
 
     low, high = result["interval_95"]
     lines = [

@@ -1,4 +1,4 @@
-"""Registry review forms: they only collect input; webapp.registry.reviews, documents and
+"""Registry review forms: they only collect input; webapp.registry.review_state, documents and
 checklist decide what is valid."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from wtforms.fields.choices import SelectChoice
 
 from webapp.registry.checklist import BUNDLED_LABELS, FIELD_LABELS, REGISTRATION, StructuredField
 from webapp.registry.discovery import TYPE_LABELS
-from webapp.registry.targets import OUTCOMES, VERDICTS
+from webapp.registry.target import OUTCOMES, VERDICTS
 from webapp.registry.words import DATE_STYLE_LABELS
 
 

@@ -3,7 +3,7 @@ as it was), its documents (files under the instance, pages once read), its requi
 the evidence the last run found, and the model's answers kept by cache key.
 
 Verdicts, the overall outcome and the fields reviewers enter are not columns: they are
-decisions in the audit trail (webapp.review), read back by webapp.registry.targets."""
+decisions in the audit trail (webapp.review), read back by webapp.registry.target."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from webapp.extensions import db
 from webapp.registry.checklist import Requirement
 from webapp.registry.evidence import COVERAGE_LABELS, Coverage, Passage
 from webapp.registry.models import Review, ReviewRequirement
-from webapp.registry.targets import (
+from webapp.registry.target import (
     DATE_STYLE,
     ENTRY_SEPARATOR,
     OUTCOME,

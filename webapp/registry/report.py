@@ -15,7 +15,7 @@ from typing import Any
 from werkzeug.utils import secure_filename
 
 from webapp.registry.evidence import COVERAGE_LABELS
-from webapp.registry.targets import OUTCOMES, VERDICTS
+from webapp.registry.target import OUTCOMES, VERDICTS
 from webapp.registry.words import (
     CHECK_STATUS_LABELS,
     DELETED_DOCUMENT,

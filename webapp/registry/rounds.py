@@ -14,8 +14,8 @@ from webapp.problems import Invalid
 from webapp.registry.checklist import BUNDLED_LABELS, ISSUANCE, REGISTRATION, bundled, bundled_name
 from webapp.registry.discovery import DocumentType
 from webapp.registry.models import Review, ReviewStatus
-from webapp.registry.reviews import ReviewInvalid, requirement_records, verdicts
-from webapp.registry.run import ReviewBusy, live_run
+from webapp.registry.review_state import ReviewInvalid, requirement_records, verdicts
+from webapp.registry.runs import ReviewBusy, live_run
 
 ROUND_KINDS = {
     REGISTRATION: frozenset({DocumentType.project_plan, DocumentType.land_tenure}),

@@ -19,9 +19,9 @@ from webapp.jobs.queue import QueueUnavailable
 from webapp.library.documents import max_upload_bytes
 from webapp.pagination import count_of, page_number, paginate
 from webapp.problems import Invalid, show_on_form
-from webapp.registry import bp, page_data, reviews, rounds, words
+from webapp.registry import bp, page_data, review_state, rounds, words
 from webapp.registry import documents as docs
-from webapp.registry.api_views import document_or_404, review_or_404
+from webapp.registry.api import document_or_404, review_or_404
 from webapp.registry.checklist import (
     REGISTRATION,
     ChecklistInvalid,
@@ -42,8 +42,8 @@ from webapp.registry.forms import (
 )
 from webapp.registry.models import Review
 from webapp.registry.pages import PageKind
-from webapp.registry.run import latest_runs, live_run, start_review_run
-from webapp.registry.targets import OUTCOMES, VERDICTS, review_decisions
+from webapp.registry.runs import latest_runs, live_run, start_review_run
+from webapp.registry.target import OUTCOMES, VERDICTS, review_decisions
 from webapp.rendering import render_page
 from webapp.review.audit import undoable_groups
 from webapp.uploads import UploadRefused, read_bytes
@@ -109,7 +109,7 @@ def new():
                     "The checklist is not UTF-8 text.", loc="checklist"
                 ) from None
             checklist = read_checklist(text)
-        review = reviews.create_review(form.name.data, checklist, current_user)
+        review = review_state.create_review(form.name.data, checklist, current_user)
     except ChecklistInvalid as exc:
         chosen = exc.problems[0].loc == "bundled_checklist"
         (form.bundled_checklist if chosen else form.checklist).errors = [
@@ -126,17 +126,17 @@ def new():
 
 
 def render_review(review: Review, status: int = 200, **forms):
-    checks = reviews.checks(review)
-    rows = page_data.requirement_rows(review, reviews.verdicts(review), checks)
+    checks = review_state.checks(review)
+    rows = page_data.requirement_rows(review, review_state.verdicts(review), checks)
     shown = page_data.chosen_filter(request.args.get("show"))
     entries = page_data.history(review)
     run = live_run(review)
     latest = db.session.get(Run, review.run_id) if review.run_id else None
-    outcome = reviews.outcome(review)
+    outcome = review_state.outcome(review)
     context = {
         "review": review,
         "docs_pages": {d.id: [p.kind.value for p in docs.pages(d)] for d in review.documents},
-        "chosen_styles": reviews.chosen_styles(review),
+        "chosen_styles": review_state.chosen_styles(review),
         "style_choices": DateStyleForm().date_style.choices,
         "rows": [r for r in rows if shown in r.filters],
         "counts": page_data.filter_counts(rows),
@@ -252,7 +252,7 @@ def set_date_style(review_id: int, document_id: int):
     if not form.validate_on_submit():
         flash("Choose day first, month first, or as its text shows.", "error")
         return redirect(back)
-    reviews.set_date_style(review, document, form.date_style.data, current_user)
+    review_state.set_date_style(review, document, form.date_style.data, current_user)
     db.session.commit()
     chosen = {c.value: c.label for c in form.date_style.choices}[form.date_style.data]
     flash(f"Dates in {document.filename}: {chosen}.", "success")
@@ -277,7 +277,7 @@ def delete_document(review_id: int, document_id: int):
     stored = [document.stored_name]
     review.documents.remove(document)
     db.session.flush()
-    reviews.refresh(review)
+    review_state.refresh(review)
     db.session.commit()
     docs.remove_files(stored)
     flash(f"Deleted {document.filename}.", "success")
@@ -334,7 +334,7 @@ def set_outcome(review_id: int):
     if not form.validate_on_submit():
         return render_review(review, 422, outcome_form=form)
     try:
-        reviews.set_outcome(review, form.outcome.data, form.comment.data, current_user)
+        review_state.set_outcome(review, form.outcome.data, form.comment.data, current_user)
     except Invalid as exc:
         db.session.rollback()
         show_on_form(form, exc.problems)
@@ -361,7 +361,7 @@ def delete(review_id: int):
         flash("The review is being assessed; wait for its run to end, then delete it.", "error")
         return redirect(url_for("registry.show", review_id=review.id))
     name = review.name
-    stored = reviews.delete_review(review)
+    stored = review_state.delete_review(review)
     db.session.commit()
     docs.remove_files(stored)
     flash(f"Deleted the review “{name}” and its documents.", "success")
@@ -394,7 +394,7 @@ def enter_from(review: Review, form: EntryForm, by_page: bool) -> bool:
     page = count_of(form.page.data or "") or form.page.data
     given = {"value": form.value.data, "document": record_id(form.document.data), "page": page}
     try:
-        reviews.enter_fields(review, {form.field.data: given}, current_user)
+        review_state.enter_fields(review, {form.field.data: given}, current_user)
     except Invalid as exc:
         db.session.rollback()
         show_entry_problems(form, exc.problems, by_page)
@@ -404,17 +404,17 @@ def enter_from(review: Review, form: EntryForm, by_page: bool) -> bool:
 
 
 def render_requirement(review: Review, requirement_id: str, status: int = 200, **forms):
-    record = reviews.requirement(review, requirement_id)
+    record = review_state.requirement(review, requirement_id)
     wanted = review.methodology.requirement(requirement_id)
     if record is None or wanted is None:
         abort(404, description=f"The checklist has no requirement {requirement_id}.")
     ids = [r.requirement_id for r in review.requirements]
     at = ids.index(requirement_id)
     fields = [f.value for f in wanted.asked]
-    entered = [e for e in reviews.entered(review) if e.field in wanted.asked]
+    entered = [e for e in review_state.entered(review) if e.field in wanted.asked]
     documents = {d.id: d.filename for d in review.documents}
-    verdict = reviews.verdicts(review).get(requirement_id)
-    checks = [c for c in reviews.checks(review) if c["field"] in fields]
+    verdict = review_state.verdicts(review).get(requirement_id)
+    checks = [c for c in review_state.checks(review) if c["field"] in fields]
     structured = {f.value for f in wanted.structured_fields}
     passages = page_data.passages(review, record)
     context = {
@@ -486,9 +486,9 @@ def remove_field(review_id: int, requirement_id: str):
     if review.methodology.requirement(requirement_id) is None:
         abort(404, description=f"The checklist has no requirement {requirement_id}.")
     key = request.form.get("key", "")
-    removed = next((e for e in reviews.entered(review) if e.key == key), None)
+    removed = next((e for e in review_state.entered(review) if e.key == key), None)
     try:
-        reviews.remove_entry(review, key, current_user)
+        review_state.remove_entry(review, key, current_user)
     except Invalid as exc:
         db.session.rollback()
         flash(exc.problems[0].message, "error")
@@ -519,7 +519,7 @@ def verdict(review_id: int, requirement_id: str):
     if not form.validate_on_submit():
         return render_requirement(review, requirement_id, 422, verdict_form=form)
     try:
-        reviews.decide_requirement(
+        review_state.decide_requirement(
             review, requirement_id, form.verdict.data, form.comment.data, current_user
         )
     except Invalid as exc:

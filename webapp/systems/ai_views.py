@@ -1,28 +1,22 @@
 """Refining one value: a person writes what to change ("la charrue n'a que 4 corps") and a run
 recalculates the value with it — the model reads it with the value's conversation (openai
-provider), or its assumption lines are added to the intervention's (offline). The page route
-and the JSON API."""
+provider), or its assumption lines are added to the intervention's (offline). The page route;
+its JSON API is in api.py."""
 
 from __future__ import annotations
 
 from functools import partial
-from typing import Annotated
 
-from flask import flash, jsonify, render_template, request
+from flask import flash, render_template, request
 from flask_login import current_user
-from pydantic import Field
 
-from webapp.api import json_body
 from webapp.auth.access import require_role
 from webapp.auth.roles import Role
-from webapp.contract import accepts
-from webapp.extensions import db, htmx
+from webapp.extensions import htmx
 from webapp.problems import Invalid
 from webapp.rendering import render_page
-from webapp.systems import api, bp, runs
+from webapp.systems import bp, runs
 from webapp.systems.views import (
-    CellAt,
-    cell_args,
     cell_of,
     start_and_show,
     system_context,
@@ -72,23 +66,3 @@ def refine_refused(system, problem: str, message: str):
         return page, 422
     flash(problem, "error")
     return render_page("systems/system.html", **system_context(system)), 422
-
-
-class RefineBody(CellAt):
-    message: Annotated[str, Field(max_length=20_000)]
-
-
-@api.post("/<int:system_id>/refine")
-@require_role(Role.editor)
-@accepts(
-    RefineBody,
-    answers={202: "Queued: a run of one cell, reviewed like the others."},
-    summary="Refine one value of an intervention from a message (at most 2,000 characters), "
-    "as a suggestion; offline the message must state assumptions (- **Key**: Value).",
-)
-def api_refine(system_id: int):
-    system = system_or_404(system_id)
-    body = json_body()
-    run = runs.start_refine(system, current_user, *cell_args(body), body["message"])
-    db.session.commit()
-    return jsonify(run_id=run.id, cells=run.total), 202

@@ -1,28 +1,23 @@
 """Farms and systems in the database: creating them, importing and replacing a system's
-document, setting one value (audited, undoable), and the review target the core undoes through.
-"""
+document, and setting one value (audited, undoable); the review target is target.py."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import url_for
 from sqlalchemy import Select, func, select
-from sqlalchemy.engine import Row
 
 from webapp.auth.models import User
-from webapp.database import among, utcnow
+from webapp.database import utcnow
 from webapp.extensions import db
-from webapp.jobs.models import Run
 from webapp.problems import Invalid
 from webapp.review import service as review
 from webapp.review.audit import record_changes
 from webapp.review.models import Suggestion
-from webapp.review.targets import Applied, Changed, ReviewTarget, WriteRefused, register_target
 from webapp.systems import document as doc
-from webapp.systems.conversation import assistant_message, pruned, system_message, user_message
+from webapp.systems.conversation import pruned, system_message, user_message
 from webapp.systems.grid import field_label, labeller
 from webapp.systems.models import VALUE_TARGET, Farm, System
 from webapp.text import control_character_problem
@@ -126,14 +121,14 @@ def import_system(
     return system, Saved(group, doc.size_warning(checked), doc.text_values(checked))
 
 
-def _locked(system: System) -> dict[str, Any]:
+def locked_document(system: System) -> dict[str, Any]:
     """The system's document, its row locked until commit (PostgreSQL): two edits of one
     document never overwrite each other."""
     query = select(System.document).where(System.id == system.id).with_for_update()
     return db.session.scalar(query) or {}
 
 
-def _store(system: System, document: dict[str, Any]) -> None:
+def store_document(system: System, document: dict[str, Any]) -> None:
     system.document = document
     system.updated_at = utcnow()
 
@@ -157,8 +152,8 @@ def _changed_values(before: dict[str, Any], after: dict[str, Any]) -> dict[str, 
 def replace_document(system: System, document: Any, user: User | None) -> Saved:
     """The whole document replaced (checked first); the values it changes are audited."""
     checked = doc.validate_document(document)
-    changed = _changed_values(_locked(system), checked)
-    _store(system, checked)
+    changed = _changed_values(locked_document(system), checked)
+    store_document(system, checked)
     group = record_changes(VALUE_TARGET, system.id, changed, user, "manual")
     _close_suggestions(system.id, checked, user)
     return Saved(group, doc.size_warning(checked), doc.text_values(checked))
@@ -172,11 +167,11 @@ def edit_document(
 ) -> Saved:
     """The document changed by one of webapp.systems.editing's functions, under the row lock:
     the values it removes or moves (a step or an intervention deleted) are audited."""
-    before = _locked(system)
+    before = locked_document(system)
     after = change(before)
     if after == before:
         return Saved()
-    _store(system, after)
+    store_document(system, after)
     group = record_changes(VALUE_TARGET, system.id, _changed_values(before, after), user, source)
     _close_suggestions(system.id, after, user)
     return Saved(group, doc.size_warning(after))
@@ -238,7 +233,9 @@ def edit_system(system: System, name: Any, **details: Any) -> None:
 
 def delete_system(system: System, user: User | None) -> None:
     """The system deleted; its values are recorded as removed, so the audit trail keeps them."""
-    removed = {f: (v, None) for f, v in doc.flat_values(_locked(system)).items() if v is not None}
+    removed = {
+        f: (v, None) for f, v in doc.flat_values(locked_document(system)).items() if v is not None
+    }
     record_changes(VALUE_TARGET, system.id, removed, user, "delete")
     _close_suggestions(system.id, {}, user)
     db.session.delete(system)
@@ -266,7 +263,7 @@ def set_value(
     value doc.KEEP sets only its review status. A value with a conversation keeps the edit in
     it; an approval (reviewed true alone) is said in it as set_reviewed says it."""
     document, changed = doc.set_value(
-        _locked(system), step_id, intervention_id, key, value, reviewed
+        locked_document(system), step_id, intervention_id, key, value, reviewed
     )
     if not changed:
         return Saved()
@@ -280,7 +277,7 @@ def set_value(
     elif path not in changed and changed.get(path + doc.REVIEWED, (None, None))[1] is True:
         document, talk = _said_approved(document, path, stamp)
         changed = changed | talk
-    _store(system, document)
+    store_document(system, document)
     group = record_changes(VALUE_TARGET, system.id, changed, user, "manual")
     return Saved(group, doc.size_warning(document))
 
@@ -318,7 +315,7 @@ def set_reviewed(
 ) -> Saved:
     """A person approves a value as it stands (approve says how). Only a value that is there,
     is a number and applies can be approved."""
-    document = _locked(system)
+    document = locked_document(system)
     path = doc.value_path(step_id, intervention_id, key)
     _step, _intervention, holder, list_key = doc.owner(document, step_id, intervention_id)
     entry = next((e for e in holder.get(list_key, []) if e.get("key") == key), None)
@@ -333,7 +330,7 @@ def approve(system: System, paths: Collection[str], user: User | None) -> Saved:
     conversation, audited as one undoable group. A value that may not be approved
     (review_refused: none there, not a number, not applicable) or is marked reviewed already
     is left as it is."""
-    document = _locked(system)
+    document = locked_document(system)
     places, label_of, stamp = doc.Places(document), labeller(document), doc.now_stamp()
     fields: dict[str, Any] = {}
     for path in dict.fromkeys(paths):
@@ -346,7 +343,7 @@ def approve(system: System, paths: Collection[str], user: User | None) -> Saved:
     if not fields:
         return Saved()
     document, changed = doc.write_fields(document, fields, stamp)
-    _store(system, document)
+    store_document(system, document)
     group = record_changes(VALUE_TARGET, system.id, changed, user, "manual")
     return Saved(group, doc.size_warning(document))
 
@@ -354,23 +351,23 @@ def approve(system: System, paths: Collection[str], user: User | None) -> Saved:
 def reopen(system: System, path: str, user: User | None, group: str | None = None) -> str | None:
     """A value someone asked to recalculate or refine is not reviewed any more (until they
     approve the answer): an audited, undoable change; None when it held no reviewed value."""
-    document = _locked(system)
+    document = locked_document(system)
     entry = doc.value_entry(document, path)
     if entry is None or entry.get("value") is None or doc.review_state(entry) is False:
         return group
     document, changed = doc.write_fields(document, {path + doc.REVIEWED: False}, doc.now_stamp())
-    _store(system, document)
+    store_document(system, document)
     return record_changes(VALUE_TARGET, system.id, changed, user, "manual", group=group)
 
 
 def add_assumptions(system: System, path: str, block: str, user: User | None) -> str | None:
     """block added below a level's assumptions (path: doc.assumptions_path), audited and
     undoable; DocumentInvalid when the level would pass its limit."""
-    document = _locked(system)
+    document = locked_document(system)
     before = doc.flat_assumptions(document).get(path, "")
     text = doc.appended_assumptions(before, block)
     document, changed = doc.write_fields(document, {path: text}, doc.now_stamp())
-    _store(system, document)
+    store_document(system, document)
     return record_changes(VALUE_TARGET, system.id, changed, user, "manual")
 
 
@@ -379,177 +376,9 @@ def add_to_conversation(system_id: int, path: str, messages: list[dict[str, Any]
     system = db.session.get(System, system_id)
     if system is None:
         return
-    _store(system, doc.add_messages(_locked(system), path, messages, doc.now_stamp()))
-
-
-def _suggestions(ids: list[int]) -> dict[int, Row]:
-    """The confidence, unit, evidence and issues of these suggestions, as plain rows."""
-    columns = (Suggestion.id, Suggestion.unit, Suggestion.confidence, Suggestion.evidence)
-    found: dict[int, Row] = {}
-    for picked in among(db.session, Suggestion.id, ids):
-        query = select(*columns, Suggestion.issues).where(picked)
-        found.update((row.id, row) for row in db.session.execute(query))
-    return found
-
-
-def _answer(result: Mapping[str, Any], suggestion: Row | None) -> dict[str, Any]:
-    """The answer a suggestion came from, in the seed's fields: the run's result for its cell
-    (value, unit, assumptions, steps, the model's words, the inputs a calculator read) and the
-    suggestion's confidence, sources and caveats."""
-    return {
-        "message": result.get("message", ""),
-        "value": result.get("value"),
-        "unit": result.get("unit") or (suggestion.unit if suggestion else "") or "",
-        "assumptions": result.get("assumptions") or [],
-        "calculation_steps": result.get("calculation_steps") or [],
-        "sources": (suggestion.evidence or []) if suggestion else [],
-        "confidence": suggestion.confidence if suggestion else None,
-        "caveats": (suggestion.issues or []) if suggestion else [],
-        # What a calculator read: the value is stale when one of them changes.
-        "inputs": result.get("inputs") or {},
-    }
-
-
-def _told(entry: Mapping[str, Any], answer: Mapping[str, Any], name: str, stamp: str) -> list:
-    """The messages that tell a value's conversation the answer it holds: none when the run
-    told it already (a cell a person asked for: its question, then the answer), else the
-    answer (begun with what the value is when the conversation is empty)."""
-    conversation = entry.get("conversation") or []
-    asked = [m for m in conversation if m.get("role") == "user"]
-    if (
-        asked
-        and asked[-1].get("action") in ("calculate", "refine")
-        and asked[-1].get("new_value") == answer["value"]
-    ):
-        return []
-    said = [] if conversation else [system_message(f"{name}.", stamp)]
-    return [*said, assistant_message(answer, stamp)]
-
-
-def made_by(result: Mapping[str, Any] | None, applied: Any) -> str:
-    """itinera's status of a value applied from a run's result for its cell."""
-    result = result or {}
-    if result.get("value") != applied:
-        return "user"
-    return "ia" if result.get("by") == "model" else "calculated"
-
-
-class SystemValueTarget(ReviewTarget):
-    """A system's values as the review core sees them: a field is a value's path in the
-    document (its number), that path + ".reviewed" (its review status), or the path of a
-    level's assumptions (its Markdown)."""
-
-    kind = VALUE_TARGET
-    label = "System"
-    # A person's edit (a value, an outline's assumptions) is undone like an apply: a value
-    # and its review status together.
-    undo_sources = ("manual", "apply", "edit")
-
-    def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
-        query = select(System.id, System.document).where(System.id.in_(list(ids)))
-        return {
-            i: doc.flat_values(document or {}) | doc.flat_assumptions(document or {})
-            for i, document in db.session.execute(query)
-        }
-
-    def write_many(
-        self,
-        values: Mapping[int, Mapping[str, Any]],
-        user: User | None,
-        current: Mapping[int, Mapping[str, Any]] | None = None,
-    ) -> tuple[dict[int, Changed], list[WriteRefused]]:
-        changed: dict[int, Changed] = {}
-        refused: list[WriteRefused] = []
-        # A value is written with the review status it has: after_apply says what an applied
-        # one is (a prediction, or the reviewer's own), and an undo gives back what it
-        # recorded. What changes is in `changed`, so the core audits it with the value.
-        stamp = doc.now_stamp()
-        for system_id, fields in values.items():
-            system = db.session.get(System, system_id)
-            if system is None:
-                refused += [WriteRefused(system_id, f, "The system was deleted.") for f in fields]
-                continue
-            try:
-                document, done = doc.write_fields(_locked(system), dict(fields), stamp, None)
-            except Invalid as exc:
-                refused += [WriteRefused(system_id, f, str(exc)) for f in fields]
-                continue
-            if done:
-                _store(system, document)
-            changed[system_id] = done
-        return changed, refused
-
-    def after_apply(self, target_id: int, applied: Sequence[Applied], user: User | None) -> Changed:
-        """What an applied value is besides its number, audited in the apply's group (one undo
-        takes it all back): a calculator's or a model's value is a prediction (reviewed
-        false, the suggestion's confidence, and the answer it came from in its conversation);
-        a value the reviewer changed before applying it is theirs (reviewed). In a file whose
-        values carry itinera's status, who made it: "ia", "calculated" or "user"."""
-        system = db.session.get(System, target_id)
-        items = [i for i in applied if not doc.ASSUMPTIONS_PATH.match(i.field)]
-        if system is None or not items:
-            return {}
-        document = _locked(system)
-        runs = {item.run_id for item in items if item.run_id is not None}
-        results = {
-            run.id: run.results for run in db.session.scalars(select(Run).where(Run.id.in_(runs)))
-        }
-        suggestions = _suggestions([i.id for i in items])
-        with_status = doc.uses_statuses(document)
-        places, label_of, stamp = doc.Places(document), labeller(document), doc.now_stamp()
-        fields: dict[str, Any] = {}
-        for item in items:
-            result = results.get(item.run_id, {}).get(item.field) or {}
-            made = made_by(result, item.value)
-            suggestion = suggestions.get(item.id)
-            answer = _answer(result, suggestion)
-            said = _told(places.entry(item.field) or {}, answer, label_of(item.field), stamp)
-            if made == "user":
-                said.append(
-                    user_message(
-                        f"Set to {item.value}.", "manual_edit", answer["value"], item.value, stamp
-                    )
-                )
-            fields |= {
-                item.field + doc.REVIEWED: made == "user",
-                item.field + doc.CONFIDENCE: None if made == "user" else answer["confidence"],
-            }
-            if said:
-                fields[item.field + doc.CONVERSATION] = pruned(
-                    [*(places.entry(item.field) or {}).get("conversation", []), *said]
-                )
-            if with_status:
-                fields[item.field + doc.STATUS] = made
-        document, changed = doc.write_fields(document, fields, stamp)
-        if changed:
-            _store(system, document)
-        return changed
-
-    def parse(self, field: str, raw: str) -> Any:
-        return raw if doc.ASSUMPTIONS_PATH.match(field) else doc.read_number(raw)
-
-    def names(self, ids: Collection[int]) -> dict[int, str]:
-        query = select(System.id, System.name).where(System.id.in_(list(ids)))
-        return dict(db.session.execute(query).all())
-
-    def url(self, target_id: int) -> str | None:
-        return url_for("systems.show", system_id=target_id)
-
-    def owns(self, ids: Collection[int], sources: Collection[str]) -> bool:
-        """A group of one system's changes: a system is reviewed (and undone) on its own."""
-        return super().owns(ids, sources) and len(ids) == 1
-
-    def back_url(self, ids: Collection[int]) -> str | None:
-        return url_for("systems.show", system_id=min(ids), _anchor="changes")
-
-    def field_labels(self, target_id: int, fields: Iterable[str]) -> list[str]:
-        """A value by its step, intervention and indicator, as the system's grid names it."""
-        system = db.session.get(System, target_id)
-        label_of = labeller(system.document if system else {})
-        return list(dict.fromkeys(label_of(f) for f in fields))
-
-
-VALUES = register_target(SystemValueTarget())
+    store_document(
+        system, doc.add_messages(locked_document(system), path, messages, doc.now_stamp())
+    )
 
 
 def to_dict(system: System) -> dict[str, Any]:

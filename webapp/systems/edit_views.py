@@ -2,32 +2,29 @@
 intervention's description added to them), steps and interventions added, edited, moved and
 deleted, the system's details and its farm renamed or deleted. Editors only; every write goes
 through webapp.systems.editing under the row lock, and PRG with a flash message after it. The
-API sets one level's assumptions and deletes a system."""
+API (api.py) sets one level's assumptions and deletes a system."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Any
 
-from flask import abort, flash, jsonify, redirect, request, url_for
+from flask import abort, flash, redirect, request, url_for
 from flask_login import current_user
 from flask_wtf import FlaskForm
-from pydantic import Field
 from wtforms.fields.choices import SelectChoice
 
-from webapp.api import json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
-from webapp.contract import RequestModel, accepts
 from webapp.extensions import db
 from webapp.jobs.queue import RunInProgress
 from webapp.problems import Invalid, show_on_form
 from webapp.rendering import render_page
-from webapp.systems import api, bp, catalog, editing, runs
+from webapp.systems import bp, catalog, editing, runs
 from webapp.systems.assumptions import propose_assumptions
-from webapp.systems.document import ASSUMPTIONS_LIMIT, TOP, DocumentInvalid, owner
+from webapp.systems.document import TOP, DocumentInvalid, owner
 from webapp.systems.edit_forms import (
     AssumptionsForm,
     FarmForm,
@@ -504,51 +501,3 @@ def delete_farm(farm_id: int):
         url_for("systems.index", _anchor=f"farm-{farm.id}"),
         "Delete the farm" + (" and its systems" if count else ""),
     )
-
-
-# JSON API: one level's assumptions, and deleting a system.
-
-
-class AssumptionsBody(RequestModel):
-    """The system's assumptions (no step_id), a step's, or an intervention's (both ids)."""
-
-    step_id: Annotated[str, Field(min_length=1, max_length=64)] | None = None
-    intervention_id: Annotated[str, Field(min_length=1, max_length=64)] | None = None
-    assumptions: Annotated[str, Field(max_length=ASSUMPTIONS_LIMIT)]
-
-
-@api.put("/<int:system_id>/assumptions")
-@require_role(Role.editor)
-@accepts(
-    AssumptionsBody,
-    summary="Replace one level's assumptions: the system's, a step's or an intervention's.",
-)
-def api_set_assumptions(system_id: int):
-    system = system_or_404(system_id)
-    body = json_body()
-    step_id, intervention_id = body.get("step_id"), body.get("intervention_id")
-    if intervention_id and not step_id:
-        raise Invalid("Give the intervention's step_id too.", loc="step_id")
-    text = body["assumptions"]
-    saved = catalog.edit_document(
-        system,
-        lambda d: editing.set_assumptions(d, step_id, intervention_id, text),
-        current_user,
-    )
-    db.session.commit()
-    answer = catalog.to_dict(system) | {"assumptions": text}
-    return jsonify(answer | ({"warning": saved.warning} if saved.warning else {}))
-
-
-@api.delete("/<int:system_id>")
-@require_role(Role.editor)
-@accepts(
-    answers={204: "Deleted; its values stay in the audit trail.", 409: "A run is calculating it."},
-    summary="Delete a system; its open suggestions are rejected.",
-)
-def api_delete(system_id: int):
-    system = system_or_404(system_id)
-    runs.not_busy(system)  # 409 with the run's id
-    catalog.delete_system(system, current_user)
-    db.session.commit()
-    return "", 204

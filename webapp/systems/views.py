@@ -1,51 +1,46 @@
 """Farm systems workspace: farms and their systems, importing and exporting itinera's JSON, the
-system page (timeline and grid, with a cell edited in place), and the JSON API."""
+system page (timeline and grid, with a cell edited in place). Its JSON API is api.py."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
 from functools import partial
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from flask import Response, abort, flash, jsonify, redirect, render_template, request, url_for
+from flask import Response, abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from werkzeug.utils import secure_filename
 
-from webapp.api import json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.bodies import takes_upload
-from webapp.contract import Id, Name, Number, Paging, RequestModel, Text, accepts
 from webapp.exports import csv_text
 from webapp.extensions import db, htmx
 from webapp.ids import record_ids
 from webapp.jobs.models import Run
 from webapp.jobs.queue import QueueUnavailable, RunInProgress
-from webapp.pagination import page_number, paginate, per_page
+from webapp.pagination import page_number, paginate
 from webapp.problems import Invalid, show_on_form
 from webapp.rendering import render_page
 from webapp.review import pages
 from webapp.review import service as review
 from webapp.review.audit import history, undoable_groups
 from webapp.review.models import Suggestion
-from webapp.systems import api, bp, catalog, editing, grid, runs, summary
+from webapp.systems import bp, catalog, editing, grid, runs, summary
 from webapp.systems.document import (
-    KEEP,
     DocumentInvalid,
     awaiting_review,
     read_document,
-    value_entry,
-    value_path,
 )
 from webapp.systems.farm_totals import FarmTotals, farm_totals
 from webapp.systems.forms import IMPORT_MAX_BYTES, ImportForm, ValueForm
 from webapp.systems.models import VALUE_TARGET, Farm, System
-from webapp.systems.review_page import batch_summary, review_page, show_filter
+from webapp.systems.review_page import review_page, show_filter
 from webapp.systems.runs import SystemCalculation
 from webapp.systems.stale import InputChange, stale_at, stale_values
+from webapp.systems.target import VALUES
 from webapp.systems.timeline import layout
 from webapp.systems.totals import system_totals
 from webapp.uploads import read_text
@@ -111,7 +106,7 @@ def import_file():
 
 
 # The stale values of the systems last shown, by id and last write: they depend on the document
-# alone, and every write of one moves its updated_at (catalog._store). Working them out takes
+# alone, and every write of one moves its updated_at (store_document). Working them out takes
 # about 0.1 s for 2,000 interventions of 10 calculated values each: once per write, not per view.
 STALE_KEPT = 16
 _stale_kept: dict[tuple[int, Any], dict[str, list[InputChange]]] = {}
@@ -154,7 +149,7 @@ def system_context(system: System, page: int = 1) -> dict[str, Any]:
         "changes": changes,
         "label_of": grid.labeller(system.document),
         "made_by": grid.MADE_BY,
-        "undoable": undoable_groups(changes, catalog.VALUES.undo_sources) if may_undo else [],
+        "undoable": undoable_groups(changes, VALUES.undo_sources) if may_undo else [],
     }
 
 
@@ -168,7 +163,7 @@ def _filename(system: System, extension: str) -> str:
     return f"{secure_filename(system.name) or f'system-{system.id}'}.{extension}"
 
 
-def _document_response(system: System, download: bool) -> Response:
+def document_response(system: System, download: bool) -> Response:
     body = json.dumps(system.document, ensure_ascii=False, indent=2)
     headers = {}
     if download:
@@ -179,7 +174,7 @@ def _document_response(system: System, download: bool) -> Response:
 @bp.get("/<int:system_id>.json")
 def export(system_id: int):
     """The document as itinera reads it: every key that came in, plus our values."""
-    return _document_response(system_or_404(system_id), download=True)
+    return document_response(system_or_404(system_id), download=True)
 
 
 @bp.get("/<int:system_id>.csv")
@@ -274,131 +269,6 @@ def save_cell(system_id: int):
         return redirect(url_for("systems.show", system_id=system.id, _anchor="grid"))
     row, cell = cell_of(system, request.form)
     return render_cell(system, row, cell, saved.warning)
-
-
-# JSON API: the same rules as the pages.
-
-
-class DocumentBody(BaseModel):
-    """An itinera document: its steps are checked by the document's own rules, which name
-    each problem's path; any other key is kept."""
-
-    model_config = ConfigDict(extra="allow")
-    steps: Annotated[list[dict[str, Any]], Field(max_length=200)]
-
-
-class NewSystem(RequestModel):
-    farm_id: Id | None = None
-    farm: Name | None = None
-    region: Name = ""
-    name: Name | None = None
-    description: Text = ""
-    system_type: Annotated[str, Field(max_length=100)] = ""
-    productions: Name = ""
-    gps_location: Name = ""
-    document: DocumentBody
-
-
-class NewValue(RequestModel):
-    step_id: Annotated[str, Field(min_length=1, max_length=64)]
-    intervention_id: Annotated[str, Field(min_length=1, max_length=64)] | None = None
-    key: Annotated[str, Field(min_length=1, max_length=64)]
-    value: Number | Annotated[str, Field(max_length=64)] | None = None
-    reviewed: StrictBool | Literal["n/a"] | None = None
-
-
-def _saved(system: System, saved: catalog.Saved, **more: Any) -> dict[str, Any]:
-    answer = catalog.to_dict(system) | more | {"undo_group": saved.group}
-    if saved.not_numbers:
-        label_of = grid.labeller(system.document)
-        answer["not_numbers"] = [
-            {"path": path, "label": label_of(path), "value": text}
-            for path, text in saved.not_numbers.items()
-        ]
-        answer["not_numbers_message"] = saved.not_numbers_said(system.document)
-    return answer | ({"warning": saved.warning} if saved.warning else {})
-
-
-@api.get("")
-@accepts(query=Paging, summary="Systems with their farm, paged (without their documents).")
-def api_index():
-    query = db.select(System).order_by(System.id)
-    page = paginate(query, page_number(request.args), per_page(request.args, SYSTEMS_PER_PAGE))
-    return jsonify(page.as_json("systems", [catalog.to_dict(s) for s in page.items]))
-
-
-@api.post("")
-@require_role(Role.editor)
-@takes_upload()
-@accepts(
-    NewSystem,
-    answers={
-        201: "Imported; `warning` when the document is over 1 MB; `not_numbers` (path, label, "
-        "value) for values that are text but not numbers."
-    },
-    summary="Import an itinera document as a new system of a farm (by id, or by name).",
-)
-def api_create():
-    body = json_body()
-    if body.get("farm_id") is not None:
-        farm = db.session.get(Farm, body["farm_id"])
-        if farm is None:
-            raise Invalid("There is no such farm.", code="farm_missing", loc="farm_id")
-    elif body.get("farm"):
-        farm = catalog.farm_named(body["farm"]) or catalog.create_farm(
-            body["farm"], body.get("region", "")
-        )
-    else:
-        raise Invalid("Name the farm (farm) or give its id (farm_id).", loc="farm")
-    details = {
-        k: body.get(k, "") for k in ("description", "system_type", "productions", "gps_location")
-    }
-    system, saved = catalog.import_system(
-        farm, body.get("name"), body["document"], current_user, **details
-    )
-    db.session.commit()
-    return jsonify(_saved(system, saved)), 201
-
-
-@api.get("/<int:system_id>")
-@accepts(summary="A system's document, as itinera reads it.")
-def api_show(system_id: int):
-    return _document_response(system_or_404(system_id), download=False)
-
-
-@api.put("/<int:system_id>")
-@require_role(Role.editor)
-@takes_upload()
-@accepts(DocumentBody, summary="Replace a system's document (checked first; values audited).")
-def api_replace(system_id: int):
-    system = system_or_404(system_id)
-    saved = catalog.replace_document(system, json_body(), current_user)
-    db.session.commit()
-    return jsonify(_saved(system, saved))
-
-
-@api.post("/<int:system_id>/values")
-@require_role(Role.editor)
-@accepts(
-    NewValue,
-    answers={200: "Set; `undo_group` undoes it through POST /api/v1/undo/<group>."},
-    summary="Set one value (a person's: reviewed unless `reviewed` says otherwise); without "
-    "`value`, only its review status (`reviewed: true` approves it as it stands); "
-    "`value: null` clears it.",
-)
-def api_set_value(system_id: int):
-    system = system_or_404(system_id)
-    body = json_body()
-    step_id, intervention_id, key = body["step_id"], body.get("intervention_id"), body["key"]
-    # Without "value" the value stays (reviewed alone approves it); null clears it.
-    value = body.get("value", KEEP)
-    saved = catalog.set_value(
-        system, step_id, intervention_id, key, value, current_user, body.get("reviewed")
-    )
-    db.session.commit()
-    path = value_path(step_id, intervention_id, key)
-    entry = value_entry(system.document, path)
-    return jsonify(_saved(system, saved, path=path, entry=entry))
 
 
 # Calculating missing values: a run proposes them, people review them through the core.
@@ -567,108 +437,3 @@ def reject_calculated(system_id: int, run_id: int):
     else:
         flash("Nothing was rejected: choose open suggestions.", "warning")
     return back_to(system, run)
-
-
-@api.post("/<int:system_id>/calculate-missing")
-@require_role(Role.editor)
-@accepts(
-    answers={202: "Queued; review it through /api/v1/runs/<run_id>/suggestions."},
-    summary="Calculate every missing value that has a calculator, offline, as suggestions.",
-)
-def api_calculate_missing(system_id: int):
-    run = runs.start_calculation(system_or_404(system_id), current_user)
-    db.session.commit()
-    return jsonify(run_id=run.id, cells=run.total), 202
-
-
-@api.get("/<int:system_id>/stale")
-@accepts(
-    summary="The system's stale values: each value calculated from an assumption or a value "
-    "that reads differently now, with what changed (`input`, `then`, `now`; empty when it "
-    "was, or is, not stated)."
-)
-def api_stale(system_id: int):
-    system = system_or_404(system_id)
-    label_of = grid.labeller(system.document)
-    stale = [
-        {
-            "path": path,
-            "label": label_of(path),
-            "changes": [{"input": c.name, "then": c.then, "now": c.now} for c in changes],
-        }
-        for path, changes in stale_of(system).items()
-    ]
-    return jsonify(count=len(stale), stale=stale)
-
-
-@api.post("/<int:system_id>/recalculate-stale")
-@require_role(Role.editor)
-@accepts(
-    answers={202: "Queued; review it through /api/v1/runs/<run_id>/suggestions."},
-    summary="Recalculate every stale value, offline, as suggestions (422 when none is stale).",
-)
-def api_recalculate_stale(system_id: int):
-    run = runs.start_stale(system_or_404(system_id), current_user)
-    db.session.commit()
-    return jsonify(run_id=run.id, cells=run.total), 202
-
-
-class CellAt(RequestModel):
-    """One value of an intervention."""
-
-    step_id: Annotated[str, Field(min_length=1, max_length=64)]
-    intervention_id: Annotated[str, Field(min_length=1, max_length=64)]
-    key: Annotated[str, Field(min_length=1, max_length=64)]
-
-
-def cell_args(body: dict[str, Any]) -> tuple[str, str, str]:
-    return body["step_id"], body["intervention_id"], body["key"]
-
-
-class CellBody(CellAt):
-    recalculate: StrictBool = False  # a filled cell too: the person asks for this one
-
-
-@api.post("/<int:system_id>/calculate")
-@require_role(Role.editor)
-@accepts(
-    CellBody,
-    answers={202: "Queued: a run of one cell, reviewed like the others."},
-    summary="Calculate one empty value of an intervention (or, with recalculate, a filled one), "
-    "as a suggestion.",
-)
-def api_calculate_one(system_id: int):
-    system = system_or_404(system_id)
-    body = json_body()
-    recalculate = body.get("recalculate", False)
-    run = runs.start_cell(system, current_user, *cell_args(body), recalculate=recalculate)
-    db.session.commit()
-    return jsonify(run_id=run.id, cells=run.total), 202
-
-
-@api.get("/<int:system_id>/runs/<int:run_id>")
-@accepts(
-    summary="A calculation run as a BatchCalculationSummary: what it calculated, cell by cell."
-)
-def api_calculation(system_id: int, run_id: int):
-    system = system_or_404(system_id)
-    return jsonify(batch_summary(calculation_or_404(system, run_id), system.document))
-
-
-@api.get("/<int:system_id>/totals")
-@accepts(
-    summary="The system's totals per intervention, step and year, with their units; at system "
-    "level each total says whether it is partial, and `missing` what each total that is not "
-    "complete lacks, step by step (the interventions or indicators, by name). Predictions "
-    "(values no person reviewed) count; each value's `unreviewed` is the part of it that rests "
-    "on them."
-)
-def api_totals(system_id: int):
-    return jsonify(summary.totals_answer(system_or_404(system_id).document))
-
-
-@api.get("/farms/<int:farm_id>/totals")
-@accepts(summary="A farm's totals per hectare and year, weighted by its systems' areas.")
-def api_farm_totals(farm_id: int):
-    farm = db.get_or_404(Farm, farm_id, description=f"There is no farm #{farm_id}.")
-    return jsonify(farm_totals_of(farm).to_dict())

@@ -1,19 +1,16 @@
 """Enriching a table's column: start a run, watch its research log live, review the proposal
-row by row, apply, undo; and the API for the same."""
+row by row, apply, undo. Its JSON API is in api.py."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from flask import Response, abort, flash, jsonify, redirect, request, url_for
+from flask import Response, abort, flash, redirect, request, url_for
 from flask_login import current_user
-from pydantic import Field
 
-from webapp.api import json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
-from webapp.contract import Ids, Name, RequestModel, accepts
 from webapp.extensions import db, htmx
 from webapp.ids import record_id, record_ids
 from webapp.jobs.models import Run
@@ -23,18 +20,7 @@ from webapp.problems import Unavailable
 from webapp.rendering import render_page
 from webapp.review import service as review
 from webapp.review.vocabulary import level_filter
-from webapp.tables import api, bp
-from webapp.tables.enrichment import (
-    EnrichInvalid,
-    TableApply,
-    TableEnrichment,
-    apply_rows,
-    cost_estimate,
-    reasoning,
-    row_labels,
-    row_suggestions,
-    start_enrichment,
-)
+from webapp.tables import bp
 from webapp.tables.models import DataTable
 from webapp.tables.proposals import (
     latest_log,
@@ -44,7 +30,16 @@ from webapp.tables.proposals import (
     reject_rows,
     run_level_counts,
 )
+from webapp.tables.runs import (
+    EnrichInvalid,
+    TableEnrichment,
+    reasoning,
+    row_labels,
+    row_suggestions,
+    start_enrichment,
+)
 from webapp.tables.strategies import get_all_strategies
+from webapp.tables.target import TableApply, apply_rows
 from webapp.tables.views import table_or_404
 from webapp.text import listed
 
@@ -217,39 +212,6 @@ def reject(table_id: int, run_id: int):
     else:
         flash("Nothing was rejected: those rows are decided already.", "warning")
     return back_to_review(table, run)
-
-
-class EnrichRows(RequestModel):
-    target_column: Name
-    strategy: Name
-    # Each strategy reads its own parameters and says what it needs.
-    params: Annotated[dict[Name, Any], Field(max_length=20)] = {}
-    row_ids: Ids | None = None
-
-
-@api.post("/<int:table_id>/enrich")
-@require_role(Role.editor)
-@accepts(
-    EnrichRows,
-    answers={
-        202: "Queued: run_id, rows, and estimated_cost for a strategy that calls the model.",
-        409: "Already being enriched: details.run_id is that run.",
-        422: "Not as given, or more rows than FURROW_MAX_ROWS_PER_RUN.",
-    },
-    summary="Fill a column for any number of rows, up to FURROW_MAX_ROWS_PER_RUN, in a run.",
-)
-def api_enrich(table_id: int):
-    table = table_or_404(table_id)
-    body = json_body()  # its shape checked by EnrichRows before this runs
-    run = start_enrichment(
-        table,
-        body["target_column"],
-        body["strategy"],
-        body.get("params") or {},
-        body.get("row_ids"),
-        current_user,
-    )
-    return jsonify(run_id=run.id, rows=len(run.items), estimated_cost=cost_estimate(run)), 202
 
 
 @bp.context_processor

@@ -18,8 +18,8 @@ from webapp.pagination import Page, paginate
 from webapp.review import service as review
 from webapp.review.models import Suggestion
 from webapp.review.vocabulary import count_levels
-from webapp.tables.enrichment import row_suggestions
 from webapp.tables.models import ROW_TARGET, ResearchLogEntry
+from webapp.tables.runs import row_suggestions
 from webapp.text import listed
 
 REVIEW_PAGE_ROWS = 50

@@ -1,47 +1,41 @@
 """Research tables workspace: tables, their columns and rows, inline cell edits, CSV import and
-export, and the JSON API."""
+export. Its JSON API is api.py."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
 from flask import (
     Response,
     abort,
     flash,
-    jsonify,
     redirect,
     render_template,
     request,
     url_for,
 )
 from flask_login import current_user
-from pydantic import ConfigDict, Field
 from sqlalchemy.orm import selectinload
 from werkzeug.utils import secure_filename
 
-from webapp.api import BodyInvalid, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.bodies import takes_upload
-from webapp.contract import Id, Name, Names, Paging, RequestModel, accepts
 from webapp.extensions import db
 from webapp.ids import record_ids
 from webapp.jobs.models import Run
 from webapp.jobs.queue import live_runs
-from webapp.pagination import Page, count_of, page_number, paginate, per_page
+from webapp.pagination import Page, count_of, page_number, paginate
 from webapp.problems import show_on_form
 from webapp.rendering import render_page
 from webapp.review.audit import history, undoable_groups
-from webapp.tables import api, bp, catalog, importing
-from webapp.tables.browsing import DIRECTIONS, FILTER_LIMIT, OPERATORS, RowView
+from webapp.tables import bp, catalog, importing
+from webapp.tables.browsing import OPERATORS, RowView
 from webapp.tables.catalog import TableInvalid
 from webapp.tables.cells import CellInvalid, display
-from webapp.tables.enrichment import ROWS, row_label
 from webapp.tables.forms import (
     ConfirmImportForm,
     ImportForm,
@@ -53,12 +47,12 @@ from webapp.tables.forms import (
     values_form,
 )
 from webapp.tables.models import ROW_TARGET, DataTable, TableColumn, TableRow
+from webapp.tables.target import ROWS, row_label
 from webapp.uploads import CSV_MAX_BYTES, UploadRefused, check_csv_text
 
 bp.add_app_template_filter(display, "cell")
 
 TABLES_PER_PAGE = 25
-API_MOST_ROWS = 500
 # Above this many rows, a table's facets are counted in a request of their own.
 FACETS_INLINE_ROWS = 10_000
 
@@ -548,97 +542,3 @@ def delete(table_id: int):
     db.session.commit()
     flash(f"Deleted the table “{table.name}”.", "success")
     return redirect(url_for("tables.index"))
-
-
-# JSON API: the same rules as the pages.
-
-
-class ColumnBody(RequestModel):
-    name: Name
-    type: Name = "text"
-    options: Names = []
-    unit: Name | None = None
-
-
-class NewTable(RequestModel):
-    name: Name
-    columns: Annotated[list[ColumnBody], Field(max_length=200)] = []
-
-
-class NewRows(RequestModel):
-    # Each row's shape and values are the table's to judge: it names row and column.
-    rows: Annotated[list[Any], Field(max_length=10_000)] = []
-
-
-@api.get("")
-@accepts(query=Paging, summary="Research tables, paged.")
-def api_index():
-    page, counts = tables_page(page_number(request.args), per_page(request.args, TABLES_PER_PAGE))
-    return jsonify(page.as_json("tables", [catalog.to_dict(t, counts[t.id]) for t in page.items]))
-
-
-@api.post("")
-@require_role(Role.editor)
-@accepts(NewTable, answers={201: "Created."}, summary="A new table with its columns.")
-def api_create():
-    body = json_body()
-    table = catalog.create_table(body.get("name"), body.get("columns"), current_user)
-    db.session.commit()
-    return jsonify(catalog.to_dict(table, 0)), 201
-
-
-@api.get("/<int:table_id>")
-@accepts(summary="One table with its columns and row count.")
-def api_show(table_id: int):
-    table = table_or_404(table_id)
-    return jsonify(catalog.to_dict(table, catalog.row_counts([table.id])[table.id]))
-
-
-class RowsQuery(Paging):
-    """The table page's sort and filter (webapp.tables.browsing); any other key is refused, so
-    a misspelt filter is not answered with every row."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    sort: Id | None = None
-    dir: Literal[DIRECTIONS] | None = None
-    col: Id | None = None
-    op: Literal[tuple(OPERATORS)] | None = None
-    q: Annotated[str, Field(max_length=FILTER_LIMIT)] | None = None
-
-
-@api.get("/<int:table_id>/rows")
-@accepts(
-    query=RowsQuery,
-    summary="A table's rows, paged, sorted and filtered as its page: "
-    "?sort=<column id>&dir=desc&col=<column id>&op=gt&q=9.",
-)
-def api_rows(table_id: int):
-    table = table_or_404(table_id)
-    view, problems = RowView.read(table, request.args)
-    if problems:
-        raise BodyInvalid(
-            [replace(p, loc=f"query.{p.loc}") for p in problems],
-            summary="The rows cannot be sorted or filtered as asked.",
-        )
-    page = catalog.rows_page(
-        table,
-        page_number(request.args),
-        per_page(request.args, catalog.PER_PAGE, API_MOST_ROWS),
-        view,
-    )
-    return jsonify(
-        page.as_json(
-            "rows", [{"id": row.id, "values": row.by_name(table.columns)} for row in page.items]
-        )
-    )
-
-
-@api.post("/<int:table_id>/rows")
-@require_role(Role.editor)
-@accepts(NewRows, answers={201: "Added."}, summary="Add rows: {column name: value}.")
-def api_add_rows(table_id: int):
-    table = table_or_404(table_id)
-    row_ids = catalog.add_rows(table, json_body().get("rows"), current_user)
-    db.session.commit()
-    return jsonify(row_ids=row_ids), 201

@@ -84,7 +84,7 @@ class ReviewDecisions(ReviewTarget):
 
     def after_undo(self, ids: Collection[int]) -> None:
         """An undone entry or date style changes the review's checks and statuses."""
-        from webapp.registry.reviews import refresh  # reviews builds on these targets
+        from webapp.registry.review_state import refresh  # reviews builds on these targets
 
         for review in db.session.scalars(select(Review).where(Review.id.in_(list(ids)))):
             refresh(review)

@@ -1,5 +1,6 @@
 """The registry reviews' JSON API (/api/v1/reviews): reviews and their documents, the run,
-evidence, reviewer input, validation, verdicts, the outcome and the report in three formats.
+evidence, reviewer input, validation, verdicts, the outcome, the report in three formats, and the
+evidence and validation as JSON downloads (`evidence.json`, `validation.json`).
 Editors and up for all of it (project documents name their owners); verdicts and the overall
 outcome need a reviewer. API tokens carry their user's role."""
 
@@ -24,7 +25,7 @@ from webapp.jobs.models import Run
 from webapp.library.documents import read_upload
 from webapp.pagination import page_number, paginate, per_page
 from webapp.problems import Problem
-from webapp.registry import api, report, reviews, rounds
+from webapp.registry import api, report, review_state, rounds
 from webapp.registry import documents as docs
 from webapp.registry.checklist import (
     BUNDLED,
@@ -39,8 +40,8 @@ from webapp.registry.dates import DateStyle
 from webapp.registry.discovery import DocumentType
 from webapp.registry.models import Review, ReviewDocument
 from webapp.registry.pages import PageKind
-from webapp.registry.run import ReviewBusy, latest_runs, live_run, start_review_run
-from webapp.registry.targets import OUTCOMES, VERDICTS, Decision
+from webapp.registry.runs import ReviewBusy, latest_runs, live_run, start_review_run
+from webapp.registry.target import OUTCOMES, VERDICTS, Decision
 from webapp.uploads import UploadRefused
 
 PER_PAGE = 25
@@ -115,8 +116,8 @@ def summary_dict(review: Review, run: Run | None) -> dict[str, Any]:
 
 def review_dict(review: Review) -> dict[str, Any]:
     run = db.session.get(Run, review.run_id) if review.run_id else None
-    outcome = reviews.outcome(review)
-    chosen = reviews.chosen_styles(review)
+    outcome = review_state.outcome(review)
+    chosen = review_state.chosen_styles(review)
     suggestion = rounds.suggestion(review)
     return summary_dict(review, run) | {
         "bundled_checklist": bundled_name(review.checklist),
@@ -132,7 +133,7 @@ def entered_dict(review: Review) -> dict[str, dict[str, Any]]:
     from."""
     names = {d.id: d.filename for d in review.documents}
     found: dict[str, dict[str, Any]] = {}
-    for entry in reviews.entered(review):
+    for entry in review_state.entered(review):
         one = {
             "value": entry.value,
             "document": names.get(entry.document_id),
@@ -153,7 +154,7 @@ def requirements_of(review: Review) -> list[dict[str, Any]]:
     page, an unusable or refused answer)."""
     stored = {r.requirement_id: r for r in review.requirements}
     found = []
-    for result in reviews.assessment(review).requirements:
+    for result in review_state.assessment(review).requirements:
         wanted = result.requirement
         record = stored.get(wanted.requirement_id)
         found.append(
@@ -175,16 +176,16 @@ def requirements_of(review: Review) -> list[dict[str, Any]]:
 
 def report_of(review: Review) -> dict[str, Any]:
     run = db.session.get(Run, review.run_id) if review.run_id else None
-    outcome = reviews.outcome(review)
-    chosen = reviews.chosen_styles(review)
+    outcome = review_state.outcome(review)
+    chosen = review_state.chosen_styles(review)
     return report.build(
         summary_dict(review, run),
         requirements_of(review),
         entered_dict(review),
-        reviews.checks(review),
+        review_state.checks(review),
         {
             rid: {"verdict": d.value, **decision_dict(d)}
-            for rid, d in reviews.verdicts(review).items()
+            for rid, d in review_state.verdicts(review).items()
         },
         {"outcome": outcome.value, **decision_dict(outcome)} if outcome else None,
         [document_dict(d, chosen.get(d.id)) for d in review.documents],
@@ -279,7 +280,7 @@ def api_create():
             "Give checklist or bundled_checklist, not both.", loc="bundled_checklist"
         )
     checklist = checklist_from(given) or bundled(body.get("bundled_checklist") or REGISTRATION)
-    review = reviews.create_review(body["name"], checklist, current_user)
+    review = review_state.create_review(body["name"], checklist, current_user)
     db.session.commit()
     return jsonify(review_dict(review)), 201
 
@@ -302,7 +303,7 @@ def api_delete(review_id: int):
     if live_run(review) is not None:
         message = "The review is being assessed; wait for its run to end, then delete it."
         return api_error(409, ReviewBusy.code, message, {"run_id": review.run_id})
-    stored = reviews.delete_review(review)
+    stored = review_state.delete_review(review)
     db.session.commit()
     docs.remove_files(stored)
     return "", 204
@@ -352,13 +353,13 @@ def api_set_type(review_id: int, document_id: int):
     document = document_or_404(review, document_id)
     given = json_body()
     if not {"document_type", "date_style"} & given.keys():
-        raise reviews.ReviewInvalid("Give document_type, date_style or both.")
+        raise review_state.ReviewInvalid("Give document_type, date_style or both.")
     if "document_type" in given:
         docs.set_type(document, given["document_type"])
     if "date_style" in given:
-        reviews.set_date_style(review, document, given["date_style"], current_user)
+        review_state.set_date_style(review, document, given["date_style"], current_user)
     db.session.commit()
-    return jsonify(document_dict(document, reviews.chosen_styles(review).get(document.id)))
+    return jsonify(document_dict(document, review_state.chosen_styles(review).get(document.id)))
 
 
 # The run and what it found
@@ -400,7 +401,7 @@ def api_requirement(review_id: int, requirement_id: str):
     wanted = review.methodology.requirement(requirement_id)
     if found is None or wanted is None:
         abort(404, description=f"The checklist has no requirement {requirement_id}.")
-    verdict = reviews.verdicts(review).get(requirement_id)
+    verdict = review_state.verdicts(review).get(requirement_id)
     asked = set(report.asked(found))
     return jsonify(
         found
@@ -408,7 +409,7 @@ def api_requirement(review_id: int, requirement_id: str):
         | {
             "accepted_evidence": wanted.accepted_evidence,
             "verdict": {"verdict": verdict.value, **decision_dict(verdict)} if verdict else None,
-            "checks": [c for c in reviews.checks(review) if c["field"] in asked],
+            "checks": [c for c in review_state.checks(review) if c["field"] in asked],
         }
     )
 
@@ -422,13 +423,13 @@ def api_fields(review_id: int):
     unknown = [f for f in given if f not in StructuredField.__members__]
     known = ", ".join(StructuredField.__members__)
     if unknown:
-        raise reviews.ReviewInvalid(
+        raise review_state.ReviewInvalid(
             [
                 Problem(f"{f} is not a field; use one of {known}.", loc=f"fields.{f}")
                 for f in unknown
             ]
         )
-    reviews.enter_fields(review, given, current_user)
+    review_state.enter_fields(review, given, current_user)
     db.session.commit()
     return jsonify(fields=entered_dict(review))
 
@@ -437,7 +438,7 @@ def api_fields(review_id: int):
 @require_role(Role.editor)
 @accepts(summary="The cross-validation checks of the review's run.")
 def api_validation(review_id: int):
-    return jsonify(checks=reviews.checks(review_or_404(review_id)))
+    return jsonify(checks=review_state.checks(review_or_404(review_id)))
 
 
 # Decisions
@@ -449,11 +450,11 @@ def api_validation(review_id: int):
 def api_verdict(review_id: int):
     review = review_or_404(review_id)
     body = json_body()
-    group = reviews.decide_requirement(
+    group = review_state.decide_requirement(
         review, body["requirement_id"], body["verdict"], body.get("comment"), current_user
     )
     db.session.commit()
-    verdict = reviews.verdicts(review)[body["requirement_id"]]
+    verdict = review_state.verdicts(review)[body["requirement_id"]]
     return jsonify(
         requirement_id=body["requirement_id"],
         verdict=verdict.value,
@@ -468,9 +469,9 @@ def api_verdict(review_id: int):
 def api_outcome(review_id: int):
     review = review_or_404(review_id)
     body = json_body()
-    group = reviews.set_outcome(review, body["outcome"], body.get("comment"), current_user)
+    group = review_state.set_outcome(review, body["outcome"], body.get("comment"), current_user)
     db.session.commit()
-    outcome = reviews.outcome(review)
+    outcome = review_state.outcome(review)
     return jsonify(outcome=outcome.value, **decision_dict(outcome), undo_group=group), 201
 
 
@@ -507,3 +508,29 @@ def api_report_md(review_id: int):
 def api_report_json(review_id: int):
     review = review_or_404(review_id)
     return download(report.to_json(report_of(review)), "application/json", review, "json")
+
+
+def json_download(data: object, review: Review, what: str) -> Response:
+    filename = report.download_name(review.name, review.id, "json", what)
+    return Response(
+        report.json_file(data),
+        mimetype="application/json",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+@api.get("/<int:review_id>/evidence.json")
+@require_role(Role.editor)
+@accepts(summary="The evidence call's answer as a JSON file (a download).")
+def api_evidence_json(review_id: int):
+    review = review_or_404(review_id)
+    found = report.evidence(requirements_of(review), entered_dict(review))
+    return json_download(found, review, "evidence")
+
+
+@api.get("/<int:review_id>/validation.json")
+@require_role(Role.editor)
+@accepts(summary="The validation call's answer as a JSON file (a download).")
+def api_validation_json(review_id: int):
+    review = review_or_404(review_id)
+    return json_download(report.validation(review_state.checks(review)), review, "validation")

@@ -40,8 +40,8 @@ from webapp.registry.evidence import (
 )
 from webapp.registry.models import EvidenceAnswer, Review, ReviewStatus
 from webapp.registry.pages import PageKind
-from webapp.registry.reviews import entered_values, mark_running, refresh, requirement, styles
-from webapp.registry.targets import REVIEW
+from webapp.registry.review_state import entered_values, mark_running, refresh, requirement, styles
+from webapp.registry.target import REVIEW
 from webapp.registry.words import status_label, type_label
 
 DISCOVER, MAP, EVIDENCE, VALIDATE, REPORT = "discover", "map", "evidence", "validate", "report"

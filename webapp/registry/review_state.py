@@ -23,7 +23,7 @@ from webapp.registry.discovery import DocumentType
 from webapp.registry.evidence import Passage
 from webapp.registry.models import Review, ReviewDocument, ReviewRequirement
 from webapp.registry.pages import PageKind
-from webapp.registry.targets import (
+from webapp.registry.target import (
     OUTCOME,
     OUTCOMES,
     REVIEW,

@@ -1,0 +1,222 @@
+"""Table rows as the review core's target: what people call a row, a row's cells written as its
+columns' types (many rows in one UPDATE per chunk), and applying a run's reviewed rows through
+the core (audited, undoable)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import url_for
+from sqlalchemy import bindparam, select, update
+
+from webapp.auth.models import User
+from webapp.database import among, utcnow
+from webapp.extensions import db
+from webapp.ids import record_id
+from webapp.jobs.models import Run
+from webapp.review import service as review
+from webapp.review.models import Suggestion, jsonable
+from webapp.review.targets import Changed, ReviewTarget, WriteRefused, register_target
+from webapp.tables.cells import CellInvalid, parse_cell
+from webapp.tables.models import ROW_TARGET, DataTable, TableColumn, TableRow
+from webapp.tables.sort_keys import write_keys
+
+# A number column whose name says it is a year names its row, as a text column does.
+YEAR_NAMES = ("year", "jahr", "année", "annee", "año", "年")
+
+
+KEY_PARTS = 3
+
+
+def _names_the_row(name: str, column_type: str) -> bool:
+    return column_type in ("text", "select") or (
+        column_type == "number" and any(word in name.casefold() for word in YEAR_NAMES)
+    )
+
+
+def row_label(
+    cells: Mapping[str, Any], columns: Iterable[tuple[str, str, str]], target_key: str, row_id: int
+) -> str:
+    """What people call a row: its first few filled text, select and year columns (key, name,
+    type) other than the one being filled — "Wheat · Kenya · 2014", not twenty rows of
+    "Wheat"."""
+    parts = []
+    for key, name, column_type in columns:
+        value = cells.get(key)
+        if value in (None, "") or key == target_key or not _names_the_row(name, column_type):
+            continue
+        parts.append(f"{value:g}" if isinstance(value, int | float) else str(value))
+        if len(parts) == KEY_PARTS:
+            break
+    return " · ".join(parts)[:120] if parts else f"Row {row_id}"
+
+
+def with_values(cells: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    """New cells with values set; an empty cell is a missing key, never a stored null."""
+    merged = {**cells, **values}
+    return {key: value for key, value in merged.items() if value is not None}
+
+
+class TableRowTarget(ReviewTarget):
+    """Table rows as the review core sees them: a field is a column key, a value is read as the
+    column's type, and many rows are written in one UPDATE per chunk."""
+
+    kind = ROW_TARGET
+    label = "Row"
+    undo_sources = ("apply",)
+
+    def _column(self, ids: Collection[int], column) -> dict[int, Any]:
+        found: dict[int, Any] = {}
+        for picked in among(db.session, TableRow.id, ids):
+            query = select(TableRow.id, column).where(picked)
+            found.update(db.session.execute(query).all())
+        return found
+
+    def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
+        return {i: cells or {} for i, cells in self._column(ids, TableRow.cells).items()}
+
+    def write_many(
+        self,
+        values: Mapping[int, Mapping[str, Any]],
+        user: User | None,
+        current: Mapping[int, Mapping[str, Any]] | None = None,
+    ) -> tuple[dict[int, Changed], list[WriteRefused]]:
+        cells_of = current if current is not None else self.current(values)
+        table_of = self._column(values, TableRow.table_id)
+        tables = set(table_of.values())
+        columns = {
+            (c.table_id, c.key): c
+            for c in db.session.scalars(select(TableColumn).where(TableColumn.table_id.in_(tables)))
+        }
+        changed: dict[int, Changed] = {}
+        refused: list[WriteRefused] = []
+        updates = []
+        for row_id, mine in values.items():
+            table_id, cells = table_of.get(row_id), cells_of.get(row_id, {})
+            accepted: dict[str, Any] = {}
+            for key, raw in mine.items():
+                column = columns.get((table_id, key))
+                if column is None:
+                    refused.append(WriteRefused(row_id, key, "The row or its column was deleted."))
+                    continue
+                try:
+                    accepted[key] = (
+                        None if raw is None else parse_cell(column.type, raw, column.options)
+                    )
+                except CellInvalid as exc:
+                    refused.append(WriteRefused(row_id, key, str(exc)))
+            diff = {
+                k: (cells.get(k), v)
+                for k, v in accepted.items()
+                if jsonable(cells.get(k)) != jsonable(v)
+            }
+            if diff:
+                changed[row_id] = diff
+                updates.append({"row_id": row_id, "new_cells": with_values(cells, accepted)})
+        # One executemany straight to the table (no ORM bookkeeping per row).
+        rows_table = TableRow.__table__
+        statement = (
+            rows_table.update()
+            .where(rows_table.c.id == bindparam("row_id"))
+            .values(cells=bindparam("new_cells"), updated_at=utcnow())
+        )
+        if updates:
+            db.session.execute(statement, updates)
+        write_keys({update["row_id"]: update["new_cells"] for update in updates})
+        review.forget(TableRow, values)
+        _touch_tables(tables)
+        return changed, refused
+
+    def names(self, ids: Collection[int]) -> dict[int, str]:
+        """Each row by its first filled text column, as its table's pages name it."""
+        rows: dict[int, tuple[int, dict[str, Any]]] = {}
+        for picked in among(db.session, TableRow.id, ids):
+            query = select(TableRow.id, TableRow.table_id, TableRow.cells).where(picked)
+            rows.update(
+                {i: (table_id, cells or {}) for i, table_id, cells in db.session.execute(query)}
+            )
+        columns: dict[int, list[tuple[str, str, str]]] = {}
+        for table_id in {table_id for table_id, _cells in rows.values()}:
+            table = db.session.get(DataTable, table_id)
+            columns[table_id] = [(c.key, c.name, c.type) for c in table.columns]
+        return {
+            i: row_label(cells, columns[table_id], "", i) for i, (table_id, cells) in rows.items()
+        }
+
+    def field_label(self, field: str) -> str:
+        """A column by its name: a field is the column's id."""
+        column = db.session.get(TableColumn, record_id(field)) if record_id(field) else None
+        return column.name if column is not None else field
+
+    def url(self, target_id: int) -> str | None:
+        table_id = db.session.scalar(select(TableRow.table_id).where(TableRow.id == target_id))
+        return (
+            url_for("tables.row_history", table_id=table_id, row_id=target_id) if table_id else None
+        )
+
+    def _tables(self, ids: Collection[int]) -> set[int]:
+        return set(self._column(ids, TableRow.table_id).values())
+
+    def owns(self, ids: Collection[int], sources: Collection[str]) -> bool:
+        """An apply is undone whole when its rows are all of one table (a run's)."""
+        return super().owns(ids, sources) and len(self._tables(ids)) == 1
+
+    def back_url(self, ids: Collection[int]) -> str | None:
+        tables = self._tables(ids)
+        return url_for("tables.show", table_id=tables.pop()) if len(tables) == 1 else None
+
+
+def _touch_tables(ids: Collection[int]) -> None:
+    if ids:
+        db.session.execute(
+            update(DataTable).where(DataTable.id.in_(list(ids))).values(updated_at=utcnow())
+        )
+
+
+ROWS = register_target(TableRowTarget())
+
+
+@dataclass
+class TableApply:
+    applied: list[int] = field(default_factory=list)
+    refused: list[dict[str, Any]] = field(default_factory=list)
+    group: str | None = None
+
+
+def apply_rows(
+    run: Run,
+    row_ids: Iterable[int],
+    user: User,
+    edits: Mapping[int, str] | None = None,
+    reconfirm: Iterable[int] = (),
+    skip_invalid: bool = False,
+) -> TableApply:
+    """The rows' suggestions through the review core, answered by row (the table pages'
+    shape). An invalid row is refused until its value is edited (left out
+    without a refusal with skip_invalid); a stale one (its cell changed since the run) until it
+    is re-confirmed (reconfirm: suggestion ids)."""
+    row_ids = [int(i) for i in row_ids]
+    suggestions = {
+        row_id: suggestion_id
+        for row_id, suggestion_id in db.session.execute(
+            select(Suggestion.target_id, Suggestion.id).where(
+                Suggestion.run_id == run.id, Suggestion.target_type == ROW_TARGET
+            )
+        )
+    }
+    result = TableApply()
+    for row_id in row_ids:
+        if row_id not in suggestions:
+            result.refused.append(
+                {"row_id": row_id, "code": "no_suggestion",
+                 "message": "The run proposed nothing for this row."}
+            )  # fmt: skip
+    chosen = [suggestions[i] for i in row_ids if i in suggestions]
+    edited = {suggestions[i]: v for i, v in (edits or {}).items() if i in suggestions}
+    applied = review.apply(chosen, user, reconfirm, edits=edited, skip_invalid=skip_invalid)
+    result.applied = [a.target_id for a in applied.applied]
+    result.refused += [{"row_id": r.target_id, **r.to_dict()} for r in applied.refused]
+    result.group = applied.group
+    return result
