@@ -25,7 +25,7 @@ PAGE_REQUESTS = 200
 
 def timed_rules(crops) -> float:
     """Seconds the provider and rules take for these cultures, without queue or database."""
-    from webapp.cultures.catalog import ENRICHABLE_FIELDS, typical_yield
+    from webapp.cultures.fields import ENRICHABLE_FIELDS
     from webapp.cultures.providers.offline import OfflineProvider
     from webapp.cultures.rules import postprocess
 
@@ -34,7 +34,7 @@ def timed_rules(crops) -> float:
     for crop in crops:
         values = {"name": crop, "reference_crop": crop}
         answer = provider.propose_culture(values, list(ENRICHABLE_FIELDS))
-        postprocess(answer.proposal, values, typical_yield=typical_yield(crop))
+        postprocess(answer.proposal, values)
     return time.perf_counter() - began
 
 

@@ -30,8 +30,8 @@ from webapp.extensions import db
 from webapp.jobs.kinds import RUN_KINDS, RunKind
 from webapp.jobs.models import Run
 from webapp.registry.models import ReviewRequirement
-from webapp.registry.run import ReviewAssessment
-from webapp.registry.targets import OUTCOME, REQUIREMENT, REVIEW, VERDICT
+from webapp.registry.runs import ReviewAssessment
+from webapp.registry.target import OUTCOME, REQUIREMENT, REVIEW, VERDICT
 from webapp.review.models import Change
 from webapp.review.targets import TARGETS, ReviewTarget
 from webapp.workspaces import WORKSPACES
