@@ -16,7 +16,7 @@ def change(n: int, old, new) -> dict:
         "old_value": old,
         "new_value": new,
         "source": "apply",
-        "apply_group": "g1",
+        "group_id": "g1",
         "run_id": None,
         "user_id": None,
         "at": utcnow(),

@@ -47,7 +47,7 @@ def test_undo_takes_back_notes_and_sources_or_nothing_when_they_changed(make_use
     suggestions = suggested_for(lettuce, ["growth_duration_days"])
     result = service.apply([s.id for s in suggestions], reviewer)
     db.session.commit()
-    changed = {c.field for c in db.session.query(Change).filter_by(apply_group=result.group)}
+    changed = {c.field for c in db.session.query(Change).filter_by(group_id=result.group)}
     assert changed == {"growth_duration_days", "notes", "structured_sources"}
     # Someone edits the notes after the apply: the undo would lose that, so it undoes nothing.
     edit_culture(lettuce, {"notes": lettuce.notes + "\nBolts in heat."}, reviewer)

@@ -248,7 +248,7 @@ def test_apply_all_valid_first_counts_what_changes_and_what_is_left_out(client_a
     assert applied.status_code == 302
     group = re.search(r"undo=([0-9a-f]+)", applied.headers["Location"]).group(1)
     changes = db.session.query(Change).filter_by(source="apply").all()
-    assert {c.apply_group for c in changes} == {group}  # one undoable group for the batch
+    assert {c.group_id for c in changes} == {group}  # one undoable group for the batch
     assert {(c.target_id, c.field) for c in changes} >= {
         (ids["Carrot"], "growth_duration_days"),
         (ids["Carrot"], "row_spacing_cm"),

@@ -257,7 +257,7 @@ def test_every_edit_is_audited_and_shown_as_history(client_as):
         ("harvest_method", None, "per_sqm", "manual"),
         ("expected_yield", None, "4.25", "manual"),
     }
-    groups = {c.field: c.apply_group for c in changes}
+    groups = {c.field: c.group_id for c in changes}
     assert groups["variety"] == groups["row_spacing_cm"] != groups["expected_yield"]
     assert {c.user_id for c in changes} == {editor.user.id}
     history = by_id(editor.get(f"/cultures/{culture.id}"), "history")

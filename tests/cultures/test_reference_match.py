@@ -195,7 +195,7 @@ def test_a_person_changes_and_clears_the_matched_crop_and_undo_gives_both_back(c
         db.session.query(Change)
         .filter_by(target_id=eyed, field="reference_crop_chosen")
         .one()
-        .apply_group
+        .group_id
     )
     undone = reviewer.submit(f"/review/undo/{group}", page=f"/cultures/{eyed}")
     assert undone.status_code == 302

@@ -143,8 +143,8 @@ def test_reimport_through_the_page_is_audited_undoable_and_idempotent(client_as)
 
     reviewer = client_as("reviewer")
     page = reviewer.get(f"/cultures/{tomato.id}").get_data(as_text=True)
-    assert f"/review/undo/{change.apply_group}" in page
-    undone = reviewer.submit(f"/review/undo/{change.apply_group}", page=f"/cultures/{tomato.id}")
+    assert f"/review/undo/{change.group_id}" in page
+    undone = reviewer.submit(f"/review/undo/{change.group_id}", page=f"/cultures/{tomato.id}")
     assert undone.status_code == 302
     db.session.expire_all()
     assert db.session.get(Culture, tomato.id).growth_duration_days == 60

@@ -495,7 +495,7 @@ def test_the_report_in_three_formats(client, editor, reviewer, bearer):
 def newest_group(review_id: int, field: str) -> str:
     """The group of the newest decision of one of a review's fields, as an undo takes it."""
     return db.session.scalar(
-        select(Change.apply_group)
+        select(Change.group_id)
         .where(Change.target_type == REVIEW_KIND, Change.target_id == review_id)
         .where(Change.field.startswith(field))
         .order_by(Change.id.desc())

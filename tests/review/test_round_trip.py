@@ -378,7 +378,7 @@ def test_decide_undo_and_refuse_the_undo_again(app, client_as, decision):
     db.session.expire_all()
     assert target.current([record_id])[record_id][decision.field] == decision.value
     # The group the answer names is the decision's audited change.
-    change = db.session.scalars(select(Change).where(Change.apply_group == group)).one()
+    change = db.session.scalars(select(Change).where(Change.group_id == group)).one()
     assert (change.target_type, change.target_id, change.field, change.source) == (
         target.kind,
         record_id,

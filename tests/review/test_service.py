@@ -187,7 +187,7 @@ def test_a_decision_writes_nothing_and_is_undone_from_the_audit_trail(app, make_
     first = service.decide(VERDICTS, 7, "REQ-001", "met", "Page 4 shows it.", user)
     assert VERDICTS.current([7]) == {7: {"REQ-001": "met"}}
     second = service.decide(VERDICTS, 7, "REQ-001", "not_met", "The map is missing.", user)
-    change = db.session.query(Change).filter_by(apply_group=second).one()
+    change = db.session.query(Change).filter_by(group_id=second).one()
     assert (change.old_value, change.new_value, change.comment, change.source) == (
         "met",
         "not_met",
@@ -280,7 +280,7 @@ def test_a_page_sees_a_stale_suggestion_before_anyone_applies_it(sheet):
     assert (suggestion.now, suggestion.changed_since) == (5.0, False)
 
 
-def test_history_offers_undo_for_apply_groups_nothing_changed_since(sheet):
+def test_history_offers_undo_for_group_ids_nothing_changed_since(sheet):
     first = propose(sheet, 1, depth=3.0)
     applied = service.apply([first["depth"]], None).group
     second = propose(sheet, 2, depth=8.0)
@@ -322,7 +322,7 @@ def test_one_write_path_records_changes_and_reads_the_newest_of_each_field(sheet
     group = record_changes(Sheet.kind, 1, {"depth": (2.0, 3.0)}, user, "manual", sheet.id)
     again = record_changes(Sheet.kind, 1, {"depth": (3.0, 4.0), "width": (None, 1.0)}, None, "x")
     assert record_changes(Sheet.kind, 1, {}, user, "manual", group=group) == group  # nothing
-    first = db.session.query(Change).filter_by(apply_group=group).one()
+    first = db.session.query(Change).filter_by(group_id=group).one()
     assert (first.user_id, first.source, first.run_id, first.comment, first.suggestion_id) == (
         user.id,
         "manual",

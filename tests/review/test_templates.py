@@ -246,9 +246,9 @@ def test_each_row_shows_its_worst_level_and_the_counts_name_every_level(render):
 def test_history_has_one_undo_button_per_undoable_group_and_the_newest_answers_u(render):
     at = datetime(2025, 3, 1, 9, 30, tzinfo=UTC)
     changes = [
-        Change(id=3, field="a", new_value=1, source="apply", apply_group="g2", at=at),
-        Change(id=2, field="b", new_value=2, source="apply", apply_group="g2", at=at),
-        Change(id=1, field="c", new_value=3, source="apply", apply_group="g1", at=at),
+        Change(id=3, field="a", new_value=1, source="apply", group_id="g2", at=at),
+        Change(id=2, field="b", new_value=2, source="apply", group_id="g2", at=at),
+        Change(id=1, field="c", new_value=3, source="apply", group_id="g1", at=at),
     ]
     page = render(
         "change_history",
@@ -307,7 +307,7 @@ def test_evidence_may_show_what_it_says_open_with_the_callers_words_on_its_line(
 
 def test_change_history_may_name_its_table(render_source):
     at = datetime(2025, 3, 1, 9, 30, tzinfo=UTC)
-    changes = [Change(field="verdict", new_value="met", source="decide", apply_group="g", at=at)]
+    changes = [Change(field="verdict", new_value="met", source="decide", group_id="g", at=at)]
     page = render_source(
         '{% from "review/_macros.html" import change_history %}'
         '{{ change_history(changes, labels.get, id="decisions", undoable=["g"], back="/r") }}',

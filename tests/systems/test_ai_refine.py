@@ -76,7 +76,7 @@ def test_an_offline_refinement_adds_its_assumptions_and_recalculates(client_as, 
         f"steps[{STEP['id']}].interventions[{LABOUR['id']}].assumptions",
         FUEL + ".reviewed",
     }
-    assert len({c.apply_group for c in changes}) == 1  # one undo takes both back
+    assert len({c.group_id for c in changes}) == 1  # one undo takes both back
     suggestion = only_suggestion(run)
     assert (suggestion.current_value, suggestion.suggested_value) == (21, 25.0)
     said = entry["conversation"]
@@ -169,7 +169,7 @@ def test_a_filled_cell_is_recalculated_only_when_asked_for(client_as):
     reopened = select(Change).where(Change.field == FUEL + ".reviewed", Change.source == "manual")
     change = db.session.scalars(reopened).one()
     reviewer = client_as("reviewer")
-    undone = reviewer.submit(f"/review/undo/{change.apply_group}", {}, page=page)
+    undone = reviewer.submit(f"/review/undo/{change.group_id}", {}, page=page)
     assert undone.status_code == 302
     assert value_entry(document_of(system_id), FUEL)["reviewed"] is True
 

@@ -358,7 +358,7 @@ def test_the_api_sets_a_level_s_assumptions_and_deletes_a_system(client_as):
     ).all()[-1]
     assert change.field.endswith(".assumptions") and change.new_value == "- **Dose**: 2"
     reviewer = api_client(client_as, "reviewer")
-    undone = reviewer.post(f"/api/v1/undo/{change.apply_group}", headers=reviewer.headers)
+    undone = reviewer.post(f"/api/v1/undo/{change.group_id}", headers=reviewer.headers)
     assert undone.status_code == 200, undone.get_json()
     db.session.expire_all()
     assert not system().document["steps"][0]["interventions"][0].get("assumptions")

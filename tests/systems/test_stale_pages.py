@@ -46,7 +46,7 @@ def set_price(editor, system_id, price):
         headers=editor.headers,
     )
     assert answer.status_code == 200, answer.get_json()
-    query = select(Change.apply_group).where(Change.field == "assumptions")
+    query = select(Change.group_id).where(Change.field == "assumptions")
     return db.session.scalars(query.order_by(Change.id.desc())).first()
 
 

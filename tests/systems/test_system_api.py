@@ -182,7 +182,7 @@ def test_reviewed_alone_approves_the_value_as_it_stands_and_undo_reopens_it(clie
     said = entry["conversation"][-1]
     assert (said["action"], said["previous_value"], said["new_value"]) == ("approve", 0.15, 0.15)
     group = approved.get_json()["undo_group"]
-    audited = db.session.scalars(select(Change).where(Change.apply_group == group)).all()
+    audited = db.session.scalars(select(Change).where(Change.group_id == group)).all()
     path = value_path(step["id"], work["id"], "ift")
     assert [(c.field, c.old_value, c.new_value) for c in audited] == [
         (path + ".reviewed", False, True),

@@ -125,7 +125,7 @@ def test_computation_proposal_apply_and_undo(app, make_user, idle_queue):
          "message": "The run proposed nothing for this row."}
     ]  # fmt: skip
     assert rows["seed"].value(total) == 10 and rows["tray"].value(total) == 6
-    changes = db.session.query(Change).filter_by(apply_group=result.group).all()
+    changes = db.session.query(Change).filter_by(group_id=result.group).all()
     assert {(c.target_id, c.old_value, c.new_value) for c in changes} == {
         (rows["seed"].id, None, 10),
         (rows["tray"].id, 1, 6),

@@ -257,7 +257,7 @@ def test_apply_all_applies_exactly_the_valid_pending_rows_in_one_group_that_undo
     assert applied.status_code == 302
     location = applied.headers["Location"]
     group = parse_qs(urlsplit(location).query)["undo"][0]
-    changes = db.session.scalars(select(Change).where(Change.apply_group == group)).all()
+    changes = db.session.scalars(select(Change).where(Change.group_id == group)).all()
     by_plot = {v: k for k, v in ids.items()}
     changed = sorted(by_plot[c.target_id] for c in changes)
     skipped = {plot(n) for n in (2, 3, 7, 8, 9, 10, 11, 12)}

@@ -313,9 +313,9 @@ def undoable_here(changes: list[Change], culture: Culture) -> list[str]:
     if not groups:
         return []
     beyond = db.session.scalars(
-        select(Change.apply_group)
+        select(Change.group_id)
         .where(
-            Change.apply_group.in_(groups),
+            Change.group_id.in_(groups),
             or_(Change.target_type != TARGET, Change.target_id != culture.id),
         )
         .distinct()

@@ -140,7 +140,7 @@ class HistoryEntry:
     user = property(lambda self: self.change.user)
     source = property(lambda self: self.change.source)
     comment = property(lambda self: self.change.comment)
-    apply_group = property(lambda self: self.change.apply_group)
+    group_id = property(lambda self: self.change.group_id)
 
 
 def _value_words(field: str, value: Any, documents: dict[int, str]) -> str:

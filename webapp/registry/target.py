@@ -166,7 +166,7 @@ def decisions(kind: str, ids: Collection[int], field: str | None = None) -> dict
                 change.comment,
                 change.user.display_name if change.user else None,
                 change.at,
-                change.apply_group,
+                change.group_id,
             )
             for name, change in changes.items()
             if change.new_value is not None

@@ -41,7 +41,7 @@ def change_row(
         "old_value": jsonable(old),
         "new_value": jsonable(new),
         "source": source,
-        "apply_group": group,
+        "group_id": group,
         "run_id": run_id,
         "user_id": user_id,
         "at": utcnow(),
@@ -136,12 +136,12 @@ def undoable_groups(changes: Sequence[Change], sources: tuple[str, ...]) -> list
     for change in changes:
         key = (change.target_type, change.target_id, change.field)
         if key not in newest or change.id > newest[key][0]:
-            newest[key] = (change.id, change.apply_group)
+            newest[key] = (change.id, change.group_id)
     refused = {
-        change.apply_group
+        change.group_id
         for change in changes
         if change.source not in sources
-        or newest[(change.target_type, change.target_id, change.field)][1] != change.apply_group
+        or newest[(change.target_type, change.target_id, change.field)][1] != change.group_id
     }
     ordered = sorted(changes, key=lambda c: c.id, reverse=True)
-    return list(dict.fromkeys(c.apply_group for c in ordered if c.apply_group not in refused))
+    return list(dict.fromkeys(c.group_id for c in ordered if c.group_id not in refused))

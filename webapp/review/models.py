@@ -45,8 +45,9 @@ class Change(db.Model):
     )
     # A reviewer's words with a decision (a verdict on a requirement), shown in the history.
     comment: Mapped[str | None] = mapped_column(Text)
-    # The changes made by one save or one apply share a group, so they can be undone together.
-    apply_group: Mapped[str] = mapped_column(String(32), index=True)
+    # The changes made together (one save, apply, decision, import or undo) share a group id,
+    # so one undo takes them back together.
+    group_id: Mapped[str] = mapped_column(String(32), index=True)
     run_id: Mapped[int | None] = mapped_column(ForeignKey("runs.id", ondelete="SET NULL"))
     user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)

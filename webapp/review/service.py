@@ -529,7 +529,7 @@ def undoable_group(group: str) -> Group | None:
         return None
     query = (
         select(Change.target_type, Change.target_id, Change.source)
-        .where(Change.apply_group == group)
+        .where(Change.group_id == group)
         .distinct()
     )
     records: dict[str, set[int]] = {}
@@ -577,7 +577,7 @@ def undo(group: str, user: User | None) -> UndoResult:
             Change.new_value,
             Change.run_id,
         )
-        .where(Change.apply_group == group)
+        .where(Change.group_id == group)
         .order_by(Change.id)
     )
     # Per field, the value before the group's first change and after its last.
@@ -630,7 +630,7 @@ def undo(group: str, user: User | None) -> UndoResult:
     for kind, target in targets.items():
         target.after_undo({i for k, i, _f in first if k == kind})
     reopened = select(Change.suggestion_id).where(
-        Change.apply_group == group, Change.suggestion_id.is_not(None)
+        Change.group_id == group, Change.suggestion_id.is_not(None)
     )
     db.session.execute(
         update(Suggestion)

@@ -74,7 +74,7 @@ def audit_rows(system_id: int, path: str) -> list[Made]:
             c.user.display_name if c.user else None,
             c.at,
             c.new_value,
-            c.apply_group,
+            c.group_id,
         )
         for c in db.session.scalars(query)
     ]
