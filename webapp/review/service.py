@@ -548,12 +548,13 @@ def undoable_group(group: str) -> Group | None:
 
 def undone_in_words(changed: Sequence[tuple[str, int, str]], at_most: int = 3) -> str:
     """“Pea: Yield, Harvest method; Bean: Yield; and 4 more”: the first few records of an undo
-    by name, each with its fields by label, on one line whatever its size."""
+    (in the order they were added) by name, each with its fields by label, on one line
+    whatever its size."""
     fields: dict[tuple[str, int], list[str]] = {}
     for kind, target_id, name in changed:
         fields.setdefault((kind, target_id), []).append(name)
     said = []
-    for (kind, target_id), names in list(fields.items())[:at_most]:
+    for (kind, target_id), names in sorted(fields.items())[:at_most]:
         target = target_for(kind)
         if target is None:
             continue

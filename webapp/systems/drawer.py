@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from flask import abort, flash, redirect, request, url_for
+from flask import flash, redirect, request, url_for
 from flask_login import current_user
 from sqlalchemy import select
 
@@ -176,8 +176,6 @@ def approve_cell(system_id: int):
     """The value marked reviewed as it stands; the grid's cell is swapped with the drawer."""
     system = system_or_404(system_id)
     row, cell = cell_of(system, request.form)
-    if not EmptyForm().validate_on_submit():
-        abort(400, description="The form expired; reload the page and try again.")
     try:
         catalog.set_reviewed(system, row.step_id, row.intervention_id, cell.key, current_user)
     except Invalid as exc:
@@ -225,8 +223,6 @@ def approve_values(system_id: int):
     """The chosen values (or with all=high every high-confidence one, as the server finds them
     now) marked reviewed as they stand: one audited group, undone from the system page."""
     system = system_or_404(system_id)
-    if not EmptyForm().validate_on_submit():
-        abort(400, description="The form expired; reload the page and try again.")
     all_high = request.form.get("all") == "high"
     if not all_high and not request.form.getlist("cell"):
         flash("Choose the values to approve.", "warning")

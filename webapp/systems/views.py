@@ -314,8 +314,6 @@ def confirm_calculation(system_id: int):
 def start_and_show(system: System, start: Callable[[], Run] | None = None):
     """Start a run (the calculation of every missing value unless start says otherwise) and
     go to its page; a problem is flashed on the system page."""
-    if not EmptyForm().validate_on_submit():
-        abort(400, description="The form expired; reload the page and try again.")
     try:
         run = start() if start else runs.start_calculation(system, current_user)
     except RunInProgress as exc:
@@ -391,11 +389,9 @@ def calculation(system_id: int, run_id: int):
 
 
 def reviewed_post(system_id: int, run_id: int) -> tuple[System, Run, list[int]]:
-    """The system, run and chosen suggestions (the run's own) of a review form, CSRF checked."""
+    """The system, run and chosen suggestions (the run's own) of a review form."""
     system = system_or_404(system_id)
     run = calculation_or_404(system, run_id)
-    if not EmptyForm().validate_on_submit():
-        abort(400, description="The form expired; reload the page and try again.")
     wanted = record_ids(request.form.getlist("suggestion"))
     query = db.select(Suggestion.id).where(Suggestion.run_id == run.id, Suggestion.id.in_(wanted))
     return system, run, list(db.session.scalars(query))

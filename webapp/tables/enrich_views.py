@@ -64,8 +64,6 @@ def strategy_params(form) -> dict:
 @require_role(Role.editor)
 def enrich(table_id: int):
     table = table_or_404(table_id)
-    if not EmptyForm().validate_on_submit():
-        abort(400, description="The form expired; reload the page and try again.")
     # No row ticked is every row; rows ticked that name none of the table's are no row at all.
     ticked = request.form.getlist("row")
     try:
@@ -152,12 +150,10 @@ def flash_refusals(run: Run, refused: list[dict[str, Any]]) -> None:
         flash(message, "error")
 
 
-def posted_to(table_id: int, run_id: int, act: str) -> tuple[DataTable, Run]:
-    """The table and run a review form posts to, once its CSRF token is checked."""
+def posted_to(table_id: int, run_id: int) -> tuple[DataTable, Run]:
+    """The table and run a review form posts to (its CSRF token checked for every POST)."""
     table = table_or_404(table_id)
     run = enrichment_run_or_404(run_id, table)
-    if not EmptyForm().validate_on_submit():
-        abort(400, description=f"The form expired; reload the page and {act} again.")
     return table, run
 
 
@@ -176,7 +172,7 @@ def answer_apply(table: DataTable, run: Run, result: TableApply):
 @bp.post("/<int:table_id>/runs/<int:run_id>/apply")
 @require_role(Role.reviewer)
 def apply(table_id: int, run_id: int):
-    table, run = posted_to(table_id, run_id, "apply")
+    table, run = posted_to(table_id, run_id)
     chosen = chosen_rows()
     edits = {
         row_id: value
@@ -196,7 +192,7 @@ def apply(table_id: int, run_id: int):
 @bp.post("/<int:table_id>/runs/<int:run_id>/reject")
 @require_role(Role.reviewer)
 def reject(table_id: int, run_id: int):
-    table, run = posted_to(table_id, run_id, "reject")
+    table, run = posted_to(table_id, run_id)
     chosen = chosen_rows()
     if not chosen:
         flash("Choose the rows to reject.", "warning")
