@@ -247,7 +247,6 @@ def review_batch(run_id: int):
     show = queue_filter(request.args)
     queue = None if run.is_live else review_queue(run, show)
     page = paginate_list(queue.items if queue else [], page_number(request.args), QUEUE_PER_PAGE)
-    undo_group = request.args.get("undo", "")
     return render_page(
         "cultures/review_queue.html",
         "queue",
@@ -259,7 +258,7 @@ def review_batch(run_id: int):
         show_choices=SHOW,
         show_of_level=SHOW_OF_LEVEL,
         form=EmptyForm(),
-        undo_group=undo_group.isalnum() and undo_group,
+        undo_group=undo_group(),
     )
 
 
@@ -366,13 +365,15 @@ def render_culture(culture: Culture, fragment: str | None = None, **extra):
     )
 
 
+def undo_group() -> str:
+    """After an apply the page offers to undo it; the group comes back in the address."""
+    group = request.args.get("undo", "")
+    return group if group.isalnum() else ""
+
+
 @bp.get("/<int:culture_id>")
 def show(culture_id: int):
-    # After an apply the page offers to undo it; the group comes back in the address.
-    undo_group = request.args.get("undo", "")
-    return render_culture(
-        culture_or_404(culture_id), undo_group=undo_group.isalnum() and undo_group
-    )
+    return render_culture(culture_or_404(culture_id), undo_group=undo_group())
 
 
 @bp.get("/<int:culture_id>/enrichment")
@@ -584,6 +585,10 @@ NewCulture = spec_model("NewCulture", FIELDS, required=("name",), save_anyway=(b
 CultureChange = spec_model("CultureChange", FIELDS, save_anyway=(bool, False))
 
 
+# What starting a run answers.
+QUEUED = {202: "Queued.", 409: "Already being enriched: details.run_id is that run."}
+
+
 class EnrichBatch(RequestModel):
     ids: Annotated[list[Id], Field(min_length=1, max_length=10_000)]
     mode: Name = "complete"
@@ -653,7 +658,7 @@ def api_create():
 @require_role(Role.editor)
 @accepts(
     EnrichBatch,
-    answers={202: "Queued.", 409: "Already being enriched: details.run_id is that run."},
+    answers=QUEUED,
     summary="Research many cultures in one run.",
 )
 def api_enrich_batch():
@@ -749,7 +754,7 @@ def api_check():
 @require_role(Role.editor)
 @accepts(
     EnrichOne,
-    answers={202: "Queued.", 409: "Already being enriched: details.run_id is that run."},
+    answers=QUEUED,
     body_required=False,
     summary="Research one culture.",
 )
