@@ -56,6 +56,7 @@ WORKSPACES = (
         "Cultures",
         "/cultures",
         "Keep the crop catalog; enrich missing fields.",
+        views=("views", "api"),
         cli="cli",
     ),
     Workspace(
