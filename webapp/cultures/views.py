@@ -1,19 +1,12 @@
-"""Cultures workspace: the catalog pages."""
+"""Cultures workspace: the catalog pages — the list, its export and check, a culture's page with
+the run it reviews, and the forms to add, edit and delete one."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from flask import (
-    Response,
-    abort,
-    current_app,
-    flash,
-    redirect,
-    request,
-    url_for,
-)
+from flask import Response, abort, flash, redirect, request, url_for
 from flask_login import current_user
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import defer
@@ -21,7 +14,6 @@ from sqlalchemy.orm import defer
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
-from webapp.bodies import takes_upload
 from webapp.crops import plan_targets, plan_words, plans_of
 from webapp.cultures import bp
 from webapp.cultures.catalog import (
@@ -47,34 +39,22 @@ from webapp.cultures.fields import (
     shown,
     shown_value,
 )
-from webapp.cultures.forms import ConfirmImportForm, CultureForm, ImportForm
-from webapp.cultures.importing import import_rows, preview_file
+from webapp.cultures.forms import CultureForm
 from webapp.cultures.models import Culture
-from webapp.cultures.providers import culture_provider
-from webapp.cultures.reference_match import culture_match, reference_matches
-from webapp.cultures.review_queue import SHOW, SHOW_OF_LEVEL, queue_filter, review_queue
-from webapp.cultures.runs import (
-    CultureEnrichment,
-    latest_run,
-    run_summary,
-    start_enrichment,
-    suggestions_of,
-)
+from webapp.cultures.reference_match import culture_match
+from webapp.cultures.review_queue import SHOW, queue_filter, review_queue
+from webapp.cultures.runs import CultureEnrichment, latest_run, run_summary, suggestions_of
 from webapp.cultures.target import CULTURES, TARGET
 from webapp.extensions import db
-from webapp.ids import record_ids
 from webapp.jobs.models import Run
-from webapp.jobs.queue import RunInProgress
-from webapp.pagination import Page, count_of, page_number, paginate, paginate_list
-from webapp.problems import Invalid, Unavailable, show_on_form
+from webapp.pagination import Page, count_of, page_number, paginate
+from webapp.problems import show_on_form
 from webapp.rendering import render_page
-from webapp.review import pages
 from webapp.review import service as review
 from webapp.review.audit import history, undoable_groups
 from webapp.review.models import Change, Suggestion, SuggestionStatus
 from webapp.review.service import findings_for
 from webapp.review.vocabulary import level_counts
-from webapp.uploads import CSV_MAX_BYTES, UploadRefused, check_csv_text, read_csv
 
 
 def culture_or_404(culture_id: int) -> Culture:
@@ -113,106 +93,6 @@ def export(fmt: str):
     return Response(body, mimetype=mimetype, headers={"Content-Disposition": disposition})
 
 
-def render_import(form, preview=None, confirm=None, status: int = 200):
-    return render_page(
-        "cultures/import.html", form=form, preview=preview, confirm=confirm, labels=LABELS
-    ), status
-
-
-@bp.route("/import", methods=["GET", "POST"])
-@require_role(Role.editor)
-@takes_upload()
-def import_csv():
-    form = ImportForm()
-    if not form.validate_on_submit():
-        return render_import(form, status=422 if form.errors else 200)
-    try:
-        text = read_csv(form.file.data, CSV_MAX_BYTES)
-    except Invalid as exc:
-        show_on_form(form, exc.problems)
-        return render_import(form, status=422)
-    preview = preview_file(text)
-    confirm = ConfirmImportForm(formdata=None, csv_text=text) if preview.can_import else None
-    return render_import(ImportForm(formdata=None), preview, confirm, 200 if confirm else 422)
-
-
-@bp.post("/import/confirm")
-@require_role(Role.editor)
-@takes_upload(field_bytes=CSV_MAX_BYTES + 64 * 1024)
-def confirm_import():
-    confirm = ConfirmImportForm()
-    if not confirm.validate_on_submit():
-        abort(400, description="The preview to confirm is missing; upload the file again.")
-    try:
-        check_csv_text(confirm.csv_text.data, CSV_MAX_BYTES)
-    except UploadRefused as exc:  # a client put more into the form than an upload may hold
-        form = ImportForm(formdata=None)
-        show_on_form(form, exc.problems)
-        return render_import(form, status=422)
-    preview = preview_file(confirm.csv_text.data)
-    if not preview.can_import:
-        return render_import(ImportForm(formdata=None), preview, None, 422)
-    if preview.implausible_rows and not confirm.save_anyway.data:
-        flash("Nothing was imported: tick “Import anyway” to keep the flagged values.", "error")
-        return render_import(ImportForm(formdata=None), preview, confirm, 422)
-    counts = import_rows(preview, current_user)
-    db.session.commit()
-    flash(
-        f"Imported: {counts['create']} created, {counts['update']} updated, "
-        f"{counts['unchanged']} unchanged.",
-        "success",
-    )
-    return redirect(url_for("cultures.index"))
-
-
-def batch_ids() -> list[int]:
-    if request.form.get("all_missing"):
-        query = CultureFilters(missing="any").query().with_only_columns(Culture.id)
-        return list(db.session.scalars(query))
-    return sorted(record_ids(request.form.getlist("culture")))
-
-
-@bp.post("/enrich-batch")
-@require_role(Role.editor)
-def enrich_batch():
-    """First the confirm page with the count; then, confirmed, one run over all of them."""
-    ids = batch_ids()
-    existing = (
-        list(db.session.scalars(select(Culture.id).where(Culture.id.in_(ids)))) if ids else []
-    )
-    if not existing:
-        flash("Select at least one culture.", "warning")
-        return redirect(url_for("cultures.index"))
-    if not request.form.get("confirmed"):
-        try:
-            provider = culture_provider(current_app.config["FURROW"].provider)
-        except Unavailable as exc:
-            flash(str(exc), "error")
-            return redirect(url_for("cultures.index"))
-        estimate = getattr(provider, "estimate_cost", None)
-        return render_page(
-            "cultures/batch_confirm.html",
-            ids=existing,
-            form=EmptyForm(),
-            provider=provider.name,
-            model=provider.model,
-            estimated_cost=estimate(len(existing)) if estimate else None,
-            enrich_fields=ENRICHABLE_FIELDS,
-            labels=LABELS,
-        )
-    mode = request.form.get("mode", "complete")
-    fields = request.form.getlist("fields") if mode == "reresearch" else []
-    try:
-        run = start_enrichment(existing, current_user, mode, fields)
-    except (Invalid, Unavailable) as exc:
-        flash(str(exc), "error")
-        return redirect(url_for("cultures.index"))
-    except RunInProgress as exc:
-        flash(exc.link(), "warning")
-        return redirect(url_for("cultures.index"))
-    return redirect(url_for("cultures.review_batch", run_id=run.id))
-
-
 QUEUE_PER_PAGE = 100
 
 
@@ -221,32 +101,6 @@ def enrichment_run_or_404(run_id: int | None, *options) -> Run:
     if run is None or run.kind != CultureEnrichment.name:
         abort(404, description=f"There is no enrichment run #{run_id or ''}.")
     return run
-
-
-def queue_url(run: Run, show: str = "", **more) -> str:
-    return url_for("cultures.review_batch", run_id=run.id, show=show or None, **more)
-
-
-@bp.get("/runs/<int:run_id>/review")
-def review_batch(run_id: int):
-    # Every culture's notes from the provider (the run's results) are not needed here.
-    run = enrichment_run_or_404(run_id, defer(Run.results))
-    show = queue_filter(request.args)
-    queue = None if run.is_live else review_queue(run, show)
-    page = paginate_list(queue.items if queue else [], page_number(request.args), QUEUE_PER_PAGE)
-    return render_page(
-        "cultures/review_queue.html",
-        "queue",
-        run=run,
-        queue=queue,
-        page=page,
-        matches=reference_matches([item.culture_id for item in page.items]),
-        show=show,
-        show_choices=SHOW,
-        show_of_level=SHOW_OF_LEVEL,
-        form=EmptyForm(),
-        undo_group=undo_group(),
-    )
 
 
 @bp.get("/check")
@@ -367,86 +221,6 @@ def show(culture_id: int):
 def enrichment_panel(culture_id: int):
     """The enrichment block alone: progress while the run is live, then the suggestions."""
     return render_culture(culture_or_404(culture_id), "enrichment")
-
-
-@bp.post("/<int:culture_id>/enrich")
-@require_role(Role.editor)
-def enrich(culture_id: int):
-    culture = culture_or_404(culture_id)
-    mode = request.form.get("mode", "complete")
-    fields = request.form.getlist("fields") if mode == "reresearch" else []
-    try:
-        start_enrichment([culture.id], current_user, mode, fields)
-    except (Invalid, Unavailable) as exc:
-        flash(str(exc), "error")
-    except RunInProgress as exc:
-        flash(exc.link(), "warning")
-    return redirect(url_for("cultures.show", culture_id=culture.id, _anchor="enrichment"))
-
-
-def named(fields: list[str]) -> str:
-    """Fields as people call them."""
-    return ", ".join(LABELS.get(f, f) for f in dict.fromkeys(fields))
-
-
-def chosen_suggestions(culture: Culture, ids: list[str]) -> list[Suggestion]:
-    wanted = set(record_ids(ids))
-    if not wanted:
-        return []
-    return list(
-        db.session.scalars(
-            select(Suggestion).where(
-                Suggestion.id.in_(wanted),
-                Suggestion.target_type == "culture",
-                Suggestion.target_id == culture.id,
-            )
-        )
-    )
-
-
-@bp.post("/<int:culture_id>/suggestions")
-@require_role(Role.reviewer)
-def decide_suggestions(culture_id: int):
-    """Apply or reject the chosen suggestions, or apply all valid ones; then back to the
-    culture's page (POST/redirect/GET: refusals are flashed, a reload sends nothing again)."""
-    culture = culture_or_404(culture_id)
-    run, _named = reviewed_run(culture)
-    action = request.form.get("action", "apply")
-
-    def back(**more):
-        # The address keeps the run reviewed, so it can be bookmarked and reloaded.
-        args = review_args(run, True, queue_filter(request.form))
-        return redirect(
-            url_for("cultures.show", culture_id=culture.id, **args, **more, _anchor="enrichment")
-        )
-
-    skipped = None
-    if action == "apply_valid":
-        plan = review.plan_apply(suggestions_of(culture, run) if run else [])
-        chosen, skipped = plan.ready, plan.left_out(CultureEnrichment.reconfirm_where)
-    else:
-        chosen = chosen_suggestions(culture, request.form.getlist("suggestion"))
-    if not chosen:
-        flash(skipped or "Select at least one suggestion.", "warning")
-        return back()
-    if action == "reject":
-        rejected = review.reject([s.id for s in chosen], current_user)
-        db.session.commit()
-        flash(f"Rejected {len(rejected)} suggestion(s).", "info")
-        return back()
-    reconfirmed = [s.id for s in chosen_suggestions(culture, request.form.getlist("reconfirm"))]
-    result = review.apply(
-        [s.id for s in chosen], current_user, reconfirmed, skip_invalid=action == "apply_valid"
-    )
-    db.session.commit()
-    if result.applied:
-        applied = result.applied_fields
-        flash(f"Applied {len(applied)} field(s): {named(applied)}.", "success")
-    # The valid ones of the same request are applied all the same.
-    pages.flash_refusals(result.refused)
-    if skipped:
-        flash(skipped, "info")
-    return back(undo=result.group)
 
 
 def render_form(form: CultureForm, culture: Culture | None, status: int = 200, findings=()):
