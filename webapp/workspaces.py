@@ -56,6 +56,7 @@ WORKSPACES = (
         "Cultures",
         "/cultures",
         "Keep the crop catalog; enrich missing fields.",
+        views=("views", "import_views", "review_views", "api"),
         cli="cli",
     ),
     Workspace(

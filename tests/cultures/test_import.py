@@ -133,7 +133,7 @@ def test_a_binary_or_too_large_file_is_refused_with_the_reason(client_as, monkey
     binary = upload(editor, "name\nKohl\n".encode("utf-16-le").decode())  # a NUL after each letter
     assert binary.status_code == 422
     assert "It looks like a binary file" in binary.get_data(as_text=True)
-    monkeypatch.setattr("webapp.cultures.views.CSV_MAX_BYTES", 1024)
+    monkeypatch.setattr("webapp.cultures.import_views.CSV_MAX_BYTES", 1024)
     large = upload(editor, "name\n" + "Kohl\n" * 300)
     assert large.status_code == 422
     assert "The file is larger than 1 KB; split it into parts." in large.get_data(as_text=True)

@@ -1,42 +1,21 @@
-"""Cultures workspace: the catalog pages and its JSON API."""
+"""Cultures workspace: the catalog pages — the list, its export and check, a culture's page with
+the run it reviews, and the forms to add, edit and delete one."""
 
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Any
 
-from flask import (
-    Response,
-    abort,
-    current_app,
-    flash,
-    jsonify,
-    redirect,
-    request,
-    url_for,
-)
+from flask import Response, abort, flash, redirect, request, url_for
 from flask_login import current_user
-from pydantic import Field
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import defer
 
-from webapp.api import BodyInvalid, json_body
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
-from webapp.bodies import takes_upload
-from webapp.contract import (
-    Id,
-    Name,
-    Names,
-    Paging,
-    QueryModel,
-    RequestModel,
-    accepts,
-    spec_model,
-)
 from webapp.crops import plan_targets, plan_words, plans_of
-from webapp.cultures import api, bp
+from webapp.cultures import bp
 from webapp.cultures.catalog import (
     AUDIT_TARGET,
     PER_PAGE,
@@ -60,34 +39,22 @@ from webapp.cultures.fields import (
     shown,
     shown_value,
 )
-from webapp.cultures.forms import ConfirmImportForm, CultureForm, ImportForm
-from webapp.cultures.importing import ImportPreview, import_rows, preview_file
+from webapp.cultures.forms import CultureForm
 from webapp.cultures.models import Culture
-from webapp.cultures.providers import culture_provider
-from webapp.cultures.reference_match import culture_match, reference_matches
-from webapp.cultures.review_queue import SHOW, SHOW_OF_LEVEL, queue_filter, review_queue
-from webapp.cultures.runs import (
-    CultureEnrichment,
-    latest_run,
-    run_summary,
-    start_enrichment,
-    suggestions_of,
-)
+from webapp.cultures.reference_match import culture_match
+from webapp.cultures.review_queue import SHOW, queue_filter, review_queue
+from webapp.cultures.runs import CultureEnrichment, latest_run, run_summary, suggestions_of
 from webapp.cultures.target import CULTURES, TARGET
 from webapp.extensions import db
-from webapp.ids import record_ids
 from webapp.jobs.models import Run
-from webapp.jobs.queue import RunInProgress
-from webapp.pagination import Page, count_of, page_number, paginate, paginate_list, per_page
-from webapp.problems import Invalid, Problem, Unavailable, show_on_form
+from webapp.pagination import Page, count_of, page_number, paginate
+from webapp.problems import show_on_form
 from webapp.rendering import render_page
-from webapp.review import pages
 from webapp.review import service as review
 from webapp.review.audit import history, undoable_groups
 from webapp.review.models import Change, Suggestion, SuggestionStatus
 from webapp.review.service import findings_for
-from webapp.review.vocabulary import Issue, level_counts
-from webapp.uploads import CSV_MAX_BYTES, UploadRefused, check_csv_text, read_csv
+from webapp.review.vocabulary import level_counts
 
 
 def culture_or_404(culture_id: int) -> Culture:
@@ -126,106 +93,6 @@ def export(fmt: str):
     return Response(body, mimetype=mimetype, headers={"Content-Disposition": disposition})
 
 
-def render_import(form, preview=None, confirm=None, status: int = 200):
-    return render_page(
-        "cultures/import.html", form=form, preview=preview, confirm=confirm, labels=LABELS
-    ), status
-
-
-@bp.route("/import", methods=["GET", "POST"])
-@require_role(Role.editor)
-@takes_upload()
-def import_csv():
-    form = ImportForm()
-    if not form.validate_on_submit():
-        return render_import(form, status=422 if form.errors else 200)
-    try:
-        text = read_csv(form.file.data, CSV_MAX_BYTES)
-    except Invalid as exc:
-        show_on_form(form, exc.problems)
-        return render_import(form, status=422)
-    preview = preview_file(text)
-    confirm = ConfirmImportForm(formdata=None, csv_text=text) if preview.can_import else None
-    return render_import(ImportForm(formdata=None), preview, confirm, 200 if confirm else 422)
-
-
-@bp.post("/import/confirm")
-@require_role(Role.editor)
-@takes_upload(field_bytes=CSV_MAX_BYTES + 64 * 1024)
-def confirm_import():
-    confirm = ConfirmImportForm()
-    if not confirm.validate_on_submit():
-        abort(400, description="The preview to confirm is missing; upload the file again.")
-    try:
-        check_csv_text(confirm.csv_text.data, CSV_MAX_BYTES)
-    except UploadRefused as exc:  # a client put more into the form than an upload may hold
-        form = ImportForm(formdata=None)
-        show_on_form(form, exc.problems)
-        return render_import(form, status=422)
-    preview = preview_file(confirm.csv_text.data)
-    if not preview.can_import:
-        return render_import(ImportForm(formdata=None), preview, None, 422)
-    if preview.implausible_rows and not confirm.save_anyway.data:
-        flash("Nothing was imported: tick “Import anyway” to keep the flagged values.", "error")
-        return render_import(ImportForm(formdata=None), preview, confirm, 422)
-    counts = import_rows(preview, current_user)
-    db.session.commit()
-    flash(
-        f"Imported: {counts['create']} created, {counts['update']} updated, "
-        f"{counts['unchanged']} unchanged.",
-        "success",
-    )
-    return redirect(url_for("cultures.index"))
-
-
-def batch_ids() -> list[int]:
-    if request.form.get("all_missing"):
-        query = CultureFilters(missing="any").query().with_only_columns(Culture.id)
-        return list(db.session.scalars(query))
-    return sorted(record_ids(request.form.getlist("culture")))
-
-
-@bp.post("/enrich-batch")
-@require_role(Role.editor)
-def enrich_batch():
-    """First the confirm page with the count; then, confirmed, one run over all of them."""
-    ids = batch_ids()
-    existing = (
-        list(db.session.scalars(select(Culture.id).where(Culture.id.in_(ids)))) if ids else []
-    )
-    if not existing:
-        flash("Select at least one culture.", "warning")
-        return redirect(url_for("cultures.index"))
-    if not request.form.get("confirmed"):
-        try:
-            provider = culture_provider(current_app.config["FURROW"].provider)
-        except Unavailable as exc:
-            flash(str(exc), "error")
-            return redirect(url_for("cultures.index"))
-        estimate = getattr(provider, "estimate_cost", None)
-        return render_page(
-            "cultures/batch_confirm.html",
-            ids=existing,
-            form=EmptyForm(),
-            provider=provider.name,
-            model=provider.model,
-            estimated_cost=estimate(len(existing)) if estimate else None,
-            enrich_fields=ENRICHABLE_FIELDS,
-            labels=LABELS,
-        )
-    mode = request.form.get("mode", "complete")
-    fields = request.form.getlist("fields") if mode == "reresearch" else []
-    try:
-        run = start_enrichment(existing, current_user, mode, fields)
-    except (Invalid, Unavailable) as exc:
-        flash(str(exc), "error")
-        return redirect(url_for("cultures.index"))
-    except RunInProgress as exc:
-        flash(exc.link(), "warning")
-        return redirect(url_for("cultures.index"))
-    return redirect(url_for("cultures.review_batch", run_id=run.id))
-
-
 QUEUE_PER_PAGE = 100
 
 
@@ -234,33 +101,6 @@ def enrichment_run_or_404(run_id: int | None, *options) -> Run:
     if run is None or run.kind != CultureEnrichment.name:
         abort(404, description=f"There is no enrichment run #{run_id or ''}.")
     return run
-
-
-def queue_url(run: Run, show: str = "", **more) -> str:
-    return url_for("cultures.review_batch", run_id=run.id, show=show or None, **more)
-
-
-@bp.get("/runs/<int:run_id>/review")
-def review_batch(run_id: int):
-    # Every culture's notes from the provider (the run's results) are not needed here.
-    run = enrichment_run_or_404(run_id, defer(Run.results))
-    show = queue_filter(request.args)
-    queue = None if run.is_live else review_queue(run, show)
-    page = paginate_list(queue.items if queue else [], page_number(request.args), QUEUE_PER_PAGE)
-    undo_group = request.args.get("undo", "")
-    return render_page(
-        "cultures/review_queue.html",
-        "queue",
-        run=run,
-        queue=queue,
-        page=page,
-        matches=reference_matches([item.culture_id for item in page.items]),
-        show=show,
-        show_choices=SHOW,
-        show_of_level=SHOW_OF_LEVEL,
-        form=EmptyForm(),
-        undo_group=undo_group.isalnum() and undo_group,
-    )
 
 
 @bp.get("/check")
@@ -366,99 +206,21 @@ def render_culture(culture: Culture, fragment: str | None = None, **extra):
     )
 
 
+def undo_group() -> str:
+    """After an apply the page offers to undo it; the group comes back in the address."""
+    group = request.args.get("undo", "")
+    return group if group.isalnum() else ""
+
+
 @bp.get("/<int:culture_id>")
 def show(culture_id: int):
-    # After an apply the page offers to undo it; the group comes back in the address.
-    undo_group = request.args.get("undo", "")
-    return render_culture(
-        culture_or_404(culture_id), undo_group=undo_group.isalnum() and undo_group
-    )
+    return render_culture(culture_or_404(culture_id), undo_group=undo_group())
 
 
 @bp.get("/<int:culture_id>/enrichment")
 def enrichment_panel(culture_id: int):
     """The enrichment block alone: progress while the run is live, then the suggestions."""
     return render_culture(culture_or_404(culture_id), "enrichment")
-
-
-@bp.post("/<int:culture_id>/enrich")
-@require_role(Role.editor)
-def enrich(culture_id: int):
-    culture = culture_or_404(culture_id)
-    mode = request.form.get("mode", "complete")
-    fields = request.form.getlist("fields") if mode == "reresearch" else []
-    try:
-        start_enrichment([culture.id], current_user, mode, fields)
-    except (Invalid, Unavailable) as exc:
-        flash(str(exc), "error")
-    except RunInProgress as exc:
-        flash(exc.link(), "warning")
-    return redirect(url_for("cultures.show", culture_id=culture.id, _anchor="enrichment"))
-
-
-def named(fields: list[str]) -> str:
-    """Fields as people call them."""
-    return ", ".join(LABELS.get(f, f) for f in dict.fromkeys(fields))
-
-
-def chosen_suggestions(culture: Culture, ids: list[str]) -> list[Suggestion]:
-    wanted = set(record_ids(ids))
-    if not wanted:
-        return []
-    return list(
-        db.session.scalars(
-            select(Suggestion).where(
-                Suggestion.id.in_(wanted),
-                Suggestion.target_type == "culture",
-                Suggestion.target_id == culture.id,
-            )
-        )
-    )
-
-
-@bp.post("/<int:culture_id>/suggestions")
-@require_role(Role.reviewer)
-def decide_suggestions(culture_id: int):
-    """Apply or reject the chosen suggestions, or apply all valid ones; then back to the
-    culture's page (POST/redirect/GET: refusals are flashed, a reload sends nothing again)."""
-    culture = culture_or_404(culture_id)
-    run, _named = reviewed_run(culture)
-    action = request.form.get("action", "apply")
-
-    def back(**more):
-        # The address keeps the run reviewed, so it can be bookmarked and reloaded.
-        args = review_args(run, True, queue_filter(request.form))
-        return redirect(
-            url_for("cultures.show", culture_id=culture.id, **args, **more, _anchor="enrichment")
-        )
-
-    skipped = None
-    if action == "apply_valid":
-        plan = review.plan_apply(suggestions_of(culture, run) if run else [])
-        chosen, skipped = plan.ready, plan.left_out(CultureEnrichment.reconfirm_where)
-    else:
-        chosen = chosen_suggestions(culture, request.form.getlist("suggestion"))
-    if not chosen:
-        flash(skipped or "Select at least one suggestion.", "warning")
-        return back()
-    if action == "reject":
-        rejected = review.reject([s.id for s in chosen], current_user)
-        db.session.commit()
-        flash(f"Rejected {len(rejected)} suggestion(s).", "info")
-        return back()
-    reconfirmed = [s.id for s in chosen_suggestions(culture, request.form.getlist("reconfirm"))]
-    result = review.apply(
-        [s.id for s in chosen], current_user, reconfirmed, skip_invalid=action == "apply_valid"
-    )
-    db.session.commit()
-    if result.applied:
-        applied = result.applied_fields
-        flash(f"Applied {len(applied)} field(s): {named(applied)}.", "success")
-    # The valid ones of the same request are applied all the same.
-    pages.flash_refusals(result.refused)
-    if skipped:
-        flash(skipped, "info")
-    return back(undo=result.group)
 
 
 def render_form(form: CultureForm, culture: Culture | None, status: int = 200, findings=()):
@@ -568,221 +330,3 @@ def what_goes_with(culture: Culture) -> str:
         f"fertilizer plan(s) are kept without it, and its history of {changes} change(s) is "
         "no longer shown."
     )
-
-
-# JSON API: the same rules as the pages.
-
-
-class CultureQuery(Paging):
-    q: Annotated[str, Field(max_length=500)] = ""
-    missing: Name = ""
-    sort: Name = ""
-    dir: Name = ""
-
-
-NewCulture = spec_model("NewCulture", FIELDS, required=("name",), save_anyway=(bool, False))
-CultureChange = spec_model("CultureChange", FIELDS, save_anyway=(bool, False))
-
-
-class EnrichBatch(RequestModel):
-    ids: Annotated[list[Id], Field(min_length=1, max_length=10_000)]
-    mode: Name = "complete"
-    fields: Names = []
-
-
-class ImportQuery(QueryModel):
-    dry_run: bool = False
-    save_anyway: bool = False
-
-
-class EnrichOne(RequestModel):
-    mode: Name = "complete"
-    fields: Names = []
-
-
-@api.get("")
-@accepts(query=CultureQuery, summary="Cultures, filtered, sorted and paged.")
-def api_index():
-    filters = CultureFilters.from_args(request.args)
-    page = page_of(filters, page_number(request.args), per_page(request.args, PER_PAGE))
-    return jsonify(page.as_json("cultures", [to_dict(c) for c in page.items]))
-
-
-IMPLAUSIBLE = "Some values are implausible; check them, or send save_anyway: true to keep them."
-
-
-class Implausible(Invalid):
-    """Values a rule finds implausible, not confirmed with "save_anyway": true."""
-
-    code = "implausible_values"
-
-    def __init__(self, findings: list[Issue]) -> None:
-        self.findings = findings
-        problems = [Problem(i.message, i.field or "", i.code) for i in blocking(findings)]
-        super().__init__(problems, summary=IMPLAUSIBLE)
-
-    def error_details(self) -> dict[str, Any]:
-        return {"issues": [i.to_dict() for i in self.findings], **super().error_details()}
-
-
-def api_entry(culture: Culture | None) -> tuple[dict[str, Any], list[Issue]]:
-    """The body's culture values and the findings they bring; Invalid refuses invalid values,
-    and implausible ones not confirmed with "save_anyway": true."""
-    body = dict(json_body())
-    save_anyway = body.pop("save_anyway", False)
-    if not isinstance(save_anyway, bool):
-        raise BodyInvalid("save_anyway is true or false.", loc="save_anyway")
-    findings = entry_findings(body, culture)
-    if blocking(findings) and not save_anyway:
-        raise Implausible(findings)
-    return body, findings
-
-
-@api.post("")
-@require_role(Role.editor)
-@accepts(NewCulture, answers={201: "Created, with its plausibility findings."})
-def api_create():
-    """A new culture."""
-    values, findings = api_entry(None)
-    culture = create_culture(values)
-    db.session.commit()
-    return jsonify({**to_dict(culture), "issues": [i.to_dict() for i in findings]}), 201
-
-
-@api.post("/enrich-batch")
-@require_role(Role.editor)
-@accepts(
-    EnrichBatch,
-    answers={202: "Queued.", 409: "Already being enriched: details.run_id is that run."},
-    summary="Research many cultures in one run.",
-)
-def api_enrich_batch():
-    body = json_body()
-    ids = [i for i in body.get("ids") or [] if isinstance(i, int)]
-    existing = (
-        list(db.session.scalars(select(Culture.id).where(Culture.id.in_(ids)))) if ids else []
-    )
-    if not existing:
-        raise Invalid("Give the ids of existing cultures in `ids`.", code="no_cultures", loc="ids")
-    run = start_enrichment(
-        existing, current_user, body.get("mode", "complete"), body.get("fields") or []
-    )
-    return jsonify(run_id=run.id, cultures=len(existing)), 202
-
-
-class ImportInvalid(Invalid):
-    """A catalog file that cannot be imported: every row's problems, each at its line and
-    field ("line 3: expected_yield")."""
-
-    code = "import_invalid"
-
-    def __init__(self, preview: ImportPreview) -> None:
-        self.preview = preview
-        where = "line" if preview.kind == "CSV" else "culture"
-        problems = [
-            Problem(
-                f"{where.capitalize()} {row.line}, {LABELS.get(f, f)}: {m}",
-                f"{where}.{row.line}.{f}",
-            )
-            for row in preview.error_rows
-            for f, m in row.errors.items()
-        ]
-        super().__init__(
-            problems or [Problem(preview.problem or "The file cannot be imported.", "file")],
-            summary=preview.problem
-            or f"{len(preview.error_rows)} row(s) have errors; nothing was imported.",
-        )
-
-    def error_details(self) -> dict[str, Any]:
-        return {"preview": self.preview.to_dict(LABELS), **super().error_details()}
-
-
-def import_text() -> str:
-    """The file an import call sends: a multipart file, or the body itself (text/csv or
-    OpenFarmPlanner's JSON); held to the upload's size and UTF-8."""
-    upload = request.files.get("file")
-    if upload is not None:
-        return read_csv(upload.stream, CSV_MAX_BYTES)
-    return read_csv(request.get_data(cache=True), CSV_MAX_BYTES)
-
-
-@api.post("/import")
-@require_role(Role.editor)
-@takes_upload()
-@accepts(
-    query=ImportQuery,
-    answers={
-        200: "The preview (dry_run=1) or what was imported: created, updated, unchanged.",
-        422: "Rows with errors, each named by line and field; nothing was imported.",
-    },
-    summary="Import cultures: CSV (text/csv or a multipart file) or OpenFarmPlanner JSON.",
-)
-def api_import():
-    text = import_text()
-    if not text.strip():
-        raise Invalid("Send a CSV or OpenFarmPlanner JSON file.", code="file_missing", loc="file")
-    preview = preview_file(text)
-    if not preview.can_import:
-        raise ImportInvalid(preview)
-    query = ImportQuery.model_validate(request.args.to_dict(flat=True))
-    if query.dry_run:
-        return jsonify(dry_run=True, **preview.to_dict(LABELS))
-    if preview.implausible_rows and not query.save_anyway:
-        raise Implausible([i for row in preview.implausible_rows for i in row.findings])
-    counts = import_rows(preview, current_user)
-    db.session.commit()
-    return jsonify(dry_run=False, **preview.to_dict(LABELS), imported=counts)
-
-
-@api.get("/check")
-@accepts(query=CultureQuery, summary="Plausibility findings over the catalog.")
-def api_check():
-    cultures = db.session.scalars(CultureFilters.from_args(request.args).query()).all()
-    findings = [
-        {"culture_id": f.culture.id, "culture": f.culture.label, **f.issue.to_dict()}
-        for f in check_catalog(cultures)
-    ]
-    return jsonify(checked=len(cultures), findings=findings)
-
-
-@api.post("/<int:culture_id>/enrich")
-@require_role(Role.editor)
-@accepts(
-    EnrichOne,
-    answers={202: "Queued.", 409: "Already being enriched: details.run_id is that run."},
-    body_required=False,
-    summary="Research one culture.",
-)
-def api_enrich(culture_id: int):
-    culture = culture_or_404(culture_id)
-    body = request.get_json(silent=True) or {}
-    run = start_enrichment(
-        [culture.id], current_user, body.get("mode", "complete"), body.get("fields") or []
-    )
-    return jsonify(run_id=run.id), 202
-
-
-@api.get("/<int:culture_id>")
-@accepts(summary="One culture.")
-def api_show(culture_id: int):
-    return jsonify(to_dict(culture_or_404(culture_id)))
-
-
-@api.patch("/<int:culture_id>")
-@require_role(Role.editor)
-@accepts(CultureChange, summary="Change some of a culture's fields.")
-def api_update(culture_id: int):
-    culture = culture_or_404(culture_id)
-    values, findings = api_entry(culture)
-    edit_culture(culture, values, current_user)
-    db.session.commit()
-    return jsonify({**to_dict(culture), "issues": [i.to_dict() for i in findings]})
-
-
-@api.delete("/<int:culture_id>")
-@require_role(Role.reviewer)
-@accepts(answers={204: "Deleted."}, summary="Delete a culture.")
-def api_delete(culture_id: int):
-    db.session.delete(culture_or_404(culture_id))
-    db.session.commit()
-    return "", 204
