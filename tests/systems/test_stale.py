@@ -6,9 +6,9 @@ import copy
 from tests.systems.test_system_api import itinera
 from webapp.systems.conversation import assistant_message, user_message
 from webapp.systems.document import value_path
-from webapp.systems.grid import columns, rows, waiting
+from webapp.systems.grid import InputChange, columns, rows, waiting
 from webapp.systems.runs import calculate_cell
-from webapp.systems.stale import InputChange, basis, stale_at, stale_values
+from webapp.systems.stale import basis, stale_at, stale_values
 
 STAMP = "2026-03-01T00:00:00.000Z"
 

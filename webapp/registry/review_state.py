@@ -491,3 +491,6 @@ def outcome(review: Review) -> Decision | None:
 def mark_running(review: Review, run_id: int) -> None:
     """The run whose evidence and checks the review shows from now on."""
     review.run_id = run_id
+
+
+review_decisions.refreshed_by(refresh)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -82,12 +82,20 @@ class ReviewDecisions(ReviewTarget):
     def url(self, target_id: int) -> str | None:
         return f"/registry/{target_id}"
 
+    def __init__(self) -> None:
+        # What brings a review's checks and statuses up to date: review_state's refresh, which
+        # builds on these targets and so hands it over (refreshed_by) rather than be imported.
+        self.refresh: Callable[[Review], Any] | None = None
+
+    def refreshed_by(self, refresh: Callable[[Review], Any]) -> None:
+        self.refresh = refresh
+
     def after_undo(self, ids: Collection[int]) -> None:
         """An undone entry or date style changes the review's checks and statuses."""
-        from webapp.registry.review_state import refresh  # reviews builds on these targets
-
+        if self.refresh is None:
+            return
         for review in db.session.scalars(select(Review).where(Review.id.in_(list(ids)))):
-            refresh(review)
+            self.refresh(review)
 
     def field_label(self, field: str) -> str:
         if field == OUTCOME:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from webapp.pagination import Page
 from webapp.systems.document import (
@@ -30,11 +30,22 @@ from webapp.systems.document import (
 from webapp.systems.indicators import DERIVED_KEYS, INDICATORS, STEP_OVERRIDES, Level, keys_at
 from webapp.systems.totals import step_totals, yield_unit
 
-if TYPE_CHECKING:
-    from webapp.systems.stale import InputChange
+
+@dataclass(frozen=True)
+class InputChange:
+    """One input of a value that reads differently now: its name, then and now as people
+    read them ("" when it was, or is, not there)."""
+
+    name: str
+    then: str
+    now: str
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.then or 'not stated'} → {self.now or 'not stated'}"
+
 
 # {path: what changed} of a document's stale values (webapp.systems.stale.stale_values).
-Stale = Mapping[str, "list[InputChange]"]
+Stale = Mapping[str, list[InputChange]]
 
 # The registry's indicators a person or a calculator sets per intervention, then what a step
 # sets for itself; the derived ones (totals, margin) are the totals' to compute.

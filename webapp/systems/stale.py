@@ -7,7 +7,6 @@ any suggestion) or a person sets their own. Plain functions over a document: no 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from webapp.numbers import display_number
@@ -15,21 +14,8 @@ from webapp.systems.assumptions import Assumptions, resolve_at
 from webapp.systems.calculators.context import ASSUMPTION, CALCULATED, known_values
 from webapp.systems.calculators.result import shown
 from webapp.systems.document import DocumentInvalid, Places, has_value, value_number, value_path
-from webapp.systems.grid import label
+from webapp.systems.grid import InputChange, label
 from webapp.systems.indicators import INDICATORS
-
-
-@dataclass(frozen=True)
-class InputChange:
-    """One input of a value that reads differently now: its name, then and now as people
-    read them ("" when it was, or is, not there)."""
-
-    name: str
-    then: str
-    now: str
-
-    def __str__(self) -> str:
-        return f"{self.name} {self.then or 'not stated'} → {self.now or 'not stated'}"
 
 
 def basis(entry: Mapping[str, Any]) -> dict[str, str] | None:

@@ -36,10 +36,11 @@ from webapp.systems.document import (
 )
 from webapp.systems.farm_totals import FarmTotals, farm_totals
 from webapp.systems.forms import IMPORT_MAX_BYTES, ImportForm, ValueForm
+from webapp.systems.grid import InputChange
 from webapp.systems.models import VALUE_TARGET, Farm, System
 from webapp.systems.review_page import review_page, show_filter
 from webapp.systems.runs import SystemCalculation
-from webapp.systems.stale import InputChange, stale_at, stale_values
+from webapp.systems.stale import stale_at, stale_values
 from webapp.systems.target import VALUES
 from webapp.systems.timeline import layout
 from webapp.systems.totals import system_totals
