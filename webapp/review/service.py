@@ -566,9 +566,43 @@ def undone_in_words(changed: Sequence[tuple[str, int, str]], at_most: int = 3) -
     return "; ".join(said) + (f"; and {more} more" if more > 0 else "")
 
 
+# A field of a record a group changed: (kind, target id, field).
+FieldKey = tuple[str, int, str]
+
+
 def undo(group: str, user: User | None) -> UndoResult:
     """Restore the old values of one group — across every record it changed — only if none of
     them changed since; the suggestions it applied are open again."""
+    result = UndoResult()
+    first, last, run_id = _group_span(group)
+    if not last:
+        return result
+    targets, current = _present(last)
+    result.changed_since_in = _changed_since(last, targets, current)
+    if result.changed_since_in:
+        result.changed_since = [name for _k, _i, name in result.changed_since_in]
+        return result
+    undo_group = new_group()
+    changes: list[dict[str, Any]] = []
+    for kind, target in targets.items():
+        written, refused = _restore(target, first, current, user)
+        result.changed_since_in += refused
+        for target_id, changed in written.items():
+            changes += change_rows(kind, target_id, changed, user, "undo", undo_group, run_id)
+    write_changes(changes)
+    for kind, target in targets.items():
+        target.after_undo({i for k, i, _f in first if k == kind})
+    _reopen(group)
+    result.changed_since = [name for _k, _i, name in result.changed_since_in]
+    result.restored_in = list(first)
+    result.restored = [name for _k, _i, name in first]
+    result.group = undo_group
+    return result
+
+
+def _group_span(group: str) -> tuple[dict[FieldKey, Any], dict[FieldKey, Any], int | None]:
+    """Per field a group changed, the value before its first change and after its last; and
+    the run it came from."""
     query = (
         select(
             Change.target_type,
@@ -581,55 +615,73 @@ def undo(group: str, user: User | None) -> UndoResult:
         .where(Change.group_id == group)
         .order_by(Change.id)
     )
-    # Per field, the value before the group's first change and after its last.
-    first: dict[tuple[str, int, str], Any] = {}
-    last: dict[tuple[str, int, str], Any] = {}
+    first: dict[FieldKey, Any] = {}
+    last: dict[FieldKey, Any] = {}
     run_id = None
     for kind, target_id, name, old, new, run in db.session.execute(query):
         first.setdefault((kind, target_id, name), old)
         last[(kind, target_id, name)] = new
         run_id = run_id or run
-    result = UndoResult()
-    if not last:
-        return result
+    return first, last, run_id
+
+
+def _present(
+    fields: Collection[FieldKey],
+) -> tuple[dict[str, ReviewTarget], dict[tuple[str, int], dict[str, Any]]]:
+    """The registered targets of these fields' kinds, and their records' values now."""
     targets: dict[str, ReviewTarget] = {}
     current: dict[tuple[str, int], dict[str, Any]] = {}
-    for kind in {k for k, _i, _f in last}:
+    for kind in {k for k, _i, _f in fields}:
         target = target_for(kind)
         if target is None:
-            result.changed_since_in += [key for key in last if key[0] == kind]
             continue
         targets[kind] = target
-        ids = {i for k, i, _f in last if k == kind}
+        ids = {i for k, i, _f in fields if k == kind}
         current.update({(kind, i): v for i, v in target.current(ids).items()})
+    return targets, current
+
+
+def _changed_since(
+    last: Mapping[FieldKey, Any],
+    targets: Mapping[str, ReviewTarget],
+    current: Mapping[tuple[str, int], Mapping[str, Any]],
+) -> list[FieldKey]:
+    """The fields that no longer hold what the group set: a deleted record's, a kind no
+    target takes any more, and a value changed since."""
+    changed = []
     for (kind, target_id, name), new in last.items():
         present = current.get((kind, target_id))
-        if kind in targets and (present is None or jsonable(present.get(name)) != new):
-            result.changed_since_in.append((kind, target_id, name))
-    if result.changed_since_in:
-        result.changed_since = [name for _k, _i, name in result.changed_since_in]
-        return result
-    undo_group = new_group()
-    changes: list[dict[str, Any]] = []
-    for kind, target in targets.items():
-        values: dict[int, dict[str, Any]] = {}
-        for (k, target_id, name), old in first.items():
-            if k == kind:
-                values.setdefault(target_id, {})[name] = old
-        if target.writes:
-            present = {i: current[(kind, i)] for i in values}
-            written, refused = target.write_many(values, user, present)
-            result.changed_since_in += [(kind, p.target_id, p.field) for p in refused]
-        else:
-            written = {
-                i: {f: (current[(kind, i)].get(f), v) for f, v in mine.items()}
-                for i, mine in values.items()
-            }
-        for target_id, changed in written.items():
-            changes += change_rows(kind, target_id, changed, user, "undo", undo_group, run_id)
-    write_changes(changes)
-    for kind, target in targets.items():
-        target.after_undo({i for k, i, _f in first if k == kind})
+        if kind not in targets or present is None or jsonable(present.get(name)) != new:
+            changed.append((kind, target_id, name))
+    return changed
+
+
+def _restore(
+    target: ReviewTarget,
+    first: Mapping[FieldKey, Any],
+    current: Mapping[tuple[str, int], Mapping[str, Any]],
+    user: User | None,
+) -> tuple[dict[int, Changed], list[FieldKey]]:
+    """Write back the values before the group to one target's records: what changed, and the
+    fields its records refused."""
+    kind = target.kind
+    values: dict[int, dict[str, Any]] = {}
+    for (k, target_id, name), old in first.items():
+        if k == kind:
+            values.setdefault(target_id, {})[name] = old
+    if not target.writes:
+        written = {
+            i: {f: (current[(kind, i)].get(f), v) for f, v in mine.items()}
+            for i, mine in values.items()
+        }
+        return written, []
+    present = {i: current[(kind, i)] for i in values}
+    written, refused = target.write_many(values, user, present)
+    return written, [(kind, p.target_id, p.field) for p in refused]
+
+
+def _reopen(group: str) -> None:
+    """The suggestions a group applied are open again."""
     reopened = select(Change.suggestion_id).where(
         Change.group_id == group, Change.suggestion_id.is_not(None)
     )
@@ -640,11 +692,6 @@ def undo(group: str, user: User | None) -> UndoResult:
         .execution_options(synchronize_session=False)
     )
     forget(Suggestion)
-    result.changed_since = [name for _k, _i, name in result.changed_since_in]
-    result.restored_in = list(first)
-    result.restored = [name for _k, _i, name in first]
-    result.group = undo_group
-    return result
 
 
 @dataclass
