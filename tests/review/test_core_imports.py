@@ -150,3 +150,56 @@ def test_the_reading_follows_every_kind_of_import():
         "webapp.jobs",
     } <= found
     assert not any("{" in name for name in found)
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Each module of webapp/ (packages' __init__ aside: the assembly) and the modules of
+    webapp/ it imports, at any depth of the code."""
+    modules = {
+        _module_of(path): path
+        for path in (ROOT / "webapp").rglob("*.py")
+        if path.name != "__init__.py"
+    }
+    return {
+        name: imported_modules(path) & modules.keys() - {name} for name, path in modules.items()
+    }
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_two_modules_import_each_other_even_through_others():
+    assert cycles(module_graph()) == []
+
+
+def test_a_cycle_is_found():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

@@ -23,6 +23,7 @@ from webapp.systems.calculators.ift import (
     DoseCoverage,
     ReferenceDoses,
     dose_coverage,
+    read_imported_from,
     read_product_names_csv,
     read_reference_doses_csv,
     reference_doses,
@@ -178,3 +179,6 @@ def systems_dose_coverage(ids: Iterable[int] = ()) -> list[tuple[System, DoseCov
         raise LookupError(f"no system #{missing[0]}")
     table = reference_doses()
     return [(system, dose_coverage([system.document or {}], table)) for system in found]
+
+
+read_imported_from(imported_doses)

@@ -30,7 +30,7 @@ import io
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -194,11 +194,18 @@ def _unit(text: str) -> str:
     return f"{ {'l': 'L', 'ml': 'mL'}.get(amount, amount) }/{match['per'].lower()}"
 
 
+# Where an imported table is read from: webapp.systems.doses (the database's), which builds on
+# this module and so hands its reader over (read_imported_from) rather than be imported here.
+_IMPORTED: list[Callable[[], ReferenceDoses | None]] = []
+
+
+def read_imported_from(reader: Callable[[], ReferenceDoses | None]) -> None:
+    _IMPORTED[:] = [reader]
+
+
 def reference_doses() -> ReferenceDoses:
     """The table the calculator reads: the imported one when there is one, else the sample."""
-    from webapp.systems.doses import imported_doses  # the database's; it imports this module
-
-    imported = imported_doses()
+    imported = _IMPORTED[0]() if _IMPORTED else None
     return bundled_reference_doses() if imported is None else imported
 
 
