@@ -9,6 +9,7 @@ workspace points at a crop by name: `ForeignKey(f"{TABLE}.id")`, `relationship(M
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from decimal import Decimal
@@ -37,26 +38,28 @@ class Crop(Protocol):
         ...
 
 
-class CropCatalog:
+class CropCatalog(ABC):
     """What the catalog's owner registers: subclass it and `register_catalog` an instance."""
 
+    @abstractmethod
     def get(self, crop_id: int) -> Crop | None:
-        raise NotImplementedError
+        """The crop, or None when there is none with this id."""
 
+    @abstractmethod
     def choices(self) -> list[tuple[int, str]]:
         """Every crop as (id, label), by name."""
-        raise NotImplementedError
 
+    @abstractmethod
     def names(self, ids: Collection[int]) -> dict[int, str]:
         """The names of the crops that exist among ids."""
-        raise NotImplementedError
 
+    @abstractmethod
     def url(self, crop_id: int) -> str:
-        raise NotImplementedError
+        """The crop's page."""
 
+    @abstractmethod
     def profile(self, crop: Crop) -> dict[str, Any]:
         """The crop as a crop profile (the `agrr crop` document a fertilizer plan starts from)."""
-        raise NotImplementedError
 
 
 _CATALOG: list[CropCatalog] = []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import render_template, session
+from flask import get_flashed_messages, render_template
 from jinja2_fragments.flask import render_block
 
 from webapp.extensions import htmx
@@ -13,7 +13,8 @@ def render_page(template: str, fragment: str | None = None, **context) -> str:
     messages flashed for it swapped into the page's own (out of band)."""
     if fragment is not None and htmx and not htmx.boosted:
         block = render_block(template, fragment, **context)
-        if session.get("_flashes"):
+        # Read once per request: the template's own read gets the same messages.
+        if get_flashed_messages():
             block += render_template("_flashes.html", oob=True)
         return block
     return render_template(template, **context)

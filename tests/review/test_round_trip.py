@@ -20,12 +20,12 @@ from bs4 import BeautifulSoup, Tag
 from flask import Flask
 from sqlalchemy import select
 
+from tests.fertilizer.test_web import kopfsalat
 from tests.support.app import Client
 from tests.support.cultures import add_crowded_tomato
 from tests.support.html import by_id, soup
 from tests.support.tables import orders_table, run_here
 from tests.systems.test_system_api import create
-from webapp.cultures.catalog import create_culture
 from webapp.extensions import db
 from webapp.jobs.kinds import RUN_KINDS, RunKind
 from webapp.jobs.models import Run
@@ -73,17 +73,7 @@ def enrich_a_culture(editor: Client) -> int:
 
 
 def plan_for_a_culture(editor: Client) -> int:
-    culture = create_culture(
-        {
-            "name": "Kopfsalat",
-            "growth_duration_days": 40,
-            "harvest_duration_days": 5,
-            "harvest_method": "per_plant",
-            "distance_within_row_cm": 30,
-            "row_spacing_cm": 30,
-        }
-    )
-    db.session.commit()
+    culture = kopfsalat()
     started = editor.submit(
         "/fertilizer", {"culture": str(culture.id), "provider": "offline"}, page="/fertilizer"
     )

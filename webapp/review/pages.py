@@ -26,8 +26,8 @@ from webapp.review.views import reviewed_run_or_404
 from webapp.review.vocabulary import level_filter
 from webapp.text import listed
 
-# Values of a choice that a confirm page carries into its form unchanged.
-CARRIED = ("level", "back", "all_matching", "show", "record", "selection")
+# What a confirm page does not carry into its form from the request that asked for it.
+NOT_CARRIED = ("csrf_token", "confirmed")
 # How many refusals an apply names one by one (flashes travel in the session cookie).
 REFUSALS_NAMED = 5
 
@@ -49,7 +49,13 @@ class Choice:
 
     @property
     def carried(self) -> list[tuple[str, str]]:
-        return [(k, v) for k in CARRIED for v in request.values.getlist(k) if v]
+        return [
+            (k, v)
+            for k in request.values
+            if k not in NOT_CARRIED
+            for v in request.values.getlist(k)
+            if v
+        ]
 
 
 def choice_of(run: Run, kind: RunKind) -> Choice | None:
@@ -194,12 +200,10 @@ def named_refusals(refused: Sequence[service.Refusal]) -> str:
         return listed([r.field for r in refused])
     names = target.names({r.target_id for r in refused})
     name = [names.get(r.target_id, f"{target.label} {r.target_id}") for r in refused]
-    fields = {r.field for r in refused}
-    if len(fields) == 1:
-        return f"{target.field_label(fields.pop())} of {listed(sorted(name))}"
-    return listed(
-        [f"{n}: {target.field_label(r.field)}" for n, r in zip(name, refused, strict=True)]
-    )
+    labels = {f: target.field_label(f) for f in {r.field for r in refused}}
+    if len(labels) == 1:
+        return f"{labels.popitem()[1]} of {listed(sorted(name))}"
+    return listed([f"{n}: {labels[r.field]}" for n, r in zip(name, refused, strict=True)])
 
 
 @bp.post("/undo/<group>")

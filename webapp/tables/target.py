@@ -146,15 +146,9 @@ class TableRowTarget(ReviewTarget):
         }
 
     def field_label(self, field: str) -> str:
-        """A column by its name: a field is the column's id (read from the database, not a
-        column object the session may still hold from before a change)."""
-        key = record_id(field)
-        name = (
-            db.session.scalar(select(TableColumn.name).where(TableColumn.id == key))
-            if key
-            else None
-        )
-        return name or field
+        """A column by its name: a field is the column's id."""
+        column = db.session.get(TableColumn, record_id(field)) if record_id(field) else None
+        return column.name if column is not None else field
 
     def url(self, target_id: int) -> str | None:
         table_id = db.session.scalar(select(TableRow.table_id).where(TableRow.id == target_id))
