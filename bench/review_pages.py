@@ -2,8 +2,8 @@
 
 - table_proposal_page: a 10,000-row table and a finished computation run that proposed a
   value for every row (some invalid, warned about or noted; some cells changed since the run),
-  then its proposal page: the first, a middle and the last page, and a level filter; and the
-  confirm page of "apply all valid".
+  then its review on the review core's run page (50 suggestions a page): the first, a middle
+  and the last page, and a level filter; and the confirm page of "apply all valid".
 
 SQLite by default; PostgreSQL when DATABASE_URL is set: a database of its own is created on
 that server for the run and dropped after it, e.g.
@@ -165,7 +165,7 @@ def table_proposal_page() -> None:
         made = time.perf_counter() - began
         client = signed_in(app)
         print(f"database: {db.engine.dialect.name}; a {TABLE_ROWS:,}-row run made in {made:.1f} s")
-        url = f"/tables/{table_id}/runs/{run_id}"
+        url = f"/review/runs/{run_id}"
         last = -(-TABLE_ROWS // 50)
         for what, address in [
             ("proposal, first page", url),

@@ -121,7 +121,7 @@ def test_review_a_batch_with_the_keyboard(page: Page, batch):
     expect(page.get_by_role("checkbox", name="Apply Sowing depth")).to_be_checked()
     screenshot(page, "review-culture-1280")
     press(page, "a")
-    expect(page.get_by_text("Applied 1 field(s): Sowing depth.")).to_be_visible()
+    expect(page.get_by_text("Applied Sowing depth of Onion.")).to_be_visible()
     expect(page.locator("dt:text-is('Sowing depth') + dd")).to_have_text("2 cm")
     expect(page).to_have_url(re.compile(rf"\?run={run_id}&undo=[0-9a-f]+(#enrichment)?$"))
     press(page, "u")
@@ -156,7 +156,7 @@ def test_a_value_changed_since_the_run_is_shown_before_anyone_applies(
     page.locator("#suggestion-row_spacing_cm").get_by_label("Re-confirm").check()
     page.get_by_role("checkbox", name="Apply Row spacing").check()
     page.get_by_role("button", name="Apply selected").click()
-    expect(page.get_by_text("Applied 1 field(s): Row spacing.")).to_be_visible()
+    expect(page.get_by_text("Applied Row spacing of Onion.")).to_be_visible()
     expect(page.locator("dt:text-is('Row spacing') + dd")).to_have_text("25 cm")
 
 

@@ -48,7 +48,7 @@ def test_errors_are_shown_invalid_fields_cannot_be_picked_valid_ones_apply_and_u
 
     valid.check()
     page.get_by_role("button", name="Apply selected").click()
-    expect(page.get_by_text("Applied 1 field(s): Growth duration.")).to_be_visible()
+    expect(page.get_by_text(re.compile(r"^Applied Growth duration of .+\.$"))).to_be_visible()
     expect(page.locator("dt:text-is('Growth duration') + dd")).to_have_text("65 days")
     expect(page.locator("dt:text-is('Expected yield') + dd")).to_have_text("—")
     expect(page.locator("#history")).to_contain_text("apply")

@@ -2,6 +2,7 @@
 app reads for assumptions and a worker with the openai provider answers (the loopback server);
 the answer is reviewed on the run's page and applied, wide and on a phone."""
 
+import re
 from json import loads
 from pathlib import Path
 
@@ -83,7 +84,7 @@ def test_refine_a_value_from_the_grid_and_apply_the_answer(
     expect(added).to_contain_text("Puissance")
     screenshot(page, "system-refine-1280")
     # The value and the assumptions its answer adds, applied together.
-    page.get_by_role("link", name="Apply all valid…").click()
+    page.get_by_role("link", name=re.compile(r"^Apply all [0-9,]+ valid…$")).click()
     page.get_by_role("button", name="Apply 2 value(s)").click()
     expect(page.get_by_text("Applied 2 value(s)")).to_be_visible()
     sent = openai_worker.requests[0][1]["input"]

@@ -1,6 +1,7 @@
 """A farm system in a real browser: import an itinera file, see its rotation and grid, set a
 value in place (a word refused first); wide and on a phone, with a clean console."""
 
+import re
 from json import loads
 from pathlib import Path
 
@@ -108,20 +109,24 @@ def test_calculate_all_missing_review_and_apply(page: Page, session_app, admin, 
     row = review.locator("tr.suggestion").filter(has_text="Labour › Treatment frequency index")
     row.first.get_by_role("checkbox").check()
     page.get_by_role("button", name="Apply selected").click()
-    expect(page.get_by_text("Applied values are predictions, not reviewed")).to_be_visible()
+    expect(
+        page.locator(".flash", has_text="Applied values are predictions, not reviewed")
+    ).to_be_visible()
     expect(page.get_by_role("button", name="Undo this apply")).to_be_visible()
     screenshot(page, "system-calculation-1280")
-    expect(page.get_by_role("navigation", name="Pages")).to_contain_text("Page 1 of 4")
-    page.locator("#not-calculated-count").get_by_role("link").click()
-    expect(page.locator("#review-filter")).to_contain_text("cells not calculated")
-    expect(page.locator("tr.not-calculated").first).to_contain_text("needs")
-    page.get_by_role("link", name="show every value").click()
-    page.get_by_role("link", name="Apply all valid…").click()
+    expect(page.get_by_role("navigation", name="Pages")).to_contain_text("Page 1 of ")
+    page.locator("#nothing-count").get_by_role("link").click()
+    expect(page.locator("#level-filter")).to_contain_text("what was proposed nothing for")
+    expect(page.locator("tr.nothing-proposed").first).to_contain_text("needs")
+    page.get_by_role("link", name="Show every suggestion").click()
+    page.get_by_role("link", name=re.compile(r"^Apply all [0-9,]+ valid…$")).click()
     expect(page.locator("#will-apply")).to_contain_text("in one apply you can undo")
     page.set_viewport_size({"width": 390, "height": 844})
     screenshot(page, "system-apply-all-390")
     page.get_by_role("button", name="Apply").click()
-    expect(page.get_by_text("Applied values are predictions, not reviewed")).to_be_visible()
+    expect(
+        page.locator(".flash", has_text="Applied values are predictions, not reviewed")
+    ).to_be_visible()
     screenshot(page, "system-calculation-390")
     page.set_viewport_size({"width": 1280, "height": 900})
     page.get_by_role("link", name="Back to Calcul").click()

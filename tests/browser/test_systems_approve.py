@@ -37,7 +37,9 @@ def test_apply_writes_a_prediction_and_approve_marks_it_reviewed(
     row = page.locator("table.review tr.suggestion").filter(has_text="Labour › Fuel").first
     row.get_by_role("checkbox").check()
     page.get_by_role("button", name="Apply selected").click()
-    expect(page.get_by_text("Applied values are predictions, not reviewed")).to_be_visible()
+    expect(
+        page.locator(".flash", has_text="Applied values are predictions, not reviewed")
+    ).to_be_visible()
     expect(page.get_by_role("link", name="Approve values…")).to_be_visible()
 
     page.get_by_role("link", name="Back to États").click()

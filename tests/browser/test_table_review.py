@@ -86,7 +86,9 @@ def test_review_with_the_keyboard_apply_and_undo(page: Page, plots, run_worker, 
     checked_and_changed(session_app, plots)
     page.goto(review)
     expect(page.locator("#level-counts")).to_contain_text("1 with errors")
+    # Fifty rows a page; the changed one comes first.
     expect(page.locator("#proposal tbody tr.review-item")).to_have_count(50)
+    expect(page.locator("#proposal tbody tr").first).to_have_class(re.compile(r"\bchanged\b"))
     expect(page.locator(".changed")).to_contain_text("changed since the run")
     page.set_viewport_size({"width": 1280, "height": 900})
     screenshot(page, "table-review")
@@ -100,7 +102,7 @@ def test_review_with_the_keyboard_apply_and_undo(page: Page, plots, run_worker, 
     expect(second.locator("input.pick")).to_be_checked()
     page.evaluate("window.samePage = true")  # gone if the page reloads
     page.keyboard.press("a")
-    expect(page.get_by_text("Applied 1 row(s).")).to_be_visible()
+    expect(page.get_by_text("Applied Per ha of Plot 001.")).to_be_visible()
     keys_ready(page)
     expect(page.locator("#proposal tbody tr").nth(1).locator("td[data-label=Status]")).to_have_text(
         "applied"
@@ -108,7 +110,8 @@ def test_review_with_the_keyboard_apply_and_undo(page: Page, plots, run_worker, 
     # The rows were swapped in, not the page reloaded; the address says the apply to undo.
     assert page.evaluate("window.samePage") is True
     expect(page).to_have_url(re.compile(r"[?&]undo=[0-9a-f]+"))
-    expect(page.locator("#proposal tbody tr").nth(2).locator("input.pick")).to_be_disabled()
+    invalid = page.locator("#proposal tbody tr").filter(has_text="Plot 003")
+    expect(invalid.locator("input.pick")).to_be_disabled()
     page.keyboard.press("u")
     expect(page.get_by_text(re.compile(r"^Undone — .+: Per ha\.$"))).to_be_visible()
     keys_ready(page)

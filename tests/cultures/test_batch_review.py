@@ -151,7 +151,8 @@ def test_a_culture_page_shows_the_suggestions_of_the_run_its_address_names(clien
     assert depth(f"/cultures/{lettuce}").strong.get_text() == "2"  # the newest by default
     older = reviewer.get(f"/cultures/{lettuce}?run={run.id}")
     assert by_id(older, "suggestion-sowing_depth_cm").strong.get_text() == "1"
-    assert soup(older).select_one("input[name=run]")["value"] == str(run.id)
+    back = soup(older).select_one("#enrichment form input[name=back]")["value"]
+    assert back == f"/cultures/{lettuce}?run={run.id}#enrichment"
     assert by_id(older, "suggestions").select("tr.review-item")
     for missing in ("999999", "abc", "0"):
         assert reviewer.get(f"/cultures/{lettuce}?run={missing}").status_code == 404
@@ -344,10 +345,9 @@ def test_a_refused_apply_redirects_with_its_reasons_and_the_stale_value_shows_fi
 
     depth = suggestion_of(lettuce.id, "sowing_depth_cm")
     method = suggestion_of(lettuce.id, "harvest_method")
-    picked = {"suggestion": [str(depth.id), str(method.id)], "run": str(run.id), "show": "clean"}
-    refused = reviewer.submit(
-        f"/cultures/{lettuce.id}/suggestions", {"action": "apply", **picked}, page=url
-    )
+    back = soup(page).select_one("#enrichment form input[name=back]")["value"]
+    picked = {"suggestion": [str(depth.id), str(method.id)], "back": back}
+    refused = reviewer.submit(f"/review/runs/{run.id}/apply", picked, page=url)
     assert refused.status_code == 302
     back = refused.headers["Location"]
     assert re.fullmatch(
@@ -355,17 +355,15 @@ def test_a_refused_apply_redirects_with_its_reasons_and_the_stale_value_shows_fi
     )
     again = reviewer.get(back)
     assert flashes(again) == [
-        "Applied 1 field(s): Harvest method (the yield's context).",
+        "Applied Harvest method (the yield's context) of Lettuce.",
         "Not applied — Sowing depth of Lettuce: The field changed after this suggestion was made; "
         "re-confirm it to apply it anyway.",
     ]
     assert reviewer.get(back).status_code == 200  # a reload shows the page, sends nothing
-    again = {"suggestion": str(depth.id), "reconfirm": str(depth.id), "run": str(run.id)}
-    reconfirmed = reviewer.submit(
-        f"/cultures/{lettuce.id}/suggestions", {"action": "apply", **again}, page=url
-    )
+    again = {"suggestion": str(depth.id), "reconfirm": str(depth.id), "back": back}
+    reconfirmed = reviewer.submit(f"/review/runs/{run.id}/apply", again, page=url)
     assert flashes(reviewer.get(reconfirmed.headers["Location"])) == [
-        "Applied 1 field(s): Sowing depth."
+        "Applied Sowing depth of Lettuce."
     ]
     assert db.session.get(Culture, lettuce.id).sowing_depth_cm == 1.0
 
@@ -376,16 +374,23 @@ def test_apply_all_valid_on_a_culture_page_leaves_out_what_changed_and_says_so(c
     edit_culture(lettuce, {"sowing_depth_cm": 2.0}, None)
     db.session.commit()
     reviewer = client_as("reviewer")
+    # The page's "Apply all valid" is the review core's, for this culture, confirmed at once.
+    page = soup(reviewer.get(f"/cultures/{lettuce.id}"))
+    button = page.find("button", string="Apply all valid")
+    assert button["formaction"] == f"/review/runs/{run.id}/apply-all"
+    form = {i["name"]: i["value"] for i in button.find_parent("form").select("input[type=hidden]")}
+    assert form["record"] == str(lettuce.id)
     applied = reviewer.submit(
-        f"/cultures/{lettuce.id}/suggestions",
-        {"action": "apply_valid", "run": str(run.id)},
+        button["formaction"],
+        {"record": form["record"], "back": form["back"], button["name"]: button["value"]},
         page=f"/cultures/{lettuce.id}",
     )
     assert flashes(reviewer.get(applied.headers["Location"])) == [
-        "Applied 2 field(s): Harvest method (the yield's context), Expected yield.",
+        "Applied 2 field(s).",
         "Left out: 1 changed since the run (re-confirm them on the culture's page).",
     ]
-    assert suggestion_of(lettuce.id, "sowing_depth_cm").status == SuggestionStatus.pending
+    # Held for a person's re-confirm, as every apply-all holds a changed value.
+    assert suggestion_of(lettuce.id, "sowing_depth_cm").status == SuggestionStatus.stale
 
 
 def test_the_history_speaks_in_labels_and_units_and_undo_keeps_the_page(client_as, batch):
@@ -395,8 +400,8 @@ def test_the_history_speaks_in_labels_and_units_and_undo_keeps_the_page(client_a
     url = f"/cultures/{lettuce}?run={run.id}"
     picked = [suggestion_of(lettuce, f) for f in ("harvest_method", "expected_yield")]
     reviewer.submit(
-        f"/cultures/{lettuce}/suggestions",
-        {"action": "apply", "suggestion": [str(s.id) for s in picked], "run": str(run.id)},
+        f"/review/runs/{run.id}/apply",
+        {"suggestion": [str(s.id) for s in picked], "back": url},
         page=url,
     )
     page = reviewer.get(url)

@@ -64,9 +64,13 @@ def test_enrich_review_apply_refuse_and_undo(client_as, crowded_tomato, worker):
     # Offline suggestions carry a level too: the per-plant yield is one figure its source
     # states (high, however this culture's spacing makes it impossible); the days a range.
     assert (bad.confidence, good.confidence) == ("high", "medium")
+    # The page's form posts to the review core, saying where to come back to.
+    form = by_id(page, "suggestions").find_parent("form")
+    assert form["action"] == f"/review/runs/{run.id}/apply"
+    back = form.find("input", attrs={"name": "back"})["value"]
     forged = reviewer.submit(
-        f"/cultures/{culture_id}/suggestions",
-        {"action": "apply", "suggestion": [str(bad.id), str(good.id)]},
+        form["action"],
+        {"suggestion": [str(bad.id), str(good.id)], "back": back},
         page=f"/cultures/{culture_id}",
     )
     # Refused fields come back as words on the culture's page (POST/redirect/GET), in an
@@ -105,9 +109,7 @@ def test_editors_enrich_but_only_reviewers_apply(client_as, crowded_tomato, work
     finished_run()
     good = suggestion(crowded_tomato, "growth_duration_days")
     refused = editor.submit(
-        f"/cultures/{culture_id}/suggestions",
-        {"action": "apply", "suggestion": str(good.id)},
-        page="/cultures",
+        f"/review/runs/{good.run_id}/apply", {"suggestion": str(good.id)}, page="/cultures"
     )
     assert refused.status_code == 403
 

@@ -259,16 +259,18 @@ def plan_shown(_reviewer: Client, page: BeautifulSoup, record_id: int, suggestio
     return option
 
 
-def row_shown(_reviewer: Client, page: BeautifulSoup, record_id: int, suggestion: dict) -> Tag:
-    row = by_id(page, f"proposal-{record_id}")
-    proposed = row.find("input", attrs={"name": f"value-{record_id}"})
-    assert float(proposed["value"]) == suggestion["value"]
+def value_shown(_reviewer: Client, page: BeautifulSoup, _record_id: int, suggestion: dict) -> Tag:
+    # The review core's run page: one row a suggestion.
+    row = by_id(page, f"suggestion-{suggestion['id']}")
+    assert row.find("input", attrs={"name": "suggestion", "value": str(suggestion["id"])})
     return row
 
 
-def value_shown(_reviewer: Client, page: BeautifulSoup, _record_id: int, suggestion: dict) -> Tag:
-    row = by_id(page, f"suggestion-{suggestion['id']}")
-    assert row.find("input", attrs={"name": "suggestion", "value": str(suggestion["id"])})
+def row_shown(reviewer: Client, page: BeautifulSoup, record_id: int, suggestion: dict) -> Tag:
+    # A table's rows: their values may be typed over.
+    row = value_shown(reviewer, page, record_id, suggestion)
+    proposed = row.find("input", attrs={"name": f"value-{suggestion['id']}"})
+    assert float(proposed["value"]) == suggestion["value"]
     return row
 
 

@@ -134,7 +134,7 @@ def test_the_refine_form_shows_its_problem_in_the_cell_or_the_page(client_as):
     started = editor.submit(f"{page}/cell/refine", form | {"message": "Corps: 4"}, page=page)
     run = db.session.scalars(select(Run)).one()
     assert started.status_code == 302
-    assert started.headers["Location"].endswith(f"/systems/{system_id}/runs/{run.id}")
+    assert started.headers["Location"].endswith(f"/review/runs/{run.id}")
     viewer = client_as("viewer")
     assert viewer.submit(f"{page}/cell/refine", form, page=page).status_code == 403
 

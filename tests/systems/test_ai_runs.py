@@ -90,7 +90,7 @@ def test_the_model_calls_a_calculator_then_answers_as_a_suggestion(
     assert conversation[1]["action"] == "calculate" and conversation[1]["new_value"] == 94.5
     assert conversation[2]["content"].startswith(GOOD["message"])
 
-    page = editor.get(f"/systems/{system_id}/runs/{run.id}").get_data(as_text=True)
+    page = editor.get(f"/review/runs/{run.id}").get_data(as_text=True)
     assert "new assumptions of the step" in page and "Dose de semis" in page
 
     applied = review.apply([seeds.id, step_assumptions.id], make_user("reviewer"))
@@ -122,7 +122,7 @@ def test_an_answer_that_is_no_number_is_the_cells_issue(client_as, openai_server
     assert run.status == "succeeded" and suggestions(run) == {}
     kept = run.results[SEEDS]
     assert kept["outcome"] == "not calculated" and "value" in kept["error"]
-    page = editor.get(f"/systems/{system_id}/runs/{run.id}").get_data(as_text=True)
+    page = editor.get(f"/review/runs/{run.id}?level=nothing").get_data(as_text=True)
     assert "The model&#39;s answer was unusable" in page
 
 

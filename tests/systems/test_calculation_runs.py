@@ -112,12 +112,12 @@ def test_a_cell_without_a_value_says_what_it_needs(client_as):
     cell = next(c for c in target["cells"] if c["path"] == machinery)
     assert cell["name"] == f"{STEP['name']} › {second['name']} › Machinery"
     assert cell["error"].startswith("needs: ")
-    page = editor.get(f"/systems/{system_id}/runs/{run.id}").get_data(as_text=True)
+    page = editor.get(f"/review/runs/{run.id}?level=nothing").get_data(as_text=True)
     assert f"{STEP['name']} › {second['name']} › Machinery" in page and "needs: " in page
     assert 'class="data review proposal"' in page and "steps[" not in page
     run_page = editor.get(f"/runs/{run.id}").get_data(as_text=True)
     assert f"{second['name']} › Machinery" in run_page and "needs: " in run_page
-    assert f"/systems/{system_id}/runs/{run.id}" in run_page and "steps[" not in run_page
+    assert f"/review/runs/{run.id}" in run_page and "steps[" not in run_page
 
 
 def test_apply_writes_a_prediction_and_undo_restores_the_empty_cell(client_as):
@@ -161,9 +161,9 @@ def test_the_review_page_applies_and_rejects_through_the_core(client_as):
     )
     assert answer.status_code == 302
     run = run_here(db.session.scalars(select(Run)).one(), SystemCalculation())
-    assert answer.headers["Location"].endswith(f"/systems/{system_id}/runs/{run.id}")
+    assert answer.headers["Location"].endswith(f"/review/runs/{run.id}")
     reviewer = client_as("reviewer")
-    url = f"/systems/{system_id}/runs/{run.id}"
+    url = f"/review/runs/{run.id}"
     review_page = reviewer.get(url).get_data(as_text=True)
     assert "with errors" in review_page and "Apply all" in review_page
     polled = reviewer.get(url, headers={"HX-Request": "true"})
@@ -228,7 +228,7 @@ def test_one_calculation_at_a_time_per_system(client_as):
     assert again.get_json()["error"]["code"] == "run_in_progress"
     page = f"/systems/{system_id}/calculate"
     answer = editor.submit(page, {}, page=page)
-    assert answer.headers["Location"].endswith(f"/systems/{system_id}/runs/{first}")
+    assert answer.headers["Location"].endswith(f"/review/runs/{first}")
     run_here(db.session.get(Run, first), SystemCalculation())
     assert editor.post(url, headers=editor.headers).status_code == 202
 
@@ -273,36 +273,39 @@ def test_totals_api(client_as):
 
 
 def test_the_review_pages_and_filters_a_long_run(client_as):
-    """310 cells: 100 a page, a level filter over the whole run, the cells the run could not
-    calculate on a filter of their own, and apply-all of one level only."""
+    """310 cells: 50 suggestions a page, a level filter over the whole run, the cells the run
+    could not calculate on a filter of their own, and apply-all of one level only."""
     editor = api_client(client_as, "editor")
     system_id = create(editor, document=with_values()).get_json()["id"]
     run = started(editor, system_id)
     reviewer = client_as("reviewer")
-    url = f"/systems/{system_id}/runs/{run.id}"
-    first = reviewer.get(url).get_data(as_text=True)
-    assert first.count("review-item") == 100 and "Page 1 of 4" in first
-    last = reviewer.get(f"{url}?page=4").get_data(as_text=True)
-    assert last.count("review-item") == len(run.items) - 300
+    url = f"/review/runs/{run.id}"
     found = suggestions(run)
+    pages = -(-len(found) // 50)
+    assert pages >= 2
+    first = reviewer.get(url).get_data(as_text=True)
+    assert first.count("review-item") == 50 and f"Page 1 of {pages}" in first
+    last = reviewer.get(f"{url}?page={pages}").get_data(as_text=True)
+    assert last.count("review-item") == len(found) - 50 * (pages - 1)
     errors = [s for s in found.values() if s.level == "error"]
     assert errors, "the stated fuel of 500 L/ha is out of bounds"
-    only_errors = reviewer.get(f"{url}?show=error").get_data(as_text=True)
+    only_errors = reviewer.get(f"{url}?level=error").get_data(as_text=True)
     assert only_errors.count("review-item") == len(errors)
-    assert f"Showing {len(errors)} invalid values" in only_errors
-    not_calculated = len(run.items) - len(found)
-    uncalculated = reviewer.get(f"{url}?show=not_calculated").get_data(as_text=True)
-    assert uncalculated.count("review-item not-calculated") == min(100, not_calculated)
-    assert f"Showing {not_calculated} cells not calculated" in uncalculated
-    assert reviewer.get(f"{url}?show=nonsense").status_code == 200  # every cell, unfiltered
+    assert f"Showing the suggestions with errors: {len(errors)}." in only_errors
+    not_calculated = len(run.items) - sum(1 for s in found.values() if s.field in run.items)
+    assert f"{not_calculated} value(s) with nothing proposed" in first
+    uncalculated = reviewer.get(f"{url}?level=nothing").get_data(as_text=True)
+    assert uncalculated.count("review-item nothing-proposed") == min(50, not_calculated)
+    assert f"Showing what was proposed nothing for: {not_calculated}." in uncalculated
+    assert reviewer.get(f"{url}?level=nonsense").status_code == 200  # every cell, unfiltered
     clean = [s for s in found.values() if s.level is None]
-    apply_clean = f"/review/runs/{run.id}/apply-all?level=none&back={url}?show%3Dnone"
+    apply_clean = f"/review/runs/{run.id}/apply-all?level=none&back={url}?level%3Dnone"
     confirm = soup(reviewer.get(apply_clean))
     assert counts_of(confirm)["Will be applied"] == f"{len(clean):,}"
     assert by_id(confirm, "applied-note").get_text().startswith("Applied values are predictions")
     carried = {i["name"]: i["value"] for i in confirm.select("form input[type=hidden]")}
     done = reviewer.submit(apply_clean.partition("?")[0], carried, page=apply_clean)
-    assert done.status_code == 302 and "show=none" in done.headers["Location"]
+    assert done.status_code == 302 and "level=none" in done.headers["Location"]
     db.session.expire_all()
     statuses = {s.status for s in suggestions(run).values() if s.level is None}
     assert statuses == {"applied"}

@@ -73,7 +73,7 @@ def test_a_runs_review_shows_three_figures(client_as):
     db.session.commit()
     show = suggestion.level or "none"
     reviewer = client_as("reviewer")
-    page = reviewer.get(f"/systems/{system_id}/runs/{run.id}?show={show}").get_data(as_text=True)
+    page = reviewer.get(f"/review/runs/{run.id}?level={show}").get_data(as_text=True)
     assert f'id="suggestion-{suggestion.id}"' in page
     assert "<strong>12.3</strong>" in page and "12.34567" not in page
 

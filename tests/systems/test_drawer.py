@@ -82,7 +82,7 @@ def test_a_calculated_and_applied_value_shows_its_steps_and_sources(client_as):
     page = client_as("viewer").get(drawer_url(system_id, "gnr", HARVEST)).get_data(as_text=True)
     assert f"{HARVEST['name']} › Fuel (L/ha)" in page
     assert "confidence · not reviewed" in page and "applied from a suggestion by" in page
-    assert "applied</span>" in page and f'href="/systems/{system_id}/runs/{run.id}"' in page
+    assert "applied</span>" in page and f'href="/review/runs/{run.id}"' in page
     for step in run.results[path]["calculation_steps"]:
         assert str(escape(step)) in page
     source = fuel.evidence[0]

@@ -284,7 +284,7 @@ def test_a_deleted_step_s_suggestions_are_closed_and_the_others_still_apply(clie
             found.status
         )
     assert by_status[True] == {"rejected"} and "pending" in by_status[False]
-    assert editor.get(f"{url}/runs/{run.id}").status_code == 200
+    assert editor.get(f"/review/runs/{run.id}").status_code == 200
     reviewer = api_client(client_as, "reviewer")
     applied = reviewer.post(
         f"/api/v1/runs/{run.id}/apply", json={"all_valid": True}, headers=reviewer.headers

@@ -20,10 +20,10 @@ def test_ids_that_name_no_suggestion_apply_and_reject_nothing(client_as):
     run = started(editor, system_id)
     ift = suggestions(run)[path("ift")]
     reviewer = client_as("reviewer")
-    url = f"/systems/{system_id}/runs/{run.id}"
+    url = f"/review/runs/{run.id}"
     for verb, said in [
         ("apply", "Choose the values to apply."),
-        ("reject", "Nothing was rejected: choose open suggestions."),
+        ("reject", "Choose the values to reject."),
     ]:
         answer = reviewer.submit(f"{url}/{verb}", {"suggestion": NOT_IDS}, page=url)
         assert answer.status_code == 302, verb

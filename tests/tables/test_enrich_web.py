@@ -9,6 +9,7 @@ from tests.support.tables import make_table, orders_table
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
 from webapp.library.documents import add_document
+from webapp.review.models import Suggestion
 from webapp.tables.models import TableRow
 
 pytestmark = pytest.mark.worker
@@ -41,6 +42,7 @@ def test_enrich_by_computation_review_apply_and_undo(client_as, orders, worker):
     assert started.status_code == 302
     run_url = started.headers["Location"]
     run_id = int(run_url.rstrip("/").split("/")[-1])
+    assert run_url == f"/review/runs/{run_id}"
     finished(run_id)
     review = soup(editor.get(run_url))
     reasoning = by_id(review, "reasoning").get_text()
@@ -50,13 +52,14 @@ def test_enrich_by_computation_review_apply_and_undo(client_as, orders, worker):
         ["seed", "—", "10 high confidence"],
         ["tray", "—", "6 high confidence"],
     ]
-    assert all(box.has_attr("disabled") for box in review.select("#proposal input[name=apply]"))
+    assert all(box.has_attr("disabled") for box in review.select("#proposal input.pick"))
     assert not review.select("#proposal input.proposed")
     assert not review.find(id="review-form").select("button:not([type=button])")
     row_ids = {r.cells[orders.column_named("Item").key]: r.id for r in db.session.query(TableRow)}
+    of_row = {s.target_id: s.id for s in db.session.query(Suggestion).filter_by(run_id=run_id)}
     # Applying is a reviewer's act, in every workspace.
-    seed_only = {"apply": [str(row_ids["seed"])]}
-    apply_url = f"/tables/{orders.id}/runs/{run_id}/apply"
+    seed_only = {"suggestion": [str(of_row[row_ids["seed"]])], "back": run_url}
+    apply_url = f"/review/runs/{run_id}/apply"
     assert editor.submit(apply_url, seed_only, page=run_url).status_code == 403
     reviewer = client_as("reviewer")
     applied = reviewer.submit(apply_url, seed_only, page=run_url)
@@ -65,18 +68,18 @@ def test_enrich_by_computation_review_apply_and_undo(client_as, orders, worker):
     # it, out of band, into the page's own.
     swapped = reviewer.get(applied.headers["Location"], headers={"HX-Request": "true"})
     section = soup(swapped)
-    assert section.find(id="enrich-live") and not section.find("header")
+    assert section.find(id="review-live") and not section.find("header")
     assert section.find(id="flashes")["hx-swap-oob"] == "true"
-    assert "Applied 1 row(s)." in section.find(id="flashes").get_text()
+    assert "Applied Total of seed." in section.find(id="flashes").get_text()
     after = soup(reviewer.get(applied.headers["Location"]))
-    assert "Applied 1 row(s)." not in after.get_text()  # shown once, with the swap
+    assert "Applied Total of seed." not in after.get_text()  # shown once, with the swap
     assert by_id(after, "undo-form").button.get_text() == "Undo this apply"
     # The applied row is decided; the other can still be picked, and its value edited.
-    seed, tray = (by_id(after, f"proposal-{row_ids[name]}") for name in ("seed", "tray"))
-    assert seed.find("input", attrs={"name": "apply"}).has_attr("disabled")
+    seed, tray = (by_id(after, f"suggestion-{of_row[row_ids[name]]}") for name in ("seed", "tray"))
+    assert seed.find("input", attrs={"name": "suggestion"}).has_attr("disabled")
     assert seed.find_all("td")[6].get_text(strip=True) == "applied"
-    assert not tray.find("input", attrs={"name": "apply"}).has_attr("disabled")
-    assert tray.find("input", attrs={"name": f"value-{row_ids['tray']}"})["value"] == "6"
+    assert not tray.find("input", attrs={"name": "suggestion"}).has_attr("disabled")
+    assert tray.find("input", attrs={"name": f"value-{of_row[row_ids['tray']]}"})["value"] == "6"
     total = orders.column_named("Total").key
     db.session.expire_all()
     assert db.session.get(TableRow, row_ids["seed"]).cells[total] == 10

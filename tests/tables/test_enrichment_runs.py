@@ -14,10 +14,9 @@ from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
 from webapp.jobs.queue import request_cancel
 from webapp.review import service
-from webapp.review.models import Change
+from webapp.review.models import Change, Suggestion
 from webapp.tables.models import TableRow
 from webapp.tables.runs import proposal, research_log, start_enrichment
-from webapp.tables.target import apply_rows
 
 COMPANIES = [f"Company {n}" for n in range(9)]
 
@@ -42,6 +41,12 @@ def openai_app(app, openai_server):
 
 def lookup_params():
     return {"question": "What year was {Company} founded?"}
+
+
+def suggestion_of_row(run) -> dict[int, int]:
+    """The run's suggestion for each row it proposed something for."""
+    query = db.session.query(Suggestion.target_id, Suggestion.id).filter_by(run_id=run.id)
+    return dict(query.all())
 
 
 def test_lookup_rows_run_three_at_a_time(make_user, companies, idle_queue, openai_app):
@@ -118,20 +123,19 @@ def test_computation_proposal_apply_and_undo(app, make_user, idle_queue):
     total = table.column_named("Total")
     assert [op["changes"] for op in document["operations"]] == [{"Total": 10}, {"Total": 6}]
 
-    result = apply_rows(run, [rows["seed"].id, rows["tray"].id, rows["twine"].id], user)
-    assert result.applied == [rows["seed"].id, rows["tray"].id]
-    assert result.refused == [
-        {"row_id": rows["twine"].id, "code": "no_suggestion",
-         "message": "The run proposed nothing for this row."}
-    ]  # fmt: skip
+    suggested = suggestion_of_row(run)
+    assert rows["twine"].id not in suggested  # skipped: nothing proposed
+    result = service.apply([suggested[rows[n].id] for n in ("seed", "tray")], user)
+    assert [a.target_id for a in result.applied] == [rows["seed"].id, rows["tray"].id]
+    assert result.refused == []
     assert rows["seed"].value(total) == 10 and rows["tray"].value(total) == 6
     changes = db.session.query(Change).filter_by(group_id=result.group).all()
     assert {(c.target_id, c.old_value, c.new_value) for c in changes} == {
         (rows["seed"].id, None, 10),
         (rows["tray"].id, 1, 6),
     }
-    again = apply_rows(run, [rows["seed"].id], user)
-    assert again.refused[0]["code"] == "not_open"
+    again = service.apply([suggested[rows["seed"].id]], user)
+    assert again.refused[0].code == "not_open"
 
     assert service.undoable_group(result.group).ids == {rows["seed"].id, rows["tray"].id}
     assert service.undo(result.group, user).changed_since == []
@@ -172,12 +176,13 @@ def test_an_invalid_value_is_refused_until_edited(app, make_user, idle_queue):
     (entry,) = research_log(run)
     assert (entry["valid"], entry["confidence"]) == (False, "low")
     row_id = entry["row_id"]
-    refused = apply_rows(run, [row_id], user)
-    assert refused.refused[0]["code"] == "invalid_suggestion"
-    still = apply_rows(run, [row_id], user, {row_id: "winter"})
-    assert still.refused[0]["code"] == "invalid_value"
-    edited = apply_rows(run, [row_id], user, {row_id: "Autumn"})
-    assert edited.applied == [row_id]
+    suggestion = suggestion_of_row(run)[row_id]
+    refused = service.apply([suggestion], user)
+    assert refused.refused[0].code == "invalid_suggestion"
+    still = service.apply([suggestion], user, edits={suggestion: "winter"})
+    assert still.refused[0].code == "invalid_value"
+    edited = service.apply([suggestion], user, edits={suggestion: "Autumn"})
+    assert [a.target_id for a in edited.applied] == [row_id]
     assert db.session.get(TableRow, row_id).cells[table.column_named("Season").key] == "autumn"
 
 

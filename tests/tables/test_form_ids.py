@@ -9,6 +9,7 @@ from tests.support.app import HTMX
 from tests.support.tables import orders_table, run_here
 from webapp.extensions import db
 from webapp.jobs.models import Run
+from webapp.review.models import Suggestion
 from webapp.tables.models import DataTable, TableRow
 from webapp.tables.runs import start_enrichment
 
@@ -92,34 +93,35 @@ def test_applying_or_rejecting_rows_named_by_no_id_decides_nothing(
         start_enrichment(orders, "Total", "computation", {"formula": FORMULA}, None, make_user())
     )
     reviewer = client_as("reviewer")
-    run_url = f"/tables/{orders.id}/runs/{run.id}"
+    run_url = f"/review/runs/{run.id}"
     total = orders.column_named("Total").key
     for bad in BAD_IDS:
         applied = reviewer.submit(
             f"{run_url}/apply",
-            {"apply": bad, f"value-{bad}": "7", "reconfirm": bad},
+            {"suggestion": bad, f"value-{bad}": "7", "reconfirm": bad},
             page=run_url,
             follow_redirects=True,
         )
         assert applied.status_code == 200, bad
         assert "Choose the rows to apply." in applied.get_data(as_text=True)
         rejected = reviewer.submit(
-            f"{run_url}/reject", {"apply": bad}, page=run_url, follow_redirects=True
+            f"{run_url}/reject", {"suggestion": bad}, page=run_url, follow_redirects=True
         )
         assert rejected.status_code == 200, bad
         assert "Choose the rows to reject." in rejected.get_data(as_text=True)
     db.session.expire_all()
     assert not any(total in row.cells for row in db.session.scalars(select(TableRow)))
-    # a row's own id beside them is applied alone, with its proposed value
+    # a suggestion's own id beside them is applied alone, with its proposed value
     seed = row_ids(orders)["seed"]
+    suggestion = db.session.scalar(select(Suggestion.id).filter_by(run_id=run.id, target_id=seed))
     applied = reviewer.submit(
         f"{run_url}/apply",
-        {"apply": [*BAD_IDS, str(seed)], "reconfirm": BAD_IDS}
+        {"suggestion": [*BAD_IDS, str(suggestion)], "reconfirm": BAD_IDS}
         | {f"value-{bad}": "7" for bad in BAD_IDS},
         page=run_url,
         follow_redirects=True,
     )
-    assert "Applied 1 row(s)." in applied.get_data(as_text=True)
+    assert "Applied Total of seed." in applied.get_data(as_text=True)
     db.session.expire_all()
     assert db.session.get(TableRow, seed).cells[total] == 10
     assert total not in db.session.get(TableRow, row_ids(orders)["tray"]).cells

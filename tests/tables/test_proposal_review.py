@@ -1,7 +1,8 @@
-"""Reviewing a table run's proposal for hours: pages of 50 rows, counts by level over the whole
-run (each a filter that keeps paging), stale rows shown before apply, reject selected, apply
-all valid through a confirm page, undo from the review and from a row's history, refusals and
-run items named by the rows' labels."""
+"""Reviewing a table run's proposal on the review core's run page for hours: pages of 50 rows,
+counts by level over the whole run (each a filter that keeps paging), the rows it proposed
+nothing for under their own filter, stale rows shown before apply, reject selected, apply all
+valid through a confirm page, undo from the review and from a row's history, refusals and run
+items named by the rows' labels."""
 
 from urllib.parse import parse_qs, urlsplit
 
@@ -15,9 +16,7 @@ from webapp.jobs.models import Run, RunStatus
 from webapp.review.models import Change, Suggestion
 from webapp.review.vocabulary import worst_level
 from webapp.tables.models import ResearchLogEntry, TableRow
-from webapp.tables.proposals import refusal_messages
 from webapp.tables.runs import start_enrichment
-from webapp.text import listed
 
 PLOTS = 120
 FORMULA = "round({Yield} / {Area}, 2)"
@@ -88,8 +87,17 @@ def set_cell(table, name: str, column: str, value) -> None:
     db.session.commit()
 
 
-def review_url(table, run: Run, query: str = "") -> str:
-    return f"/tables/{table.id}/runs/{run.id}{query}"
+def review_url(run: Run, query: str = "") -> str:
+    return f"/review/runs/{run.id}{query}"
+
+
+def picked(run: Run, ids: dict[str, int], *numbers: int) -> list[str]:
+    """The suggestion ids a review form sends for these plots."""
+    return [str(suggestion_of(run, ids[plot(n)]).id) for n in numbers]
+
+
+def row_of(page, run: Run, row_id: int):
+    return by_id(page, f"suggestion-{suggestion_of(run, row_id).id}")
 
 
 def shown_rows(page) -> list[str]:
@@ -101,35 +109,47 @@ def link_args(link) -> dict[str, list[str]]:
     return parse_qs(urlsplit(link["href"]).query)
 
 
+# The plots the run proposed a value for: 007 failed, 008 was skipped.
+PROPOSED = [n for n in range(1, PLOTS + 1) if n not in (7, 8)]
+
+
 def test_the_proposal_comes_fifty_rows_a_page_every_row_a_review_item_and_a_card(
     client_as, plots, run
 ):
     reviewer = client_as("reviewer")
-    first = soup(reviewer.get(review_url(plots, run)))
-    assert shown_rows(first) == [plot(n) for n in range(1, 51)]
+    assert reviewer.get(f"/tables/{plots.id}/runs/{run.id}?level=info").headers["Location"] == (
+        review_url(run, "?level=info")
+    )
+    first = soup(reviewer.get(review_url(run)))
+    assert shown_rows(first) == [plot(n) for n in PROPOSED[:50]]
     table = by_id(first, "proposal")
     assert {"data", "review"} <= set(table["class"])
     rows = table.select("tbody tr")
     assert all("review-item" in tr["class"] for tr in rows)
     # On a phone each row is a card: every cell says what it is, the trace too.
     assert all(td.get("data-label") for tr in rows for td in tr.find_all("td", recursive=False))
-    failed, skipped = by_id(first, f"proposal-{row_ids(plots)[plot(7)]}"), rows[7]
-    assert failed["data-level"] == "error" and "division by zero" in failed.get_text()
-    assert "skipped" in skipped.get_text()
     assert first.select_one("nav.pagination").get_text(" ", strip=True) == "Page 1 of 3 Next →"
     assert "found 118 of 120 rows" in by_id(first, "reasoning").get_text()
+    nothing = by_id(first, "nothing-count").a
+    assert nothing.get_text() == "2 row(s) with nothing proposed"
+    unproposed = soup(reviewer.get(nothing["href"]))
+    assert shown_rows(unproposed) == [plot(7), plot(8)]
+    failed, skipped = unproposed.select("#proposal tbody tr")
+    assert "division by zero" in failed.get_text() and "error" in failed.get_text()
+    assert "Skipped" in skipped.get_text() and "skipped" in skipped.get_text()
+    assert not unproposed.select("#proposal input")  # nothing there to apply
 
-    last = soup(reviewer.get(review_url(plots, run, "?page=3")))
-    assert shown_rows(last) == [plot(n) for n in range(101, 121)]
+    last = soup(reviewer.get(review_url(run, "?page=3")))
+    assert shown_rows(last) == [plot(n) for n in PROPOSED[100:]]
     assert link_args(last.select_one("nav.pagination a[rel=prev]")) == {"page": ["2"]}
-    beyond = soup(reviewer.get(review_url(plots, run, "?page=9")))
+    beyond = soup(reviewer.get(review_url(run, "?page=9")))
     assert by_id(beyond, "proposal").tbody.get_text(strip=True) == (
         "This page is past the last one: the review has 3 page(s)."
     )
 
 
 def test_keys_select_buttons_and_the_actions_a_reviewer_presses(client_as, plots, run):
-    page = soup(client_as("reviewer").get(review_url(plots, run)))
+    page = soup(client_as("reviewer").get(review_url(run)))
     assert page.find("dialog", id="keys-help") and page.select_one("[data-open-keys]")
     form = by_id(page, "review-form")
     assert form.select_one(".select-buttons [data-select=all]")
@@ -138,9 +158,9 @@ def test_keys_select_buttons_and_the_actions_a_reviewer_presses(client_as, plots
     assert form.find("button", attrs={"data-key": "a"}).get_text() == "Apply selected"
     reject = form.find("button", attrs={"data-key": "r"})
     assert reject.get_text() == "Reject selected"
-    assert reject["formaction"] == f"/tables/{plots.id}/runs/{run.id}/reject"
+    assert reject["formaction"] == f"/review/runs/{run.id}/reject"
     assert by_id(page, "apply-all").get_text() == "Apply all 118 valid…"
-    editor = soup(client_as("editor").get(review_url(plots, run)))
+    editor = soup(client_as("editor").get(review_url(run)))
     assert not editor.find(id="apply-all") and not editor.select(".select-buttons")
 
 
@@ -152,7 +172,7 @@ def test_counts_by_worst_level_cover_the_whole_run_and_each_filters_across_pages
     mark(run, plots, [plot(2), plot(110)], "error")
     mark(run, plots, [plot(3)], "info")
     reviewer = client_as("reviewer")
-    page = soup(reviewer.get(review_url(plots, run)))
+    page = soup(reviewer.get(review_url(run)))
     counts = by_id(page, "level-counts")
     assert counts.get_text(" ", strip=True) == (
         "✖ 2 with errors ⚠ 61 with warnings ℹ 1 with notes ✓ 54 without issues"
@@ -160,25 +180,29 @@ def test_counts_by_worst_level_cover_the_whole_run_and_each_filters_across_pages
     links = {a.get_text(" ", strip=True): link_args(a) for a in counts.find_all("a")}
     assert links["⚠ 61 with warnings"] == {"level": ["warning"]}
 
-    warnings = soup(reviewer.get(review_url(plots, run, "?level=warning")))
+    warnings = soup(reviewer.get(review_url(run, "?level=warning")))
     assert shown_rows(warnings) == warned[:50]
     assert {tr["data-level"] for tr in warnings.select("#proposal tbody tr")} == {"warning"}
-    assert "61 row(s)" in by_id(warnings, "level-filter").get_text()
+    assert (
+        by_id(warnings, "level-filter")
+        .get_text(" ", strip=True)
+        .startswith("Showing the suggestions with warnings: 61.")
+    )
     following = warnings.select_one("nav.pagination a[rel=next]")
     assert link_args(following) == {"page": ["2"], "level": ["warning"]}
     second = soup(reviewer.get(following["href"]))
     assert shown_rows(second) == warned[50:]
     # Counts stay those of the whole run; "apply all" counts the valid ones at the level.
     assert "61 with warnings" in by_id(second, "level-counts").get_text(" ", strip=True)
-    assert by_id(second, "apply-all").get_text() == "Apply all 61 valid at this level…"
-    errors = soup(reviewer.get(review_url(plots, run, "?level=error")))
+    assert by_id(second, "apply-all").get_text() == "Apply all 61 valid here…"
+    errors = soup(reviewer.get(review_url(run, "?level=error")))
     assert shown_rows(errors) == [plot(2), plot(110)]
-    assert by_id(soup(reviewer.get(review_url(plots, run, "?level=info&page=2"))), "proposal")
+    assert by_id(soup(reviewer.get(review_url(run, "?level=info&page=2"))), "proposal")
     assert not errors.find(id="apply-all")
-    clean = soup(reviewer.get(review_url(plots, run, "?level=none")))
+    clean = soup(reviewer.get(review_url(run, "?level=none")))
     assert len(shown_rows(clean)) == 50 and plot(1) in shown_rows(clean)
-    assert shown_rows(soup(reviewer.get(review_url(plots, run, "?level=bogus")))) == shown_rows(
-        soup(reviewer.get(review_url(plots, run)))
+    assert shown_rows(soup(reviewer.get(review_url(run, "?level=bogus")))) == shown_rows(
+        soup(reviewer.get(review_url(run)))
     )
 
 
@@ -186,33 +210,33 @@ def test_a_row_whose_cell_changed_since_the_run_says_so_before_anyone_applies(
     client_as, plots, run
 ):
     set_cell(plots, plot(5), "Per ha", 9.99)
-    page = soup(client_as("reviewer").get(review_url(plots, run)))
-    changed = by_id(page, f"proposal-{row_ids(plots)[plot(5)]}")
+    page = soup(client_as("reviewer").get(review_url(run)))
+    changed = row_of(page, run, row_ids(plots)[plot(5)])
+    # Changed since the run: first on its page.
+    assert shown_rows(page)[0] == plot(5)
     assert "changed" in changed["class"]
     assert "changed since the run" in changed.get_text()
     assert "was — when researched, now 9.99" in changed.get_text(" ", strip=True)
     assert changed.find("input", attrs={"name": "reconfirm"})
-    assert not by_id(page, f"proposal-{row_ids(plots)[plot(4)]}").find(
-        "input", attrs={"name": "reconfirm"}
-    )
+    assert not row_of(page, run, row_ids(plots)[plot(4)]).find("input", attrs={"name": "reconfirm"})
 
 
 def test_reject_selected_rejects_the_chosen_rows_suggestions(client_as, plots, run):
     ids = row_ids(plots)
-    chosen = {"apply": [str(ids[plot(1)]), str(ids[plot(2)])], "page": "1"}
-    url = f"/tables/{plots.id}/runs/{run.id}/reject"
+    chosen = {"suggestion": picked(run, ids, 1, 2), "back": review_url(run)}
+    url = f"/review/runs/{run.id}/reject"
     assert client_as("editor").submit(url, chosen).status_code == 403
     reviewer = client_as("reviewer")
     rejected = reviewer.submit(url, chosen)
     assert rejected.status_code == 302
-    assert rejected.headers["Location"] == review_url(plots, run)
+    assert rejected.headers["Location"] == review_url(run)
     statuses = {n: suggestion_of(run, ids[plot(n)]).status for n in (1, 2, 3)}
     assert statuses == {1: "rejected", 2: "rejected", 3: "pending"}
     page = soup(reviewer.get(rejected.headers["Location"]))
     assert "Rejected 2 row(s): Plot 001 and Plot 002." in page.get_text()
-    assert "rejected" in by_id(page, f"proposal-{ids[plot(1)]}").get_text()
+    assert "rejected" in row_of(page, run, ids[plot(1)]).get_text()
     again = reviewer.submit(url, chosen, follow_redirects=True).get_data(as_text=True)
-    assert "Nothing was rejected: those rows are decided already." in again
+    assert "Nothing was rejected: those are decided already." in again
 
 
 @pytest.fixture
@@ -223,9 +247,11 @@ def mixed(client_as, plots, run) -> dict[str, int]:
     mark(run, plots, [plot(2), plot(3)], "error")
     mark(run, plots, [plot(4)], "warning")
     reviewer = client_as("reviewer")
-    base = f"/tables/{plots.id}/runs/{run.id}"
-    assert reviewer.submit(f"{base}/apply", {"apply": [str(ids[plot(9)])]}).status_code == 302
-    assert reviewer.submit(f"{base}/reject", {"apply": [str(ids[plot(10)])]}).status_code == 302
+    base = f"/review/runs/{run.id}"
+    assert reviewer.submit(f"{base}/apply", {"suggestion": picked(run, ids, 9)}).status_code == 302
+    assert (
+        reviewer.submit(f"{base}/reject", {"suggestion": picked(run, ids, 10)}).status_code == 302
+    )
     set_cell(plots, plot(11), "Per ha", 1.0)
     set_cell(plots, plot(12), "Per ha", 2.0)
     reviewer.ids = ids
@@ -233,7 +259,7 @@ def mixed(client_as, plots, run) -> dict[str, int]:
 
 
 def test_apply_all_confirm_page_counts_what_changes_and_what_is_skipped_and_why(mixed, plots, run):
-    page = soup(mixed.get(review_url(plots, run)))
+    page = soup(mixed.get(review_url(run)))
     assert by_id(page, "apply-all").get_text() == "Apply all 114 valid…"
     confirm = soup(mixed.get(by_id(page, "apply-all")["href"]))
     assert counts_of(confirm) == {
@@ -253,7 +279,7 @@ def test_apply_all_applies_exactly_the_valid_pending_rows_in_one_group_that_undo
 ):
     ids, per_ha = mixed.ids, plots.column_named("Per ha").key
     url = f"/review/runs/{run.id}/apply-all"
-    applied = mixed.submit(url, {"confirmed": "1", "back": review_url(plots, run)})
+    applied = mixed.submit(url, {"confirmed": "1", "back": review_url(run)})
     assert applied.status_code == 302
     location = applied.headers["Location"]
     group = parse_qs(urlsplit(location).query)["undo"][0]
@@ -278,7 +304,7 @@ def test_apply_all_applies_exactly_the_valid_pending_rows_in_one_group_that_undo
     undone = mixed.submit(
         undo["action"], {"back": undo.find("input", attrs={"name": "back"})["value"]}
     )
-    assert undone.status_code == 302 and undone.headers["Location"] == review_url(plots, run)
+    assert undone.status_code == 302 and undone.headers["Location"] == review_url(run)
     db.session.expire_all()
     assert per_ha not in db.session.get(TableRow, ids[plot(1)]).cells
     assert db.session.get(TableRow, ids[plot(9)]).cells[per_ha] is not None  # the earlier apply
@@ -298,25 +324,26 @@ def test_refusals_redirect_back_to_the_page_and_name_rows_by_label(client_as, pl
     mark(run, plots, [plot(53)], "error")
     set_cell(plots, plot(54), "Per ha", 3.0)
     reviewer = client_as("reviewer")
-    chosen = [str(ids[plot(n)]) for n in (52, 53, 54)]
-    url = f"/tables/{plots.id}/runs/{run.id}/apply"
-    applied = reviewer.submit(url, {"apply": chosen, "page": "2", "level": "none"})
+    chosen = picked(run, ids, 52, 53, 54)
+    url = f"/review/runs/{run.id}/apply"
+    back = review_url(run, "?level=none&page=2")
+    applied = reviewer.submit(url, {"suggestion": chosen, "back": back})
     assert applied.status_code == 302
     assert parse_qs(urlsplit(applied.headers["Location"]).query).keys() == {"page", "level", "undo"}
     text = soup(reviewer.get(applied.headers["Location"])).get_text(" ", strip=True)
-    assert "Applied 1 row(s)." in text
-    assert "Not applied — Plot 053: Invalid, so it cannot be applied: A error." in text
-    assert "Not applied — Plot 054: The field changed after this suggestion was made" in text
+    assert "Applied Per ha of Plot 052." in text
+    assert "Not applied — Per ha of Plot 053: Invalid, so it cannot be applied: A error." in text
+    assert (
+        "Not applied — Per ha of Plot 054: The field changed after this suggestion was made" in text
+    )
     assert f"Row {ids[plot(53)]}" not in text
 
 
 def test_a_rows_history_undoes_each_apply_still_undoable(client_as, plots, run):
     ids = row_ids(plots)
     reviewer = client_as("reviewer")
-    base = f"/tables/{plots.id}/runs/{run.id}/apply"
-    assert (
-        reviewer.submit(base, {"apply": [str(ids[plot(1)]), str(ids[plot(2)])]}).status_code == 302
-    )
+    base = f"/review/runs/{run.id}/apply"
+    assert reviewer.submit(base, {"suggestion": picked(run, ids, 1, 2)}).status_code == 302
     history_url = f"/tables/{plots.id}/rows/{ids[plot(1)]}/history"
     page = soup(reviewer.get(history_url))
     assert page.h1.get_text() == "History of Plot 001"
@@ -340,9 +367,7 @@ def test_a_manual_edit_after_an_apply_leaves_it_not_undoable_from_the_history(
 ):
     ids = row_ids(plots)
     reviewer = client_as("reviewer")
-    applied = reviewer.submit(
-        f"/tables/{plots.id}/runs/{run.id}/apply", {"apply": [str(ids[plot(1)])]}
-    )
+    applied = reviewer.submit(f"/review/runs/{run.id}/apply", {"suggestion": picked(run, ids, 1)})
     assert applied.status_code == 302
     per_ha = plots.column_named("Per ha")
     edit = f"/tables/{plots.id}/rows/{ids[plot(1)]}/cells/{per_ha.id}"
@@ -372,7 +397,7 @@ def test_the_run_page_names_rows_by_their_label(client_as, plots, run):
 def test_a_running_runs_log_shows_only_its_newest_rows(client_as, plots, run):
     db.session.execute(update(Run).where(Run.id == run.id).values(status=RunStatus.running))
     db.session.commit()
-    page = soup(client_as("viewer").get(review_url(plots, run)))
+    page = soup(client_as("viewer").get(review_url(run)))
     log = by_id(page, "research-log").select("tbody tr")
     assert len(log) == 50
     newest = db.session.scalar(
@@ -383,18 +408,3 @@ def test_a_running_runs_log_shows_only_its_newest_rows(client_as, plots, run):
     assert log[0].td.get_text() == newest["label"]
     assert by_id(page, "log-extent").get_text(strip=True).startswith("The latest 50 of 120 rows")
     assert not page.find(id="proposal")
-
-
-def test_refusals_name_their_rows_one_message_per_reason_and_stay_few():
-    refused = [{"row_id": i, "message": f"Reason {i % 7}."} for i in range(20)]
-    labels = {i: plot(i) for i in range(19)}  # the last row was deleted since
-    messages = refusal_messages(refused, labels)
-    assert len(messages) == 6
-    assert messages[0] == "Not applied — Plot 000, Plot 007 and Plot 014: Reason 0."
-    assert messages[-1] == (
-        "Not applied either, for other reasons — Plot 005, Plot 006, Plot 012, Plot 013 and "
-        "a deleted row."
-    )
-    assert listed([plot(n) for n in range(8)]) == (
-        "Plot 000, Plot 001, Plot 002, Plot 003, Plot 004 and 3 more"
-    )

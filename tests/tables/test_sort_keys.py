@@ -13,13 +13,13 @@ from sqlalchemy import delete, insert, select
 from tests.support.tables import make_table, run_here
 from webapp.extensions import db
 from webapp.review import service
+from webapp.review.models import Suggestion
 from webapp.tables import catalog, importing
 from webapp.tables.browsing import RowView
 from webapp.tables.importing import TableImport
 from webapp.tables.models import DataTable, TableCellKey, TableRow
 from webapp.tables.runs import start_enrichment
 from webapp.tables.sort_keys import TEXT_KEY_CHARS, cell_key
-from webapp.tables.target import apply_rows
 
 COLUMNS = [
     {"name": "Variety", "type": "text"},
@@ -130,8 +130,8 @@ def test_apply_and_its_undo_keep_the_keys(app, make_user, idle_queue):
     run = run_here(
         start_enrichment(table, "Total", "computation", {"formula": "{Price} * {Qty}"}, None, user)
     )
-    row_ids = list(db.session.scalars(select(TableRow.id).order_by(TableRow.position)))
-    result = apply_rows(run, row_ids, user)
+    suggestions = list(db.session.scalars(select(Suggestion.id).filter_by(run_id=run.id)))
+    result = service.apply(suggestions, user)
     db.session.commit()
     total = table.column_named("Total").id
     assert {k[3] for k in assert_in_step(table) if k[1] == total} == {10.0, 6.0}

@@ -18,13 +18,11 @@ from webapp.cultures.models import Culture
 from webapp.cultures.providers import culture_provider
 from webapp.cultures.reference_match import reference_matches
 from webapp.cultures.review_queue import SHOW, SHOW_OF_LEVEL, queue_filter, review_queue
-from webapp.cultures.runs import CultureEnrichment, start_enrichment, suggestions_of
+from webapp.cultures.runs import start_enrichment
 from webapp.cultures.views import (
     QUEUE_PER_PAGE,
     culture_or_404,
     enrichment_run_or_404,
-    review_args,
-    reviewed_run,
     undo_group,
 )
 from webapp.extensions import db
@@ -34,9 +32,6 @@ from webapp.jobs.queue import RunInProgress
 from webapp.pagination import page_number, paginate_list
 from webapp.problems import Invalid, Unavailable
 from webapp.rendering import render_page
-from webapp.review import pages
-from webapp.review import service as review
-from webapp.review.models import Suggestion
 
 
 def batch_ids() -> list[int]:
@@ -122,68 +117,3 @@ def enrich(culture_id: int):
     except RunInProgress as exc:
         flash(exc.link(), "warning")
     return redirect(url_for("cultures.show", culture_id=culture.id, _anchor="enrichment"))
-
-
-def named(fields: list[str]) -> str:
-    """Fields as people call them."""
-    return ", ".join(LABELS.get(f, f) for f in dict.fromkeys(fields))
-
-
-def chosen_suggestions(culture: Culture, ids: list[str]) -> list[Suggestion]:
-    wanted = set(record_ids(ids))
-    if not wanted:
-        return []
-    return list(
-        db.session.scalars(
-            select(Suggestion).where(
-                Suggestion.id.in_(wanted),
-                Suggestion.target_type == "culture",
-                Suggestion.target_id == culture.id,
-            )
-        )
-    )
-
-
-@bp.post("/<int:culture_id>/suggestions")
-@require_role(Role.reviewer)
-def decide_suggestions(culture_id: int):
-    """Apply or reject the chosen suggestions, or apply all valid ones; then back to the
-    culture's page (POST/redirect/GET: refusals are flashed, a reload sends nothing again)."""
-    culture = culture_or_404(culture_id)
-    run, _named = reviewed_run(culture)
-    action = request.form.get("action", "apply")
-
-    def back(**more):
-        # The address keeps the run reviewed, so it can be bookmarked and reloaded.
-        args = review_args(run, True, queue_filter(request.form))
-        return redirect(
-            url_for("cultures.show", culture_id=culture.id, **args, **more, _anchor="enrichment")
-        )
-
-    skipped = None
-    if action == "apply_valid":
-        plan = review.plan_apply(suggestions_of(culture, run) if run else [])
-        chosen, skipped = plan.ready, plan.left_out(CultureEnrichment.reconfirm_where)
-    else:
-        chosen = chosen_suggestions(culture, request.form.getlist("suggestion"))
-    if not chosen:
-        flash(skipped or "Select at least one suggestion.", "warning")
-        return back()
-    if action == "reject":
-        rejected = review.reject([s.id for s in chosen], current_user)
-        db.session.commit()
-        flash(f"Rejected {len(rejected)} suggestion(s).", "info")
-        return back()
-    reconfirmed = [s.id for s in chosen_suggestions(culture, request.form.getlist("reconfirm"))]
-    result = review.apply(
-        [s.id for s in chosen], current_user, reconfirmed, skip_invalid=action == "apply_valid"
-    )
-    db.session.commit()
-    if result.applied:
-        applied = result.applied_fields
-        flash(f"Applied {len(applied)} field(s): {named(applied)}.", "success")
-    # The valid ones of the same request are applied all the same.
-    pages.flash_refusals(result.refused)
-    if skipped:
-        flash(skipped, "info")
-    return back(undo=result.group)

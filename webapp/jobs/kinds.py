@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import Any, ClassVar
 
+from flask import url_for
+
 from webapp.auth.roles import Role
 
 # Past this many items a run is split among the workers: below it, a chunk's own start (a job,
@@ -175,9 +177,48 @@ class RunKind(ABC):
         (info | warning | error), for the kinds whose answer is a verdict."""
         return None
 
+    # The review core's run page (webapp.review.pages): the detail partial beside each row and
+    # its heading, what a row is, the partial a live run shows under its progress, and whether
+    # a reviewer may type a value over a suggested one.
+    review_detail: ClassVar[tuple[str, str] | None] = None
+    row_heading: ClassVar[str | None] = None  # what a row is; the target's label by default
+    live_template: ClassVar[str | None] = None
+    editable: ClassVar[bool] = False
+
     def review_url(self, run: Any) -> str | None:
-        """Where people review what the run proposed, for the kinds that propose."""
+        """Where people review what the run proposed, for the kinds that propose: the review
+        core's run page unless the kind has a page of its own."""
+        if self.target_kind is None:
+            return None
+        return url_for("review.run_review", run_id=run.id)
+
+    def review_summary(self, run: Any) -> str | None:
+        """What the run was asked and what it found, in a sentence above its review."""
         return None
+
+    def back_link(self, run: Any) -> tuple[str, str] | None:
+        """The record the run worked on, as a link's words and address, for its review page."""
+        return None
+
+    def after_apply(self, run: Any) -> tuple[str, str] | None:
+        """What a person does next with what they applied, as a link's words and address,
+        offered beside the apply's undo."""
+        return None
+
+    def review_looks(self, run: Any, suggestions: list[Any]) -> dict[int, Any]:
+        """How the review page shows these suggestions (webapp.review.looks.RowLook by
+        suggestion id); one left out is its record's name and its field's label."""
+        return {}
+
+    def unproposed(self, run: Any, number: int, per_page: int) -> Any:
+        """A page (webapp.pagination.Page) of the items the run proposed nothing for, each a
+        webapp.review.looks.Unproposed (per_page 0: their count alone); None when the kind does
+        not list them."""
+        return None
+
+    def live_context(self, run: Any) -> dict[str, Any]:
+        """What live_template reads while the run works."""
+        return {}
 
     def matching(self, run: Any, values: Any) -> list[int] | None:
         """The records a review page's own filter matches (its form's values), when a person

@@ -1,7 +1,8 @@
-"""The review pages every workspace shares, served for any registered target: apply or
-reject all valid suggestions of a run (or of the records a page chose), each after a page that
-says what it will do; and undo of a group of changes. A workspace's pages link here and say
-where to come back to (`back`)."""
+"""The review pages every workspace shares, served for any registered target: a run's review
+(its progress while it works, then its suggestions a page at a time), apply or reject of the
+suggestions a person ticked, apply or reject of all of them (or of the records a page chose)
+after a page that says what it will do, and undo of a group of changes. A workspace says how
+its rows look (RunKind.review_looks, its detail partial) and where to come back to (`back`)."""
 
 from __future__ import annotations
 
@@ -10,20 +11,24 @@ from dataclasses import dataclass
 
 from flask import abort, flash, redirect, request, url_for
 from flask_login import current_user
+from sqlalchemy import select
 
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.extensions import db
-from webapp.ids import record_ids
+from webapp.ids import record_id, record_ids
 from webapp.jobs.kinds import RunKind
 from webapp.jobs.models import Run
 from webapp.links import is_site_path, with_args
+from webapp.pagination import page_number
 from webapp.rendering import render_page
 from webapp.review import bp, service
+from webapp.review.looks import RowLook
+from webapp.review.models import Suggestion
 from webapp.review.targets import ReviewTarget, target_for
 from webapp.review.views import reviewed_run_or_404
-from webapp.review.vocabulary import level_filter
+from webapp.review.vocabulary import NOTHING, level_filter, review_filter
 from webapp.text import listed
 
 # What a confirm page does not carry into its form from the request that asked for it.
@@ -104,6 +109,143 @@ def across(count: int, records: int, noun: str, target: ReviewTarget) -> str:
     if 1 < records < count:
         said += f" across {records:,} {target.label.lower()}(s)"
     return said
+
+
+def looks_of(
+    run: Run, kind: RunKind, target: ReviewTarget, suggestions: Sequence[Suggestion]
+) -> dict[int, RowLook]:
+    """How each suggestion's row reads: as its kind says, else its record's name and its
+    field's label."""
+    looks = kind.review_looks(run, list(suggestions))
+    rest = [s for s in suggestions if s.id not in looks]
+    names = target.names({s.target_id for s in rest})
+    for s in rest:
+        name = names.get(s.target_id, f"{target.label} {s.target_id}")
+        looks[s.id] = RowLook(f"{name}: {target.field_label(s.field)}")
+    return looks
+
+
+@bp.get("/runs/<int:run_id>")
+def run_review(run_id: int):
+    """A live run's progress, polled (the rows swap in when it ends); an ended run's
+    suggestions a page at a time, at one ?level= (or the items it proposed nothing for), with
+    counts over all of them."""
+    run, kind, target = reviewed_run_or_404(run_id)
+    level = review_filter(request.args.get("level"))
+    number = page_number(request.args)
+    context: dict = {}
+    if run.is_live:
+        context = kind.live_context(run)
+    else:
+        listed_rows = level != NOTHING
+        shown = service.review_page(run, level if listed_rows else None, number, listed_rows)
+        # Counted only, unless they are the page's rows.
+        nothing = kind.unproposed(run, number, 0 if listed_rows else service.REVIEW_PAGE_SIZE)
+        undo = request.args.get("undo", "")
+        context = {
+            "shown": shown,
+            "nothing": nothing,
+            "looks": looks_of(run, kind, target, shown.page.items),
+            "undo_group": undo if undo.isalnum() else "",
+        }
+    here = url_for(
+        "review.run_review", run_id=run.id, level=level, page=number if number > 1 else None
+    )
+    return render_page(
+        "review/run.html",
+        "live",
+        run=run,
+        kind=kind,
+        target=target,
+        level=level,
+        here=here,
+        form=EmptyForm(),
+        **context,
+    )
+
+
+def posted_suggestions(run: Run, field: str) -> list[int]:
+    """The run's own suggestions among a form's ids, in the order given."""
+    wanted = record_ids(request.form.getlist(field))
+    if not wanted:
+        return []
+    query = select(Suggestion.id).where(Suggestion.run_id == run.id, Suggestion.id.in_(wanted))
+    mine = set(db.session.scalars(query))
+    return [i for i in wanted if i in mine]
+
+
+def ticked(run_id: int, verb: str) -> tuple[Run, RunKind, ReviewTarget, str, list[int]]:
+    """The run a review form posted to, the page to return to, and the run's own suggestions
+    it ticked; back with a word when it ticked none."""
+    run, kind, target = reviewed_run_or_404(run_id)
+    back = back_from_form() or kind.review_url(run) or url_for("main.home")
+    chosen = posted_suggestions(run, "suggestion")
+    if not chosen:
+        flash(f"Choose the {kind.suggestion_noun.removesuffix('(s)')}s to {verb}.", "warning")
+        abort(redirect(back))
+    return run, kind, target, back, chosen
+
+
+def named_records(target: ReviewTarget, ids: Sequence[int]) -> str:
+    names = target.names(set(ids))
+    return listed(sorted({names.get(i, f"{target.label} {i}") for i in ids}))
+
+
+def applied_in_words(result: service.ApplyResult, kind: RunKind, target: ReviewTarget) -> str:
+    """“Total of seed”, “3 field(s) of Carrot: a, b and c”, “12 row(s): a, b … and 7 more”."""
+    records = [a.target_id for a in result.applied]
+    labels = [target.field_label(f) for f in result.applied_fields]
+    if len(set(records)) > 1:
+        said = across(len(result.applied), len(set(records)), kind.suggestion_noun, target)
+        return f"{said}: {named_records(target, records)}"
+    if len(labels) == 1:
+        return f"{labels[0]} of {named_records(target, records)}"
+    return f"{len(labels)} field(s) of {named_records(target, records)}: {listed(labels)}"
+
+
+@bp.post("/runs/<int:run_id>/apply")
+@require_role(Role.reviewer)
+def apply_selected(run_id: int):
+    """Apply the suggestions a person ticked (with the values they typed over, and the changed
+    ones they re-confirmed) as one undoable group; back to the page, which offers its undo."""
+    run, kind, target, back, chosen = ticked(run_id, "apply")
+    edits = {
+        suggestion_id: value
+        for key, value in request.form.items()
+        if key.startswith("value-") and (suggestion_id := record_id(key.removeprefix("value-")))
+    }
+    result = service.apply(
+        chosen,
+        current_user,
+        posted_suggestions(run, "reconfirm"),
+        edits={i: edits[i] for i in chosen if i in edits},
+    )
+    db.session.commit()
+    if result.applied:
+        said = applied_in_words(result, kind, target)
+        flash(f"Applied {said}.{' ' + kind.applied_note if kind.applied_note else ''}", "success")
+    elif not result.refused:
+        flash("Nothing was applied.", "warning")
+    flash_refusals(result.refused)
+    return redirect(with_args(back, undo=result.group))
+
+
+@bp.post("/runs/<int:run_id>/reject")
+@require_role(Role.reviewer)
+def reject_selected(run_id: int):
+    """Reject the open suggestions a person ticked, at once: they see what they ticked."""
+    _run, kind, target, back, chosen = ticked(run_id, "reject")
+    rejected = set(service.reject(chosen, current_user))
+    db.session.commit()
+    if rejected:
+        records = list(
+            db.session.scalars(select(Suggestion.target_id).where(Suggestion.id.in_(rejected)))
+        )
+        said = across(len(rejected), len(set(records)), kind.suggestion_noun, target)
+        flash(f"Rejected {said}: {named_records(target, records)}.", "info")
+    else:
+        flash("Nothing was rejected: those are decided already.", "warning")
+    return redirect(back)
 
 
 @bp.route("/runs/<int:run_id>/apply-all", methods=["GET", "POST"])

@@ -8,7 +8,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Select, func, insert, select, update
+from sqlalchemy import Select, case, func, insert, select, update
 from sqlalchemy.engine import Row
 from sqlalchemy.orm import load_only
 
@@ -16,6 +16,7 @@ from webapp.auth.models import User
 from webapp.database import among, bulk_insert, utcnow
 from webapp.extensions import db
 from webapp.jobs.models import Run
+from webapp.pagination import Page, paginate
 from webapp.review.audit import change_row, change_rows, new_group, write_changes
 from webapp.review.models import Change, Finding, Suggestion, SuggestionStatus, jsonable
 from webapp.review.targets import Applied, Changed, ReviewTarget, target_for
@@ -25,6 +26,7 @@ from webapp.review.vocabulary import (
     Proposal,
     Severity,
     SuggestedValue,
+    count_levels,
     worst_level,
 )
 
@@ -798,6 +800,62 @@ def valid_pending_count(run: Run, level: str | None = None) -> int:
         level,
     )
     return db.session.scalar(query) or 0
+
+
+# The suggestions a run's review page shows at once.
+REVIEW_PAGE_SIZE = 50
+
+
+@dataclass(frozen=True)
+class ReviewPage:
+    """One page of a run's suggestions as its review reads it, with what is said over the
+    whole run: counts by worst level, how many "apply all valid" would apply, how many wait
+    for a re-confirm."""
+
+    page: Page  # Suggestions: held for a re-confirm first, then as stored
+    counts: dict[str, int]
+    valid_pending: int
+    held: int
+
+
+def level_counts_of(run: Run) -> dict[str, int]:
+    """count_levels over every suggestion of a run, counted by the database from their stored
+    level."""
+    query = (
+        select(Suggestion.level, func.count())
+        .where(Suggestion.run_id == run.id)
+        .group_by(Suggestion.level)
+    )
+    counts = count_levels(())
+    for level, n in db.session.execute(query):
+        counts[level or "none"] += n
+    return counts
+
+
+def review_page(
+    run: Run, level: str | None, number: int, rows: bool = True, per_page: int = REVIEW_PAGE_SIZE
+) -> ReviewPage:
+    """A page of a run's suggestions at one level (every level: None), by record. Stale up
+    front: those an apply held for a re-confirm lead the run, and on each page those whose field
+    changed since (found by comparing the page's values with their records now) lead the page.
+    Without rows, only what is said over the whole run."""
+    stale = SuggestionStatus.stale
+    waiting = select(func.count()).where(Suggestion.run_id == run.id, Suggestion.status == stale)
+    held = db.session.scalar(waiting) or 0
+    query = at_level(select(Suggestion).where(Suggestion.run_id == run.id), level)
+    # Records in the order they were made (a table's rows, a catalog's cultures).
+    order = (Suggestion.target_id, Suggestion.id)
+    if held:
+        order = (case((Suggestion.status == stale, 0), else_=1), *order)
+    page = paginate(query.order_by(*order), number, per_page) if rows else Page([], 1, per_page, 0)
+    look_up_now(page.items)
+    items = sorted(page.items, key=lambda s: not s.changed_since)
+    return ReviewPage(
+        Page(items, page.number, page.per_page, page.total),
+        level_counts_of(run),
+        valid_pending_count(run, level),
+        held,
+    )
 
 
 def chosen_suggestions(

@@ -39,6 +39,15 @@ def level_filter(raw: str | None) -> str | None:
     return raw if raw in (*map(str, LEVELS), "none") else None
 
 
+# Beside the levels, a run's review filters the items it proposed nothing for.
+NOTHING = "nothing"
+
+
+def review_filter(raw: str | None) -> str | None:
+    """A run review's ?level=: a level, "none", NOTHING, or None for every suggestion."""
+    return NOTHING if raw == NOTHING else level_filter(raw)
+
+
 def count_levels(worst: Iterable[str | None]) -> dict[str, int]:
     """level_counts of items whose worst levels are known already."""
     counts = dict.fromkeys([*map(str, LEVELS), "none"], 0)

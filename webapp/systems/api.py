@@ -15,17 +15,19 @@ from webapp.auth.roles import Role
 from webapp.bodies import takes_upload
 from webapp.contract import Id, Name, Number, Paging, RequestModel, Text, accepts
 from webapp.extensions import db
+from webapp.jobs.models import Run
 from webapp.pagination import page_number, paginate, per_page
 from webapp.problems import Invalid
 from webapp.systems import api, catalog, editing, grid, runs, summary
 from webapp.systems.document import (
     ASSUMPTIONS_LIMIT,
     KEEP,
+    parse_path,
     value_entry,
     value_path,
 )
 from webapp.systems.models import Farm, System
-from webapp.systems.review_page import batch_summary
+from webapp.systems.runs import review_rows
 from webapp.systems.views import (
     SYSTEMS_PER_PAGE,
     calculation_or_404,
@@ -326,3 +328,46 @@ def api_refine(system_id: int):
     run = runs.start_refine(system, current_user, *cell_args(body), body["message"])
     db.session.commit()
     return jsonify(run_id=run.id, cells=run.total), 202
+
+
+def batch_summary(run: Run, document: dict[str, Any]) -> dict[str, Any]:
+    """The run as seed 003's BatchCalculationSummary: how many cells it calculated out of how
+    many, and each cell's result (its step and intervention by index in the document as it is
+    now, None when one was deleted since), with the suggestion to review and its status."""
+    steps = document.get("steps", [])
+    step_at = {s.get("id"): i for i, s in enumerate(steps)}
+    work_at = {
+        (s.get("id"), w.get("id")): j
+        for s in steps
+        for j, w in enumerate(s.get("interventions", []))
+    }
+    results = []
+    for row in review_rows(run):
+        step_id, intervention_id, key, _status = parse_path(row["path"])
+        suggestion = row["suggestion"]
+        result = row["result"] or {}
+        error = row["error"] or result.get("error")
+        if suggestion is not None and suggestion.errors:
+            error = "; ".join(i["message"] for i in suggestion.errors)
+        results.append(
+            {
+                "stepIndex": step_at.get(step_id),
+                "interventionIndex": work_at.get((step_id, intervention_id)),
+                "indicatorKey": key,
+                "name": row["name"],
+                "value": result.get("value"),
+                "unit": result.get("unit"),
+                "confidence": suggestion.confidence if suggestion else None,
+                "success": suggestion is not None and suggestion.is_valid,
+                "error": error,
+                "suggestion_id": suggestion.id if suggestion else None,
+                "status": suggestion.status if suggestion else None,
+            }
+        )
+    return {
+        "run_id": run.id,
+        "status": run.status,
+        "calculatedCount": sum(1 for r in results if r["success"]),
+        "totalMissing": len(run.items),
+        "results": results,
+    }

@@ -21,7 +21,9 @@ from webapp.jobs.kinds import ItemError, RunKind, register_kind
 from webapp.jobs.models import Run
 from webapp.jobs.queue import RunInProgress, enqueue_run, live_runs
 from webapp.jobs.runner import add_usage
+from webapp.pagination import Page, paginate_list
 from webapp.problems import Invalid
+from webapp.review.looks import RowLook, Unproposed
 from webapp.review.models import Suggestion
 from webapp.review.service import store_suggestions, suggestion_row
 from webapp.review.vocabulary import Issue, Severity, SuggestedValue
@@ -522,8 +524,55 @@ class SystemCalculation(RunKind):
             ]
         }
 
-    def review_url(self, run: Run) -> str:
-        return url_for("systems.calculation", system_id=run.params["system_id"], run_id=run.id)
+    review_detail = ("How", "systems/_how.html")
+    row_heading = "Value"
+
+    def back_link(self, run: Run) -> tuple[str, str] | None:
+        system = db.session.get(System, run.params["system_id"])
+        if system is None:
+            return None
+        return f"Back to {system.name}", url_for(
+            "systems.show", system_id=system.id, _anchor="grid"
+        )
+
+    def after_apply(self, run: Run) -> tuple[str, str]:
+        # Applied values are predictions until a person approves them.
+        return "Approve values…", url_for("systems.approval", system_id=run.params["system_id"])
+
+    def review_looks(self, run: Run, suggestions: list[Suggestion]) -> dict[int, RowLook]:
+        """A cell's value by its name, in three significant figures, with how it was worked
+        out; the assumptions its answer adds as text, under its cell's name."""
+        names = run.params.get("names", {})
+        added = {
+            result["assumptions_field"]: key
+            for key, result in run.results.items()
+            if isinstance(result, dict) and result.get("assumptions_field")
+        }
+        looks = {}
+        for s in suggestions:
+            if s.field in added:
+                key = added[s.field]
+                name = f"{names.get(key, key)}: new assumptions of the "
+                looks[s.id] = RowLook(name + assumptions_level(s.field), "markdown")
+            else:
+                looks[s.id] = RowLook(
+                    names.get(s.field, s.field), "figures", run.results.get(s.field)
+                )
+        return looks
+
+    def unproposed(self, run: Run, number: int, per_page: int) -> Page:
+        """The cells the run calculated nothing for, each with why."""
+        cells = [
+            Unproposed(
+                row["name"],
+                row["error"] or (row["result"] or {}).get("error") or "Not worked on.",
+                "not calculated",
+                detail=row["result"],
+            )
+            for row in review_rows(run)
+            if row["suggestion"] is None
+        ]
+        return paginate_list(cells, number, per_page)
 
 
 def assumptions_level(field: str) -> str:

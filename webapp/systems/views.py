@@ -18,16 +18,13 @@ from webapp.auth.roles import Role
 from webapp.bodies import takes_upload
 from webapp.exports import csv_text
 from webapp.extensions import db, htmx
-from webapp.ids import record_ids
 from webapp.jobs.models import Run
 from webapp.jobs.queue import QueueUnavailable, RunInProgress
+from webapp.links import with_args
 from webapp.pagination import page_number, paginate
 from webapp.problems import Invalid, show_on_form
 from webapp.rendering import render_page
-from webapp.review import pages
-from webapp.review import service as review
 from webapp.review.audit import history, undoable_groups
-from webapp.review.models import Suggestion
 from webapp.systems import bp, catalog, editing, grid, runs, summary
 from webapp.systems.document import (
     DocumentInvalid,
@@ -38,7 +35,6 @@ from webapp.systems.farm_totals import FarmTotals, farm_totals
 from webapp.systems.forms import IMPORT_MAX_BYTES, ImportForm, ValueForm
 from webapp.systems.grid import InputChange
 from webapp.systems.models import VALUE_TARGET, Farm, System
-from webapp.systems.review_page import review_page, show_filter
 from webapp.systems.runs import SystemCalculation
 from webapp.systems.stale import stale_at, stale_values
 from webapp.systems.target import VALUES
@@ -320,13 +316,13 @@ def start_and_show(system: System, start: Callable[[], Run] | None = None):
     except RunInProgress as exc:
         db.session.rollback()
         flash(str(exc), "warning")
-        return go(url_for("systems.calculation", system_id=system.id, run_id=exc.run.id))
+        return go(url_for("review.run_review", run_id=exc.run.id))
     except (Invalid, QueueUnavailable) as exc:
         db.session.rollback()
         flash(str(exc), "error")
         return go(url_for("systems.show", system_id=system.id, _anchor="grid"))
     db.session.commit()
-    return go(url_for("systems.calculation", system_id=system.id, run_id=run.id))
+    return go(url_for("review.run_review", run_id=run.id))
 
 
 def go(target: str):
@@ -370,67 +366,11 @@ def calculate_one(system_id: int):
 
 @bp.get("/<int:system_id>/runs/<int:run_id>")
 def calculation(system_id: int, run_id: int):
-    """A live run's progress, polled; an ended one's suggestions to review, a page of cells at
-    a time, with counts over all of them."""
-    system = system_or_404(system_id)
-    run = calculation_or_404(system, run_id)
-    show = show_filter(request.args.get("show"))
-    shown = None if run.is_live else review_page(run, show, page_number(request.args))
-    undo = request.args.get("undo", "")
-    return render_page(
-        "systems/calculation.html",
-        "live",
-        system=system,
-        run=run,
-        shown=shown,
-        show=show,
-        undo_group=undo if undo.isalnum() else "",
-        form=EmptyForm(),
-    )
-
-
-def reviewed_post(system_id: int, run_id: int) -> tuple[System, Run, list[int]]:
-    """The system, run and chosen suggestions (the run's own) of a review form."""
-    system = system_or_404(system_id)
-    run = calculation_or_404(system, run_id)
-    wanted = record_ids(request.form.getlist("suggestion"))
-    query = db.select(Suggestion.id).where(Suggestion.run_id == run.id, Suggestion.id.in_(wanted))
-    return system, run, list(db.session.scalars(query))
-
-
-def back_to(system: System, run: Run, **extra):
-    """The review again, at the filter and page it was posted from unless extra says."""
-    kept = {k: request.form.get(k) or None for k in ("show", "page")}
-    return redirect(
-        url_for("systems.calculation", system_id=system.id, run_id=run.id, **(kept | extra))
-    )
-
-
-@bp.post("/<int:system_id>/runs/<int:run_id>/apply")
-@require_role(Role.reviewer)
-def apply_calculated(system_id: int, run_id: int):
-    system, run, chosen = reviewed_post(system_id, run_id)
-    if not chosen:
-        flash("Choose the values to apply.", "warning")
-        return back_to(system, run)
-    reconfirm = record_ids(request.form.getlist("reconfirm"))
-    result = review.apply(chosen, current_user, reconfirm=reconfirm)
-    db.session.commit()
-    if result.applied:
-        applied = f"Applied {len(result.applied):,} value(s). {SystemCalculation.applied_note}"
-        flash(applied, "success")
-    pages.flash_refusals(result.refused)
-    return back_to(system, run, undo=result.group or None)
-
-
-@bp.post("/<int:system_id>/runs/<int:run_id>/reject")
-@require_role(Role.reviewer)
-def reject_calculated(system_id: int, run_id: int):
-    system, run, chosen = reviewed_post(system_id, run_id)
-    rejected = review.reject(chosen, current_user)
-    db.session.commit()
-    if rejected:
-        flash(f"Rejected {len(rejected)} value(s).", "info")
-    else:
-        flash("Nothing was rejected: choose open suggestions.", "warning")
-    return back_to(system, run)
+    """A run's old address: its review is the review core's page."""
+    calculation_or_404(system_or_404(system_id), run_id)
+    args = dict(request.args)
+    # Its filter was ?show=, in the words of this page alone.
+    if "show" in args:
+        show = args.pop("show")
+        args["level"] = "nothing" if show == "not_calculated" else show
+    return redirect(with_args(url_for("review.run_review", run_id=run_id), **args))

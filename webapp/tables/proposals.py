@@ -1,47 +1,23 @@
-"""A table run's proposal as a review reads it: one page of rows at a time with their
-suggestions, counts over the whole run (by level, by outcome) from the database, the rows'
-labels, and "apply all valid" with what it would skip and why. A 10,000-row run is never
-loaded whole to show one page."""
+"""A table run as its review reads it: the newest rows of a live run, counts by outcome, each
+suggestion's row (its label and trace from the research log), and the rows it proposed nothing
+for, a page at a time. A 10,000-row run is never loaded whole to show one page."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import func, select
 
-from webapp.auth.models import User
+from webapp.database import among
 from webapp.extensions import db
 from webapp.jobs.models import Run
-from webapp.pagination import Page, paginate
-from webapp.review import service as review
+from webapp.pagination import Page
+from webapp.review.looks import RowLook, Unproposed
 from webapp.review.models import Suggestion
-from webapp.review.vocabulary import count_levels
-from webapp.tables.models import ROW_TARGET, ResearchLogEntry
-from webapp.tables.runs import row_suggestions
-from webapp.text import listed
+from webapp.tables.models import ResearchLogEntry
 
-REVIEW_PAGE_ROWS = 50
 LIVE_LOG_ROWS = 50  # the newest rows a running run's page shows, polled every second
-
-
-def log_page(run: Run, number: int, level: str | None = None) -> Page:
-    """One page of the run's research log (entries as stored) in table order; with a level,
-    only the rows whose suggestion has that worst level."""
-    query = select(ResearchLogEntry).where(ResearchLogEntry.run_id == run.id)
-    if level is not None:
-        # A set of row ids the log is filtered by, read once (a join would look up each row).
-        rows = review.at_level(
-            select(Suggestion.target_id).where(
-                Suggestion.run_id == run.id, Suggestion.target_type == ROW_TARGET
-            ),
-            level,
-        )
-        query = query.where(ResearchLogEntry.row_id.in_(rows))
-    query = query.order_by(ResearchLogEntry.position, ResearchLogEntry.row_id)
-    page = paginate(query, number, REVIEW_PAGE_ROWS)
-    return replace(page, items=[e.entry for e in page.items])
 
 
 def latest_log(run: Run, limit: int = LIVE_LOG_ROWS) -> list[dict[str, Any]]:
@@ -65,42 +41,46 @@ def outcome_counts(run: Run) -> dict[str, int]:
     return dict(db.session.execute(query).all())
 
 
-def run_level_counts(run: Run) -> dict[str, int]:
-    """count_levels over every suggestion of the run, counted by the database from their
-    stored level."""
+def row_looks(run: Run, suggestions: Sequence[Suggestion]) -> dict[int, RowLook]:
+    """Each suggestion's row: the label and the trace its research-log entry keeps."""
+    entries: dict[int, dict[str, Any]] = {}
+    for picked in among(db.session, ResearchLogEntry.row_id, {s.target_id for s in suggestions}):
+        query = select(ResearchLogEntry.row_id, ResearchLogEntry.entry).where(
+            ResearchLogEntry.run_id == run.id, picked
+        )
+        entries.update(db.session.execute(query).all())
+    looks = {}
+    for s in suggestions:
+        entry = entries.get(s.target_id, {})
+        looks[s.id] = RowLook(entry.get("label") or f"Row {s.target_id}", detail=entry)
+    return looks
+
+
+# Why a row got no suggestion, when its entry says no more than its status.
+STATUS_WORDS = {"not_found": "Nothing was found.", "skipped": "Skipped."}
+
+
+def unproposed_page(run: Run, number: int, per_page: int) -> Page:
+    """The rows the run proposed nothing for (every row but those found), in table order, each
+    with why; per_page 0 counts them only. The run keeps its rows' counts by status."""
+    total = sum(n for status, n in (run.results or {}).items() if status != "found")
+    if not per_page or not total:
+        return Page([], number, per_page, total)
     query = (
-        select(Suggestion.level, func.count())
-        .where(Suggestion.run_id == run.id, Suggestion.target_type == ROW_TARGET)
-        .group_by(Suggestion.level)
+        select(ResearchLogEntry.entry)
+        .where(ResearchLogEntry.run_id == run.id, ResearchLogEntry.status != "found")
+        .order_by(ResearchLogEntry.position, ResearchLogEntry.row_id)
+        .offset((number - 1) * per_page)
+        .limit(per_page)
     )
-    counts = count_levels(())
-    for level, n in db.session.execute(query):
-        counts[level or "none"] += n
-    return counts
-
-
-def reject_rows(run: Run, row_ids: Iterable[int], user: User) -> list[int]:
-    """Reject the run's open (or invalid) suggestions for these rows; the rows rejected."""
-    suggestions = row_suggestions(run, set(row_ids))
-    rejected = set(review.reject([s.id for s in suggestions.values()], user))
-    return [row_id for row_id, s in suggestions.items() if s.id in rejected]
-
-
-def refusal_messages(
-    refused: list[Mapping[str, Any]], labels: Mapping[int, str], most: int = 5
-) -> list[str]:
-    """What was not applied and why, one message per reason naming its rows (in order of
-    their names); past most reasons, the rest in one message (flashes travel in the session
-    cookie)."""
-    by_reason: dict[str, list[str]] = {}
-    for refusal in refused:
-        name = labels.get(refusal["row_id"], "a deleted row")
-        by_reason.setdefault(refusal["message"], []).append(name)
-    reasons = list(by_reason.items())
-    messages = [
-        f"Not applied — {listed(sorted(names))}: {reason}" for reason, names in reasons[:most]
+    items = [
+        Unproposed(
+            e.get("label") or f"Row {e.get('row_id')}",
+            e.get("error") or STATUS_WORDS.get(e.get("status"), "Nothing was proposed."),
+            str(e.get("status", "")).replace("_", " ") or "nothing proposed",
+            e.get("current"),
+            e,
+        )
+        for e in db.session.scalars(query)
     ]
-    others = sorted(name for _reason, names in reasons[most:] for name in names)
-    if others:
-        messages.append(f"Not applied either, for other reasons — {listed(others)}.")
-    return messages
+    return Page(items, number, per_page, total)

@@ -22,12 +22,15 @@ from webapp.jobs.models import Run
 from webapp.jobs.queue import RunInProgress, enqueue_run, live_runs
 from webapp.jobs.runner import add_usage, report_stage
 from webapp.library.search import sync_reference_passages
+from webapp.pagination import Page
 from webapp.problems import Invalid
+from webapp.review.looks import RowLook
 from webapp.review.models import Suggestion, SuggestionStatus
 from webapp.review.service import store_suggestions, suggestion_row
 from webapp.review.vocabulary import Confidence, Evidence, Issue, Severity, SuggestedValue
 from webapp.tables.enrichment import Target, work_on_row
 from webapp.tables.models import ROW_TARGET, DataTable, ResearchLogEntry, TableColumn, TableRow
+from webapp.tables.proposals import latest_log, outcome_counts, row_looks, unproposed_page
 from webapp.tables.strategies import get_strategy
 from webapp.tables.strategies.base import (
     StrategyError,
@@ -115,8 +118,32 @@ class TableEnrichment(RunKind):
             "position": snapshot.positions.get(row_id, 0),
         }
 
-    def review_url(self, run: Run) -> str:
-        return url_for("tables.enrichment_run", table_id=run.params["table_id"], run_id=run.id)
+    review_detail = ("Trace", "tables/_trace.html")
+    live_template = "tables/_live.html"
+    editable = True
+
+    def back_link(self, run: Run) -> tuple[str, str] | None:
+        table = db.session.get(DataTable, run.params["table_id"])
+        if table is None:
+            return None
+        return f"Back to {table.name}", url_for("tables.show", table_id=table.id)
+
+    def review_summary(self, run: Run) -> str:
+        # The run keeps its rows' counts by status.
+        return reasoning(run, (run.results or {}).get("found", 0))
+
+    def review_looks(self, run: Run, suggestions: list[Suggestion]) -> dict[int, RowLook]:
+        return row_looks(run, suggestions)
+
+    def unproposed(self, run: Run, number: int, per_page: int) -> Page:
+        return unproposed_page(run, number, per_page)
+
+    def live_context(self, run: Run) -> dict[str, Any]:
+        return {
+            "log": latest_log(run),
+            "finished": sum(outcome_counts(run).values()),
+            "reasoning": run.params["reasoning"],
+        }
 
     def item_names(self, run: Run) -> dict[str, str]:
         """Rows by label. A table run keeps its rows' results in the research log, so the run

@@ -5,7 +5,6 @@ the core (audited, undoable)."""
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from flask import url_for
@@ -15,9 +14,8 @@ from webapp.auth.models import User
 from webapp.database import among, utcnow
 from webapp.extensions import db
 from webapp.ids import record_id
-from webapp.jobs.models import Run
 from webapp.review import service as review
-from webapp.review.models import Suggestion, jsonable
+from webapp.review.models import jsonable
 from webapp.review.targets import Changed, ReviewTarget, WriteRefused, register_target
 from webapp.tables.cells import CellInvalid, parse_cell
 from webapp.tables.models import ROW_TARGET, DataTable, TableColumn, TableRow
@@ -176,47 +174,3 @@ def _touch_tables(ids: Collection[int]) -> None:
 
 
 ROWS = register_target(TableRowTarget())
-
-
-@dataclass
-class TableApply:
-    applied: list[int] = field(default_factory=list)
-    refused: list[dict[str, Any]] = field(default_factory=list)
-    group: str | None = None
-
-
-def apply_rows(
-    run: Run,
-    row_ids: Iterable[int],
-    user: User,
-    edits: Mapping[int, str] | None = None,
-    reconfirm: Iterable[int] = (),
-    skip_invalid: bool = False,
-) -> TableApply:
-    """The rows' suggestions through the review core, answered by row (the table pages'
-    shape). An invalid row is refused until its value is edited (left out
-    without a refusal with skip_invalid); a stale one (its cell changed since the run) until it
-    is re-confirmed (reconfirm: suggestion ids)."""
-    row_ids = [int(i) for i in row_ids]
-    suggestions = {
-        row_id: suggestion_id
-        for row_id, suggestion_id in db.session.execute(
-            select(Suggestion.target_id, Suggestion.id).where(
-                Suggestion.run_id == run.id, Suggestion.target_type == ROW_TARGET
-            )
-        )
-    }
-    result = TableApply()
-    for row_id in row_ids:
-        if row_id not in suggestions:
-            result.refused.append(
-                {"row_id": row_id, "code": "no_suggestion",
-                 "message": "The run proposed nothing for this row."}
-            )  # fmt: skip
-    chosen = [suggestions[i] for i in row_ids if i in suggestions]
-    edited = {suggestions[i]: v for i, v in (edits or {}).items() if i in suggestions}
-    applied = review.apply(chosen, user, reconfirm, edits=edited, skip_invalid=skip_invalid)
-    result.applied = [a.target_id for a in applied.applied]
-    result.refused += [{"row_id": r.target_id, **r.to_dict()} for r in applied.refused]
-    result.group = applied.group
-    return result
