@@ -5,11 +5,14 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
+import webapp
 from webapp.auth.roles import Role
-from webapp.workspaces import WORKSPACES
+from webapp.workspaces import WORKSPACE, WORKSPACES
 
 # The one part two packages share: the runs are the jobs package's, their review is review's.
 SHARED = {"/api/v1/runs": {"jobs", "review"}}
+# The modules every workspace package has (docs/architecture.md).
+SKELETON = ("models.py", "target.py", "runs.py", "rules.py", "views.py", "api.py")
 
 
 def collection(rule: str) -> str:
@@ -68,3 +71,12 @@ def test_a_packages_api_routes_are_all_in_its_api_module():
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if isinstance(node, ast.ImportFrom) and node.module == f"webapp.{workspace.slug}":
                     assert "api" not in {a.name for a in node.names}, path
+
+
+def test_every_workspace_has_the_skeleton():
+    workspaces = [w for w in WORKSPACES if w.kind == WORKSPACE]
+    assert workspaces
+    for workspace in workspaces:
+        package = Path(webapp.__file__).parent / workspace.slug
+        missing = [name for name in SKELETON if not (package / name).is_file()]
+        assert not missing, (workspace.slug, missing)

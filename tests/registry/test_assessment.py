@@ -9,7 +9,7 @@ from webapp.registry.checklist import StructuredField as F
 from webapp.registry.checklist import bundled
 from webapp.registry.dates import DateStyle
 from webapp.registry.evidence import Coverage, Passage
-from webapp.registry.validation import FieldValue, Status, validate
+from webapp.registry.rules import FieldValue, Status, validate
 
 CHECKLIST = bundled()
 TODAY = date(2026, 11, 26)

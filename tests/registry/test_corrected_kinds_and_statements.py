@@ -18,8 +18,8 @@ from tests.support.tables import run_here
 from webapp.extensions import db
 from webapp.jobs.models import Run
 from webapp.registry.checklist import StructuredField as F
+from webapp.registry.rules import FieldValue, Status, validate
 from webapp.registry.runs import ReviewAssessment
-from webapp.registry.validation import FieldValue, Status, validate
 
 pytestmark = pytest.mark.usefixtures("idle_queue")
 

@@ -10,8 +10,8 @@ from webapp.registry import documents as docs
 from webapp.registry.checklist import StructuredField as F
 from webapp.registry.dates import DateStyle
 from webapp.registry.review_state import checks, create_review, enter_fields
+from webapp.registry.rules import FieldValue, Status, across
 from webapp.registry.runs import ReviewAssessment, start_review_run
-from webapp.registry.validation import FieldValue, Status, across
 
 DAY_FIRST, MONTH_FIRST = DateStyle.day_first, DateStyle.month_first
 

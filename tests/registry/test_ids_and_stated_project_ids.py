@@ -15,7 +15,7 @@ from webapp.registry.checklist import bundled
 from webapp.registry.extraction import build_prompt
 from webapp.registry.pages import pages_of
 from webapp.registry.review_state import checks, enter_fields, requirement
-from webapp.registry.validation import FieldValue, Status, across, structural
+from webapp.registry.rules import FieldValue, Status, across, structural
 
 TODAY = date(2026, 11, 26)
 

@@ -8,7 +8,7 @@ from tests.registry.test_pipeline_offline import assessed
 from webapp.extensions import db
 from webapp.registry.checklist import StructuredField as F
 from webapp.registry.review_state import checks, enter_fields
-from webapp.registry.validation import FieldValue, Status, across, tenures
+from webapp.registry.rules import FieldValue, Status, across, tenures
 
 
 def tenure(value, document):

@@ -37,7 +37,7 @@ from webapp.registry.extraction import build_prompt, field_rule
 from webapp.registry.models import Review
 from webapp.registry.pages import pages_of
 from webapp.registry.rounds import called_for
-from webapp.registry.validation import FieldValue, read_number
+from webapp.registry.rules import FieldValue, read_number
 
 pytestmark = pytest.mark.usefixtures("idle_queue")
 

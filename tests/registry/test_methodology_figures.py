@@ -11,7 +11,7 @@ from webapp.registry.assessment import assess
 from webapp.registry.checklist import ChecklistInvalid, Limit, bundled, read_checklist
 from webapp.registry.checklist import StructuredField as F
 from webapp.registry.evidence import Coverage
-from webapp.registry.validation import FieldValue, Status, validate
+from webapp.registry.rules import FieldValue, Status, validate
 
 TODAY = date(2026, 11, 26)
 LIMITS = [limit for r in bundled().requirements for limit in r.limits]

@@ -11,7 +11,7 @@ from tests.registry.test_review_records import assessed
 from webapp.extensions import db
 from webapp.registry.checklist import StructuredField as F
 from webapp.registry.review_state import checks, enter_fields, entered, remove_entry
-from webapp.registry.validation import FieldValue, Status, validate
+from webapp.registry.rules import FieldValue, Status, validate
 from webapp.review.service import undo
 
 pytestmark = pytest.mark.usefixtures("idle_queue")

@@ -19,7 +19,7 @@ from webapp.registry.dates import DateStyle, date_style, dates_in
 from webapp.registry.discovery import DocumentType, classify
 from webapp.registry.evidence import Coverage, SourceDocument
 from webapp.registry.pages import text_pages
-from webapp.registry.validation import FieldValue, Status, project_id_problem, validate
+from webapp.registry.rules import FieldValue, Status, project_id_problem, validate
 
 TODAY = date(2026, 11, 27)
 DATA = Path(__file__).parent / "data" / "botany"

@@ -5,7 +5,7 @@ are checked against every published range for the crop."""
 
 from __future__ import annotations
 
-from webapp.fertilizer import duev, published, rb209, vdlufa
+from webapp.fertilizer import duev, published, rb209, rules, vdlufa
 from webapp.fertilizer.dose import Dose
 from webapp.fertilizer.regions import GERMANY, UK, region_of
 from webapp.fertilizer.request import RecommendRequest
@@ -67,5 +67,5 @@ def dose_for(crop_id: str, request: RecommendRequest) -> Dose | None:
     if dose is None or not dose.has_a_figure:
         return None
     dose.sources = list(dict.fromkeys(dose.sources))
-    dose.issues += published.outside(crop_id, dose)
+    dose.issues += rules.outside(crop_id, dose)
     return dose

@@ -7,10 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from webapp.fertilizer.dose import DOSE, NUTRIENTS, UPPER_BOUND, Dose, Figure, figure_warning, kg
+from webapp.fertilizer.dose import DOSE, UPPER_BOUND, Dose, Figure, kg
 from webapp.fertilizer.soil import as_class, as_index
 from webapp.fertilizer.tables import source_url, table
-from webapp.review.vocabulary import Issue
 
 METHOD = "published extension range"
 UK_SOURCES = ("rb209",)
@@ -62,38 +61,13 @@ def ranges(crop_id: str) -> list[Published]:
     return found
 
 
-def _words(span: tuple[float, float | None]) -> str:
+def span_words(span: tuple[float, float | None]) -> str:
+    """A published (low, high) in kg/ha as the steps and warnings write it: "80–120",
+    "60 or more"."""
     low, high = span
     if high is None:
         return f"{kg(low)} or more"
     return kg(low) if low == high else f"{kg(low)}–{kg(high)}"
-
-
-def outside(crop_id: str, dose: Dose) -> list[Issue]:
-    """A warning for each nutrient whose figure lies outside every published range for the
-    crop, naming the ranges and their sources."""
-    issues = []
-    published = ranges(crop_id)
-    for nutrient in NUTRIENTS:
-        value = dose.figure(nutrient).value
-        spans = [(p, s) for p in published if (s := p.span(nutrient)) is not None]
-        if value is None or not spans:
-            continue
-        if any(
-            low - 0.5 <= value <= (high if high is not None else value) + 0.5
-            for _, (low, high) in spans
-        ):
-            continue
-        named = "; ".join(f"{_words(s)} kg/ha ({p.name}, {p.url})" for p, s in spans[:3])
-        issues.append(
-            figure_warning(
-                "outside_published_range",
-                nutrient,
-                f"{nutrient} {kg(value)} kg/ha is outside every published range for the crop:"
-                f" {named}.",
-            )
-        )
-    return issues
 
 
 def soil_class(status: str | None) -> tuple[str | None, str]:
@@ -166,7 +140,7 @@ def extension_dose(
             why = "soil test not given" if status is None else "no figure for the soil class"
             figure = Figure(top, UPPER_BOUND, f"{why}: the range's upper end")
             dose.steps.append(
-                f"{oxide}: the published {_words(span)} kg/ha spans soil-test classes; {why}:"
+                f"{oxide}: the published {span_words(span)} kg/ha spans soil-test classes; {why}:"
                 f" its upper end, {kg(top)} kg/ha, is shown as an upper bound."
             )
         setattr(dose, oxide, figure)

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from webapp.registry.checklist import Checklist, Requirement, StructuredField
 from webapp.registry.dates import dates_in
-from webapp.registry.validation import (
+from webapp.registry.rules import (
     PERCENT_FIELDS,
     PERIOD_FIELDS,
     PROJECT_ID_SHAPES,

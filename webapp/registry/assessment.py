@@ -16,7 +16,7 @@ from webapp.registry.checklist import Checklist, Requirement, StructuredField
 from webapp.registry.dates import DateStyle
 from webapp.registry.discovery import DocumentType
 from webapp.registry.evidence import Coverage, Passage, SourceDocument, coverage, find_evidence
-from webapp.registry.validation import Check, FieldValue, Status, validate
+from webapp.registry.rules import Check, FieldValue, Status, validate
 
 
 @dataclass(frozen=True)

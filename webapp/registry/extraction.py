@@ -27,7 +27,7 @@ from webapp.registry.checklist import (
 from webapp.registry.dates import DateStyle, date_style, dates_in, read_date
 from webapp.registry.names import words
 from webapp.registry.pages import Page, PageKind, sections_before
-from webapp.registry.validation import DATE_FIELDS, tenures
+from webapp.registry.rules import DATE_FIELDS, tenures
 from webapp.units import quantities
 
 if TYPE_CHECKING:

@@ -23,6 +23,7 @@ from webapp.registry.discovery import DocumentType
 from webapp.registry.evidence import Passage
 from webapp.registry.models import Review, ReviewDocument, ReviewRequirement
 from webapp.registry.pages import PageKind
+from webapp.registry.rules import Check, FieldValue, Status, restates
 from webapp.registry.target import (
     OUTCOME,
     OUTCOMES,
@@ -38,7 +39,6 @@ from webapp.registry.target import (
     review_decisions,
     style_key,
 )
-from webapp.registry.validation import Check, FieldValue, Status, restates
 from webapp.review.models import Finding
 from webapp.review.service import decide, store_findings
 from webapp.review.vocabulary import Issue, Severity

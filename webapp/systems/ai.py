@@ -26,12 +26,12 @@ from webapp.review.vocabulary import (
     SourceKind,
     SuggestedValue,
 )
-from webapp.systems.bounds import check
 from webapp.systems.calculators import CALCULATORS, calculate_in
 from webapp.systems.conversation import transcript
 from webapp.systems.document import owner, parse_path
 from webapp.systems.grid import units_of
 from webapp.systems.indicators import indicator
+from webapp.systems.rules import check
 from webapp.units import UnitMismatch, convert
 
 LEVELS = ("system", "step", "intervention")

@@ -11,7 +11,6 @@ from typing import Any
 
 from webapp.review.vocabulary import Issue, Severity
 from webapp.systems.assumptions import parse_assumptions
-from webapp.systems.bounds import check, check_price_unit, check_yield
 from webapp.systems.calculators.context import known_values
 from webapp.systems.calculators.result import rounded
 from webapp.systems.campaigns import CampaignIft, ift_by_campaign
@@ -24,6 +23,7 @@ from webapp.systems.indicators import (
     YIELD_UNITS,
     Level,
 )
+from webapp.systems.rules import check, check_price_unit, check_yield
 from webapp.units import convert
 
 # What interventions add up to: every intervention-level indicator but frequence (it weighs

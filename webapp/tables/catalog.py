@@ -25,7 +25,7 @@ from webapp.tables.browsing import EVERY_ROW, RowView
 from webapp.tables.cells import COLUMN_TYPES, CellInvalid, display, infer_type
 from webapp.tables.coerce import typed_value
 from webapp.tables.models import ROW_TARGET, DataTable, TableCellKey, TableColumn, TableRow
-from webapp.tables.plausibility import above_crop_cap
+from webapp.tables.rules import above_crop_cap
 from webapp.tables.sort_keys import add_keys, write_keys
 from webapp.text import control_character_problem
 from webapp.uploads import DELIMITERS, sniff_delimiter

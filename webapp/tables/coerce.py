@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from webapp.numbers import NumberInvalid, parse_number
 from webapp.tables.cells import FALSE_WORDS, TRUE_WORDS, CellInvalid, parse_cell
-from webapp.tables.plausibility import implausible
+from webapp.tables.rules import implausible
 from webapp.units import UnitMismatch, convert, find_quantity, known_unit
 
 NOT_FOUND = "Could not determine an answer."

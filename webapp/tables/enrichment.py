@@ -11,7 +11,7 @@ from typing import Any
 from webapp.jobs.runner import report_stage
 from webapp.tables.coerce import coerce_value
 from webapp.tables.models import TableColumn
-from webapp.tables.plausibility import above_crop_cap
+from webapp.tables.rules import above_crop_cap
 from webapp.tables.strategies import get_strategy
 from webapp.tables.strategies.base import (
     EmptyReference,

@@ -36,7 +36,7 @@ from webapp.tables.catalog import (
 from webapp.tables.cells import CellInvalid
 from webapp.tables.coerce import typed_value
 from webapp.tables.models import DataTable, TableColumn, TableRow
-from webapp.tables.plausibility import above_crop_cap, is_yield
+from webapp.tables.rules import above_crop_cap, is_yield
 from webapp.tables.sort_keys import add_keys
 from webapp.uploads import CSV_MAX_BYTES, NOT_UTF8, UploadRefused, size_text, sniff_delimiter
 

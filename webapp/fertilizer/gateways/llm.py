@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from webapp.ai import ProviderError, Usage
 from webapp.ai.client import StructuredClient, given_sources
 from webapp.config import Settings
-from webapp.fertilizer import published
-from webapp.fertilizer.dose import NUTRIENTS, Dose, Figure, figure_warning, kg
+from webapp.fertilizer import rules
+from webapp.fertilizer.dose import NUTRIENTS, Dose, Figure, kg
 from webapp.fertilizer.gateways.reference import ReferenceGateway
 from webapp.fertilizer.gateways.schema import PlanAnswer
 from webapp.fertilizer.interactor import GatewayAnswer, NoRecommendation
@@ -28,8 +28,6 @@ if TYPE_CHECKING:
 
 # How far the model's oxide figures may stray from its elemental ones (rounding).
 OXIDE_TOLERANCE = 0.02
-# Further than this from the region's method's figure (both), a total carries a warning.
-METHOD_KG, METHOD_SHARE = 10.0, 0.25
 
 
 INSTRUCTIONS = (
@@ -160,31 +158,11 @@ class OpenAIGateway:
         plan, issues, _ = plan_of(result.answer, request, result.citations, snippets)
         answered = as_dose(plan, result.answer.method)
         if crop is not None:
-            issues.extend(published.outside(crop.id, answered))
+            issues.extend(rules.outside(crop.id, answered))
         # Where the region has its own method, the model's figures answer to it.
         if dose is not None and region_of(request.region) != ELSEWHERE:
-            issues.extend(differences(answered, dose))
+            issues.extend(rules.differences(answered, dose))
         return GatewayAnswer(plan, issues, usage)
-
-
-def differences(answered: Dose, method: Dose) -> list[Issue]:
-    """A warning for each of the model's totals far from the region's method's figure."""
-    issues = []
-    for nutrient in NUTRIENTS:
-        given, expected = answered.figure(nutrient).value, method.figure(nutrient)
-        if given is None or expected.value is None:
-            continue
-        gap = abs(given - expected.value)
-        if gap > METHOD_KG and gap > METHOD_SHARE * expected.value:
-            issues.append(
-                figure_warning(
-                    "differs_from_method",
-                    nutrient,
-                    f"{nutrient} {kg(given)} kg/ha differs from the {kg(expected.value)} kg/ha"
-                    f" of {method.method}, the method this region follows ({expected.label}).",
-                )
-            )
-    return issues
 
 
 def as_dose(plan: dict[str, Any], method: str) -> Dose:

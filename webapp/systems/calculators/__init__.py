@@ -8,11 +8,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from webapp.review.vocabulary import Confidence
-from webapp.systems.bounds import check
 from webapp.systems.calculators import costs, eiq, ges, ift, nitrogen, operations
 from webapp.systems.calculators.context import Context
 from webapp.systems.calculators.result import Result, needs
 from webapp.systems.indicators import indicator
+from webapp.systems.rules import check
 
 CALCULATORS: dict[str, Callable[[Context], Result]] = {
     "ift": ift.calculate,

@@ -7,7 +7,7 @@ import pytest
 
 from webapp.registry.checklist import StructuredField as F
 from webapp.registry.dates import DateStyle
-from webapp.registry.validation import (
+from webapp.registry.rules import (
     FieldValue,
     Status,
     across,

@@ -13,7 +13,7 @@ from webapp.tables.cells import CellInvalid
 from webapp.tables.coerce import coerce_value, typed_value
 from webapp.tables.importing import _batch_rows
 from webapp.tables.models import TableRow
-from webapp.tables.plausibility import above_crop_cap, implausible, largest_yield
+from webapp.tables.rules import above_crop_cap, implausible, largest_yield
 from webapp.tables.runs import start_enrichment
 
 

@@ -1,7 +1,7 @@
 import pytest
 
 from webapp.review.vocabulary import Severity
-from webapp.systems.bounds import bounds_for, check, check_yield, yield_bound
+from webapp.systems.rules import bounds_for, check, check_yield, yield_bound
 
 
 @pytest.mark.parametrize(
