@@ -37,17 +37,24 @@ class Workspace:
     role: Role | None = Role.viewer  # who sees it in the header; None: not in the header
     kind: str = WORKSPACE  # WORKSPACE, SERVICE or CORE: who may import it (see above)
     cli: str | None = None  # its module of `furrow` commands (see webapp/cli.py)
+    # Its package when it is not webapp.<slug> (a workspace kept elsewhere, as the tests'
+    # example is).
+    package: str = ""
+
+    @property
+    def module(self) -> str:
+        return self.package or f"webapp.{self.slug}"
 
     def blueprints(self) -> tuple[Blueprint, ...]:
         """The package's blueprints, its view modules loaded so they have their routes."""
         for module in self.views:
-            import_module(f"webapp.{self.slug}.{module}")
-        return import_module(f"webapp.{self.slug}").blueprints
+            import_module(f"{self.module}.{module}")
+        return import_module(self.module).blueprints
 
     def cli_module(self) -> ModuleType:
         """Its module of `furrow` commands: `commands` for the app, and maybe
         `app_free_commands` for the group itself and `load_demo()` for `furrow demo`."""
-        return import_module(f"webapp.{self.slug}.{self.cli}")
+        return import_module(f"{self.module}.{self.cli}")
 
 
 WORKSPACES = (
