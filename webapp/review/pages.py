@@ -6,7 +6,7 @@ its rows look (RunKind.review_looks, its detail partial) and where to come back 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from flask import abort, flash, redirect, request, url_for
@@ -90,16 +90,30 @@ def redirect_with(message: str, category: str):
     return redirect(back_from_form() or url_for("main.home"))
 
 
+def labelled(target: ReviewTarget, fields: Iterable[tuple[int, str]]) -> dict[tuple[int, str], str]:
+    """(record, field) pairs as people call the field, each record's labels read once."""
+    by_record: dict[int, list[str]] = {}
+    for target_id, field in fields:
+        by_record.setdefault(target_id, []).append(field)
+    return {
+        (target_id, field): label
+        for target_id, mine in by_record.items()
+        for field, label in target.labels_of(target_id, mine).items()
+    }
+
+
 def records_of(suggestions: Sequence, target: ReviewTarget, most: int = 20) -> list[dict]:
     """The first suggestions as links people read: the record's name and the field's label."""
-    names = target.names({s.target_id for s in suggestions[:most]})
+    shown = suggestions[:most]
+    names = target.names({s.target_id for s in shown})
+    labels = labelled(target, [(s.target_id, s.field) for s in shown])
     return [
         {
             "name": names.get(s.target_id, f"{target.label} {s.target_id}"),
-            "field": target.field_label(s.field),
+            "field": labels[s.target_id, s.field],
             "url": target.url(s.target_id),
         }
-        for s in suggestions[:most]
+        for s in shown
     ]
 
 
@@ -119,9 +133,10 @@ def looks_of(
     looks = kind.review_looks(run, list(suggestions))
     rest = [s for s in suggestions if s.id not in looks]
     names = target.names({s.target_id for s in rest})
+    labels = labelled(target, [(s.target_id, s.field) for s in rest])
     for s in rest:
         name = names.get(s.target_id, f"{target.label} {s.target_id}")
-        looks[s.id] = RowLook(f"{name}: {target.field_label(s.field)}")
+        looks[s.id] = RowLook(f"{name}: {labels[s.target_id, s.field]}")
     return looks
 
 
@@ -194,10 +209,10 @@ def named_records(target: ReviewTarget, ids: Sequence[int]) -> str:
 def applied_in_words(result: service.ApplyResult, kind: RunKind, target: ReviewTarget) -> str:
     """“Total of seed”, “3 field(s) of Carrot: a, b and c”, “12 row(s): a, b … and 7 more”."""
     records = [a.target_id for a in result.applied]
-    labels = [target.field_label(f) for f in result.applied_fields]
     if len(set(records)) > 1:
         said = across(len(result.applied), len(set(records)), kind.suggestion_noun, target)
         return f"{said}: {named_records(target, records)}"
+    labels = target.field_labels(records[0], result.applied_fields)
     if len(labels) == 1:
         return f"{labels[0]} of {named_records(target, records)}"
     return f"{len(labels)} field(s) of {named_records(target, records)}: {listed(labels)}"
@@ -342,10 +357,11 @@ def named_refusals(refused: Sequence[service.Refusal]) -> str:
         return listed([r.field for r in refused])
     names = target.names({r.target_id for r in refused})
     name = [names.get(r.target_id, f"{target.label} {r.target_id}") for r in refused]
-    labels = {f: target.field_label(f) for f in {r.field for r in refused}}
-    if len(labels) == 1:
-        return f"{labels.popitem()[1]} of {listed(sorted(name))}"
-    return listed([f"{n}: {labels[r.field]}" for n, r in zip(name, refused, strict=True)])
+    labels = labelled(target, [(r.target_id, r.field) for r in refused])
+    if len(set(labels.values())) == 1:
+        return f"{next(iter(labels.values()))} of {listed(sorted(name))}"
+    said = [labels[r.target_id, r.field] for r in refused]
+    return listed([f"{n}: {label}" for n, label in zip(name, said, strict=True)])
 
 
 @bp.post("/undo/<group>")

@@ -164,10 +164,14 @@ class ReviewTarget:
     def field_label(self, field: str) -> str:
         return field
 
+    def labels_of(self, target_id: int, fields: Iterable[str]) -> dict[str, str]:
+        """These fields of one record as people call them, by field (a target whose labels
+        depend on the record overrides it: a farm system names a value by its step)."""
+        return {f: self.field_label(f) for f in fields}
+
     def field_labels(self, target_id: int, fields: Iterable[str]) -> list[str]:
-        """These fields of one record as people call them, each once (a target whose labels
-        depend on the record overrides it)."""
-        return list(dict.fromkeys(self.field_label(f) for f in fields))
+        """These fields of one record as people call them, each once."""
+        return list(dict.fromkeys(self.labels_of(target_id, list(fields)).values()))
 
     def owns(self, ids: Collection[int], sources: Collection[str]) -> bool:
         """Whether one group of changes to these records, made by sources, is this target's to

@@ -66,12 +66,13 @@ def _item(run: Run, kind: RunKind, target: ReviewTarget, entry: RunTarget) -> di
     item_error = run.item_errors.get(key)
     validation: dict[str, list] = {"errors": [], "warnings": [], "info": []}
     suggestions = []
+    labels = target.labels_of(entry.id, [s.field for s in entry.suggestions])
     for s in entry.suggestions:
         suggestions.append(
             {
                 "id": s.id,
                 "field": s.field,
-                "label": target.field_label(s.field),
+                "label": labels[s.field],
                 "value": s.suggested_value,
                 "unit": s.unit,
                 "confidence": s.confidence,

@@ -187,11 +187,11 @@ class SystemValueTarget(ReviewTarget):
     def back_url(self, ids: Collection[int]) -> str | None:
         return url_for("systems.show", system_id=min(ids), _anchor="changes")
 
-    def field_labels(self, target_id: int, fields: Iterable[str]) -> list[str]:
+    def labels_of(self, target_id: int, fields: Iterable[str]) -> dict[str, str]:
         """A value by its step, intervention and indicator, as the system's grid names it."""
         system = db.session.get(System, target_id)
         label_of = labeller(system.document if system else {})
-        return list(dict.fromkeys(label_of(f) for f in fields))
+        return {f: label_of(f) for f in fields}
 
 
 VALUES = register_target(SystemValueTarget())
