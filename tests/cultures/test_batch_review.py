@@ -11,6 +11,7 @@ from tests.support.html import by_id, counts_of, rows, soup
 from webapp.cultures.catalog import edit_culture
 from webapp.cultures.models import Culture
 from webapp.extensions import db
+from webapp.links import with_args
 from webapp.review.models import Change, Suggestion, SuggestionStatus
 from webapp.review.service import store_findings, store_suggestions
 from webapp.review.vocabulary import Issue, Severity
@@ -113,25 +114,36 @@ def test_the_queue_counts_every_suggestion_by_level_and_each_count_filters(clien
     counts = by_id(reviewer.get(f"/cultures/runs/{run.id}/review"), "level-counts")
     said = {a.get_text(" ", strip=True): a["href"] for a in counts.select("a")}
     assert said == {
-        "✖ 1 with errors": f"/cultures/runs/{run.id}/review?show=errors",
-        "⚠ 1 with warnings": f"/cultures/runs/{run.id}/review?show=warnings",
-        "ℹ 1 with notes": f"/cultures/runs/{run.id}/review?show=notes",
-        "✓ 4 without issues": f"/cultures/runs/{run.id}/review?show=clean",
+        "✖ 1 with errors": f"/cultures/runs/{run.id}/review?level=error",
+        "⚠ 1 with warnings": f"/cultures/runs/{run.id}/review?level=warning",
+        "ℹ 1 with notes": f"/cultures/runs/{run.id}/review?level=info",
+        "✓ 4 without issues": f"/cultures/runs/{run.id}/review?level=none",
     }
+    # A culture is listed at each level among its suggestions and findings.
     shown = {
-        show: names_in(reviewer.get(f"/cultures/runs/{run.id}/review?show={show}"))
-        for show in ("errors", "warnings", "notes", "clean", "pending")
+        query: names_in(reviewer.get(f"/cultures/runs/{run.id}/review?{query}"))
+        for query in (
+            "level=error",
+            "level=warning",
+            "level=info",
+            "level=none",
+            "level=nothing",
+            "pending=1",
+            "level=bogus",
+        )
     }
     assert shown == {
-        "errors": ["Carrot"],
-        "warnings": ["Carrot"],
-        "notes": ["Dragonfruit", "Bean"],
-        "clean": ["Carrot", "Lettuce ‘Maikönig’"],
-        "pending": ["Carrot", "Lettuce ‘Maikönig’", "Bean"],
+        "level=error": ["Carrot"],
+        "level=warning": ["Carrot"],
+        "level=info": ["Dragonfruit", "Bean"],
+        "level=none": ["Carrot", "Lettuce ‘Maikönig’"],
+        "level=nothing": ["Dragonfruit"],
+        "pending=1": ["Carrot", "Lettuce ‘Maikönig’", "Bean"],
+        "level=bogus": ["Carrot", "Lettuce ‘Maikönig’", "Dragonfruit", "Bean"],
     }
-    filtered = by_id(reviewer.get(f"/cultures/runs/{run.id}/review?show=notes"), "review-queue")
+    filtered = by_id(reviewer.get(f"/cultures/runs/{run.id}/review?level=info"), "review-queue")
     assert filtered.select_one("td[data-label=Culture] a")["href"] == (
-        f"/cultures/{ids['Dragonfruit']}?run={run.id}&show=notes#enrichment"
+        f"/cultures/{ids['Dragonfruit']}?run={run.id}&level=info#enrichment"
     )
 
 
@@ -177,12 +189,12 @@ def test_previous_and_next_follow_the_queue_and_its_filter(client_as, batch):
     assert around("Carrot") == (None, at("Lettuce"))
     assert around("Bean") == (at("Dragonfruit"), None)
     # Within a filter; one that left it (Lettuce has no notes) still has both sides.
-    assert around("Dragonfruit", "&show=notes") == (None, at("Bean", "&show=notes"))
-    assert around("Lettuce", "&show=notes") == (None, at("Dragonfruit", "&show=notes"))
-    nav = soup(reviewer.get(f"/cultures/{ids['Bean']}?run={run.id}&show=notes")).select_one(
+    assert around("Dragonfruit", "&level=info") == (None, at("Bean", "&level=info"))
+    assert around("Lettuce", "&level=info") == (None, at("Dragonfruit", "&level=info"))
+    nav = soup(reviewer.get(f"/cultures/{ids['Bean']}?run={run.id}&level=info")).select_one(
         "nav.review-nav"
     )
-    assert f'href="/cultures/runs/{run.id}/review?show=notes"' in str(nav)
+    assert f'href="/cultures/runs/{run.id}/review?level=info"' in str(nav)
     assert "Queue of run #" in nav.get_text() and "2 culture(s) with notes" in nav.get_text()
     # Without ?run= the page is no review of a batch: no queue to walk.
     assert soup(reviewer.get(f"/cultures/{ids['Lettuce']}")).select_one("nav.review-nav") is None
@@ -214,7 +226,7 @@ def choose(reviewer, run, data):
     if "culture" in data:
         data["record"] = data.pop("culture")
     queue = f"/cultures/runs/{run.id}/review"
-    back = queue + (f"?show={data['show']}" if data.get("show") else "")
+    back = with_args(queue, level=data.get("level"), pending=data.get("pending"))
     form = {"selection": "1", "back": back, **data}
     return reviewer.submit(f"/review/runs/{run.id}/{action}", form, page=queue)
 
@@ -336,7 +348,7 @@ def test_a_refused_apply_redirects_with_its_reasons_and_the_stale_value_shows_fi
     edit_culture(lettuce, {"sowing_depth_cm": 2.0}, None)
     db.session.commit()
     reviewer = client_as("reviewer")
-    url = f"/cultures/{lettuce.id}?run={run.id}&show=clean"
+    url = f"/cultures/{lettuce.id}?run={run.id}&level=none"
     page = reviewer.get(url)
     row = by_id(page, "suggestion-sowing_depth_cm")
     assert "changed" in row["class"]
@@ -351,7 +363,7 @@ def test_a_refused_apply_redirects_with_its_reasons_and_the_stale_value_shows_fi
     assert refused.status_code == 302
     back = refused.headers["Location"]
     assert re.fullmatch(
-        rf"/cultures/{lettuce.id}\?run={run.id}&show=clean&undo=[0-9a-f]+#enrichment", back
+        rf"/cultures/{lettuce.id}\?run={run.id}&level=none&undo=[0-9a-f]+#enrichment", back
     )
     again = reviewer.get(back)
     assert flashes(again) == [
