@@ -492,3 +492,137 @@ def test_rejecting_every_matching_culture_asks_first(client_as, batch):
     assert flashes(reviewer.get(done.headers["Location"]))[0] == (
         "Rejected 7 suggestion(s) across 3 culture(s)."
     )
+
+
+def test_left_to_decide_combines_with_a_level_in_the_queue_and_on_a_culture_page(client_as, batch):
+    run, ids = batch
+    reviewer = client_as("reviewer")
+    for s in db.session.query(Suggestion).filter_by(target_id=ids["Lettuce"]):
+        s.status = SuggestionStatus.rejected
+    db.session.commit()
+    queue = f"/cultures/runs/{run.id}/review"
+    level = soup(reviewer.get(f"{queue}?level=none"))
+    assert [a.get_text() for a in level.select("td[data-label=Culture] a")] == [
+        "Carrot",
+        "Lettuce ‘Maikönig’",
+    ]
+    pending = level.select_one("nav[aria-label=Filter]").find("a", string="left to decide")
+    assert pending["href"] == f"{queue}?level=none&pending=1"
+
+    both = reviewer.get(f"{queue}?level=none&pending=1")
+    assert names_in(both) == ["Carrot"]  # Lettuce's are decided
+    nav = soup(both).select_one("nav[aria-label=Filter]")
+    assert [e.get_text() for e in nav.select("[aria-current]")] == [
+        "without issues",
+        "left to decide",
+    ]
+    assert {a.get_text(): a["href"] for a in nav.select("a")} == {
+        "all": f"{queue}?pending=1",
+        "with errors": f"{queue}?level=error&pending=1",
+        "with warnings": f"{queue}?level=warning&pending=1",
+        "with notes": f"{queue}?level=info&pending=1",
+        "that found nothing": f"{queue}?level=nothing&pending=1",
+        "decided ones too": f"{queue}?level=none",
+    }
+    form = soup(both).select_one("form[action$=apply-all]")
+    hidden = {i["name"]: i["value"] for i in form.select("input[type=hidden]")}
+    assert (hidden["level"], hidden["pending"]) == ("none", "1")
+    assert hidden["back"] == f"{queue}?level=none&pending=1"
+
+    # A culture's page keeps both: its way back to the queue, its neighbours, its form's back.
+    carrot = soup(reviewer.get(f"/cultures/{ids['Carrot']}?run={run.id}&level=none&pending=1"))
+    link = carrot.select_one("nav.review-nav a.queue-link")
+    assert link["href"] == f"{queue}?level=none&pending=1"
+    assert link.get_text() == f"Queue of run #{run.id}: 1 culture(s) without issues left to decide"
+    assert carrot.select_one("#enrichment form input[name=back]")["value"] == (
+        f"/cultures/{ids['Carrot']}?run={run.id}&level=none&pending=1#enrichment"
+    )
+    lettuce = soup(reviewer.get(f"/cultures/{ids['Lettuce']}?run={run.id}&level=none&pending=1"))
+    assert lettuce.select_one("nav.review-nav a[rel=prev]")["href"] == (
+        f"/cultures/{ids['Carrot']}?run={run.id}&level=none&pending=1#enrichment"
+    )
+    assert lettuce.select_one("nav.review-nav a[rel=next]") is None
+
+
+def test_an_address_of_before_level_redirects_to_the_same_cultures(client_as, batch):
+    run, ids = batch
+    reviewer = client_as("reviewer")
+    queue = f"/cultures/runs/{run.id}/review"
+    culture = f"/cultures/{ids['Bean']}"
+    moved = {
+        "errors": "level=error",
+        "warnings": "level=warning",
+        "notes": "level=info",
+        "clean": "level=none",
+        "nothing": "level=nothing",
+        "pending": "pending=1",
+    }
+    for old, new in moved.items():
+        for address, kept in ((queue, "page=1"), (culture, f"run={run.id}")):
+            answer = reviewer.get(f"{address}?{kept}&show={old}")
+            assert answer.status_code == 302, (address, old)
+            assert answer.headers["Location"] == f"{address}?{kept}&{new}"
+    assert names_in(reviewer.get(f"{queue}?show=notes", follow_redirects=True)) == [
+        "Dragonfruit",
+        "Bean",
+    ]
+    # A ?show= it never had leads to every culture.
+    assert reviewer.get(f"{queue}?show=bogus").headers["Location"] == queue
+
+
+def test_all_matching_decides_exactly_the_cultures_the_filter_lists(client_as, batch):
+    run, ids = batch
+    reviewer = client_as("reviewer")
+    suggestion_of(ids["Bean"], "row_spacing_cm").status = SuggestionStatus.rejected
+    db.session.commit()
+    queue = f"/cultures/runs/{run.id}/review?pending=1"
+    page = soup(reviewer.get(queue))
+    assert [a.get_text() for a in page.select("td[data-label=Culture] a")] == [
+        "Carrot",
+        "Lettuce ‘Maikönig’",
+    ]
+    form = page.select_one("form[action$=apply-all]")
+    data = {i["name"]: i["value"] for i in form.select("input[type=hidden]")}
+    confirm = reviewer.submit(form["action"], data | {"all_matching": "1"}, page=queue)
+    assert confirm.status_code == 200
+    assert "2 culture(s) chosen" in by_id(confirm, "main").get_text(" ")
+    # Bean, decided, is no culture the filter lists: not counted as already decided.
+    assert counts_of(confirm) == {
+        "Will be applied": "5",
+        "Skipped: invalid": "1",
+        "Skipped: already applied or rejected": "0",
+        "Skipped: changed since the run": "0",
+    }
+    carried = {i["name"]: i["value"] for i in soup(confirm).select("form input[type=hidden]")}
+    applied = reviewer.submit(form["action"], carried, page=queue)
+    assert applied.status_code == 302 and applied.headers["Location"].startswith(queue + "&undo=")
+    changed = {(c.target_id, c.field) for c in db.session.query(Change).filter_by(source="apply")}
+    assert {culture for culture, _field in changed} == {ids["Carrot"], ids["Lettuce"]}
+    assert {f for c, f in changed if c == ids["Carrot"]} >= {
+        "growth_duration_days",
+        "row_spacing_cm",
+    }
+
+
+def test_all_matching_at_a_level_decides_that_level_of_the_cultures_listed(client_as, batch):
+    """The core takes the ?level= the form carries: of the cultures without issues, their
+    suggestions without issues — Carrot's warning stays open."""
+    run, ids = batch
+    reviewer = client_as("reviewer")
+    queue = f"/cultures/runs/{run.id}/review?level=none"
+    form = soup(reviewer.get(queue)).select_one("form[action$=apply-all]")
+    data = {i["name"]: i["value"] for i in form.select("input[type=hidden]")}
+    rejected = reviewer.submit(
+        f"/review/runs/{run.id}/reject-all", data | {"all_matching": "1", "confirmed": "1"}
+    )
+    assert rejected.headers["Location"] == queue
+    decided = {
+        (s.target_id, s.field)
+        for s in db.session.query(Suggestion).filter_by(status=SuggestionStatus.rejected)
+    }
+    assert decided == {
+        (ids["Carrot"], "row_spacing_cm"),
+        (ids["Lettuce"], "sowing_depth_cm"),
+        (ids["Lettuce"], "harvest_method"),
+        (ids["Lettuce"], "expected_yield"),
+    }
