@@ -174,16 +174,16 @@ def test_previous_and_next_follow_the_queue_and_its_filter(client_as, batch):
     run, ids = batch
     reviewer = client_as("reviewer")
 
-    def around(name, show=""):
-        page = soup(reviewer.get(f"/cultures/{ids[name]}?run={run.id}{show}"))
+    def around(name, queue_filter=""):
+        page = soup(reviewer.get(f"/cultures/{ids[name]}?run={run.id}{queue_filter}"))
         nav = page.select_one("nav.review-nav")
         return (
             (nav.select_one("a[rel=prev]") or {}).get("href"),
             (nav.select_one("a[rel=next]") or {}).get("href"),
         )
 
-    def at(name, show=""):
-        return f"/cultures/{ids[name]}?run={run.id}{show}#enrichment"
+    def at(name, queue_filter=""):
+        return f"/cultures/{ids[name]}?run={run.id}{queue_filter}#enrichment"
 
     assert around("Lettuce") == (at("Carrot"), at("Dragonfruit"))
     assert around("Carrot") == (None, at("Lettuce"))
