@@ -143,9 +143,9 @@ def culture_batch_queue() -> None:
         for what, url in [
             ("queue, first page", queue),
             ("queue, last page", f"{queue}?page={-(-len(ids) // 100)}"),
-            ("queue, with errors", f"{queue}?show=errors"),
+            ("queue, with errors", f"{queue}?level=error"),
             ("culture page of the run", f"/cultures/{ids[len(ids) // 2]}?run={run_id}"),
-            ("culture page, filtered queue", f"/cultures/{ids[700]}?run={run_id}&show=warnings"),
+            ("culture page, filtered queue", f"/cultures/{ids[700]}?run={run_id}&level=warning"),
         ]:
             report(what, *timed_get(client, url))
 

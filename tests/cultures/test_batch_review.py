@@ -11,6 +11,7 @@ from tests.support.html import by_id, counts_of, rows, soup
 from webapp.cultures.catalog import edit_culture
 from webapp.cultures.models import Culture
 from webapp.extensions import db
+from webapp.links import with_args
 from webapp.review.models import Change, Suggestion, SuggestionStatus
 from webapp.review.service import store_findings, store_suggestions
 from webapp.review.vocabulary import Issue, Severity
@@ -113,25 +114,36 @@ def test_the_queue_counts_every_suggestion_by_level_and_each_count_filters(clien
     counts = by_id(reviewer.get(f"/cultures/runs/{run.id}/review"), "level-counts")
     said = {a.get_text(" ", strip=True): a["href"] for a in counts.select("a")}
     assert said == {
-        "✖ 1 with errors": f"/cultures/runs/{run.id}/review?show=errors",
-        "⚠ 1 with warnings": f"/cultures/runs/{run.id}/review?show=warnings",
-        "ℹ 1 with notes": f"/cultures/runs/{run.id}/review?show=notes",
-        "✓ 4 without issues": f"/cultures/runs/{run.id}/review?show=clean",
+        "✖ 1 with errors": f"/cultures/runs/{run.id}/review?level=error",
+        "⚠ 1 with warnings": f"/cultures/runs/{run.id}/review?level=warning",
+        "ℹ 1 with notes": f"/cultures/runs/{run.id}/review?level=info",
+        "✓ 4 without issues": f"/cultures/runs/{run.id}/review?level=none",
     }
+    # A culture is listed at each level among its suggestions and findings.
     shown = {
-        show: names_in(reviewer.get(f"/cultures/runs/{run.id}/review?show={show}"))
-        for show in ("errors", "warnings", "notes", "clean", "pending")
+        query: names_in(reviewer.get(f"/cultures/runs/{run.id}/review?{query}"))
+        for query in (
+            "level=error",
+            "level=warning",
+            "level=info",
+            "level=none",
+            "level=nothing",
+            "pending=1",
+            "level=bogus",
+        )
     }
     assert shown == {
-        "errors": ["Carrot"],
-        "warnings": ["Carrot"],
-        "notes": ["Dragonfruit", "Bean"],
-        "clean": ["Carrot", "Lettuce ‘Maikönig’"],
-        "pending": ["Carrot", "Lettuce ‘Maikönig’", "Bean"],
+        "level=error": ["Carrot"],
+        "level=warning": ["Carrot"],
+        "level=info": ["Dragonfruit", "Bean"],
+        "level=none": ["Carrot", "Lettuce ‘Maikönig’"],
+        "level=nothing": ["Dragonfruit"],
+        "pending=1": ["Carrot", "Lettuce ‘Maikönig’", "Bean"],
+        "level=bogus": ["Carrot", "Lettuce ‘Maikönig’", "Dragonfruit", "Bean"],
     }
-    filtered = by_id(reviewer.get(f"/cultures/runs/{run.id}/review?show=notes"), "review-queue")
+    filtered = by_id(reviewer.get(f"/cultures/runs/{run.id}/review?level=info"), "review-queue")
     assert filtered.select_one("td[data-label=Culture] a")["href"] == (
-        f"/cultures/{ids['Dragonfruit']}?run={run.id}&show=notes#enrichment"
+        f"/cultures/{ids['Dragonfruit']}?run={run.id}&level=info#enrichment"
     )
 
 
@@ -162,27 +174,27 @@ def test_previous_and_next_follow_the_queue_and_its_filter(client_as, batch):
     run, ids = batch
     reviewer = client_as("reviewer")
 
-    def around(name, show=""):
-        page = soup(reviewer.get(f"/cultures/{ids[name]}?run={run.id}{show}"))
+    def around(name, queue_filter=""):
+        page = soup(reviewer.get(f"/cultures/{ids[name]}?run={run.id}{queue_filter}"))
         nav = page.select_one("nav.review-nav")
         return (
             (nav.select_one("a[rel=prev]") or {}).get("href"),
             (nav.select_one("a[rel=next]") or {}).get("href"),
         )
 
-    def at(name, show=""):
-        return f"/cultures/{ids[name]}?run={run.id}{show}#enrichment"
+    def at(name, queue_filter=""):
+        return f"/cultures/{ids[name]}?run={run.id}{queue_filter}#enrichment"
 
     assert around("Lettuce") == (at("Carrot"), at("Dragonfruit"))
     assert around("Carrot") == (None, at("Lettuce"))
     assert around("Bean") == (at("Dragonfruit"), None)
     # Within a filter; one that left it (Lettuce has no notes) still has both sides.
-    assert around("Dragonfruit", "&show=notes") == (None, at("Bean", "&show=notes"))
-    assert around("Lettuce", "&show=notes") == (None, at("Dragonfruit", "&show=notes"))
-    nav = soup(reviewer.get(f"/cultures/{ids['Bean']}?run={run.id}&show=notes")).select_one(
+    assert around("Dragonfruit", "&level=info") == (None, at("Bean", "&level=info"))
+    assert around("Lettuce", "&level=info") == (None, at("Dragonfruit", "&level=info"))
+    nav = soup(reviewer.get(f"/cultures/{ids['Bean']}?run={run.id}&level=info")).select_one(
         "nav.review-nav"
     )
-    assert f'href="/cultures/runs/{run.id}/review?show=notes"' in str(nav)
+    assert f'href="/cultures/runs/{run.id}/review?level=info"' in str(nav)
     assert "Queue of run #" in nav.get_text() and "2 culture(s) with notes" in nav.get_text()
     # Without ?run= the page is no review of a batch: no queue to walk.
     assert soup(reviewer.get(f"/cultures/{ids['Lettuce']}")).select_one("nav.review-nav") is None
@@ -214,7 +226,7 @@ def choose(reviewer, run, data):
     if "culture" in data:
         data["record"] = data.pop("culture")
     queue = f"/cultures/runs/{run.id}/review"
-    back = queue + (f"?show={data['show']}" if data.get("show") else "")
+    back = with_args(queue, level=data.get("level"), pending=data.get("pending"))
     form = {"selection": "1", "back": back, **data}
     return reviewer.submit(f"/review/runs/{run.id}/{action}", form, page=queue)
 
@@ -336,7 +348,7 @@ def test_a_refused_apply_redirects_with_its_reasons_and_the_stale_value_shows_fi
     edit_culture(lettuce, {"sowing_depth_cm": 2.0}, None)
     db.session.commit()
     reviewer = client_as("reviewer")
-    url = f"/cultures/{lettuce.id}?run={run.id}&show=clean"
+    url = f"/cultures/{lettuce.id}?run={run.id}&level=none"
     page = reviewer.get(url)
     row = by_id(page, "suggestion-sowing_depth_cm")
     assert "changed" in row["class"]
@@ -351,7 +363,7 @@ def test_a_refused_apply_redirects_with_its_reasons_and_the_stale_value_shows_fi
     assert refused.status_code == 302
     back = refused.headers["Location"]
     assert re.fullmatch(
-        rf"/cultures/{lettuce.id}\?run={run.id}&show=clean&undo=[0-9a-f]+#enrichment", back
+        rf"/cultures/{lettuce.id}\?run={run.id}&level=none&undo=[0-9a-f]+#enrichment", back
     )
     again = reviewer.get(back)
     assert flashes(again) == [
@@ -480,3 +492,137 @@ def test_rejecting_every_matching_culture_asks_first(client_as, batch):
     assert flashes(reviewer.get(done.headers["Location"]))[0] == (
         "Rejected 7 suggestion(s) across 3 culture(s)."
     )
+
+
+def test_left_to_decide_combines_with_a_level_in_the_queue_and_on_a_culture_page(client_as, batch):
+    run, ids = batch
+    reviewer = client_as("reviewer")
+    for s in db.session.query(Suggestion).filter_by(target_id=ids["Lettuce"]):
+        s.status = SuggestionStatus.rejected
+    db.session.commit()
+    queue = f"/cultures/runs/{run.id}/review"
+    level = soup(reviewer.get(f"{queue}?level=none"))
+    assert [a.get_text() for a in level.select("td[data-label=Culture] a")] == [
+        "Carrot",
+        "Lettuce ‘Maikönig’",
+    ]
+    pending = level.select_one("nav[aria-label=Filter]").find("a", string="left to decide")
+    assert pending["href"] == f"{queue}?level=none&pending=1"
+
+    both = reviewer.get(f"{queue}?level=none&pending=1")
+    assert names_in(both) == ["Carrot"]  # Lettuce's are decided
+    nav = soup(both).select_one("nav[aria-label=Filter]")
+    assert [e.get_text() for e in nav.select("[aria-current]")] == [
+        "without issues",
+        "left to decide",
+    ]
+    assert {a.get_text(): a["href"] for a in nav.select("a")} == {
+        "all": f"{queue}?pending=1",
+        "with errors": f"{queue}?level=error&pending=1",
+        "with warnings": f"{queue}?level=warning&pending=1",
+        "with notes": f"{queue}?level=info&pending=1",
+        "that found nothing": f"{queue}?level=nothing&pending=1",
+        "decided ones too": f"{queue}?level=none",
+    }
+    form = soup(both).select_one("form[action$=apply-all]")
+    hidden = {i["name"]: i["value"] for i in form.select("input[type=hidden]")}
+    assert (hidden["level"], hidden["pending"]) == ("none", "1")
+    assert hidden["back"] == f"{queue}?level=none&pending=1"
+
+    # A culture's page keeps both: its way back to the queue, its neighbours, its form's back.
+    carrot = soup(reviewer.get(f"/cultures/{ids['Carrot']}?run={run.id}&level=none&pending=1"))
+    link = carrot.select_one("nav.review-nav a.queue-link")
+    assert link["href"] == f"{queue}?level=none&pending=1"
+    assert link.get_text() == f"Queue of run #{run.id}: 1 culture(s) without issues left to decide"
+    assert carrot.select_one("#enrichment form input[name=back]")["value"] == (
+        f"/cultures/{ids['Carrot']}?run={run.id}&level=none&pending=1#enrichment"
+    )
+    lettuce = soup(reviewer.get(f"/cultures/{ids['Lettuce']}?run={run.id}&level=none&pending=1"))
+    assert lettuce.select_one("nav.review-nav a[rel=prev]")["href"] == (
+        f"/cultures/{ids['Carrot']}?run={run.id}&level=none&pending=1#enrichment"
+    )
+    assert lettuce.select_one("nav.review-nav a[rel=next]") is None
+
+
+def test_an_address_of_before_level_redirects_to_the_same_cultures(client_as, batch):
+    run, ids = batch
+    reviewer = client_as("reviewer")
+    queue = f"/cultures/runs/{run.id}/review"
+    culture = f"/cultures/{ids['Bean']}"
+    moved = {
+        "errors": "level=error",
+        "warnings": "level=warning",
+        "notes": "level=info",
+        "clean": "level=none",
+        "nothing": "level=nothing",
+        "pending": "pending=1",
+    }
+    for old, new in moved.items():
+        for address, kept in ((queue, "page=1"), (culture, f"run={run.id}")):
+            answer = reviewer.get(f"{address}?{kept}&show={old}")
+            assert answer.status_code == 302, (address, old)
+            assert answer.headers["Location"] == f"{address}?{kept}&{new}"
+    assert names_in(reviewer.get(f"{queue}?show=notes", follow_redirects=True)) == [
+        "Dragonfruit",
+        "Bean",
+    ]
+    # A ?show= it never had leads to every culture.
+    assert reviewer.get(f"{queue}?show=bogus").headers["Location"] == queue
+
+
+def test_all_matching_decides_exactly_the_cultures_the_filter_lists(client_as, batch):
+    run, ids = batch
+    reviewer = client_as("reviewer")
+    suggestion_of(ids["Bean"], "row_spacing_cm").status = SuggestionStatus.rejected
+    db.session.commit()
+    queue = f"/cultures/runs/{run.id}/review?pending=1"
+    page = soup(reviewer.get(queue))
+    assert [a.get_text() for a in page.select("td[data-label=Culture] a")] == [
+        "Carrot",
+        "Lettuce ‘Maikönig’",
+    ]
+    form = page.select_one("form[action$=apply-all]")
+    data = {i["name"]: i["value"] for i in form.select("input[type=hidden]")}
+    confirm = reviewer.submit(form["action"], data | {"all_matching": "1"}, page=queue)
+    assert confirm.status_code == 200
+    assert "2 culture(s) chosen" in by_id(confirm, "main").get_text(" ")
+    # Bean, decided, is no culture the filter lists: not counted as already decided.
+    assert counts_of(confirm) == {
+        "Will be applied": "5",
+        "Skipped: invalid": "1",
+        "Skipped: already applied or rejected": "0",
+        "Skipped: changed since the run": "0",
+    }
+    carried = {i["name"]: i["value"] for i in soup(confirm).select("form input[type=hidden]")}
+    applied = reviewer.submit(form["action"], carried, page=queue)
+    assert applied.status_code == 302 and applied.headers["Location"].startswith(queue + "&undo=")
+    changed = {(c.target_id, c.field) for c in db.session.query(Change).filter_by(source="apply")}
+    assert {culture for culture, _field in changed} == {ids["Carrot"], ids["Lettuce"]}
+    assert {f for c, f in changed if c == ids["Carrot"]} >= {
+        "growth_duration_days",
+        "row_spacing_cm",
+    }
+
+
+def test_all_matching_at_a_level_decides_that_level_of_the_cultures_listed(client_as, batch):
+    """The core takes the ?level= the form carries: of the cultures without issues, their
+    suggestions without issues — Carrot's warning stays open."""
+    run, ids = batch
+    reviewer = client_as("reviewer")
+    queue = f"/cultures/runs/{run.id}/review?level=none"
+    form = soup(reviewer.get(queue)).select_one("form[action$=apply-all]")
+    data = {i["name"]: i["value"] for i in form.select("input[type=hidden]")}
+    rejected = reviewer.submit(
+        f"/review/runs/{run.id}/reject-all", data | {"all_matching": "1", "confirmed": "1"}
+    )
+    assert rejected.headers["Location"] == queue
+    decided = {
+        (s.target_id, s.field)
+        for s in db.session.query(Suggestion).filter_by(status=SuggestionStatus.rejected)
+    }
+    assert decided == {
+        (ids["Carrot"], "row_spacing_cm"),
+        (ids["Lettuce"], "sowing_depth_cm"),
+        (ids["Lettuce"], "harvest_method"),
+        (ids["Lettuce"], "expected_yield"),
+    }

@@ -180,7 +180,7 @@ def test_batch_enrichment_confirms_runs_once_and_lists_a_review_queue(client_as,
     assert all(name in queue for name in ("Carrot", "Lettuce", "Dragonfruit"))
     # A culture the library does not know says why it got nothing.
     assert "The reference library has no data for “Dragonfruit”" in queue
-    pending = editor.get(started.headers["Location"] + "?show=pending").get_data(as_text=True)
+    pending = editor.get(started.headers["Location"] + "?pending=1").get_data(as_text=True)
     assert "Carrot" in pending and "Dragonfruit" not in pending  # nothing known, nothing to do
     api = editor.post(
         "/api/v1/cultures/enrich-batch",
@@ -262,7 +262,7 @@ def test_an_enrichment_that_found_nothing_ends_grey_saying_why(client_as, worker
     listed = editor.get("/runs?status=nothing_found").get_data(as_text=True)
     assert f"/runs/{run.id}" in listed and "status-nothing_found" in listed
     # Per culture in the queue: counted out by its own filter.
-    queue = editor.get(f"/cultures/runs/{run.id}/review?show=nothing").get_data(as_text=True)
+    queue = editor.get(f"/cultures/runs/{run.id}/review?level=nothing").get_data(as_text=True)
     assert "Dragonfruit" in queue
 
     # A batch where one culture found something is green; the queue still filters the other.
@@ -273,6 +273,6 @@ def test_an_enrichment_that_found_nothing_ends_grey_saying_why(client_as, worker
     )
     ended = finished_run()
     assert ended.id == batch.get_json()["run_id"] and ended.status == RunStatus.succeeded
-    nothing = soup(editor.get(f"/cultures/runs/{ended.id}/review?show=nothing"))
+    nothing = soup(editor.get(f"/cultures/runs/{ended.id}/review?level=nothing"))
     names = {a.get_text() for a in nothing.select("td[data-label=Culture] a")}
     assert names == {"Dragonfruit"}

@@ -1,9 +1,11 @@
 """A culture run's review page: its cultures in order, each with the worst level among its
-suggestions and findings, filtered by that level."""
+suggestions and findings, filtered by level (the core's ?level=) and by what is left to
+decide."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,31 +16,30 @@ from webapp.cultures.target import TARGET, culture_labels
 from webapp.extensions import db
 from webapp.jobs.models import Run
 from webapp.review.models import Finding, Suggestion
-from webapp.review.vocabulary import count_levels, worst_level
+from webapp.review.vocabulary import NOTHING, count_levels, review_filter, worst_level
 
-# The queue's filters (?show=): which cultures of a run a reviewer goes through.
-SHOW = {
+# The queue's filters in words: a culture's levels (the core's ?level=), or those it found
+# nothing for; beside them, those left to decide (?pending=1), with a level or alone.
+LEVEL_CHOICES = {
     "": "all",
-    "errors": "with errors",
-    "warnings": "with warnings",
-    "notes": "with notes",
-    "clean": "without issues",
-    "pending": "left to decide",
-    "nothing": "that found nothing",
+    "error": "with errors",
+    "warning": "with warnings",
+    "info": "with notes",
+    "none": "without issues",
+    NOTHING: "that found nothing",
 }
+PENDING = "left to decide"
 
-
-# A level count (review.vocabulary.level_counts) links to the filter of its level.
-SHOW_OF_LEVEL = {"error": "errors", "warning": "warnings", "info": "notes", "none": "clean"}
-
-
-LEVELS_SHOWN = {show: level for level, show in SHOW_OF_LEVEL.items()}
-
-
-def queue_filter(values) -> str:
-    """The queue's ?show= filter; anything unknown shows all."""
-    show = values.get("show", "")
-    return show if show in SHOW else ""
+# The queue's addresses before it spoke the core's ?level= (?show=errors…), as their new
+# arguments: an address people kept still opens the same cultures.
+OLD_SHOW = {
+    "errors": {"level": "error"},
+    "warnings": {"level": "warning"},
+    "notes": {"level": "info"},
+    "clean": {"level": "none"},
+    "nothing": {"level": NOTHING},
+    "pending": {"pending": "1"},
+}
 
 
 @dataclass(frozen=True)
@@ -82,12 +83,37 @@ class ReviewItem:
         """Done without a failure, and not one suggestion: the library lacks the crop, say."""
         return not self.suggested and not self.item_error
 
-    def shows(self, show: str) -> bool:
-        if show == "pending":
-            return self.pending > 0
-        if show == "nothing":
-            return self.found_nothing
-        return show not in LEVELS_SHOWN or LEVELS_SHOWN[show] in self.levels
+
+@dataclass(frozen=True)
+class QueueFilter:
+    """Which cultures of a run the queue lists: those with a suggestion or finding at a level
+    (or those it found nothing for), those left to decide, both, or all of them."""
+
+    level: str | None = None  # review.vocabulary.review_filter's
+    pending: bool = False
+
+    @classmethod
+    def of(cls, values: Mapping[str, str]) -> QueueFilter:
+        """The filter an address (or a form) asks for; anything unknown lists all."""
+        return cls(review_filter(values.get("level")), values.get("pending") == "1")
+
+    @property
+    def args(self) -> dict[str, str | None]:
+        """Its address arguments (None: left out)."""
+        return {"level": self.level, "pending": "1" if self.pending else None}
+
+    @property
+    def words(self) -> str:
+        """ "with notes left to decide"; "" for all."""
+        said = [LEVEL_CHOICES[self.level]] if self.level else []
+        return " ".join(said + [PENDING] * self.pending)
+
+    def lists(self, item: ReviewItem) -> bool:
+        if self.pending and not item.pending:
+            return False
+        if self.level == NOTHING:
+            return item.found_nothing
+        return self.level is None or self.level in item.levels
 
 
 @dataclass(frozen=True)
@@ -152,7 +178,7 @@ def _tallies(run: Run) -> tuple[dict[int, _Tally], list[str | None]]:
     return tallies, worst
 
 
-def review_queue(run: Run, show: str = "") -> Queue:
+def review_queue(run: Run, shown: QueueFilter = QueueFilter()) -> Queue:
     """The queue in a few queries whatever the run's size, and the labels of the cultures."""
     tallies, worst = _tallies(run)
     findings: dict[int, list[dict[str, Any]]] = {}
@@ -186,6 +212,6 @@ def review_queue(run: Run, show: str = "") -> Queue:
             frozenset(levels | ({"error"} if item_error else set())),
             tally.first_error,
         )
-        if item.shows(show):
+        if shown.lists(item):
             items.append(item)
     return Queue(items, count_levels(worst))

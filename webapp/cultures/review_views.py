@@ -17,12 +17,13 @@ from webapp.cultures.fields import ENRICHABLE_FIELDS, LABELS
 from webapp.cultures.models import Culture
 from webapp.cultures.providers import culture_provider
 from webapp.cultures.reference_match import reference_matches
-from webapp.cultures.review_queue import SHOW, SHOW_OF_LEVEL, queue_filter, review_queue
+from webapp.cultures.review_queue import LEVEL_CHOICES, PENDING, QueueFilter, review_queue
 from webapp.cultures.runs import start_enrichment
 from webapp.cultures.views import (
     QUEUE_PER_PAGE,
     culture_or_404,
     enrichment_run_or_404,
+    moved_from_show,
     undo_group,
 )
 from webapp.extensions import db
@@ -84,10 +85,12 @@ def enrich_batch():
 
 @bp.get("/runs/<int:run_id>/review")
 def review_batch(run_id: int):
+    if moved := moved_from_show():
+        return moved
     # Every culture's notes from the provider (the run's results) are not needed here.
     run = enrichment_run_or_404(run_id, defer(Run.results))
-    show = queue_filter(request.args)
-    queue = None if run.is_live else review_queue(run, show)
+    queue_filter = QueueFilter.of(request.args)
+    queue = None if run.is_live else review_queue(run, queue_filter)
     page = paginate_list(queue.items if queue else [], page_number(request.args), QUEUE_PER_PAGE)
     return render_page(
         "cultures/review_queue.html",
@@ -96,9 +99,9 @@ def review_batch(run_id: int):
         queue=queue,
         page=page,
         matches=reference_matches([item.culture_id for item in page.items]),
-        show=show,
-        show_choices=SHOW,
-        show_of_level=SHOW_OF_LEVEL,
+        queue_filter=queue_filter,
+        level_choices=LEVEL_CHOICES,
+        pending_words=PENDING,
         form=EmptyForm(),
         undo_group=undo_group(),
     )

@@ -21,7 +21,7 @@ from webapp.cultures.catalog import (
 from webapp.cultures.models import Culture
 from webapp.cultures.providers import culture_provider
 from webapp.cultures.reference_match import culture_match
-from webapp.cultures.review_queue import queue_filter, review_queue
+from webapp.cultures.review_queue import QueueFilter, review_queue
 from webapp.cultures.rules import postprocess, unique_sources
 from webapp.cultures.target import TARGET
 from webapp.extensions import db
@@ -75,8 +75,9 @@ class CultureEnrichment(RunKind):
         return url_for("cultures.review_batch", run_id=run.id)
 
     def matching(self, run: Run, values: Any) -> list[int]:
-        """The cultures the queue's ?show= filter matches, on every page."""
-        return [item.culture_id for item in review_queue(run, queue_filter(values)).items]
+        """The cultures the queue's filter (?level=, ?pending=) lists, on every page; of them,
+        the core takes the suggestions at that ?level=."""
+        return [item.culture_id for item in review_queue(run, QueueFilter.of(values)).items]
 
     def item_names(self, run: Run) -> dict[str, str]:
         """Cultures by name; one deleted since by the name the run recorded."""

@@ -42,7 +42,7 @@ from webapp.cultures.fields import (
 from webapp.cultures.forms import CultureForm
 from webapp.cultures.models import Culture
 from webapp.cultures.reference_match import culture_match
-from webapp.cultures.review_queue import SHOW, queue_filter, review_queue
+from webapp.cultures.review_queue import OLD_SHOW, QueueFilter, review_queue
 from webapp.cultures.runs import CultureEnrichment, latest_run, run_summary, suggestions_of
 from webapp.cultures.target import CULTURES, TARGET
 from webapp.extensions import db
@@ -124,16 +124,26 @@ def reviewed_run(culture: Culture) -> tuple[Run | None, bool]:
     return latest_run(culture), False
 
 
-def review_args(run: Run | None, named: bool, show: str) -> dict[str, Any]:
+def review_args(run: Run | None, named: bool, queue_filter: QueueFilter) -> dict[str, Any]:
     """What a culture page reviewing a run keeps in its addresses: the run and the queue's
     filter."""
-    return {"run": run.id, "show": show or None} if run and named else {}
+    return {"run": run.id, **queue_filter.args} if run and named else {}
 
 
-def queue_around(run: Run, culture: Culture, show: str) -> dict[str, Any]:
+def moved_from_show():
+    """A redirect from a queue's or culture page's address of before ?level= (?show=errors…)
+    to the same address with the new arguments; None for any other address."""
+    args = request.args.to_dict()
+    old = args.pop("show", None)
+    if old is None:
+        return None
+    return redirect(url_for(request.endpoint, **request.view_args, **args | OLD_SHOW.get(old, {})))
+
+
+def queue_around(run: Run, culture: Culture, queue_filter: QueueFilter) -> dict[str, Any]:
     """The cultures before and after this one in the run's queue (its filter applied), and the
     queue page it stands on: a culture that left the filter (all decided) still has both."""
-    queue = review_queue(run, show)
+    queue = review_queue(run, queue_filter)
     order = {i: n for n, i in enumerate(CultureEnrichment().target_ids(run))}
     here = order.get(culture.id, -1)
     before = [item for item in queue.items if order[item.culture_id] < here]
@@ -165,12 +175,12 @@ def undoable_here(changes: list[Change], culture: Culture) -> list[str]:
 
 def render_culture(culture: Culture, fragment: str | None = None, **extra):
     run, named = reviewed_run(culture)
-    show = queue_filter(request.values)
-    args = review_args(run, named, show)
+    queue_filter = QueueFilter.of(request.values)
+    args = review_args(run, named, queue_filter)
     suggestions = suggestions_of(culture, run) if run and not run.is_live else []
     review.look_up_now(suggestions)
     changes = history((AUDIT_TARGET, *plan_targets()), culture.id) if fragment is None else []
-    around = queue_around(run, culture, show) if named and not run.is_live else {}
+    around = queue_around(run, culture, queue_filter) if named and not run.is_live else {}
     return render_page(
         "cultures/detail.html",
         fragment,
@@ -195,8 +205,7 @@ def render_culture(culture: Culture, fragment: str | None = None, **extra):
         run=run,
         summary=run_summary(run, culture.id) if run and not run.is_live else {},
         review_args=args,
-        show=show,
-        show_label=SHOW[show],
+        queue_filter=queue_filter,
         around=around,
         suggestions=suggestions,
         counts=level_counts(s.issues for s in suggestions),
@@ -214,13 +223,13 @@ def undo_group() -> str:
 
 @bp.get("/<int:culture_id>")
 def show(culture_id: int):
-    return render_culture(culture_or_404(culture_id), undo_group=undo_group())
+    return moved_from_show() or render_culture(culture_or_404(culture_id), undo_group=undo_group())
 
 
 @bp.get("/<int:culture_id>/enrichment")
 def enrichment_panel(culture_id: int):
     """The enrichment block alone: progress while the run is live, then the suggestions."""
-    return render_culture(culture_or_404(culture_id), "enrichment")
+    return moved_from_show() or render_culture(culture_or_404(culture_id), "enrichment")
 
 
 def render_form(form: CultureForm, culture: Culture | None, status: int = 200, findings=()):
