@@ -604,9 +604,9 @@ def test_all_matching_decides_exactly_the_cultures_the_filter_lists(client_as, b
     }
 
 
-def test_all_matching_at_a_level_decides_that_level_of_the_cultures_listed(client_as, batch):
-    """The core takes the ?level= the form carries: of the cultures without issues, their
-    suggestions without issues — Carrot's warning stays open."""
+def test_all_matching_at_a_level_decides_the_cultures_listed_whole(client_as, batch):
+    """On the queue a level picks cultures: all matching "without issues" rejects what those
+    cultures left open, their warned fields too; the cultures not listed keep theirs."""
     run, ids = batch
     reviewer = client_as("reviewer")
     queue = f"/cultures/runs/{run.id}/review?level=none"
@@ -617,12 +617,12 @@ def test_all_matching_at_a_level_decides_that_level_of_the_cultures_listed(clien
     )
     assert rejected.headers["Location"] == queue
     decided = {
-        (s.target_id, s.field)
+        s.target_id
         for s in db.session.query(Suggestion).filter_by(status=SuggestionStatus.rejected)
     }
-    assert decided == {
-        (ids["Carrot"], "row_spacing_cm"),
-        (ids["Lettuce"], "sowing_depth_cm"),
-        (ids["Lettuce"], "harvest_method"),
-        (ids["Lettuce"], "expected_yield"),
-    }
+    assert decided == {ids["Carrot"], ids["Lettuce"]}
+    still_open = db.session.query(Suggestion).filter(
+        Suggestion.target_id.in_([ids["Carrot"], ids["Lettuce"]]),
+        Suggestion.status.in_(("pending", "stale")),
+    )
+    assert still_open.count() == 0

@@ -64,14 +64,18 @@ class Choice:
 
 
 def choice_of(run: Run, kind: RunKind) -> Choice | None:
-    """The choice a request makes; None when a page's selection ticked nothing."""
+    """The choice a request makes; None when a page's selection ticked nothing. Records a page
+    chose (ticked, or every match of its own filter) are decided whole: there a ?level= picked
+    the records (a queue of cultures with warnings), and applying all valid of a culture
+    listed "with errors" applies its valid fields. Otherwise ?level= picks the suggestions."""
     level = level_filter(request.values.get("level"))
     back = back_from_form() or with_args(kind.review_url(run) or "/", level=level)
     if request.values.get("all_matching"):
-        return Choice(level, kind.matching(run, request.values), back)
+        matched = kind.matching(run, request.values)
+        return Choice(level, None, back) if matched is None else Choice(None, matched, back)
     ticked = record_ids(request.values.getlist("record"))
     if ticked:
-        return Choice(level, ticked, back)
+        return Choice(None, ticked, back)
     return None if request.values.get("selection") else Choice(level, None, back)
 
 
