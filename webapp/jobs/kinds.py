@@ -11,8 +11,6 @@ from typing import Any, ClassVar
 from flask import url_for
 
 from webapp.auth.roles import Role
-from webapp.pagination import paginate_list
-from webapp.review.looks import Unproposed
 
 # Past this many items a run is split among the workers: below it, a chunk's own start (a job,
 # a fork, the kind's set-up) costs more than sharing saves.
@@ -214,15 +212,9 @@ class RunKind(ABC):
 
     def unproposed(self, run: Any, number: int, per_page: int) -> Any:
         """A page (webapp.pagination.Page) of the items the run proposed nothing for, each a
-        webapp.review.looks.Unproposed (per_page 0: their count alone): by default, the items
-        that failed or whose result says why they found nothing (NOTHING_FOUND), by name."""
-        names = self.item_names(run)
-        items = []
-        for key in run.items:
-            why = run.item_errors.get(key) or found_nothing(run.results.get(key))
-            if why:
-                items.append(Unproposed(names.get(key, key), why))
-        return paginate_list(items, number, per_page)
+        webapp.review.looks.Unproposed (per_page 0: their count alone); None leaves it to the
+        review core: the items that failed or whose result says why they found nothing."""
+        return None
 
     def live_context(self, run: Any) -> dict[str, Any]:
         """What live_template reads while the run works."""

@@ -18,13 +18,13 @@ from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.extensions import db
 from webapp.ids import record_id, record_ids
-from webapp.jobs.kinds import RunKind
+from webapp.jobs.kinds import RunKind, found_nothing
 from webapp.jobs.models import Run
 from webapp.links import is_site_path, with_args
-from webapp.pagination import page_number
+from webapp.pagination import Page, page_number, paginate_list
 from webapp.rendering import render_page
 from webapp.review import bp, service
-from webapp.review.looks import RowLook
+from webapp.review.looks import RowLook, Unproposed
 from webapp.review.models import Suggestion
 from webapp.review.targets import ReviewTarget, target_for
 from webapp.review.views import reviewed_run_or_404
@@ -144,6 +144,18 @@ def looks_of(
     return looks
 
 
+def unproposed(run: Run, kind: RunKind, number: int, per_page: int) -> Page:
+    """The items a run proposed nothing for, by name, unless its kind says otherwise: those
+    that failed, and those whose result says why they found nothing."""
+    names = kind.item_names(run)
+    items = []
+    for key in run.items:
+        why = run.item_errors.get(key) or found_nothing(run.results.get(key))
+        if why:
+            items.append(Unproposed(names.get(key, key), why))
+    return paginate_list(items, number, per_page)
+
+
 @bp.get("/runs/<int:run_id>")
 def run_review(run_id: int):
     """A live run's progress, polled (the rows swap in when it ends); an ended run's
@@ -159,7 +171,8 @@ def run_review(run_id: int):
         listed_rows = level != NOTHING
         shown = service.review_page(run, level if listed_rows else None, number, listed_rows)
         # Counted only, unless they are the page's rows.
-        nothing = kind.unproposed(run, number, 0 if listed_rows else service.REVIEW_PAGE_SIZE)
+        size = 0 if listed_rows else service.REVIEW_PAGE_SIZE
+        nothing = kind.unproposed(run, number, size) or unproposed(run, kind, number, size)
         undo = request.args.get("undo", "")
         context = {
             "shown": shown,
