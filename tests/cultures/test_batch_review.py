@@ -250,7 +250,10 @@ def test_apply_all_valid_first_counts_what_changes_and_what_is_left_out(client_a
         "Skipped: already applied or rejected": "1",
         "Skipped: changed since the run": "1",
     }
-    assert by_id(confirm, "apply-stale").get_text(" ", strip=True) == "Lettuce : Sowing depth"
+    assert (
+        by_id(confirm, "apply-stale").get_text(" ", strip=True)
+        == "Lettuce ‘Maikönig’ : Sowing depth"
+    )
     assert db.session.query(Change).filter_by(source="apply").count() == 0  # nothing yet
     hidden = {i["name"]: i["value"] for i in soup(confirm).select("form input[type=hidden]")}
     assert hidden["all_matching"] == "1" and hidden["confirmed"] == "1"
@@ -286,7 +289,8 @@ def test_apply_all_valid_first_counts_what_changes_and_what_is_left_out(client_a
     said = flashes(reviewer.get(undone.headers["Location"]))[0]
     assert said == (
         "Undone — Carrot: Growth duration, Row spacing, Sources, Notes (Markdown); "
-        "Lettuce: Harvest method (the yield's context), Expected yield, Sources, Notes (Markdown)."
+        "Lettuce ‘Maikönig’: Harvest method (the yield's context), Expected yield, Sources, "
+        "Notes (Markdown)."
     )
     carrot = db.session.get(Culture, ids["Carrot"])
     assert carrot.growth_duration_days is None and carrot.row_spacing_cm is None
@@ -367,15 +371,15 @@ def test_a_refused_apply_redirects_with_its_reasons_and_the_stale_value_shows_fi
     )
     again = reviewer.get(back)
     assert flashes(again) == [
-        "Applied Harvest method (the yield's context) of Lettuce.",
-        "Not applied — Sowing depth of Lettuce: The field changed after this suggestion was made; "
-        "re-confirm it to apply it anyway.",
+        "Applied Harvest method (the yield's context) of Lettuce ‘Maikönig’.",
+        "Not applied — Sowing depth of Lettuce ‘Maikönig’: The field changed after this "
+        "suggestion was made; re-confirm it to apply it anyway.",
     ]
     assert reviewer.get(back).status_code == 200  # a reload shows the page, sends nothing
     again = {"suggestion": str(depth.id), "reconfirm": str(depth.id), "back": back}
     reconfirmed = reviewer.submit(f"/review/runs/{run.id}/apply", again, page=url)
     assert flashes(reviewer.get(reconfirmed.headers["Location"])) == [
-        "Applied Sowing depth of Lettuce."
+        "Applied Sowing depth of Lettuce ‘Maikönig’."
     ]
     assert db.session.get(Culture, lettuce.id).sowing_depth_cm == 1.0
 
@@ -426,7 +430,7 @@ def test_the_history_speaks_in_labels_and_units_and_undo_keeps_the_page(client_a
     undone = reviewer.submit(undo["action"], {"back": back}, page=url)
     assert undone.headers["Location"] == url
     assert flashes(reviewer.get(url)) == [
-        "Undone — Lettuce: Harvest method (the yield's context), Expected yield, "
+        "Undone — Lettuce ‘Maikönig’: Harvest method (the yield's context), Expected yield, "
         "Sources, Notes (Markdown)."
     ]
 

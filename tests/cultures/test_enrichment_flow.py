@@ -80,7 +80,10 @@ def test_enrich_review_apply_refuse_and_undo(client_as, crowded_tomato, worker):
     assert back.startswith(f"/cultures/{culture_id}?run={run.id}&undo=")
     assert back.endswith("#enrichment")
     text = reviewer.get(back).get_data(as_text=True)
-    assert "Not applied — Expected yield of Tomate: Invalid, so it cannot be applied" in text
+    assert (
+        "Not applied — Expected yield of Tomate ‘Harzfeuer’: Invalid, so it cannot be applied"
+        in text
+    )
     culture = db.session.get(Culture, culture_id)
     # Days to first harvest from transplanting, 50–80 (not FAO-56's whole season, 135–180).
     assert culture.growth_duration_days == 65

@@ -128,6 +128,8 @@ def test_a_lookup_is_reviewed_applied_refused_and_undone_on_the_cores_pages(lots
     weighed = {"suggestion": str(carrot.id), f"value-{carrot.id}": "1,6", "back": back}
     applied = reviewer.submit(form["action"], weighed, page=review)
     assert weight(lots["Lot 24-02"]) == 1.6
+    decided = soup(reviewer.get(applied.headers["Location"]))
+    assert not decided.find(id="apply-all") and not decided.find(id="reject-all")  # none open
     assert "1.6 g" in by_id(soup(reviewer.get("/seed-lots")), f"lot-{lots['Lot 24-02']}").text
 
     # The core's undo, from the page the apply returned to; the same undo again is refused.

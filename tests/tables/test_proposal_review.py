@@ -160,6 +160,7 @@ def test_keys_select_buttons_and_the_actions_a_reviewer_presses(client_as, plots
     assert reject.get_text() == "Reject selected"
     assert reject["formaction"] == f"/review/runs/{run.id}/reject"
     assert by_id(page, "apply-all").get_text() == "Apply all 118 valid…"
+    assert by_id(page, "reject-all")["href"].startswith(f"/review/runs/{run.id}/reject-all")
     editor = soup(client_as("editor").get(review_url(run)))
     assert not editor.find(id="apply-all") and not editor.select(".select-buttons")
 

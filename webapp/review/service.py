@@ -810,12 +810,13 @@ REVIEW_PAGE_SIZE = 50
 class ReviewPage:
     """One page of a run's suggestions as its review reads it, with what is said over the
     whole run: counts by worst level, how many "apply all valid" would apply, how many wait
-    for a re-confirm."""
+    for a re-confirm, how many are still open."""
 
     page: Page  # Suggestions: held for a re-confirm first, then as stored
     counts: dict[str, int]
     valid_pending: int
     held: int
+    still_open: int  # what "reject all" would reject
 
 
 def level_counts_of(run: Run) -> dict[str, int]:
@@ -840,8 +841,14 @@ def review_page(
     changed since (found by comparing the page's values with their records now) lead the page.
     Without rows, only what is said over the whole run."""
     stale = SuggestionStatus.stale
-    waiting = select(func.count()).where(Suggestion.run_id == run.id, Suggestion.status == stale)
-    held = db.session.scalar(waiting) or 0
+    by_status = dict(
+        db.session.execute(
+            select(Suggestion.status, func.count())
+            .where(Suggestion.run_id == run.id)
+            .group_by(Suggestion.status)
+        ).all()
+    )
+    held = by_status.get(stale, 0)
     query = at_level(select(Suggestion).where(Suggestion.run_id == run.id), level)
     # Records in the order they were made (a table's rows, a catalog's cultures).
     order = (Suggestion.target_id, Suggestion.id)
@@ -855,6 +862,7 @@ def review_page(
         level_counts_of(run),
         valid_pending_count(run, level),
         held,
+        sum(by_status.get(status, 0) for status in REJECTABLE),
     )
 
 
