@@ -21,6 +21,7 @@ from tests.support.server import served_app  # noqa: E402
 
 CULTURES = 1000
 PAGE_REQUESTS = 200
+EMAIL, PASSWORD = "bench@example.org", "a bench password of some length"
 
 
 def timed_rules(crops) -> float:
@@ -49,7 +50,7 @@ def main() -> None:
         from webapp.reference.library import library
 
         with app.app_context():
-            user = create_user("bench@example.org", "bench password", Role.admin)
+            user = create_user(EMAIL, PASSWORD, Role.admin)
             crops = [library().crops[n % len(library().crops)].id for n in range(CULTURES)]
             db.session.add_all(Culture(name=c, reference_crop=c) for c in crops)
             db.session.commit()
@@ -101,10 +102,11 @@ def panel_latency(app, ids) -> None:
             )
         )
     db.session.commit()
+    from tests.support.app import Client
+
+    app.test_client_class = Client
     client = app.test_client()
-    with client.session_transaction() as session:
-        session["_user_id"] = "1"
-        session["_fresh"] = True
+    assert client.login(EMAIL, PASSWORD).status_code == 302
     times = []
     for _ in range(PAGE_REQUESTS):
         began = time.perf_counter()
