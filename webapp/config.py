@@ -43,6 +43,10 @@ class Settings:
     fetch_allow_hosts: tuple[str, ...] = ()
     # The most rows one table enrichment run may work on (a run is a background job).
     max_rows_per_run: int = 10_000
+    # Every model call is bounded: the most tokens one answer may take (reasoning included,
+    # on the Responses API), and how often the SDK retries a failed or timed-out call.
+    openai_max_output_tokens: int = 8192
+    openai_max_retries: int = 2
 
     @property
     def embedded_redis_socket(self) -> Path:
@@ -209,6 +213,8 @@ def load_settings(env: dict[str, str] | None = None) -> Settings:
         openai_model=env.get("OPENAI_MODEL") or "gpt-5-mini",
         openai_api=_choice(env, "FURROW_OPENAI_API", ("responses", "chat")),
         openai_timeout=_float(env, "FURROW_OPENAI_TIMEOUT_SECONDS", 60.0),
+        openai_max_output_tokens=_int(env, "FURROW_OPENAI_MAX_OUTPUT_TOKENS", 8192, minimum=16),
+        openai_max_retries=_int(env, "FURROW_OPENAI_MAX_RETRIES", 2, minimum=0),
         openai_prices=_prices(env.get("FURROW_OPENAI_PRICES")),
         workers=_int(env, "FURROW_WORKERS", 2, minimum=0),
         queue_name=env.get("FURROW_QUEUE") or "furrow",

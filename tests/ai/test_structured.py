@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict
 
 from tests.support.openai_server import chat_body, openai_settings, responses_body
 from webapp.ai import ProviderError, ProviderUnavailable, Usage, pick
-from webapp.ai.answers import MOST_PROBLEMS, read_answer, strict_schema
+from webapp.ai.answers import MOST_ITEMS, MOST_PROBLEMS, bounded_arrays, read_answer, strict_schema
 from webapp.ai.client import StructuredClient
 from webapp.config import load_settings
 from webapp.cultures.catalog import ENRICHABLE_FIELDS
@@ -137,10 +137,13 @@ def test_chat_mode_sends_the_same_strict_schema_and_counts_its_usage(tmp_path, o
 
     path, sent = openai_server.requests[0]
     assert path == "/v1/chat/completions"
+    # The same schema, every array given an end: a local server's grammar holds the model to it.
+    bounded = bounded_arrays(strict_schema(Weather))
     assert sent["response_format"] == {
         "type": "json_schema",
-        "json_schema": {"name": "weather", "schema": strict_schema(Weather), "strict": True},
+        "json_schema": {"name": "weather", "schema": bounded, "strict": True},
     }
+    assert bounded["properties"]["warnings"]["maxItems"] == MOST_ITEMS
     assert sent["temperature"] == 0.2
     assert [m["role"] for m in sent["messages"]] == ["system", "user"]
     assert result.answer == Weather(**GOOD) and result.citations == []

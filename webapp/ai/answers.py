@@ -22,6 +22,26 @@ def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     return to_strict_json_schema(model)
 
 
+# The most items an array of an answer may hold on a server that holds its model to the schema
+# (a local server's grammar): without an end, a small model repeats items until the output
+# limit cuts it off. OpenAI's strict mode refuses maxItems, so its schema goes without.
+MOST_ITEMS = 50
+
+
+def bounded_arrays(schema: Any, most: int = MOST_ITEMS) -> Any:
+    """The schema with every array that has no maxItems given one."""
+    if isinstance(schema, list):
+        return [bounded_arrays(part, most) for part in schema]
+    if not isinstance(schema, dict):
+        return schema
+    bounded = {key: bounded_arrays(value, most) for key, value in schema.items()}
+    kinds = schema.get("type")
+    is_array = kinds == "array" or (isinstance(kinds, list) and "array" in kinds)
+    if is_array and "maxItems" not in schema:
+        bounded["maxItems"] = most
+    return bounded
+
+
 def schema_name(model: type[BaseModel]) -> str:
     """The name the schema is sent under: the model's title, else its class name."""
     return model.model_config.get("title") or model.__name__

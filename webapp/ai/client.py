@@ -15,7 +15,7 @@ from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Generic
 
 from webapp.ai import ProviderError, ProviderUnavailable, Usage
-from webapp.ai.answers import M, read_answer, schema_name, strict_schema
+from webapp.ai.answers import M, bounded_arrays, read_answer, schema_name, strict_schema
 from webapp.config import Settings
 from webapp.review.vocabulary import Evidence, SourceKind
 
@@ -166,16 +166,17 @@ class Structured(Generic[M]):
 
 
 @lru_cache(maxsize=4)
-def openai_client(api_key: str, base_url: str | None, timeout: float) -> openai.OpenAI:
+def openai_client(
+    api_key: str, base_url: str | None, timeout: float, max_retries: int
+) -> openai.OpenAI:
     """The process's SDK client for one server, made once: its set-up (importing the SDK, its
-    resources, the HTTP pool and TLS context) is paid by the first caller, not by every run."""
+    resources, the HTTP pool and TLS context) is paid by the first caller, not by every run.
+    The SDK retries 429, 5xx, lost connections and timeouts max_retries times, backing off:
+    one call may take (max_retries + 1) × timeout."""
     import openai
 
     client = openai.OpenAI(
-        api_key=api_key,
-        base_url=base_url,
-        timeout=timeout,
-        max_retries=3,  # the SDK retries 429, 5xx and timeouts with exponential backoff
+        api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
     )
     # The resources load their modules on first use: load them now, while nothing waits.
     client.responses, client.chat.completions  # noqa: B018
@@ -194,6 +195,20 @@ def shared_client(settings: Settings) -> openai.OpenAI:
         settings.openai_api_key or "not-needed-by-this-server",
         settings.openai_base_url,
         settings.openai_timeout,
+        settings.openai_max_retries,
+    )
+
+
+class AnswerCutOff(ProviderError):
+    """The answer reached the output limit before it ended: what came is not read (a cut-off
+    JSON, or a number from half a sentence), and the same prompt is not asked again."""
+
+
+def cut_off(tokens: int, usage: Usage) -> AnswerCutOff:
+    return AnswerCutOff(
+        f"The answer was cut off at {tokens:,} tokens, the output limit "
+        "(FURROW_OPENAI_MAX_OUTPUT_TOKENS): nothing of it is used.",
+        usage,
     )
 
 
@@ -236,6 +251,12 @@ class StructuredClient:
 
     def temperature_args(self) -> dict[str, float]:
         return {} if is_reasoning_model(self.model) else {"temperature": CHAT_TEMPERATURE}
+
+    def output_limit(self) -> dict[str, int]:
+        """Chat Completions' output limit: reasoning models take only the newer name; local
+        servers (llama.cpp's among them) read max_tokens."""
+        most = self.settings.openai_max_output_tokens
+        return {"max_completion_tokens" if is_reasoning_model(self.model) else "max_tokens": most}
 
     def ask_structured(
         self,
@@ -345,11 +366,16 @@ class StructuredClient:
                 model=self.model,
                 instructions=instructions,
                 input=asked,
+                max_output_tokens=self.settings.openai_max_output_tokens,
                 **offered,
                 **text,
                 **self.temperature_args(),
             )
             count_tokens(usage, response.usage)
+            details = getattr(response, "incomplete_details", None)
+            if getattr(details, "reason", None) == "max_output_tokens":
+                usage.cost_usd = self.cost(usage)
+                raise cut_off(response.usage.output_tokens if response.usage else 0, usage)
             searches = [i for i in response.output if i.type == "web_search_call"]
             usage.web_searches += len(searches)
             usage.cost_usd = self.cost(usage)
@@ -388,8 +414,9 @@ class StructuredClient:
             *([{"role": "user", "content": prompt}] if isinstance(prompt, str) else prompt),
         ]
         functions = [t.chat_spec() for t in tools]
+        bounded = {**schema, "schema": bounded_arrays(schema["schema"])} if schema else None
         answer_format = (
-            {"response_format": {"type": "json_schema", "json_schema": schema}} if schema else {}
+            {"response_format": {"type": "json_schema", "json_schema": bounded}} if schema else {}
         )
         used = 0
         for round_ in range(rounds + 1):
@@ -401,12 +428,15 @@ class StructuredClient:
             completion = self.client.chat.completions.create(
                 model=self.model,
                 messages=messages,
+                **self.output_limit(),
                 **answer_format,
                 **offered,
                 **self.temperature_args(),
             )
             count_tokens(usage, completion.usage)
             usage.cost_usd = self.cost(usage)
+            if completion.choices[0].finish_reason == "length":
+                raise cut_off(completion.usage.completion_tokens if completion.usage else 0, usage)
             message = completion.choices[0].message
             called = [c for c in message.tool_calls or [] if c.type == "function"]
             if not called or round_ == rounds:

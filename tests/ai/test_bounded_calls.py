@@ -1,0 +1,94 @@
+"""Every model call is bounded: an output limit sent with each call, an answer cut off at it
+is no answer (and is not asked again), and the SDK's retries are a setting."""
+
+import json
+
+import pytest
+
+from tests.ai.test_structured import GOOD, ask, client
+from tests.support.openai_server import chat_body, responses_body
+from webapp.ai import Usage
+from webapp.ai.answers import MOST_ITEMS, bounded_arrays
+from webapp.ai.client import AnswerCutOff
+
+
+def cut_chat(content: str, tokens: int):
+    body = chat_body(content, tokens=(400, tokens))
+    body["choices"][0]["finish_reason"] = "length"
+    return body
+
+
+def cut_response(content: str, tokens: int):
+    body = responses_body(content, tokens=(900, tokens))
+    body["status"] = "incomplete"
+    body["incomplete_details"] = {"reason": "max_output_tokens"}
+    return body
+
+
+def test_a_chat_answer_cut_off_at_the_limit_is_said_and_not_asked_again(tmp_path, openai_server):
+    # A small local model repeating array items until the limit stops it.
+    endless = '{"city": "Lyon", "temperature_c": 21.5, "warnings": ["hot", "hot", "hot", "ho'
+    openai_server.reply(cut_chat(endless, 64))
+    openai_server.reply(chat_body(json.dumps(GOOD)))  # never asked for
+    chat = client(
+        tmp_path,
+        openai_server,
+        FURROW_OPENAI_API="chat",
+        OPENAI_MODEL="gemma-3-270m",
+        FURROW_OPENAI_MAX_OUTPUT_TOKENS="64",
+    )
+    usage = Usage()
+    with pytest.raises(AnswerCutOff, match=r"^The answer was cut off at 64 tokens") as caught:
+        ask(chat, usage)
+    assert len(openai_server.requests) == 1
+    assert openai_server.requests[0][1]["max_tokens"] == 64
+    assert caught.value.usage is usage and (usage.input_tokens, usage.output_tokens) == (400, 64)
+
+
+def test_a_reasoning_model_on_chat_is_sent_the_limit_under_its_own_name(tmp_path, openai_server):
+    openai_server.reply(chat_body(json.dumps(GOOD)))
+    ask(client(tmp_path, openai_server, FURROW_OPENAI_API="chat"), Usage())
+    sent = openai_server.requests[0][1]
+    assert sent["max_completion_tokens"] == 8192 and "max_tokens" not in sent
+
+
+def test_a_responses_answer_cut_off_at_the_limit_is_no_answer(tmp_path, openai_server):
+    openai_server.reply(cut_response('{"city": "Ly', 2000))
+    usage = Usage()
+    limited = client(tmp_path, openai_server, FURROW_OPENAI_MAX_OUTPUT_TOKENS="2000")
+    with pytest.raises(AnswerCutOff, match="cut off at 2,000 tokens"):
+        ask(limited, usage)
+    assert openai_server.requests[0][1]["max_output_tokens"] == 2000
+    assert len(openai_server.requests) == 1 and usage.cost_usd > 0  # paid for all the same
+
+
+def test_the_sdks_retries_are_a_setting(tmp_path, openai_server):
+    failing = {"error": {"message": "overloaded"}}
+    openai_server.reply(failing, status=500)
+    with pytest.raises(Exception, match="overloaded"):
+        ask(client(tmp_path, openai_server, FURROW_OPENAI_MAX_RETRIES="0"), Usage())
+    assert len(openai_server.requests) == 1
+    for _ in range(2):
+        openai_server.reply(failing, status=500)
+    openai_server.reply(responses_body(GOOD))
+    # The default: two retries, then the answer.
+    assert ask(client(tmp_path, openai_server), Usage()).answer is not None
+    assert len(openai_server.requests) == 4
+
+
+def test_every_array_of_a_chat_schema_gets_an_end_and_the_rest_stays():
+    schema = {
+        "type": "object",
+        "properties": {
+            "values": {"type": "array", "items": {"$ref": "#/$defs/Value"}},
+            "notes": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}]},
+            "kept": {"type": ["array", "null"], "items": {"type": "number"}, "maxItems": 3},
+        },
+        "$defs": {"Value": {"type": "object", "properties": {"sources": {"type": "array"}}}},
+    }
+    bounded = bounded_arrays(schema)
+    assert bounded["properties"]["values"]["maxItems"] == MOST_ITEMS
+    assert bounded["properties"]["notes"]["anyOf"][0]["maxItems"] == MOST_ITEMS
+    assert bounded["properties"]["kept"]["maxItems"] == 3  # its own end is kept
+    assert bounded["$defs"]["Value"]["properties"]["sources"]["maxItems"] == MOST_ITEMS
+    assert "maxItems" not in schema["properties"]["values"]  # the schema given is left as it is
