@@ -9,7 +9,7 @@ from tests.ai.test_structured import GOOD, ask, client
 from tests.support.openai_server import chat_body, responses_body
 from webapp.ai import Usage
 from webapp.ai.answers import MOST_ITEMS, bounded_arrays
-from webapp.ai.client import AnswerCutOff
+from webapp.ai.client import AnswerCutOff, FunctionTool, ToolsIgnored
 
 
 def cut_chat(content: str, tokens: int):
@@ -92,3 +92,16 @@ def test_every_array_of_a_chat_schema_gets_an_end_and_the_rest_stays():
     assert bounded["properties"]["kept"]["maxItems"] == 3  # its own end is kept
     assert bounded["$defs"]["Value"]["properties"]["sources"]["maxItems"] == MOST_ITEMS
     assert "maxItems" not in schema["properties"]["values"]  # the schema given is left as it is
+
+
+def test_a_required_call_that_never_comes_is_said_on_the_responses_api_too(tmp_path, openai_server):
+    openai_server.reply(responses_body("1998", searches=0))
+    usage = Usage()
+    noop = FunctionTool("read_page", "Read a page.", {"type": "object", "properties": {}}, str)
+    events = client(tmp_path, openai_server).converse(
+        "Look it up.", "When was Acme founded?", usage, tools=[noop], calls=2, call_first=True
+    )
+    with pytest.raises(ToolsIgnored, match="does not support tools"):
+        list(events)
+    assert openai_server.requests[0][1]["tool_choice"] == "required"
+    assert usage.input_tokens == 1000  # what it used is counted all the same

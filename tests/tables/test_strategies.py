@@ -246,3 +246,20 @@ def test_chat_mode_searches_the_document_library_as_a_tool(app, tmp_path, openai
     assert first["tools"][0]["function"]["name"] == "search_documents"
     assert second["messages"][-1]["role"] == "tool"
     assert "fao.org" in second["messages"][-1]["content"]  # the reference library is indexed
+
+
+def test_a_server_that_ignores_a_required_tool_is_said_and_its_answer_not_used(
+    app, tmp_path, openai_server
+):
+    """A chat template without tool support answers at once: a lookup that had to search
+    first takes nothing from it."""
+    openai_server.reply(chat_body("1998"))
+    settings = openai_settings(
+        tmp_path, openai_server, FURROW_OPENAI_API="chat", OPENAI_MODEL="gemma-3-270m"
+    )
+    params = {"strategy": "lookup", "params": {"question": "When was {Company} founded?"}}
+    entry = work_on_row({"Company": "Acme"}, params, FOUNDED, OpenAITools(settings))
+    assert openai_server.requests[0][1]["tool_choice"] == "required"
+    assert entry["status"] != "found" and entry.get("value") is None
+    assert "does not support tools" in entry["error"]
+    assert [s["type"] for s in entry["steps"]] == ["error"]

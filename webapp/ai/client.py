@@ -204,6 +204,19 @@ class AnswerCutOff(ProviderError):
     JSON, or a number from half a sentence), and the same prompt is not asked again."""
 
 
+class ToolsIgnored(ProviderError):
+    """A call was required and none came back: the server (or its model's chat template) does
+    not support tools, and an answer it made up without them is no researched answer."""
+
+
+def tools_ignored(usage: Usage) -> ToolsIgnored:
+    return ToolsIgnored(
+        "This server or its chat template does not support tools: asked to call one, it "
+        "answered without, so its answer is not used.",
+        usage,
+    )
+
+
 def cut_off(tokens: int, usage: Usage) -> AnswerCutOff:
     return AnswerCutOff(
         f"The answer was cut off at {tokens:,} tokens, the output limit "
@@ -383,6 +396,8 @@ class StructuredClient:
                 yield Searched(getattr(getattr(item, "action", None), "query", None))
             used += len(searches)
             called = [i for i in response.output if i.type == "function_call"]
+            if offered.get("tool_choice") == "required" and not (searches or called):
+                raise tools_ignored(usage)
             if not called or round_ == rounds:
                 break
             if isinstance(asked, str):
@@ -439,6 +454,8 @@ class StructuredClient:
                 raise cut_off(completion.usage.completion_tokens if completion.usage else 0, usage)
             message = completion.choices[0].message
             called = [c for c in message.tool_calls or [] if c.type == "function"]
+            if offered.get("tool_choice") == "required" and not called:
+                raise tools_ignored(usage)
             if not called or round_ == rounds:
                 break
             messages.append(message.model_dump(exclude_none=True))
