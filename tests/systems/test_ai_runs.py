@@ -119,7 +119,9 @@ def test_an_answer_that_is_no_number_is_the_cells_issue(client_as, openai_server
     editor = api_client(client_as, "editor")
     system_id = create(editor).get_json()["id"]
     run = calculate(editor, system_id)
-    assert run.status == "succeeded" and suggestions(run) == {}
+    # A run that calculated nothing is not green: it says why.
+    assert run.status == "nothing_found" and suggestions(run) == {}
+    assert "The model's answer was unusable" in run.message
     kept = run.results[SEEDS]
     assert kept["outcome"] == "not calculated" and "value" in kept["error"]
     page = editor.get(f"/review/runs/{run.id}?level=nothing").get_data(as_text=True)

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from webapp.ai import ProviderError
 from webapp.auth.models import User
 from webapp.extensions import db
-from webapp.jobs.kinds import ItemError, RunKind, register_kind
+from webapp.jobs.kinds import NOTHING_FOUND, ItemError, RunKind, register_kind
 from webapp.jobs.models import Run
 from webapp.jobs.queue import RunInProgress, enqueue_run, live_runs
 from webapp.jobs.runner import add_usage
@@ -431,6 +431,14 @@ class SystemCalculation(RunKind):
         return self._document
 
     def process_item(self, key: str, params: dict[str, Any], run_id: int) -> Any:
+        result = self._work_on(key, params, run_id)
+        # A cell that got no value says why, so a run that calculated nothing ends "nothing
+        # found", never green.
+        if result.get("outcome") == "not calculated":
+            result[NOTHING_FOUND] = result.get("error") or "nothing was calculated"
+        return result
+
+    def _work_on(self, key: str, params: dict[str, Any], run_id: int) -> dict[str, Any]:
         system = db.session.get(System, params["system_id"])
         document = self.document(params["system_id"])
         if system is None or document is None:
