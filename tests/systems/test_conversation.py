@@ -70,6 +70,16 @@ def test_an_answer_is_kept_as_the_seed_shows_it():
     assert "assistant: 18.5 L/ha" in transcript([message])
 
 
+def test_an_answer_without_a_value_is_kept_but_never_read_back_to_the_model():
+    asked = user_message("Corps: 4", "refine", 18.5, None, STAMP)
+    failed = assistant_message(
+        {"value": None, "message": "The model's answer was unusable."}, STAMP
+    )
+    assert failed["unusable"] is True and "unusable" in failed["content"]
+    read_back = transcript([asked, failed])
+    assert "Corps: 4" in read_back and "unusable" not in read_back
+
+
 def test_messages_are_added_to_a_value_and_updated_at_moves_up():
     document = validate_document(itinera())
     step = document["steps"][0]

@@ -55,16 +55,25 @@ def assistant_message(answer: Mapping[str, Any], stamp: str) -> dict[str, Any]:
     calculator's value with the inputs it read, which the value remembers (webapp.systems.stale)."""
     inputs = answer.get("inputs")
     calculated = {"value": answer.get("value"), "inputs": dict(inputs)} if inputs else {}
-    return calculated | {
-        "role": "assistant",
-        "content": answer_text(answer),
-        "assumptions": list(answer.get("assumptions") or []),
-        "calculation_steps": list(answer.get("calculation_steps") or []),
-        "sources": [s.get("title") or s.get("source_url", "") for s in answer.get("sources", [])],
-        "confidence": answer.get("confidence"),
-        "caveats": [c.get("message", "") for c in answer.get("caveats", [])],
-        "timestamp": stamp,
-    }
+    # An answer that gave no value is kept for the record, not read back to the model: it
+    # echoed its own failures on the next Refine.
+    unusable = {"unusable": True} if answer.get("value") is None else {}
+    return (
+        calculated
+        | unusable
+        | {
+            "role": "assistant",
+            "content": answer_text(answer),
+            "assumptions": list(answer.get("assumptions") or []),
+            "calculation_steps": list(answer.get("calculation_steps") or []),
+            "sources": [
+                s.get("title") or s.get("source_url", "") for s in answer.get("sources", [])
+            ],
+            "confidence": answer.get("confidence"),
+            "caveats": [c.get("message", "") for c in answer.get("caveats", [])],
+            "timestamp": stamp,
+        }
+    )
 
 
 def answer_text(answer: Mapping[str, Any]) -> str:
@@ -82,5 +91,8 @@ def answer_text(answer: Mapping[str, Any]) -> str:
 
 
 def transcript(messages: Sequence[Mapping[str, Any]]) -> str:
-    """The conversation as the model reads it: one "role: text" block per message."""
-    return "\n\n".join(f"{m.get('role', '')}: {m.get('content', '')}" for m in messages)
+    """The conversation as the model reads it: one "role: text" block per message, without the
+    answers that gave no value."""
+    return "\n\n".join(
+        f"{m.get('role', '')}: {m.get('content', '')}" for m in messages if not m.get("unusable")
+    )
