@@ -7,9 +7,18 @@ import pytest
 
 from tests.ai.test_structured import GOOD, ask, client
 from tests.support.openai_server import chat_body, responses_body
-from webapp.ai import Usage
+from webapp.ai import ProviderError, Usage
 from webapp.ai.answers import MOST_ITEMS, bounded_arrays
-from webapp.ai.client import AnswerCutOff, FunctionTool, ToolsIgnored
+from webapp.ai.client import (
+    LOCAL_PRICE,
+    AnswerCutOff,
+    FunctionTool,
+    StructuredClient,
+    ToolsIgnored,
+    is_local_server,
+    provider_words,
+)
+from webapp.config import load_settings
 
 
 def cut_chat(content: str, tokens: int):
@@ -105,3 +114,46 @@ def test_a_required_call_that_never_comes_is_said_on_the_responses_api_too(tmp_p
         list(events)
     assert openai_server.requests[0][1]["tool_choice"] == "required"
     assert usage.input_tokens == 1000  # what it used is counted all the same
+
+
+@pytest.mark.parametrize(
+    ("base_url", "local"),
+    [
+        ("http://127.0.0.1:8080/v1", True),
+        ("http://localhost:11434/v1", True),
+        ("http://192.168.1.20:8000/v1", True),
+        ("http://llama.local/v1", True),
+        ("https://api.openai.com/v1", False),
+        ("https://inference.example.org/v1", False),
+        (None, False),
+    ],
+)
+def test_a_local_server_is_told_from_a_remote_one(base_url, local):
+    assert is_local_server(base_url) is local
+
+
+def test_a_local_server_costs_nothing_and_is_named_so(tmp_path, openai_server):
+    local = client(tmp_path, openai_server, OPENAI_MODEL="gemma-3-270m")
+    assert local.is_local and local.price() == LOCAL_PRICE
+    assert provider_words(local.settings) == "Local server · gemma-3-270m · no cost"
+    priced = client(
+        tmp_path,
+        openai_server,
+        OPENAI_MODEL="gemma-3-270m",
+        FURROW_OPENAI_PRICES='{"gemma-3-270m": {"input_per_million": 0.01}}',
+    )
+    assert priced.price() == {"input_per_million": 0.01}  # a price set is the price
+    cloud = load_settings({"FURROW_INSTANCE_PATH": str(tmp_path), "OPENAI_API_KEY": "sk-test"})
+    assert provider_words(cloud) == "OpenAI · gpt-5-mini"
+
+
+def test_a_server_that_cannot_be_reached_is_named(tmp_path):
+    settings = load_settings(
+        {
+            "FURROW_INSTANCE_PATH": str(tmp_path),
+            "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",  # discard: nothing listens
+            "FURROW_OPENAI_MAX_RETRIES": "0",
+        }
+    )
+    with pytest.raises(ProviderError, match=r"^Could not reach the model server at http://127"):
+        ask(StructuredClient(settings), Usage())

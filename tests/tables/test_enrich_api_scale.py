@@ -4,9 +4,11 @@ import pytest
 from flask import current_app
 
 from tests.support.tables import make_table
+from webapp.ai.client import StructuredClient
 from webapp.config import ConfigError, load_settings
 from webapp.extensions import db
 from webapp.jobs.models import Run
+from webapp.tables.runs import cost_basis
 
 
 @pytest.fixture
@@ -92,11 +94,16 @@ def test_an_llm_strategy_answers_with_its_cost_estimate(
         params={"question": "{Name}?", "thoroughness": "comprehensive"},
     )
     assert deep.get_json()["estimated_cost"]["usd"] > estimate["usd"]
-    unpriced = dataclasses.replace(settings, openai_model="local-model")
+    # A model no price is known for, on a server elsewhere: no sum is guessed.
+    remote = "https://inference.example.org/v1"
+    unpriced = dataclasses.replace(settings, openai_model="other-model", openai_base_url=remote)
     monkeypatch.setitem(current_app.config, "FURROW", unpriced)
     beyond = {"formula": "CONCAT({Name})"}  # beyond the safe evaluator: each row asks the model
     note = enrich(editor, scores, target_column="Note", params=beyond)
     assert note.status_code == 202
     estimate = note.get_json()["estimated_cost"]
     assert estimate["usd"] is None
-    assert estimate["basis"] == "No price is known for local-model: set FURROW_OPENAI_PRICES."
+    assert estimate["basis"] == "No price is known for other-model: set FURROW_OPENAI_PRICES."
+    # The same model on a server of this machine costs nothing.
+    local = StructuredClient(dataclasses.replace(settings, openai_model="other-model"))
+    assert cost_basis(local, bool(local.price())) == "A local server: no cost."

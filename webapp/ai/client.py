@@ -7,12 +7,14 @@ with the app."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Generic
+from urllib.parse import urlsplit
 
 from webapp.ai import ProviderError, ProviderUnavailable, Usage
 from webapp.ai.answers import M, bounded_arrays, read_answer, schema_name, strict_schema
@@ -199,6 +201,35 @@ def shared_client(settings: Settings) -> openai.OpenAI:
     )
 
 
+# What a model on this machine or its network costs: nothing per token.
+LOCAL_PRICE = {"input_per_million": 0.0, "output_per_million": 0.0, "per_web_search": 0.0}
+
+
+def is_local_server(base_url: str | None) -> bool:
+    """Whether the server runs on this machine or a private network (llama.cpp, Ollama)."""
+    host = urlsplit(base_url).hostname if base_url else None
+    if not host:
+        return False
+    if host == "localhost" or host.endswith((".localhost", ".local")):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private
+
+
+def provider_words(settings: Settings) -> str:
+    """The model as people choose it: “OpenAI · gpt-5-mini”, “local server · gemma-3-270m ·
+    no cost”, or the host of another OpenAI-compatible server."""
+    model, base_url = settings.openai_model, settings.openai_base_url
+    if is_local_server(base_url):
+        return f"Local server · {model} · no cost"
+    if base_url:
+        return f"{urlsplit(base_url).hostname} · {model}"
+    return f"OpenAI · {model}"
+
+
 class AnswerCutOff(ProviderError):
     """The answer reached the output limit before it ended: what came is not read (a cut-off
     JSON, or a number from half a sentence), and the same prompt is not asked again."""
@@ -250,8 +281,15 @@ class StructuredClient:
     def searches_the_web(self) -> bool:
         return self.api != "chat"
 
+    @property
+    def is_local(self) -> bool:
+        return is_local_server(self.settings.openai_base_url)
+
     def price(self) -> Mapping[str, float]:
-        return {**DEFAULT_PRICES, **self.settings.openai_prices}.get(self.model, {})
+        """The model's price; a local server's costs nothing unless FURROW_OPENAI_PRICES
+        says otherwise."""
+        prices = {**DEFAULT_PRICES, **self.settings.openai_prices}
+        return prices.get(self.model) or (LOCAL_PRICE if self.is_local else {})
 
     def cost(self, usage: Usage) -> float:
         price = self.price()
@@ -342,6 +380,12 @@ class StructuredClient:
             yield from loop(
                 instructions, prompt, usage, tools, web_search, schema, rounds, calls, call_first
             )
+        except openai.APIConnectionError as exc:
+            usage.cost_usd = self.cost(usage)
+            where = self.settings.openai_base_url or "https://api.openai.com/v1"
+            raise ProviderError(
+                f"Could not reach the model server at {where}: {exc}", usage
+            ) from exc
         except openai.OpenAIError as exc:
             usage.cost_usd = self.cost(usage)
             raise ProviderError(f"The provider failed: {exc}", usage) from exc

@@ -20,6 +20,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 from wtforms.fields.choices import SelectChoice
 
+from webapp.ai.client import provider_words
 from webapp.auth.access import require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
@@ -63,7 +64,7 @@ def provider_choices() -> list[SelectChoice]:
     settings = current_app.config["FURROW"]
     choices = [SelectChoice("offline", "Reference library (offline)")]
     if settings.openai_api_key or settings.openai_base_url:
-        choices.append(SelectChoice("openai", f"OpenAI · {settings.openai_model}"))
+        choices.append(SelectChoice("openai", provider_words(settings)))
     return choices
 
 

@@ -13,7 +13,7 @@ from flask import current_app, url_for
 from sqlalchemy import func, insert, select
 
 from webapp.ai import Usage
-from webapp.ai.client import StructuredClient
+from webapp.ai.client import LOCAL_PRICE, StructuredClient
 from webapp.auth.models import User
 from webapp.database import among
 from webapp.extensions import db
@@ -358,10 +358,16 @@ def cost_estimate(run: Run) -> dict[str, Any] | None:
             "output_tokens": usage.output_tokens,
             "web_searches": usage.web_searches,
         },
-        "basis": "A typical row's usage at the model's price; the run records what it really used."
-        if known
-        else f"No price is known for {structured.model}: set FURROW_OPENAI_PRICES.",
+        "basis": cost_basis(structured, known),
     }
+
+
+def cost_basis(structured: StructuredClient, known: bool) -> str:
+    if structured.is_local and structured.price() == LOCAL_PRICE:
+        return "A local server: no cost."
+    if known:
+        return "A typical row's usage at the model's price; the run records what it really used."
+    return f"No price is known for {structured.model}: set FURROW_OPENAI_PRICES."
 
 
 def research_log(run: Run) -> list[dict[str, Any]]:
