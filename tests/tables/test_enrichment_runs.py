@@ -21,6 +21,10 @@ from webapp.tables.runs import proposal, research_log, start_enrichment
 COMPANIES = [f"Company {n}" for n in range(9)]
 
 
+# Where a found value comes from: a model's answer without a source is not used.
+CITED = ("https://registry.example.org/companies", "Company registry")
+
+
 @pytest.fixture
 def companies(app):
     return make_table(
@@ -52,7 +56,7 @@ def suggestion_of_row(run) -> dict[int, int]:
 def test_lookup_rows_run_three_at_a_time(make_user, companies, idle_queue, openai_app):
     openai_app.delay = 0.2
     for n in range(9):
-        openai_app.reply(responses_body(str(2000 + n), searches=1))
+        openai_app.reply(responses_body(str(2000 + n), citations=[CITED], searches=1))
     run = start_enrichment(
         companies, "Founded", "lookup", lookup_params(), None, make_user("editor")
     )
@@ -71,7 +75,7 @@ def test_cancel_stops_between_rows_and_keeps_what_finished(
     # SDK already is (a warm one answers the first rows sooner).
     openai_app.delay = 0.6
     for n in range(9):
-        openai_app.reply(responses_body(str(2000 + n), searches=1))
+        openai_app.reply(responses_body(str(2000 + n), citations=[CITED], searches=1))
     user = make_user("editor")
     run = start_enrichment(companies, "Founded", "lookup", lookup_params(), None, user)
     run_id = run.id

@@ -36,6 +36,10 @@ SIZE = Target(2, "2", "Size", "select", None, ("small", "medium", "large"))
 TOTAL = Target(3, "3", "Total", "number", None, ())
 
 
+# Where a found value comes from: a model's answer without a source is not used.
+CITED = ("https://registry.example.org/companies", "Company registry")
+
+
 def lookup(question="What year was {Company} founded?"):
     return {"strategy": "lookup", "params": {"question": question}}
 
@@ -196,7 +200,7 @@ def test_malformed_tool_arguments_and_answers_are_that_rows_finding(tmp_path, op
     """A model that calls a tool with a list for arguments, then answers a word for a number:
     the row says so; nothing raises."""
     openai_server.reply(responses_function_call("fetch_page", [1, 2]))
-    openai_server.reply(responses_body("plenty", searches=0))
+    openai_server.reply(responses_body("plenty", citations=[CITED], searches=0))
     params = {"strategy": "research", "params": {"question": "How big is {Company}?"}}
     tools = OpenAITools(openai_settings(tmp_path, openai_server))
     entry = work_on_row({"Company": "Acme"}, params, TOTAL, tools)
@@ -210,7 +214,7 @@ def test_malformed_tool_arguments_and_answers_are_that_rows_finding(tmp_path, op
 
 
 def test_a_select_answer_that_matches_no_option_is_invalid_until_edited(tmp_path, openai_server):
-    openai_server.reply(responses_body("gigantic", searches=1))
+    openai_server.reply(responses_body("gigantic", citations=[CITED], searches=1))
     params = {"strategy": "research", "params": {"question": "How big is {Company}?"}}
     tools = OpenAITools(openai_settings(tmp_path, openai_server))
     entry = work_on_row({"Company": "Acme"}, params, SIZE, tools)
@@ -218,7 +222,7 @@ def test_a_select_answer_that_matches_no_option_is_invalid_until_edited(tmp_path
 
 
 def test_comprehensive_research_assesses_coverage(tmp_path, openai_server):
-    openai_server.reply(responses_body("medium", searches=3))
+    openai_server.reply(responses_body("medium", citations=[CITED], searches=3))
     openai_server.reply(responses_body("low", searches=0))
     params = {
         "strategy": "research",
@@ -263,3 +267,27 @@ def test_a_server_that_ignores_a_required_tool_is_said_and_its_answer_not_used(
     assert entry["status"] != "found" and entry.get("value") is None
     assert "does not support tools" in entry["error"]
     assert [s["type"] for s in entry["steps"]] == ["error"]
+
+
+def test_a_number_is_never_read_out_of_rambling(tmp_path, openai_server):
+    """A small model's paragraphs mention numbers; none of them is the cell's value."""
+    ramble = (
+        "Peas are a cool-season crop. The time to germination depends on the soil: a 3-digit "
+        "number of growing degree days is often quoted, and gardeners speak of weeks. "
+    ) * 20
+    openai_server.reply(responses_body(ramble, citations=[CITED], searches=1))
+    params = {"strategy": "lookup", "params": {"question": "Days to germination of {Company}?"}}
+    tools = OpenAITools(openai_settings(tmp_path, openai_server))
+    entry = work_on_row({"Company": "pea"}, params, FOUNDED, tools)
+    assert (entry["status"], entry["value"]) == ("error", None)
+    assert entry["error"].startswith(f"The answer is {len(ramble.strip()):,} characters of text")
+
+
+def test_an_answer_that_cites_nothing_is_not_a_found_value(tmp_path, openai_server):
+    openai_server.reply(responses_body("1998", searches=1))  # searched, cited nothing
+    params = {"strategy": "lookup", "params": {"question": "When was {Company} founded?"}}
+    tools = OpenAITools(openai_settings(tmp_path, openai_server))
+    entry = work_on_row({"Company": "Acme"}, params, FOUNDED, tools)
+    assert (entry["status"], entry["value"]) == ("error", None)
+    assert entry["error"] == "The answer cites no source: a value found without one is not used."
+    assert entry["steps"][-1]["data"]["raw"] == "1998"  # kept in the trace for a person

@@ -37,6 +37,9 @@ if TYPE_CHECKING:
     import openai
 
 PAGE_CHARS = 6000
+# The longest answer read as a cell's value: the rules ask for the value alone, and a number
+# read out of paragraphs could be any number they mention ("a 3-digit number" became 3 days).
+MOST_ANSWER_CHARS = 200
 
 LOOKUP_RULES = (
     "You fill one spreadsheet cell from web search snippets only; do not open pages. Extract "
@@ -257,6 +260,29 @@ class OpenAITools:
         except ProviderError as exc:
             yield RowStep("error", str(exc))
 
+    def _found(self, steps: Iterator[RowStep]) -> Iterator[RowStep]:
+        """A found value's trace as the model gave it, unless its answer is no value: text
+        longer than a cell's answer (a number read out of it would be any number it mentions),
+        or an answer with no source in its trace (no search result, page read or citation)."""
+        sourced = False
+        for step in steps:
+            sourced = sourced or bool(
+                step.data.get("results") or step.data.get("sources") or step.type == "fetch"
+            )
+            if step.type != "answer" or step.detail == NOT_FOUND:
+                yield step
+            elif len(step.detail) > MOST_ANSWER_CHARS:
+                said = f"The answer is {len(step.detail):,} characters of text, not a cell's value"
+                yield RowStep("error", f"{said}: nothing is read from it.", {"raw": step.detail})
+            elif not sourced:
+                yield RowStep(
+                    "error",
+                    "The answer cites no source: a value found without one is not used.",
+                    {"raw": step.detail},
+                )
+            else:
+                yield step
+
     # --- what the strategies ask for ----------------------------------------------------
 
     def lookup(
@@ -271,7 +297,7 @@ class OpenAITools:
         """subject (the row's values the question names) and places are the model's to read
         in the question and its context; the offline reader needs them spelled out."""
         prompt = f"{question}\n{context}\n{describe_target(target)}"
-        yield from self._loop(LOOKUP_RULES, prompt, budget, fetch=False)
+        yield from self._found(self._loop(LOOKUP_RULES, prompt, budget, fetch=False))
 
     def research(
         self,
@@ -286,7 +312,7 @@ class OpenAITools:
         rules = RESEARCH_RULES + (COMPREHENSIVE_RULES if comprehensive else "")
         prompt = f"{question}\n{context}\n{describe_target(target)}"
         answer = None
-        for step in self._loop(rules, prompt, budget, fetch=True):
+        for step in self._found(self._loop(rules, prompt, budget, fetch=True)):
             answer = step if step.type == "answer" else answer
             yield step
         if comprehensive and answer is not None:
