@@ -373,3 +373,48 @@ def test_a_stored_plan_value_is_its_id_and_anything_else_names_no_plan(app):
     with pytest.raises(ValueError, match="names no plan"):
         target.write(culture.id, {"fertilizer_plan": "plan #3: N 1 · P 1 · K 1 g/m²"}, None)
     assert plan_words(None) == "—" and plan_words({"plan_id": 999999}) == "Plan #999999 (deleted)"
+
+
+def test_a_plan_asked_of_a_model_is_made_in_a_run_not_inside_the_request(
+    client_as, idle_queue, openai_server, monkeypatch
+):
+    """With a model provider the API answers at once, 202 with the run's id; the offline
+    answer stays immediate."""
+    from dataclasses import replace
+
+    from flask import current_app
+
+    from tests.fertilizer.test_llm_gateway import ANSWER
+    from tests.support.openai_server import responses_body
+    from tests.support.tables import run_here
+    from webapp.fertilizer.runs import PlanRun
+
+    settings = replace(
+        current_app.config["FURROW"],
+        provider="openai",
+        openai_base_url=openai_server.base_url,
+        openai_api_key="sk-t",
+    )
+    monkeypatch.setitem(current_app.config, "FURROW", settings)
+    editor = client_as("editor")
+    headers = {"X-CSRFToken": editor.csrf_token("/")}
+    profile = json.loads(TOMATO_FILE.read_text(encoding="utf-8"))
+    queued = editor.post(
+        "/api/v1/fertilizer/recommend",
+        json={"crop_profile": profile, "region": "Kantō"},
+        headers=headers,
+    )
+    assert queued.status_code == 202 and openai_server.requests == []  # the model not asked
+    run = db.session.get(Run, queued.get_json()["run_id"])
+    assert (run.kind, run.status) == (PlanRun.name, RunStatus.queued)
+    openai_server.reply(responses_body(ANSWER, citations=[("https://edis.ifas.ufl.edu", "UF")]))
+    run = run_here(run, PlanRun())
+    assert run.status == RunStatus.succeeded
+    followed = editor.get(f"/api/v1/runs/{run.id}").get_json()
+    assert followed["status"] == "succeeded"
+    offline = editor.post(
+        "/api/v1/fertilizer/recommend",
+        json={"crop_profile": profile, "provider": "offline"},
+        headers=headers,
+    )
+    assert offline.status_code == 200 and offline.get_json()["provider"] == "reference"

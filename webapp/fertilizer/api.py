@@ -1,11 +1,11 @@
-"""The fertilizer JSON API (/api/v1/fertilizer): a plan for a request document, made at once,
-and a stored plan document."""
+"""The fertilizer JSON API (/api/v1/fertilizer): a plan for a request document (made at once
+from the reference library, in a run when a model makes it), and a stored plan document."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from flask import jsonify
+from flask import current_app, jsonify
 from flask_login import current_user
 
 from webapp.api import api_error, json_body
@@ -16,6 +16,7 @@ from webapp.extensions import db
 from webapp.fertilizer import api
 from webapp.fertilizer.interactor import NoRecommendation, recommend
 from webapp.fertilizer.plans import gateway_named, plan_or_404, store
+from webapp.fertilizer.runs import start_plan_run
 
 
 class RecommendBody(RequestModel):
@@ -43,10 +44,22 @@ class RecommendBody(RequestModel):
 
 @api.post("/recommend")
 @require_role(Role.editor)
-@accepts(RecommendBody, answers={200: "The plan, made now and stored."})
+@accepts(
+    RecommendBody,
+    answers={
+        200: "The plan, made now from the reference library and stored.",
+        202: "Queued: a model makes the plan in a run (run_id; GET /api/v1/runs/<id>).",
+    },
+)
 def api_recommend():
-    """The plan for a request document, made now: 200 with the plan, or 422 saying why not."""
+    """The plan for a request document: made now from the reference library (200 with the
+    plan, or 422 saying why not); asked of a model, made in a run (202 with its id), so no
+    request waits on the model."""
     body = json_body()
+    provider = body.get("provider") or current_app.config["FURROW"].provider
+    if provider != "offline":
+        run = start_plan_run(body, current_user, provider, None)
+        return jsonify(run_id=run.id), 202
     try:
         result = recommend(body, gateway_named(body.get("provider")))
     except NoRecommendation as exc:
