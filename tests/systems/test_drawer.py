@@ -323,3 +323,25 @@ def test_an_edit_stored_under_its_earlier_name_reads_as_the_seeds():
     stored = validate_document(document)
     said = stored["steps"][0]["interventions"][0]["values"][0]["conversation"][0]
     assert said["action"] == "manual_edit"
+
+
+def test_an_empty_value_says_who_would_work_it_out(client_as, monkeypatch):
+    """A calculator's key says a calculator works it out; a key only the model proposes says
+    so — never that a calculator can."""
+    from dataclasses import replace
+
+    from flask import current_app
+
+    from webapp.systems.calculators import CALCULATORS
+    from webapp.systems.runs import MODEL_KEYS
+
+    settings = replace(current_app.config["FURROW"], provider="openai", openai_api_key="sk-t")
+    monkeypatch.setitem(current_app.config, "FURROW", settings)
+    _editor, system_id = imported(client_as)
+    editor = client_as("editor")
+    model_only = next(k for k in MODEL_KEYS if k not in CALCULATORS)
+    asked = editor.get(drawer_url(system_id, model_only)).get_data(as_text=True)
+    assert "no calculator works this value out; Calculate asks the model" in asked
+    assert "a calculator can work this value out" not in asked
+    calculated = editor.get(drawer_url(system_id, "ift")).get_data(as_text=True)
+    assert "a calculator can work this value out" in calculated or "needs:" in calculated

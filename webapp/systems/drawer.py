@@ -147,6 +147,8 @@ def drawer_context(system: System, row: grid.Row, cell: grid.Cell, **more: Any) 
         "now": now,
         "may_approve": editor and cell.state in grid.UNREVIEWED,
         "may_calculate": editor and calculable and cell.state != "na",
+        # Calculate asks a calculator for this value, or (no calculator has it) the model.
+        "has_calculator": cell.key in CALCULATORS,
         "may_edit": editor,
         "in_drawer": bool(htmx),
         "close_url": url_for("systems.show", system_id=system.id, _anchor="grid"),
