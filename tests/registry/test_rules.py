@@ -75,6 +75,21 @@ def test_a_name_with_a_role_word_in_it_is_a_name(owner):
     assert status_of(one(F.owner_name, owner))[0] is Status.passed
 
 
+@pytest.mark.parametrize("heading", ["land tenure", "Land Tenure", "Tenure", "Title", "N/A"])
+def test_a_tenure_that_names_no_form_of_tenure_is_not_valid(heading):
+    """A heading read as the value (a small model's "land tenure", at confidence 0) passed
+    "Tenure valid"; only a form of tenure is one."""
+    status, message = status_of(one(F.tenure_type, heading))
+    assert status is Status.failed and "names no form of tenure" in message
+
+
+@pytest.mark.parametrize(
+    "tenure", ["Freehold", "owned freehold", "100 % owned", "Leasehold", "tenancy", "Licence"]
+)
+def test_a_form_of_tenure_in_any_words_is_valid(tenure):
+    assert status_of(one(F.tenure_type, tenure))[0] is Status.passed
+
+
 @pytest.mark.parametrize(
     ("field", "value", "status"),
     [

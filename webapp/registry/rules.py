@@ -288,6 +288,12 @@ def structural(value: FieldValue, today: date) -> list[Check]:
     elif value.field == F.owner_name:
         if is_generic_owner(read):
             fail = f"“{read}” names no one: give the owner's name."
+    elif value.field == F.tenure_type and not tenures(read):
+        # "Land tenure", read from a heading, is the subject, not a tenure.
+        fail = (
+            f"“{read}” names no form of tenure (owned or freehold, leased or tenancy, "
+            "licence, easement)."
+        )
     elif value.field in PERCENT_FIELDS and not 0 <= read <= 100:
         fail = f"{read:g} % is not a percentage (0–100)."
     elif value.field in PERIOD_FIELDS and not 1 <= read <= 100:
