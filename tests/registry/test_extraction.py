@@ -125,6 +125,28 @@ def test_only_passages_on_the_text_page_they_name_are_evidence():
     ]
 
 
+def test_a_heading_or_a_passage_without_confidence_is_not_evidence():
+    """A small model quoted "Land tenure" (the heading) for a tenure type of "land tenure", at
+    confidence 0; neither is evidence."""
+    fields = {"owner_name": None, "area_hectares": None, "tenure_type": "land tenure"}
+    parsed = answer(
+        TENURE,
+        {"page": 3, "section": None, "text": "Land tenure", "confidence": 0.8,
+         "structured_fields": fields},
+        {"page": 3, "section": None, "text": "2 Land tenure", "confidence": 0.8,
+         "structured_fields": fields},
+        {"page": 3, "section": None, "text": "The farm is owned by Nicholas Denman",
+         "confidence": 0, "structured_fields": fields | {"tenure_type": "owned"}},
+    )  # fmt: skip
+    snippets, problems = read_snippets(parsed, 7, "Deed.pdf", PAGES)
+    assert snippets == []
+    assert problems == [
+        "A passage on page 3 of Deed.pdf is only a heading: it is not evidence.",
+        "A passage on page 3 of Deed.pdf is only a heading: it is not evidence.",
+        "A passage on page 3 of Deed.pdf was given no confidence: it is not evidence.",
+    ]
+
+
 def test_a_field_value_not_in_its_passage_is_not_evidence():
     parsed = answer(
         TENURE,

@@ -310,6 +310,15 @@ def _not_stated(name: StructuredField, value: str, where: str, style: DateStyle 
     return f"{said} is not in the passage quoted from {where}: it is not evidence."
 
 
+def _is_heading(page: Page, quote: str) -> bool:
+    """Whether a quote is one of the page's headings, with its number or without ("2 Land
+    tenure", "Land tenure"): the subject of what follows, not what it says."""
+    said = _plain(quote)
+    return any(
+        said in (_plain(h.title), _plain(re.sub(r"^[\d.]+\s+", "", h.title))) for h in page.headings
+    )
+
+
 def _section(page: Page, quote: str, before: str | None) -> str | None:
     """The heading a quote stands under on its page, found by its first words however the
     page spaces them."""
@@ -329,11 +338,12 @@ def read_snippets(
     requirement: Requirement | None = None,
 ) -> tuple[list[evidence.Passage], list[str]]:
     """The answer's passages that are evidence, and why the others are not: a passage must be
-    on the text page it names, and answer the requirement (when given) rather than restate
-    it; the passage must state each field's value (else that value is no evidence), its dates
-    read in the document's style (style: as a person said it, else as its pages show); its
-    section is the heading it stands under on the page, whatever the model called it;
-    confidence is held to 0–1; empty fields are left out."""
+    on the text page it names, be more than one of its headings, have some confidence, and
+    answer the requirement (when given) rather than restate it; the passage must state each
+    field's value (else that value is no evidence), its dates read in the document's style
+    (style: as a person said it, else as its pages show); its section is the heading it
+    stands under on the page, whatever the model called it; confidence is held to 0–1; empty
+    fields are left out."""
     style = style or date_style("\n".join(p.text for p in pages))
     by_number = {p.number: p for p in pages}
     starts = sections_before(pages)
@@ -349,6 +359,12 @@ def read_snippets(
             continue
         if not passage.text.strip() or _plain(passage.text) not in _plain(page.text):
             problems.append(f"A passage said to be on {where} is not there: it is not evidence.")
+            continue
+        if passage.confidence <= 0:
+            problems.append(f"A passage on {where} was given no confidence: it is not evidence.")
+            continue
+        if _is_heading(page, passage.text):
+            problems.append(f"A passage on {where} is only a heading: it is not evidence.")
             continue
         if requirement is not None and not answer_text(passage.text, requirement):
             problems.append(
