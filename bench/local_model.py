@@ -14,7 +14,7 @@ What matters is not the small model's answers but that nothing wrong is shown as
 valid suggestion without a source, no green run that made nothing, every call bounded.
 
 Not part of CI: minutes on 2 CPUs. Run from the repository root:
-`.venv/bin/python bench/local_model.py`.
+`.venv/bin/python bench/local_model.py` (or name features: `… local_model.py Lookup fertilizer`).
 """
 
 from __future__ import annotations
@@ -225,7 +225,9 @@ def main() -> None:
         print(
             f"{'feature':<22} {'ended':<22} {'valid':>5} {'blocked':>7} {'s':>6} {'tok/s':>6}  why"
         )
-        for name, feature in FEATURES:
+        # Features named on the command line ("lookup", "registry"), else every one.
+        chosen = [(n, f) for n, f in FEATURES if any(w in n for w in sys.argv[1:])] or FEATURES
+        for name, feature in chosen:
             began = time.perf_counter()
             try:
                 run = feature(user)
