@@ -788,20 +788,6 @@ def plan_apply(suggestions: Iterable[Suggestion]) -> ApplyPlan:
     return plan
 
 
-def valid_pending_count(run: Run, level: str | None = None) -> int:
-    """How many of a run's suggestions (at one level) "apply all valid" would apply, were
-    none of their fields changed since: pending, without an error."""
-    query = at_level(
-        select(func.count()).where(
-            Suggestion.run_id == run.id,
-            Suggestion.status == SuggestionStatus.pending,
-            Suggestion.level.is_distinct_from("error"),
-        ),
-        level,
-    )
-    return db.session.scalar(query) or 0
-
-
 # The suggestions a run's review page shows at once.
 REVIEW_PAGE_SIZE = 50
 
@@ -819,20 +805,6 @@ class ReviewPage:
     still_open: int  # what "reject all" would reject
 
 
-def level_counts_of(run: Run) -> dict[str, int]:
-    """count_levels over every suggestion of a run, counted by the database from their stored
-    level."""
-    query = (
-        select(Suggestion.level, func.count())
-        .where(Suggestion.run_id == run.id)
-        .group_by(Suggestion.level)
-    )
-    counts = count_levels(())
-    for level, n in db.session.execute(query):
-        counts[level or "none"] += n
-    return counts
-
-
 def review_page(
     run: Run, level: str | None, number: int, rows: bool = True, per_page: int = REVIEW_PAGE_SIZE
 ) -> ReviewPage:
@@ -840,29 +812,35 @@ def review_page(
     front: those an apply held for a re-confirm lead the run, and on each page those whose field
     changed since (found by comparing the page's values with their records now) lead the page.
     Without rows, only what is said over the whole run."""
-    stale = SuggestionStatus.stale
-    by_status = dict(
-        db.session.execute(
-            select(Suggestion.status, func.count())
-            .where(Suggestion.run_id == run.id)
-            .group_by(Suggestion.status)
-        ).all()
+    # What is said over the whole run, from one count by level and status.
+    counts, held, valid_pending, still_open = count_levels(()), 0, 0, 0
+    query = (
+        select(Suggestion.level, Suggestion.status, func.count())
+        .where(Suggestion.run_id == run.id)
+        .group_by(Suggestion.level, Suggestion.status)
     )
-    held = by_status.get(stale, 0)
+    for worst, status, n in db.session.execute(query):
+        counts[worst or "none"] += n
+        held += n if status == SuggestionStatus.stale else 0
+        still_open += n if status in REJECTABLE else 0
+        # "Apply all valid" at this level: pending, without an error.
+        if status == SuggestionStatus.pending and worst != "error":
+            valid_pending += n if level is None or (worst or "none") == level else 0
     query = at_level(select(Suggestion).where(Suggestion.run_id == run.id), level)
     # Records in the order they were made (a table's rows, a catalog's cultures).
     order = (Suggestion.target_id, Suggestion.id)
     if held:
+        stale = SuggestionStatus.stale
         order = (case((Suggestion.status == stale, 0), else_=1), *order)
     page = paginate(query.order_by(*order), number, per_page) if rows else Page([], 1, per_page, 0)
     look_up_now(page.items)
     items = sorted(page.items, key=lambda s: not s.changed_since)
     return ReviewPage(
         Page(items, page.number, page.per_page, page.total),
-        level_counts_of(run),
-        valid_pending_count(run, level),
+        counts,
+        valid_pending,
         held,
-        sum(by_status.get(status, 0) for status in REJECTABLE),
+        still_open,
     )
 
 

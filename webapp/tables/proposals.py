@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from webapp.database import among
 from webapp.extensions import db
@@ -31,14 +31,10 @@ def latest_log(run: Run, limit: int = LIVE_LOG_ROWS) -> list[dict[str, Any]]:
     return list(db.session.scalars(query))
 
 
-def outcome_counts(run: Run) -> dict[str, int]:
-    """How many rows ended found, not found, skipped or failed."""
-    query = (
-        select(ResearchLogEntry.status, func.count())
-        .where(ResearchLogEntry.run_id == run.id)
-        .group_by(ResearchLogEntry.status)
-    )
-    return dict(db.session.execute(query).all())
+def status_counts(run: Run) -> dict[str, int]:
+    """How many rows ended found, not found, skipped or failed: the run keeps them as its rows
+    are saved (TableEnrichment.keep_results)."""
+    return {status: n for status, n in (run.results or {}).items() if isinstance(n, int)}
 
 
 def row_looks(run: Run, suggestions: Sequence[Suggestion]) -> dict[int, RowLook]:
@@ -62,8 +58,8 @@ STATUS_WORDS = {"not_found": "Nothing was found.", "skipped": "Skipped."}
 
 def unproposed_page(run: Run, number: int, per_page: int) -> Page:
     """The rows the run proposed nothing for (every row but those found), in table order, each
-    with why; per_page 0 counts them only. The run keeps its rows' counts by status."""
-    total = sum(n for status, n in (run.results or {}).items() if status != "found")
+    with why; per_page 0 counts them only."""
+    total = sum(n for status, n in status_counts(run).items() if status != "found")
     if not per_page or not total:
         return Page([], number, per_page, total)
     query = (

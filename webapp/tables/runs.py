@@ -30,7 +30,7 @@ from webapp.review.service import store_suggestions, suggestion_row
 from webapp.review.vocabulary import Confidence, Evidence, Issue, Severity, SuggestedValue
 from webapp.tables.enrichment import Target, work_on_row
 from webapp.tables.models import ROW_TARGET, DataTable, ResearchLogEntry, TableColumn, TableRow
-from webapp.tables.proposals import latest_log, outcome_counts, row_looks, unproposed_page
+from webapp.tables.proposals import latest_log, row_looks, status_counts, unproposed_page
 from webapp.tables.strategies import get_strategy
 from webapp.tables.strategies.base import (
     StrategyError,
@@ -129,8 +129,7 @@ class TableEnrichment(RunKind):
         return f"Back to {table.name}", url_for("tables.show", table_id=table.id)
 
     def review_summary(self, run: Run) -> str:
-        # The run keeps its rows' counts by status.
-        return reasoning(run, (run.results or {}).get("found", 0))
+        return reasoning(run, status_counts(run).get("found", 0))
 
     def review_looks(self, run: Run, suggestions: list[Suggestion]) -> dict[int, RowLook]:
         return row_looks(run, suggestions)
@@ -141,7 +140,7 @@ class TableEnrichment(RunKind):
     def live_context(self, run: Run) -> dict[str, Any]:
         return {
             "log": latest_log(run),
-            "finished": sum(outcome_counts(run).values()),
+            "finished": sum(status_counts(run).values()),
             "reasoning": run.params["reasoning"],
         }
 
@@ -401,17 +400,12 @@ def row_labels(run: Run, row_ids: Collection[int]) -> dict[int, str]:
     return labels
 
 
-def row_suggestions(run: Run, row_ids: Collection[int] | None = None) -> dict[int, Suggestion]:
-    """The run's suggestion for each row it proposed something for (of these rows only)."""
+def row_suggestions(run: Run) -> dict[int, Suggestion]:
+    """The run's suggestion for each row it proposed something for."""
     query = select(Suggestion).where(
         Suggestion.run_id == run.id, Suggestion.target_type == ROW_TARGET
     )
-    if row_ids is None:
-        return {s.target_id: s for s in db.session.scalars(query)}
-    found: dict[int, Suggestion] = {}
-    for picked in among(db.session, Suggestion.target_id, row_ids):
-        found.update((s.target_id, s) for s in db.session.scalars(query.where(picked)))
-    return found
+    return {s.target_id: s for s in db.session.scalars(query)}
 
 
 def reasoning(run: Run, found: int) -> str:
