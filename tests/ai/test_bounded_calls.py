@@ -157,3 +157,61 @@ def test_a_server_that_cannot_be_reached_is_named(tmp_path):
     )
     with pytest.raises(ProviderError, match=r"^Could not reach the model server at http://127"):
         ask(StructuredClient(settings), Usage())
+
+
+@pytest.mark.parametrize(
+    ("env", "sent"),
+    [
+        ({"FURROW_OPENAI_API": "chat", "OPENAI_MODEL": "gemma-3-270m"}, ("max_tokens", 300)),
+        (  # the setting caps every kind of answer
+            {
+                "FURROW_OPENAI_API": "chat",
+                "OPENAI_MODEL": "gemma-3-270m",
+                "FURROW_OPENAI_MAX_OUTPUT_TOKENS": "200",
+            },
+            ("max_tokens", 200),
+        ),
+        ({"OPENAI_MODEL": "gpt-4.1-mini"}, ("max_output_tokens", 300)),
+        # A reasoning model's thinking counts in the limit: it gets the whole setting.
+        ({}, ("max_output_tokens", 8192)),
+        ({"FURROW_OPENAI_API": "chat"}, ("max_completion_tokens", 8192)),
+    ],
+    ids=["chat", "capped", "responses", "reasoning", "reasoning-chat"],
+)
+def test_each_kind_of_answer_is_limited_to_what_it_needs(tmp_path, openai_server, env, sent):
+    chat = env.get("FURROW_OPENAI_API") == "chat"
+    openai_server.reply(chat_body(json.dumps(GOOD)) if chat else responses_body(GOOD))
+    ask(client(tmp_path, openai_server, **env), Usage(), answer_tokens=300)
+    name, tokens = sent
+    assert openai_server.requests[0][1][name] == tokens
+
+
+def test_a_call_that_times_out_says_so_and_counts_no_tokens(tmp_path, openai_server):
+    openai_server.delay = 1.0
+    openai_server.reply(responses_body(GOOD))
+    slow = client(
+        tmp_path,
+        openai_server,
+        FURROW_OPENAI_TIMEOUT_SECONDS="0.2",
+        FURROW_OPENAI_MAX_RETRIES="0",
+    )
+    usage = Usage()
+    with pytest.raises(ProviderError) as caught:
+        ask(slow, usage)
+    message = str(caught.value)
+    assert message.startswith(f"The model server at {openai_server.base_url} gave no answer")
+    assert "within 0.2 s (1 try)" in message and "what it used is not counted" in message
+    assert (usage.input_tokens, usage.output_tokens, usage.cost_usd) == (0, 0, 0)
+
+
+def test_a_tool_to_call_first_is_required_and_a_server_that_ignores_it_is_said(
+    tmp_path, openai_server
+):
+    openai_server.reply(chat_body(json.dumps(GOOD)))  # answered without calling
+    noop = FunctionTool("calculate", "Calculate.", {"type": "object", "properties": {}}, str)
+    chat = client(tmp_path, openai_server, FURROW_OPENAI_API="chat", OPENAI_MODEL="gemma-3-270m")
+    with pytest.raises(ToolsIgnored, match=r"^This server or its chat template"):
+        ask(chat, Usage(), tools=[noop], call_first=True)
+    first = openai_server.requests[0][1]
+    assert first["tool_choice"] == "required"
+    assert first["tools"][0]["function"]["name"] == "calculate"

@@ -250,8 +250,8 @@ def tools_ignored(usage: Usage) -> ToolsIgnored:
 
 def cut_off(tokens: int, usage: Usage) -> AnswerCutOff:
     return AnswerCutOff(
-        f"The answer was cut off at {tokens:,} tokens, the output limit "
-        "(FURROW_OPENAI_MAX_OUTPUT_TOKENS): nothing of it is used.",
+        f"The answer was cut off at {tokens:,} tokens, the most this kind of answer may take "
+        "(at most FURROW_OPENAI_MAX_OUTPUT_TOKENS): nothing of it is used.",
         usage,
     )
 
@@ -303,11 +303,19 @@ class StructuredClient:
     def temperature_args(self) -> dict[str, float]:
         return {} if is_reasoning_model(self.model) else {"temperature": CHAT_TEMPERATURE}
 
-    def output_limit(self) -> dict[str, int]:
+    def output_tokens(self, answer_tokens: int | None) -> int:
+        """The most tokens one answer may take: what its kind needs (answer_tokens, a short
+        lookup far less than a culture's every field), never more than the setting. A
+        reasoning model gets the whole setting: its reasoning counts in the limit."""
+        most = self.settings.openai_max_output_tokens
+        if answer_tokens is None or is_reasoning_model(self.model):
+            return most
+        return min(answer_tokens, most)
+
+    def output_limit(self, limit: int) -> dict[str, int]:
         """Chat Completions' output limit: reasoning models take only the newer name; local
         servers (llama.cpp's among them) read max_tokens."""
-        most = self.settings.openai_max_output_tokens
-        return {"max_completion_tokens" if is_reasoning_model(self.model) else "max_tokens": most}
+        return {"max_completion_tokens" if is_reasoning_model(self.model) else "max_tokens": limit}
 
     def ask_structured(
         self,
@@ -319,12 +327,16 @@ class StructuredClient:
         retries: int = 1,
         tools: Sequence[FunctionTool] = (),
         web_search: bool = True,
+        answer_tokens: int | None = None,
+        call_first: bool = False,
     ) -> Structured[M]:
         """Ask for an answer in the model's schema. One that does not fit it, or that check
         (given the answer and its citations) finds problems with, is asked again, retries
         times, with the problems; what is still wrong after that is the result's problems.
         The model may call tools, at most TOOL_ROUNDS rounds per answer, and search the web
-        (Responses API) unless web_search is False: an answer from given text only. Every
+        (Responses API) unless web_search is False: an answer from given text only;
+        call_first requires a tool call before the answer (a server that ignores it raises
+        ToolsIgnored). answer_tokens is what the answer needs (see output_tokens). Every
         call counts in usage, priced. Raises ProviderError when the server fails.
 
         Not `responses.parse`: it validates inside the SDK, so an answer that does not fit
@@ -336,7 +348,14 @@ class StructuredClient:
             if result.problems:
                 asked += "\nYour previous answer was rejected: " + "; ".join(result.problems)
             events = self.converse(
-                instructions, asked, usage, tools=tools, web_search=web_search, schema=schema
+                instructions,
+                asked,
+                usage,
+                tools=tools,
+                web_search=web_search,
+                schema=schema,
+                answer_tokens=answer_tokens,
+                call_first=call_first,
             )
             answered = next(e for e in events if isinstance(e, Answered))
             answer, problems = read_answer(model, answered.text)
@@ -359,6 +378,7 @@ class StructuredClient:
         schema: dict[str, Any] | None = None,
         calls: int | None = None,
         call_first: bool = False,
+        answer_tokens: int | None = None,
     ) -> Iterator[Event]:
         """The model at work on one prompt (or the messages so far), as it goes: each web
         search the server ran, each function tool it called (run here, its text sent back),
@@ -369,20 +389,40 @@ class StructuredClient:
         How long it may go on: by default, TOOL_ROUNDS rounds of function calls, the web
         search offered throughout. With calls, at most that many tool calls of any kind (web
         searches included; the Responses API is told how many remain), nothing offered once
-        they are spent; call_first makes the first round call one. Every response counts in
-        usage, priced as it goes. Raises ProviderError (carrying usage) when the server fails.
+        they are spent. call_first makes the first round call one (either way). answer_tokens
+        bounds each response (see output_tokens). Every response counts in usage, priced as it
+        goes. Raises ProviderError (carrying usage) when the server fails or times out.
         """
         import openai
 
         rounds = TOOL_ROUNDS if calls is None else calls
         loop = self._chat if self.api == "chat" else self._responses
+        limit = self.output_tokens(answer_tokens)
+        where = self.settings.openai_base_url or "https://api.openai.com/v1"
         try:
             yield from loop(
-                instructions, prompt, usage, tools, web_search, schema, rounds, calls, call_first
+                instructions,
+                prompt,
+                usage,
+                tools,
+                web_search,
+                schema,
+                rounds,
+                calls,
+                call_first,
+                limit,
             )
+        except openai.APITimeoutError as exc:
+            usage.cost_usd = self.cost(usage)
+            tries = self.settings.openai_max_retries + 1
+            raise ProviderError(
+                f"The model server at {where} gave no answer within "
+                f"{self.settings.openai_timeout:g} s ({tries} tr{'y' if tries == 1 else 'ies'}): "
+                "a call that times out reports no tokens, so what it used is not counted.",
+                usage,
+            ) from exc
         except openai.APIConnectionError as exc:
             usage.cost_usd = self.cost(usage)
-            where = self.settings.openai_base_url or "https://api.openai.com/v1"
             raise ProviderError(
                 f"Could not reach the model server at {where}: {exc}", usage
             ) from exc
@@ -401,6 +441,7 @@ class StructuredClient:
         rounds: int,
         calls: int | None,
         call_first: bool,
+        limit: int,
     ) -> Iterator[Event]:
         asked: str | list[Any] = prompt if isinstance(prompt, str) else list(prompt)
         searching = [{"type": "web_search"}] if web_search else []
@@ -408,9 +449,12 @@ class StructuredClient:
         text = {"text": {"format": {"type": "json_schema", **schema}}} if schema else {}
         used = 0
         for round_ in range(rounds + 1):
+            offered: dict[str, Any]
             if calls is None:
                 # The last round offers no functions: the model answers with what it has.
                 offered = {"tools": [*searching, *(functions if round_ < rounds else [])]}
+                if call_first and round_ == 0 and offered["tools"]:
+                    offered["tool_choice"] = "required"
             elif used < calls and (searching or functions):
                 offered = {
                     "tools": [*searching, *functions],
@@ -423,7 +467,7 @@ class StructuredClient:
                 model=self.model,
                 instructions=instructions,
                 input=asked,
-                max_output_tokens=self.settings.openai_max_output_tokens,
+                max_output_tokens=limit,
                 **offered,
                 **text,
                 **self.temperature_args(),
@@ -467,6 +511,7 @@ class StructuredClient:
         rounds: int,
         calls: int | None,
         call_first: bool,
+        limit: int,
     ) -> Iterator[Event]:
         messages: list[Any] = [
             {"role": "system", "content": instructions},
@@ -482,12 +527,14 @@ class StructuredClient:
             offered: dict[str, Any] = {}
             if functions and (round_ < rounds if calls is None else used < calls):
                 offered["tools"] = functions
-                if calls is not None:
-                    offered["tool_choice"] = "required" if call_first and used == 0 else "auto"
+                if call_first and used == 0:
+                    offered["tool_choice"] = "required"
+                elif calls is not None:
+                    offered["tool_choice"] = "auto"
             completion = self.client.chat.completions.create(
                 model=self.model,
                 messages=messages,
-                **self.output_limit(),
+                **self.output_limit(limit),
                 **answer_format,
                 **offered,
                 **self.temperature_args(),

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 PROMPT_VERSION = "registry-evidence-2"  # 2: the credit figures told apart
 MOST_SNIPPETS = 5
+# The most tokens one answer may take: its passages, each quoted with the fields it states.
+ANSWER_TOKENS = MOST_SNIPPETS * 800
 PROMPT_CHARS = 120_000  # of page text in one prompt; a longer document is asked in parts
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 FIELD_CHARS = 500  # a field's value as stated, like a reviewer's entry
@@ -199,6 +201,7 @@ def ask_document(
             build_prompt(requirement, document, part),
             asked.usage,
             web_search=False,  # the evidence is in the document, not on the web
+            answer_tokens=ANSWER_TOKENS,
         )
         if result.answer is None:
             why = "; ".join(result.problems) or "it was empty"

@@ -40,6 +40,9 @@ PAGE_CHARS = 6000
 # The longest answer read as a cell's value: the rules ask for the value alone, and a number
 # read out of paragraphs could be any number they mention ("a 3-digit number" became 3 days).
 MOST_ANSWER_CHARS = 200
+# The most tokens one response of the loop may take: a tool call's arguments or that short
+# answer, with room to spare; a model that rambles past it is cut off, not waited for.
+ANSWER_TOKENS = 512
 
 LOOKUP_RULES = (
     "You fill one spreadsheet cell from web search snippets only; do not open pages. Extract "
@@ -245,6 +248,7 @@ class OpenAITools:
             tools=self._tools(fetch),
             calls=budget - 1,
             call_first=first_tool,
+            answer_tokens=ANSWER_TOKENS,
         )
         try:
             for event in events:

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 # How far the model's oxide figures may stray from its elemental ones (rounding).
 OXIDE_TOLERANCE = 0.02
+# The most tokens a plan may take: totals, a few dated applications and their sources.
+ANSWER_TOKENS = 2048
 
 
 INSTRUCTIONS = (
@@ -144,6 +146,7 @@ class OpenAIGateway:
                 describe(request, dose) + given_sources(snippets),
                 usage,
                 check,
+                answer_tokens=ANSWER_TOKENS,
             )
         except ProviderError as exc:
             raise NoRecommendation(
