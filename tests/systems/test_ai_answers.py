@@ -9,6 +9,7 @@ import pytest
 from tests.systems.test_system_api import itinera
 from webapp.ai.answers import read_answer as read_schema
 from webapp.ai.answers import strict_schema
+from webapp.review.vocabulary import Evidence, SourceKind
 from webapp.systems.ai import CellAnswer, calculator_tool, cell_unit, describe, read_answer
 from webapp.systems.document import DocumentInvalid, appended_assumptions, value_path
 from webapp.systems.runs import NothingToCalculate, askable_keys, missing_cells, one_cell
@@ -158,6 +159,29 @@ def test_the_calculator_tool_answers_with_a_calculators_result():
     assert result["value"] == 21.0 and result["unit"] == "L/ha"
     assert "no calculator" in tool.call('{"key": "prixVente"}').lower()
     assert "JSON object" in tool.call("[1, 2]")
+
+
+def test_the_calculator_tool_keeps_the_sources_it_gave():
+    document = itinera()
+    step = document["steps"][0]
+    given = []
+    tool = calculator_tool(document, step["id"], step["interventions"][0]["id"], given)
+    tool.call('{"key": "gnr"}')
+    assert [e.title for e in given] == [
+        "Foucault et al., cited by agriculteur-normand.com "
+        "“consommation-de-carburant-travaux-de-printemps”"
+    ]
+
+
+def test_without_web_search_only_a_source_the_calculators_gave_is_evidence():
+    # A server that cannot search made up “Arvalis” (a small model writes any address).
+    invented = read_answer(answered(), PATH, given=[])
+    assert invented.evidence == [] and invented.value == 94.5
+    assert codes(invented) == {("source_not_given", "warning"), ("no_evidence", "warning")}
+    assert "was not among the sources the calculators gave" in invented.issues[0].message
+    offered = Evidence("https://www.arvalis.fr/semences", "Arvalis", "", SourceKind.web, "")
+    read = read_answer(answered(), PATH, given=[offered])
+    assert [e.title for e in read.evidence] == ["Arvalis, coût des semences"] and read.issues == []
 
 
 def test_new_assumptions_are_added_below_what_is_there_never_past_the_limit():

@@ -20,6 +20,7 @@ from tests.support.tables import run_here
 from tests.systems.test_ai_answers import GOOD
 from tests.systems.test_system_api import api_client, create, itinera
 from tests.tables.test_enrichment_runs import openai_app  # noqa: F401 - a fixture
+from webapp.ai.client import ToolsIgnored
 from webapp.extensions import db
 from webapp.jobs.models import Run
 from webapp.review import service as review
@@ -257,3 +258,37 @@ def test_an_applied_model_answer_is_the_model_s_in_a_file_with_statuses(
     made = entry(system_id, path)
     assert (made["value"], made["reviewed"], made["status"]) == (94.5, False, "ia")
     assert made["confidence"] == "medium"
+
+
+def test_a_value_a_calculator_handles_needs_the_tool_called_first(tmp_path, openai_server):
+    # A chat template without tools: asked to call the calculator, it answers straight away.
+    openai_server.reply(chat_body(json.dumps(GOOD)))
+    settings = openai_settings(
+        tmp_path, openai_server, FURROW_OPENAI_API="chat", OPENAI_MODEL="gemma-3-270m"
+    )
+    fuel = value_path(STEP["id"], LABOUR["id"], "gnr")
+    with pytest.raises(ToolsIgnored, match="does not support tools"):
+        ai.ask(settings, {"name": "Bocage"}, DOCUMENT, fuel)
+    first = openai_server.requests[0][1]
+    assert first["tool_choice"] == "required" and first["max_tokens"] == ai.ANSWER_TOKENS
+    assert "cite only sources the `calculate` tool gave you" in first["messages"][0]["content"]
+    # A value no calculator gives may be answered without one: the tool stays optional.
+    openai_server.reply(chat_body(json.dumps(GOOD)))
+    read = ai.ask(settings, {"name": "Bocage"}, DOCUMENT, SEEDS)
+    assert "tool_choice" not in openai_server.requests[1][1] and read.value == 94.5
+    assert read.evidence == []  # its “Arvalis” was never given to it
+
+
+def test_a_refine_on_a_server_that_ignores_tools_says_so_and_is_not_green(client_as, openai_server):
+    openai_server.reply(answer())  # no call to the calculator it was required to make
+    editor = api_client(client_as, "editor")
+    system_id = create(editor).get_json()["id"]
+    body = {"step_id": STEP["id"], "intervention_id": LABOUR["id"], "key": "gnr", "message": "?"}
+    sent = editor.post(f"/api/v1/systems/{system_id}/refine", json=body, headers=editor.headers)
+    assert sent.status_code == 202, sent.get_json()
+    run = run_here(db.session.get(Run, sent.get_json()["run_id"]), SystemCalculation())
+    fuel = value_path(STEP["id"], LABOUR["id"], "gnr")
+    assert run.status != "succeeded" and suggestions(run) == {}
+    assert "does not support tools" in run.item_errors[fuel]
+    page = editor.get(f"/review/runs/{run.id}?level=nothing").get_data(as_text=True)
+    assert "does not support tools" in page

@@ -35,6 +35,8 @@ from webapp.systems.rules import check
 from webapp.units import UnitMismatch, convert
 
 LEVELS = ("system", "step", "intervention")
+# The most tokens one answer about a value may take: its steps, assumptions and sources.
+ANSWER_TOKENS = 2048
 
 
 class SourceAnswer(BaseModel):
@@ -74,6 +76,8 @@ INSTRUCTIONS = (
     "they belong to. message says in one or two sentences what you did, in the language the "
     "user writes in. Answer with JSON only."
 )
+# A server without web search can cite nothing it did not read.
+OFFLINE_SOURCES = " You cannot search the web: cite only sources the `calculate` tool gave you."
 
 
 @dataclass
@@ -139,16 +143,22 @@ def describe(
 
 
 def calculator_tool(
-    document: Mapping[str, Any], step_id: str, intervention_id: str
+    document: Mapping[str, Any],
+    step_id: str,
+    intervention_id: str,
+    given: list[Evidence] | None = None,
 ) -> FunctionTool:
     """`calculate(key)`: a calculator's result (value, unit, assumptions, steps, sources,
-    caveats, what it needs) for this intervention, as the model reads it."""
+    caveats, what it needs) for this intervention, as the model reads it; the sources it
+    gave are added to given."""
 
     def run(args: dict[str, Any]) -> str:
         key = args.get("key")
         if key not in CALCULATORS:
             return f"There is no calculator for {key!r}; there are: {', '.join(CALCULATORS)}."
         result = calculate_in(document, step_id, intervention_id, key)
+        if given is not None:
+            given.extend(result.sources)
         return json.dumps(result.to_message(), ensure_ascii=False)
 
     return FunctionTool(
@@ -175,11 +185,17 @@ def _same_unit(given: str, wanted: str) -> bool:
     return "".join(given.split()).casefold() == "".join(wanted.split()).casefold()
 
 
-def read_answer(answer: CellAnswer, path: str, unit: str | None = None) -> Answered:
+def read_answer(
+    answer: CellAnswer,
+    path: str,
+    unit: str | None = None,
+    given: Sequence[Evidence] | None = None,
+) -> Answered:
     """The model's answer for the cell at path (its value in unit: cell_unit's, the
     indicator's by default), checked: a value that is not a finite number, a unit that cannot
     be converted to the cell's, a value out of bounds (errors), a source whose claim states no
-    figure (a warning; it is not evidence)."""
+    figure, or (given: a server without web search) that is not among the sources its tool
+    gave (warnings; neither is evidence)."""
     key = parse_path(path)[2]
     unit = unit or indicator(key).unit
     read = Answered(
@@ -227,7 +243,17 @@ def read_answer(answer: CellAnswer, path: str, unit: str | None = None) -> Answe
         Issue(i.code, i.severity, path, i.message, i.details) for i in check(key, value)
     ]
     now = datetime.now(UTC).isoformat()
+    offered = {e.source_url for e in given or ()}
     for source in answer.sources:
+        if given is not None and source.url not in offered:
+            issue(
+                "source_not_given",
+                Severity.warning,
+                f"“{source.title}” was not among the sources the calculators gave, and this "
+                "server cannot search the web: it is not evidence.",
+                url=source.url,
+            )
+            continue
         if not states_a_figure(source.claim):
             issue(
                 "source_without_figure",
@@ -266,17 +292,21 @@ def ask(
     conversation: Sequence[Mapping[str, Any]] = (),
     message: str = "",
 ) -> Answered:
-    """The model asked for the cell at path, its calculators offered as a tool. Raises
-    ProviderError (with what was used) when the server fails."""
+    """The model asked for the cell at path, its calculators offered as a tool: for a value a
+    calculator handles, called first (a server that ignores tools raises ToolsIgnored, its
+    answer unused). Raises ProviderError (with what was used) when the server fails."""
     client = StructuredClient(settings)
     usage = Usage()
-    step_id, intervention_id, _key, _status = parse_path(path)
+    step_id, intervention_id, key, _status = parse_path(path)
+    given: list[Evidence] = []
     result = client.ask_structured(
         CellAnswer,
-        INSTRUCTIONS,
+        INSTRUCTIONS if client.searches_the_web else INSTRUCTIONS + OFFLINE_SOURCES,
         describe(system, document, path, conversation, message),
         usage,
-        tools=[calculator_tool(document, step_id, intervention_id or "")],
+        tools=[calculator_tool(document, step_id, intervention_id or "", given)],
+        answer_tokens=ANSWER_TOKENS,
+        call_first=key in CALCULATORS,
     )
     if result.answer is None:
         problems = "; ".join(result.problems)
@@ -288,6 +318,7 @@ def ask(
             issues=[Issue("answer_invalid", Severity.error, path, problems)],
         )
     else:
-        read = read_answer(result.answer, path, cell_unit(document, path))
+        offered = None if client.searches_the_web else given
+        read = read_answer(result.answer, path, cell_unit(document, path), offered)
     read.usage = usage
     return read
