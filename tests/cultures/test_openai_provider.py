@@ -151,3 +151,28 @@ def test_the_batch_estimate_uses_the_price_table(tmp_path, openai_server):
     )
     # per culture: 4000 × 1e-6 + 800 × 1e-5 + 3 × 0.1 = 0.312 USD
     assert priced.estimate_cost(100) == 31.2
+
+
+def test_chat_mode_with_nothing_in_the_library_keeps_no_made_up_source(tmp_path, openai_server):
+    # A crop the reference library does not know: a server without web search was given no
+    # source, so every source it cites is made up, and a number it gives cites nothing.
+    chat = provider(tmp_path, openai_server, FURROW_OPENAI_API="chat", OPENAI_MODEL="gemma")
+    culture = {"name": "Zzyzx berry"}
+    assert chat._snippets(culture) == []
+    answer = {
+        **ANSWER,
+        "suggested_fields": {
+            **ANSWER["suggested_fields"],
+            "growth_duration_days": {"value": 90, "unit": "days", "confidence": 0.6},
+        },
+    }
+    openai_server.reply(chat_body(json.dumps(answer)))
+    result = chat.propose_culture(culture, FIELDS).proposal
+    sent = openai_server.requests[0][1]
+    assert sent["max_tokens"] == 512 + 256 * len(FIELDS)
+    assert result.evidence == {}
+    assert "evidence_not_in_given_sources" in {i.code for i in result.issues_for("expected_yield")}
+    postprocess(result, culture, fields=FIELDS)
+    unsourced = result.issues_for("growth_duration_days")
+    assert [(i.code, i.severity.value) for i in unsourced] == [("value_without_source", "warning")]
+    assert unsourced[0].message == "90 cites no source: confirm it yourself before applying."

@@ -111,7 +111,7 @@ def test_any_answer_becomes_suggestions_and_issues_that_any_database_keeps(
     if answer is None:  # a broken structure is asked again, with what is wrong
         assert problems and all(isinstance(p, str) for p in problems)
         return
-    proposal = proposal_of(answer, [], [])
+    proposal = proposal_of(answer, [], None)
     postprocess(proposal, culture, mode="reresearch", fields=list(items))
     for name, suggested in {**proposal.suggested, **proposal.malformed}.items():
         # What a Suggestion row would hold: strict JSON (no NaN), a short unit, a level.

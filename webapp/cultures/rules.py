@@ -612,11 +612,22 @@ def _numbers_in(text: str) -> set[float]:
 
 
 def check_value_in_evidence(proposal: Proposal) -> None:
-    """Warn when a suggested number appears in none of the snippets cited for it."""
+    """Warn when a suggested number cites no source, or appears in none of the snippets cited
+    for it (a yield's missing source has a rule of its own)."""
     for field_name in NUMERIC_FIELDS:
         value = as_number(proposal.value(field_name))
         evidence = proposal.evidence.get(field_name, [])
-        if value is None or not evidence:
+        if value is None:
+            continue
+        if not evidence:
+            if field_name != "expected_yield":
+                proposal.add(
+                    "value_without_source",
+                    WARNING,
+                    field_name,
+                    f"{value:g} cites no source: confirm it yourself before applying.",
+                    value=value,
+                )
             continue
         collapsed = any(
             i.code in ("range_collapsed_to_mean", "unit_converted")

@@ -31,6 +31,12 @@ if TYPE_CHECKING:
 TYPICAL_CALL = Usage(input_tokens=4000, output_tokens=800, web_searches=3)
 
 
+def answer_tokens(fields: Sequence[str]) -> int:
+    """The most tokens an answer may take: its notes, and each field's value with its
+    evidence."""
+    return 512 + 256 * len(fields)
+
+
 def instructions(fields: Sequence[str]) -> str:
     allowed = "; ".join(
         f"{name}: {', '.join(values)}" for name, values in ENUM_ALIASES.items() if name in fields
@@ -74,15 +80,20 @@ class OpenAIProvider:
     def propose_culture(self, culture: Mapping[str, Any], fields: Sequence[str]) -> ProviderAnswer:
         """Raises ProviderError when the server fails or its answer breaks the schema twice."""
         usage = Usage()
-        snippets = [] if self.structured.searches_the_web else self._snippets(culture)
-        prompt = describe(culture) + "\nFields: " + ", ".join(fields) + given_sources(snippets)
+        # A server without web search may cite only what the reference library gave it.
+        given = None if self.structured.searches_the_web else self._snippets(culture)
+        prompt = describe(culture) + "\nFields: " + ", ".join(fields) + given_sources(given or [])
         result = self.structured.ask_structured(
-            answer_model(fields), instructions(fields), prompt, usage
+            answer_model(fields),
+            instructions(fields),
+            prompt,
+            usage,
+            answer_tokens=answer_tokens(fields),
         )
         if result.answer is None:
             message = "The provider's answer broke the schema twice: " + "; ".join(result.problems)
             raise ProviderError(message, usage)
-        return ProviderAnswer(proposal_of(result.answer, result.citations, snippets), usage)
+        return ProviderAnswer(proposal_of(result.answer, result.citations, given), usage)
 
     def estimate_cost(self, cultures: int) -> float:
         """A rough cost for enriching this many cultures, from a typical call's usage."""
@@ -94,11 +105,12 @@ class OpenAIProvider:
 
 
 def proposal_of(
-    answer: CultureAnswer, citations: list[Evidence], snippets: list[Evidence]
+    answer: CultureAnswer, citations: list[Evidence], given: list[Evidence] | None
 ) -> Proposal:
     """The answer as a proposal: each value as the model gave it, for the rules to read; a
-    confidence that is none is that field's warning; evidence citing a source the model was not
-    given (chat mode) is dropped with a warning."""
+    confidence that is none is that field's warning; with given (a server without web search:
+    the sources it was given, perhaps none), evidence citing another source is dropped with a
+    warning."""
     proposal = Proposal(note_blocks=list(answer.note_blocks))
     for name, item in answer.suggested_fields:
         if item is None or item.value is None:
@@ -109,12 +121,12 @@ def proposal_of(
             confidence = None
             proposal.add("confidence_malformed", Severity.warning, name, f"{exc} Ignored.")
         proposal.suggested[name] = SuggestedValue(item.value, item.unit, confidence)
-    allowed_urls = {s.source_url for s in snippets}
-    kind = SourceKind.reference if snippets else SourceKind.web
+    allowed_urls = {s.source_url for s in given or ()}
+    kind = SourceKind.web if given is None else SourceKind.reference
     for name, sources in answer.evidence:
         kept = []
         for source in sources:
-            if snippets and source.source_url not in allowed_urls:
+            if given is not None and source.source_url not in allowed_urls:
                 proposal.add(
                     "evidence_not_in_given_sources",
                     Severity.warning,
