@@ -22,6 +22,7 @@ def test_defaults_are_sqlite_embedded_redis_offline_and_two_workers(tmp_path):
     assert settings.provider == "offline"
     assert settings.workers == 2
     assert settings.max_upload_mb == 20
+    assert settings.model_concurrency == 3
 
 
 def test_secret_key_is_generated_once_private_and_kept(tmp_path):
@@ -53,6 +54,7 @@ def test_postgres_urls_use_psycopg3(tmp_path):
         ("REDIS_URL", "localhost:6379", "REDIS_URL must start with redis://"),
         ("OPENAI_BASE_URL", "localhost:11434", "OPENAI_BASE_URL must start with http://"),
         ("FURROW_HEARTBEAT_SECONDS", "0", "FURROW_HEARTBEAT_SECONDS must be more than 0"),
+        ("FURROW_MODEL_CONCURRENCY", "0", "FURROW_MODEL_CONCURRENCY must be at least 1"),
     ],
 )
 def test_bad_configuration_is_one_clear_error(tmp_path, name, value, message):

@@ -47,6 +47,9 @@ class Settings:
     # on the Responses API), and how often the SDK retries a failed or timed-out call.
     openai_max_output_tokens: int = 8192
     openai_max_retries: int = 2
+    # The most model calls one run makes at once (a table's rows, a registry's documents);
+    # a local server's parallel slots should match it.
+    model_concurrency: int = 3
 
     @property
     def embedded_redis_socket(self) -> Path:
@@ -215,6 +218,7 @@ def load_settings(env: dict[str, str] | None = None) -> Settings:
         openai_timeout=_float(env, "FURROW_OPENAI_TIMEOUT_SECONDS", 60.0),
         openai_max_output_tokens=_int(env, "FURROW_OPENAI_MAX_OUTPUT_TOKENS", 8192, minimum=16),
         openai_max_retries=_int(env, "FURROW_OPENAI_MAX_RETRIES", 2, minimum=0),
+        model_concurrency=_int(env, "FURROW_MODEL_CONCURRENCY", 3, minimum=1),
         openai_prices=_prices(env.get("FURROW_OPENAI_PRICES")),
         workers=_int(env, "FURROW_WORKERS", 2, minimum=0),
         queue_name=env.get("FURROW_QUEUE") or "furrow",

@@ -2,6 +2,7 @@
 computation strategy, and lookup/research through the real SDK against a loopback server
 (tool-call turns included)."""
 
+import dataclasses
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -221,7 +222,7 @@ def test_a_select_answer_that_matches_no_option_is_invalid_until_edited(tmp_path
     assert (entry["status"], entry["confidence"], entry["valid"]) == ("found", "low", False)
 
 
-def test_comprehensive_research_assesses_coverage(tmp_path, openai_server):
+def test_comprehensive_research_assesses_coverage(app, tmp_path, openai_server):
     openai_server.reply(responses_body("medium", citations=[CITED], searches=3))
     openai_server.reply(responses_body("low", searches=0))
     params = {
@@ -291,3 +292,17 @@ def test_an_answer_that_cites_nothing_is_not_a_found_value(tmp_path, openai_serv
     assert (entry["status"], entry["value"]) == ("error", None)
     assert entry["error"] == "The answer cites no source: a value found without one is not used."
     assert entry["steps"][-1]["data"]["raw"] == "1998"  # kept in the trace for a person
+
+
+def test_rows_asked_of_a_model_at_once_are_a_setting(app):
+    saved = app.config["FURROW"]
+    app.config["FURROW"] = dataclasses.replace(saved, model_concurrency=5)
+    try:
+        assert get_strategy("lookup").concurrency(lookup()["params"]) == 5
+        assert get_strategy("research").concurrency({"question": "q"}) == 5
+        comprehensive = {"question": "q", "thoroughness": "comprehensive"}
+        assert get_strategy("research").concurrency(comprehensive) == 2
+        assert get_strategy("computation").concurrency({"formula": "{a} * 2"}) == 10
+        assert get_strategy("computation").concurrency({"formula": "IF({a} > 2, 1, 0)"}) == 5
+    finally:
+        app.config["FURROW"] = saved

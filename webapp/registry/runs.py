@@ -57,8 +57,6 @@ STAGES = {
 if TYPE_CHECKING:
     from webapp.ai.client import StructuredClient
 
-ASK_AT_ONCE = 4  # documents asked about one requirement in parallel
-
 
 class ReviewBusy(Invalid):
     code = "run_in_progress"
@@ -318,7 +316,8 @@ def ask_documents(
     cache and in answers, and the usage on the run. Returns the answers' problems and the
     provider's failures."""
     db.session.commit()  # end the read: no database lock waits on the model
-    with ThreadPoolExecutor(max_workers=min(ASK_AT_ONCE, len(documents))) as pool:
+    at_once = min(client.settings.model_concurrency, len(documents))
+    with ThreadPoolExecutor(max_workers=at_once) as pool:
         futures = [
             (d, pool.submit(extraction.ask_document, client, wanted, d.name, d.pages))
             for d in documents

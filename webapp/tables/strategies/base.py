@@ -9,6 +9,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from flask import current_app
+
 from webapp.ai import Usage
 from webapp.problems import Invalid
 
@@ -85,8 +87,8 @@ class RowStrategy(ABC):
             raise StrategyError(f"{self.display_name} needs a {self.template_param}.")
 
     def concurrency(self, params: Mapping[str, Any]) -> int:
-        """Rows worked on at once."""
-        return 3
+        """Rows worked on at once: as many as model calls may be (FURROW_MODEL_CONCURRENCY)."""
+        return current_app.config["FURROW"].model_concurrency
 
     def step_budget(self, params: Mapping[str, Any]) -> int:
         return self.max_steps

@@ -32,7 +32,8 @@ class ComputationStrategy(RowStrategy):
     template_param = "formula"
 
     def concurrency(self, params: Mapping[str, Any]) -> int:
-        return 10
+        # Rows the evaluator computes are quick; rows the model works out are its calls.
+        return super().concurrency(params) if needs_model(params["formula"]) else 10
 
     def typical_usage(self, params: Mapping[str, Any]) -> Usage | None:
         """A formula the safe evaluator computes calls no model; one beyond it, one per row."""

@@ -47,7 +47,9 @@ class ResearchStrategy(RowStrategy):
         return THOROUGHNESS[self.thoroughness(params)]
 
     def concurrency(self, params: Mapping[str, Any]) -> int:
-        return 2 if self.thoroughness(params) == "comprehensive" else 3
+        # A comprehensive row makes many calls: two such rows at a time at most.
+        at_once = super().concurrency(params)
+        return min(2, at_once) if self.thoroughness(params) == "comprehensive" else at_once
 
     def execute_one(self, row, params, tools, target) -> Iterator[RowStep]:
         question = interpolate_template(params["question"], row)
