@@ -60,6 +60,12 @@ def test_a_year_is_never_a_project_id(year):
         "The Landowners",
         "Name of owner",
         "The Company Ltd",
+        # A heading, or a tenure, read as the owner (a small model quoted them).
+        "Land tenure",
+        "Title deed",
+        "Freehold",
+        "Ownership details",
+        "Registered proprietor",
     ],
 )
 def test_a_generic_owner_is_rejected(owner):
@@ -69,7 +75,17 @@ def test_a_generic_owner_is_rejected(owner):
 
 @pytest.mark.parametrize(
     "owner",
-    ["John Farmer", "Owen Landers", "Farmer Giles", "Sam Grower", "Tennant", "Na Li", "Co Nguyen"],
+    [
+        "John Farmer",
+        "Owen Landers",
+        "Farmer Giles",
+        "Sam Grower",
+        "Tennant",
+        "Na Li",
+        "Co Nguyen",
+        "Denman farm",
+        "Title Holdings Ltd",
+    ],
 )
 def test_a_name_with_a_role_word_in_it_is_a_name(owner):
     assert status_of(one(F.owner_name, owner))[0] is Status.passed

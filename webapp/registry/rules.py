@@ -28,15 +28,18 @@ PROJECT_ID_SHAPES = (re.compile(r"[A-Z]{1,4}\d{2}-\d+"), re.compile(r"\d{3,}[^\W
 # Words around an ID that are not the ID ("Project ID 2023" is a year).
 ID_WORDS = {"id", "ids", "identifier", "no", "nr", "number", "ref", "reference", "registry", "code"}
 # Words that name a role or hold a place, not someone ("the landowner(s)", "Unknown Owner",
-# "TBC"), with the words that join them ("Landowner / Farmer") and legal forms ("Ltd"). An
-# owner written only in these words names no one; any other word makes it a name ("Farmer
-# Giles", "John Farmer").
+# "TBC"), with the words that join them ("Landowner / Farmer") and legal forms ("Ltd"), and
+# the words of the headings an owner is found under, or of a tenure ("Land tenure", "Title
+# deed", "Freehold": a small model quoted them as owners). An owner written only in these
+# words names no one; any other word makes it a name ("Farmer Giles", "John Farmer").
 ROLE_WORDS = LEGAL_FORMS | {
     "project", "this", "land", "landowner", "landholder", "owner", "proponent", "developer",
     "farmer", "farm", "company", "applicant", "grower", "lessor", "lessee", "tenant", "holder",
-    "steward", "stewards",
+    "steward", "stewards", "proprietor", "registered",
     "unknown", "none", "tbd", "tba", "tbc", "not", "stated", "applicable", "known",
     "given", "name", "of", "and", "or", "s",
+    "tenure", "title", "deed", "details", "detail", "information", "section", "ownership",
+    "freehold", "leasehold", "lease", "owned", "leased", "rights",
 }  # fmt: skip
 PERCENT_FIELDS = {F.leakage_percentage, F.buffer_pool_percentage}
 PERIOD_FIELDS = {F.crediting_period_years, F.permanence_period_years}
