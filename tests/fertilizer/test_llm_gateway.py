@@ -118,6 +118,18 @@ def test_a_refusing_server_is_a_clear_failure(tmp_path, openai_server):
     assert "model not found" in str(caught.value)
 
 
+def test_an_answer_cut_off_says_so_in_the_plans_words(tmp_path, openai_server):
+    cut = responses_body("{", tokens=(900, 2048))
+    cut["status"] = "incomplete"
+    cut["incomplete_details"] = {"reason": "max_output_tokens"}
+    openai_server.reply(cut)
+    with pytest.raises(NoRecommendation) as caught:
+        recommend(tomato(), gateway(tmp_path, openai_server, OPENAI_MODEL="gpt-4.1-mini"))
+    assert caught.value.code == "provider_failed"
+    assert str(caught.value).startswith("the answer was cut off at 2,048 tokens")
+    assert openai_server.requests[0][1]["max_output_tokens"] == 2048
+
+
 def test_chat_mode_grounds_the_model_in_library_snippets(tmp_path, openai_server):
     answer = {**ANSWER, "sources": [FAO_TOMATO, EXTENSION]}
     openai_server.reply(chat_body(json.dumps(answer)))

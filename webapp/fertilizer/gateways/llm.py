@@ -149,9 +149,9 @@ class OpenAIGateway:
                 answer_tokens=ANSWER_TOKENS,
             )
         except ProviderError as exc:
-            raise NoRecommendation(
-                "provider_failed", f"the provider failed: {exc.__cause__}", usage
-            ) from exc
+            # Its own words ("the answer was cut off at …"), in the sentence No plan: begins.
+            said = str(exc)
+            raise NoRecommendation("provider_failed", said[:1].lower() + said[1:], usage) from exc
         if result.answer is None or result.problems:
             raise NoRecommendation(
                 "provider_invalid_plan",
