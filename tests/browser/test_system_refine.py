@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import ARTIFACTS, browser_queue, fits_phone, screenshot, sign_in
 from tests.support.app import start_worker, stop_process
-from tests.support.openai_server import responses_body
+from tests.support.openai_server import responses_body, responses_function_call
 from tests.systems.test_ai_answers import GOOD
 from webapp.extensions import db
 from webapp.systems.catalog import create_farm, import_system
@@ -54,6 +54,8 @@ def openai_worker(services, openai_server):
 def test_refine_a_value_from_the_grid_and_apply_the_answer(
     page: Page, session_app, admin, openai_worker
 ):
+    # Fuel has a calculator: the model must call it before it answers.
+    openai_worker.reply(responses_function_call("calculate", {"key": "gnr"}))
     openai_worker.reply(responses_body(FUEL, searches=0))
     with session_app.app_context():
         import_system(create_farm("Ferme de l'affinage"), "Affinage", loads(FILE.read_text()), None)
@@ -104,6 +106,7 @@ def test_refine_a_value_from_the_grid_and_apply_the_answer(
     expect(fuel_cell).to_contain_text("confidence · not reviewed")
 
     # The value's drawer shows the conversation and refines it again.
+    openai_worker.reply(responses_function_call("calculate", {"key": "gnr"}))
     openai_worker.reply(responses_body(FUEL | {"value": 17, "message": "Avec 120 ch : 17 L/ha."}))
     page.set_viewport_size({"width": 1280, "height": 900})
     cell.get_by_role("link", name="Details of Fuel of Labour").click()
