@@ -77,12 +77,18 @@ class Settings:
         }
 
 
+# Connections one process keeps open: a run's pool threads (10 for a computation), its saver,
+# its heartbeat and the runner itself; past the pool, a connection is opened (with its PRAGMAs,
+# or a new PostgreSQL backend) and closed for every use.
+POOL_SIZE = 13
+
+
 def engine_options(database_url: str) -> dict[str, object]:
     if database_url.startswith("sqlite"):
         # Several processes (web, workers, sweeper) share the file: wait for the lock instead of
         # failing at once.
-        return {"connect_args": {"timeout": 15}}
-    return {"pool_pre_ping": True}
+        return {"connect_args": {"timeout": 15}, "pool_size": POOL_SIZE}
+    return {"pool_pre_ping": True, "pool_size": POOL_SIZE}
 
 
 def _int(env: dict[str, str], name: str, default: int, minimum: int) -> int:

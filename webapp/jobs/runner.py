@@ -232,7 +232,8 @@ def _attempt(
     """One item's result with what it wrote committed, or its error with that rolled back."""
     try:
         result = kind.process_item(key, params, run_id)
-        db.session.commit()
+        if db.session().in_transaction():  # an item that read or wrote nothing: nothing to end
+            db.session.commit()
         return result, None
     except ItemError as exc:
         db.session.rollback()
@@ -244,21 +245,24 @@ def _attempt(
 
 
 def _in_own_context(
-    app, kind: RunKind, keys: list[str], params: dict[str, Any], run_id: int
+    app, kind: RunKind, keys: list[str], params: dict[str, Any], run_id: int, stop: threading.Event
 ) -> tuple[list[tuple[str, Any, str | None]], float]:
     """A share of items worked in turn on a pool thread: each one's result or error, and the
-    seconds the share took. A share that takes longer than expected looks for a cancel between
-    its items, and leaves the rest unstarted when there is one."""
-    began = last_check = time.monotonic()
+    seconds the share took. Once stop is set (the runner saw a cancel) it leaves the rest of
+    its items unstarted; after a slow item it asks the database itself, as a cancel may have
+    come while the item worked (quick items leave that to the runner's thread)."""
+    began = time.monotonic()
     outcomes: list[tuple[str, Any, str | None]] = []
     with app.app_context():
         try:
             for key in keys:
-                if time.monotonic() - last_check > CHECK_EVERY_SECONDS:
-                    if _stop_reason(run_id) is not None:
-                        break
-                    last_check = time.monotonic()
+                if stop.is_set():
+                    break
+                started = time.monotonic()
                 outcomes.append((key, *_attempt(kind, key, params, run_id)))
+                slow = time.monotonic() - started > CHECK_EVERY_SECONDS
+                if slow and len(outcomes) < len(keys) and _stop_reason(run_id) is not None:
+                    stop.set()
         finally:
             db.session.remove()
     return outcomes, time.monotonic() - began
@@ -382,31 +386,33 @@ def work_through_concurrently(
     app = current_app._get_current_object()  # type: ignore[attr-defined]
     pending = iter(keys)
     share = 1  # items per pool task, from how long the last share's items took
-    running: dict[Future, list[str]] = {}
+    running: set[Future] = set()
     finished: dict[str, Any] = {}
     errors: dict[str, str] = {}
     stopping = _stop_reason(run_id)
+    # Set once a cancel is seen: the pool threads read it, not the database.
+    stop = threading.Event()
     last_save = last_check = time.monotonic()
     saver = Saver(app, run_id, kind, chunk.id if chunk is not None else None)
     try:
         with ThreadPoolExecutor(max_workers=limit, thread_name_prefix=f"run-{run_id}") as pool:
             while saver.error is None:
-                # Before starting more rows, look for a cancel (often enough to stop between
-                # rows, seldom enough that quick items do not wait on the database).
-                if (
-                    stopping is None
-                    and len(running) < limit
-                    and time.monotonic() - last_check > CHECK_EVERY_SECONDS
-                ):
+                # Look for a cancel often enough to stop between rows, seldom enough that quick
+                # items do not wait on the database (only this thread asks); before a slow item
+                # (one a share) starts, always, as a cancel may have just come.
+                due = time.monotonic() - last_check > CHECK_EVERY_SECONDS
+                if stopping is None and (due or (share == 1 and len(running) < limit)):
                     stopping = _stop_reason(run_id)
                     last_check = time.monotonic()
+                if stopping is not None:
+                    stop.set()
                 while stopping is None and len(running) < limit:
                     taken = list(islice(pending, share))
                     if not taken:
                         break
                     report_stage(taken[0], kind.stage_for(taken[0]))
-                    future = pool.submit(_in_own_context, app, kind, taken, params, run_id)
-                    running[future] = taken
+                    future = pool.submit(_in_own_context, app, kind, taken, params, run_id, stop)
+                    running.add(future)
                 # Saved every so often: what finished, or else the stage of a slow item.
                 news = finished or errors or not stage_events.empty()
                 if time.monotonic() - last_save >= SAVE_EVERY_SECONDS and news:
@@ -416,12 +422,11 @@ def work_through_concurrently(
                     last_save = time.monotonic()
                 if not running:
                     break
-                done, _ = wait(running, timeout=SAVE_EVERY_SECONDS, return_when=FIRST_COMPLETED)
+                # Awake as often as a cancel is looked for: a share sees it between its items.
+                done, _ = wait(running, timeout=CHECK_EVERY_SECONDS, return_when=FIRST_COMPLETED)
                 for future in done:
-                    taken = running.pop(future)
+                    running.discard(future)
                     outcomes, seconds = future.result()
-                    if len(outcomes) < len(taken):  # the share saw a cancel: start no more
-                        stopping = _stop_reason(run_id)
                     for key, result, error in outcomes:
                         if error is not None:
                             errors[key] = error
