@@ -97,11 +97,14 @@ def work_on_row(
         entry.update(status="error", error=message)
         return entry | {"steps": [s.to_dict() for s in steps]}
     raw = answers[-1].detail
-    coerced = coerce_value(raw, target.type, target.options, target.unit)
+    computed = [s.data["result"] for s in steps if s.type == "compute" and "result" in s.data]
+    # A number the safe evaluator computed is read as it is, not parsed again from its text.
+    typed = computed[-1] if computed and isinstance(computed[-1], int | float) else raw
+    coerced = coerce_value(typed, target.type, target.options, target.unit)
     if coerced.note:
         steps.append(RowStep("thinking", coerced.note))
     # A value the safe evaluator computed exactly is as sure as its inputs, whoever answers.
-    exact = any(s.type == "compute" and "result" in s.data for s in steps)
+    exact = bool(computed)
     confidence = coerced.confidence if exact else _weaker(coerced.confidence, tools.best_confidence)
     coverage = next((s.detail for s in reversed(steps) if s.type == "coverage"), None)
     if coverage in CONFIDENCE_ORDER:

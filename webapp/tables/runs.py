@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flask import current_app, url_for
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, select
 
 from webapp.ai import Usage
 from webapp.ai.client import LOCAL_PRICE, StructuredClient
 from webapp.auth.models import User
-from webapp.database import among
+from webapp.database import among, bulk_insert
 from webapp.extensions import db
 from webapp.jobs.kinds import ItemOutcome, RunKind, register_kind
 from webapp.jobs.models import Run
@@ -194,8 +194,7 @@ class TableEnrichment(RunKind):
             )
             if entry["status"] == "found":
                 suggestions.append(proposed_row(run.id, target, entry))
-        if log_rows:
-            db.session.execute(insert(ResearchLogEntry), log_rows)
+        bulk_insert(db.session, ResearchLogEntry.__table__, log_rows)  # COPY on PostgreSQL
         store_suggestions(suggestions)
 
     def keep_results(self, run: Run, results: dict[str, Any]) -> None:

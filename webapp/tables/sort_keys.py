@@ -7,7 +7,7 @@ just added); deleting a row or a column removes its keys by cascade.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from sqlalchemy import delete, select
@@ -31,15 +31,31 @@ def cell_key(value: Any) -> tuple[float | None, str | None] | None:
     return None, str(value).lower()[:TEXT_KEY_CHARS]
 
 
-def write_keys(cells_of: Mapping[int, Mapping[str, Any]]) -> None:
-    """Replace the keys of these rows (row id -> cells as stored now, keyed by column id)."""
+def write_keys(
+    cells_of: Mapping[int, Mapping[str, Any]], columns: Collection[str] | None = None
+) -> None:
+    """Replace the keys of these rows (row id -> cells as stored now, keyed by column id); with
+    columns, only those columns' keys (an apply that filled one column rewrites its keys, not
+    every cell's)."""
     positions: dict[int, int] = {}
     for picked in among(db.session, TableCellKey.row_id, cells_of):
-        db.session.execute(delete(TableCellKey).where(picked))
+        statement = delete(TableCellKey).where(picked)
+        if columns is not None:
+            statement = statement.where(TableCellKey.column_id.in_([int(c) for c in columns]))
+        db.session.execute(statement)
     for picked in among(db.session, TableRow.id, cells_of):
         query = select(TableRow.id, TableRow.position).where(picked)
         positions.update((row_id, position) for row_id, position in db.session.execute(query))
-    add_keys((row_id, positions[row_id], cells_of[row_id]) for row_id in positions)
+    add_keys(
+        (
+            row_id,
+            positions[row_id],
+            cells_of[row_id]
+            if columns is None
+            else {c: cells_of[row_id][c] for c in columns if c in cells_of[row_id]},
+        )
+        for row_id in positions
+    )
 
 
 def add_keys(rows: Iterable[tuple[int, int, Mapping[str, Any]]]) -> None:

@@ -122,7 +122,9 @@ class TableRowTarget(ReviewTarget):
         )
         if updates:
             db.session.execute(statement, updates)
-        write_keys({update["row_id"]: update["new_cells"] for update in updates})
+        # Only the columns written have new keys; the rows' other keys stay as they are.
+        written = {key for diff in changed.values() for key in diff}
+        write_keys({update["row_id"]: update["new_cells"] for update in updates}, written)
         review.forget(TableRow, values)
         _touch_tables(tables)
         return changed, refused
