@@ -180,13 +180,13 @@ class Run(db.Model):
         whose results are counts (a table run's rows by status) adds them as by_status."""
         from webapp.jobs.kinds import RUN_KINDS
 
-        kind = RUN_KINDS.get(self.kind)
+        kind = RUN_KINDS[self.kind]() if self.kind in RUN_KINDS else None
         counts: dict[str, Any] = {
             "total": self.total,
             "done": self.done,
-            "with_errors": kind().failed_items(self) if kind else len(self.item_errors),
+            "with_errors": kind.failed_items(self) if kind else len(self.item_errors),
         }
-        by_status = kind().result_counts(self) if kind else None
+        by_status = kind.result_counts(self) if kind else None
         if by_status is not None:
             counts["by_status"] = by_status
         return counts
@@ -252,7 +252,10 @@ class Run(db.Model):
 
         page = paginate_list(self.items, number, per_page)
         kind = RUN_KINDS.get(self.kind)
-        results = kind().item_results(self, page.items) if kind else {}
+        if kind:
+            results = kind().item_results(self, page.items)
+        else:  # a kind no longer registered: its results as the run kept them
+            results = {key: self.results[key] for key in page.items if key in self.results}
         done = self.done_keys() if page.items else set()
         listed = []
         for key in page.items:
