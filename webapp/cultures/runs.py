@@ -61,6 +61,7 @@ def store_proposal_of(
 class CultureEnrichment(RunKind):
     name = "culture_enrichment"
     title = "Culture enrichment"
+    item_params = ("culture_ids",)
     target_kind = TARGET
     suggestion_noun = "field(s)"
     reconfirm_where = "on the culture's page"

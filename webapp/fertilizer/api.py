@@ -48,7 +48,8 @@ class RecommendBody(RequestModel):
     RecommendBody,
     answers={
         200: "The plan, made now from the reference library and stored.",
-        202: "Queued: a model makes the plan in a run (run_id; GET /api/v1/runs/<id>).",
+        202: "Queued: a model makes the plan in a run (run_id; GET /api/v1/runs/<id>, and "
+        "its item's result names plan_id in GET /api/v1/runs/<id>/items).",
     },
 )
 def api_recommend():

@@ -73,6 +73,9 @@ class RunKind(ABC):
     # What an applied value is, said before an apply and after it, when it is not simply the
     # record's value now (a prediction a person still approves).
     applied_note: ClassVar[str] = ""
+    # The params that list (or map) every item the run works through (a table run's row ids):
+    # the run's JSON counts them rather than listing them, GET /api/v1/runs/<id>/items pages.
+    item_params: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     def plan_items(self, params: dict[str, Any]) -> list[str]:
@@ -116,6 +119,16 @@ class RunKind(ABC):
         """How many finished items failed: those with an item error, by default. A kind whose
         items record their own failures in their results counts those too."""
         return len(run.item_errors)
+
+    def item_results(self, run: Any, keys: list[str]) -> dict[str, Any]:
+        """These items' results by key, for a page of the run's items: run.results by
+        default; a kind that keeps them in its own tables reads only these."""
+        return {key: run.results[key] for key in keys if key in run.results}
+
+    def result_counts(self, run: Any) -> dict[str, int] | None:
+        """The run's items counted by their outcome, for a kind whose run keeps counts
+        rather than each item's result; None for the others."""
+        return None
 
     def target_ids(self, run: Any) -> list[int]:
         """The records the run proposes values for, in order: its items, by default."""

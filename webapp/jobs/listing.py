@@ -86,9 +86,10 @@ def kinds_in_use(hidden: tuple[str, ...] = ()) -> list[str]:
     return [kind for kind in db.session.scalars(query) if kind not in hidden]
 
 
-def run_or_404(run_id: int) -> Run:
-    """The run, if it exists and its kind is one this person may see (else, as for no run)."""
-    run = db.session.get(Run, run_id)
+def run_or_404(run_id: int, *options) -> Run:
+    """The run, if it exists and its kind is one this person may see (else, as for no run);
+    options as to Session.get (a poll defers the run's results, read only when wanted)."""
+    run = db.session.get(Run, run_id, options=options)
     if run is None or run.kind in hidden_kinds(current_user.can):
         abort(404, description=f"There is no run #{run_id}.")
     return run

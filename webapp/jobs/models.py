@@ -13,6 +13,27 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from webapp.auth.models import User
 from webapp.database import UTCDateTime, utcnow
 from webapp.extensions import db
+from webapp.pagination import Page, paginate_list
+
+# A list in a run's params longer than this is left out of the run's JSON (and counted) even
+# when its kind does not name it among its item params: a poll stays small whatever the run.
+LONG_PARAM = 100
+
+
+def brief_params(
+    params: dict[str, Any], item_params: tuple[str, ...] = ()
+) -> tuple[dict[str, Any], dict[str, int]]:
+    """A run's params as its JSON shows them, and the lengths of those left out: the lists
+    (or mappings) of every item the run works through, named by its kind, and any other long
+    list. The items themselves are paged through GET /api/v1/runs/<id>/items."""
+    kept, counted = {}, {}
+    for name, value in (params or {}).items():
+        long_list = isinstance(value, list) and len(value) > LONG_PARAM
+        if (name in item_params and isinstance(value, (list, dict))) or long_list:
+            counted[name] = len(value)
+        else:
+            kept[name] = value
+    return kept, counted
 
 
 def error_of(code: str | None, message: str | None) -> dict[str, str | None] | None:
@@ -154,10 +175,33 @@ class Run(db.Model):
             return 100 if self.status == RunStatus.succeeded else 0
         return min(100, round(100 * self.done / self.total))
 
+    def item_counts(self) -> dict[str, Any]:
+        """How many items the run has, has done and failed, without listing them; a kind
+        whose results are counts (a table run's rows by status) adds them as by_status."""
+        from webapp.jobs.kinds import RUN_KINDS
+
+        kind = RUN_KINDS[self.kind]() if self.kind in RUN_KINDS else None
+        counts: dict[str, Any] = {
+            "total": self.total,
+            "done": self.done,
+            "with_errors": kind.failed_items(self) if kind else len(self.item_errors),
+        }
+        by_status = kind.result_counts(self) if kind else None
+        if by_status is not None:
+            counts["by_status"] = by_status
+        return counts
+
     def to_dict(self) -> dict[str, Any]:
+        """The run as the API shows it: what it is, its progress, counts of its items (not
+        the items: GET /api/v1/runs/<id>/items pages through them) and what it cost. Small
+        whatever the run's size, for it is polled while the run works."""
+        from webapp.jobs.kinds import RUN_KINDS
+
         def iso(value: datetime | None) -> str | None:
             return value.isoformat().replace("+00:00", "Z") if value else None
 
+        kind = RUN_KINDS.get(self.kind)
+        params, counted = brief_params(self.params, kind.item_params if kind else ())
         return {
             "id": self.id,
             "kind": self.kind,
@@ -166,7 +210,8 @@ class Run(db.Model):
             if self.target_type
             else None,
             "mode": self.mode,
-            "params": self.params,
+            "params": params,
+            "params_counts": counted,
             "requested_by": self.requested_by.email if self.requested_by else None,
             "provider": self.provider,
             "model": self.model,
@@ -178,8 +223,7 @@ class Run(db.Model):
                 "stage": self.stage,
                 "message": self.message,
             },
-            "item_errors": self.item_errors,
-            "results": self.results,
+            "items": self.item_counts() | {"url": self.items_url},
             "error": error_of(self.error_code, self.error_message),
             "usage": {
                 "input_tokens": self.input_tokens,
@@ -195,6 +239,31 @@ class Run(db.Model):
             "finished_at": iso(self.finished_at),
             "cancel_requested_at": iso(self.cancel_requested_at),
         }
+
+    @property
+    def items_url(self) -> str:
+        """Where the run's items are paged (the API's prefix is fixed: no request needed)."""
+        return f"/api/v1/runs/{self.id}/items"
+
+    def item_page(self, number: int, per_page: int) -> tuple[Page, list[dict[str, Any]]]:
+        """One page of the run's items in order, each with its key, where it stands (pending,
+        done, failed), its result and its error."""
+        from webapp.jobs.kinds import RUN_KINDS
+
+        page = paginate_list(self.items, number, per_page)
+        kind = RUN_KINDS.get(self.kind)
+        if kind:
+            results = kind().item_results(self, page.items)
+        else:  # a kind no longer registered: its results as the run kept them
+            results = {key: self.results[key] for key in page.items if key in self.results}
+        done = self.done_keys() if page.items else set()
+        listed = []
+        for key in page.items:
+            error = self.item_errors.get(key)
+            status = "failed" if error is not None else "done" if key in done else "pending"
+            result = results.get(key)
+            listed.append({"key": key, "status": status, "result": result, "error": error})
+        return page, listed
 
 
 class ChunkStatus(StrEnum):

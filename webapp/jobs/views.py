@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Response, abort, flash, jsonify, redirect, request, url_for
 from flask_login import current_user
+from sqlalchemy.orm import defer
 
 from webapp.api import api_error
 from webapp.auth.access import require_role
@@ -177,9 +178,23 @@ def api_list_runs():
 
 
 @api.get("/runs/<int:run_id>")
-@accepts(summary="One run: status, progress, item errors, results, usage.")
+@accepts(summary="One run: status, progress, counts of its items, chunks, usage.")
 def api_show_run(run_id: int):
-    return jsonify(run_or_404(run_id).to_dict())
+    # Results by item may be megabytes of JSON the answer does not show: read only if wanted.
+    return jsonify(run_or_404(run_id, defer(Run.results)).to_dict())
+
+
+# A page of a run's items; a table run's may be 100,000 rows.
+ITEMS_PER_PAGE = 100
+
+
+@api.get("/runs/<int:run_id>/items")
+@accepts(query=Paging, summary="A run's items in order, paged: key, status, result, error.")
+def api_run_items(run_id: int):
+    run = run_or_404(run_id)
+    number, size = page_number(request.args), per_page(request.args, ITEMS_PER_PAGE, 500)
+    page, items = run.item_page(number, size)
+    return jsonify(run_id=run.id, status=run.status, **page.as_json("items", items))
 
 
 def api_run_action(run_id: int, action) -> tuple[Response, int]:

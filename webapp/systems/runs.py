@@ -392,6 +392,7 @@ def converse(
 class SystemCalculation(RunKind):
     name = "system_calculation"
     title = "Calculate missing values"
+    item_params = ("cells", "names")
     target_kind = VALUE_TARGET
     applied_note = (
         "Applied values are predictions, not reviewed, until a person approves them (in a "

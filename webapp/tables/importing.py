@@ -239,6 +239,7 @@ class TableImport(RunKind):
 
     name = "table_import"
     title = "Table import"
+    item_params = ("batches",)
     result_labels = {
         "rows": "Rows added",
         "refused": "Rows refused",

@@ -67,6 +67,7 @@ class TableEnrichment(RunKind):
     target_kind = ROW_TARGET
     suggestion_noun = "row(s)"
     reconfirm_where = "on its row"
+    item_params = ("row_ids",)
 
     def __init__(self) -> None:
         self._snapshot: RowsSnapshot | None = None
@@ -176,6 +177,26 @@ class TableEnrichment(RunKind):
     def failed_items(self, run: Run) -> int:
         """Rows whose strategy failed are kept with their trace, and count as failed."""
         return len(run.item_errors) + int((run.results or {}).get("error", 0))
+
+    def result_counts(self, run: Run) -> dict[str, int]:
+        """The rows done by status (found, not_found, skipped, error): what the run keeps."""
+        counts = (run.results or {}).items()
+        return {status: n for status, n in counts if isinstance(n, int) and n}
+
+    def item_results(self, run: Run, keys: list[str]) -> dict[str, Any]:
+        """These rows' research-log entries (a row run again, its latest), without their
+        trace of steps: the review page shows it."""
+        found: dict[str, Any] = {}
+        ids = [int(key) for key in keys if key.isdigit()]
+        for picked in among(db.session, ResearchLogEntry.row_id, ids):
+            query = (
+                select(ResearchLogEntry.row_id, ResearchLogEntry.entry)
+                .where(ResearchLogEntry.run_id == run.id, picked)
+                .order_by(ResearchLogEntry.id)
+            )
+            for row_id, entry in db.session.execute(query):
+                found[str(row_id)] = {k: v for k, v in entry.items() if k != "steps"}
+        return found
 
     def store_results(self, run: Run, results: dict[str, Any]) -> None:
         """The research log and the suggestions of a batch of rows, in two inserts."""
