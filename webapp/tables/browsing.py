@@ -57,8 +57,8 @@ def _filter_problems(args, column: TableColumn | None, op: str, value: str) -> l
 def range_bounds(value: str) -> tuple[float, float]:
     """(low, high) of a range written `low..high`; NumberInvalid says what does not fit."""
     low, separator, high = value.partition(RANGE_SEPARATOR)
-    bounds = parse_number(low), parse_number(high)
-    if not separator or bounds[0] >= bounds[1]:
+    bounds = (parse_number(low), parse_number(high)) if separator else None
+    if bounds is None or bounds[0] >= bounds[1]:
         raise NumberInvalid(
             "between takes two numbers, the lower one first: 10..20 is from 10 to under 20."
         )
