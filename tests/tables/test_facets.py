@@ -211,4 +211,12 @@ def test_between_takes_a_number_range_its_low_end_included(client_as):
         assert problem["loc"] == "query.q" and problem["message"].startswith(message), query
     # the page keeps what does not fit, matching no row
     page = client.get(f"/tables/{table.id}?col={soil}&op=between&q=1..2")
-    assert by_id(page, "filter-status").get_text(strip=True).startswith("0 row(s)")
+    status = by_id(page, "filter-status").get_text(strip=True)
+    assert status == "0 row(s) where Soil between “1..2”."
+
+
+def test_the_filter_form_says_how_to_write_a_range(client_as):
+    table = trial()
+    page = soup(client_as("viewer").get(f"/tables/{table.id}"))
+    words = [option.get_text() for option in page.find(id="filter-op").find_all("option")]
+    assert "between low..high" in words

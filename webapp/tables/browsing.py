@@ -29,7 +29,7 @@ OPERATORS = {
     "eq": "=",
     "gt": ">",
     "lt": "<",
-    "between": "between",
+    "between": "between low..high",
     "empty": "is empty",
 }
 COMPARISONS = ("eq", "gt", "lt")  # the operators that read the column's type
@@ -188,7 +188,9 @@ class RowView:
     def describe(self) -> str:
         if self.column is None:
             return ""
-        if self.op == "between" and not _unfit(self.column, self.op, self.value):
+        if self.op == "between":
+            if _unfit(self.column, self.op, self.value):
+                return f"{self.column.name} between “{self.value}”"
             low, high = range_bounds(self.value)
             return f"{self.column.name} from {display(low)} to under {display(high)}"
         words = f"{self.column.name} {OPERATORS[self.op]}"
