@@ -100,6 +100,14 @@ def test_select_values_are_spelt_as_the_options_and_link_the_rows_they_count(cli
         shown = client.get(aside.find("a", string=item.label)["href"])
         status = by_id(shown, "filter-status").get_text(strip=True)
         assert status == f"{item.count} row(s) where Soil = “{item.label}”."
+    # a value typed in another case is the same value, its link marked
+    typed = soup(
+        client.get(f"/tables/{table.id}?col={table.column_named('Soil').key}&op=eq&q=lOAM")
+    )
+    assert (
+        typed.find("aside", class_="facets").find("a", attrs={"aria-current": True}).string
+        == "Loam"
+    )
 
 
 def facet_items(aside, column_name: str) -> list[tuple[str, str]]:
