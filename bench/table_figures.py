@@ -6,6 +6,8 @@
 - The table page of that table, first and last page, in table order, sorted by a number and
   by a text column, filtered by a number and by a select column: p50/p95 server time of
   PAGE_REQUESTS requests after one that is not timed.
+- The facet counts of that table alone (RowView.facets, as the page's facets request counts
+  them), unfiltered and filtered by a select column: p50 of FACET_CALLS calls after one.
 - Computation over 100,000 rows end to end: a run through RQ, taken by the `furrow serve`
   workers (2), from the request until every row's suggestion is stored: rows/s.
 - Quick Lookup over 60 rows against a loopback OpenAI-compatible server that answers after
@@ -17,7 +19,8 @@ SQLite with embedded Redis by default; with
 `DATABASE_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test REDIS_URL=redis://127.0.0.1:6379/0`
 a database of its own is created next to that one and dropped after.
 Run from the repository root: `.venv/bin/python bench/table_figures.py`
-(`BENCH_ONLY=pages` for the import and the table pages alone).
+(`BENCH_ONLY=pages` for the import and the table pages alone, `BENCH_ONLY=facets` for the
+import and the facet counts alone).
 """
 
 from __future__ import annotations
@@ -42,7 +45,8 @@ ROWS = int(os.environ.get("BENCH_ROWS", "100000"))
 LOOKUP_ROWS = 60
 LATENCY = float(os.environ.get("BENCH_LATENCY", "0.2"))
 PAGE_REQUESTS = 20
-# BENCH_ONLY=pages stops after the import and the table pages.
+FACET_CALLS = 9
+# BENCH_ONLY=pages stops after the import and the table pages; facets times the facets alone.
 ONLY = os.environ.get("BENCH_ONLY", "")
 WORKERS = 2
 CROPS = ("Barley", "Maize", "Oats", "Potato", "Rice", "Rye", "Soybean", "Wheat")
@@ -170,6 +174,42 @@ def table_pages(app, user, table_id: int) -> None:
                 f"table page {page:,} of {total:,} rows, {words}: p50 "
                 f"{statistics.median(times):.1f} ms, p95 {percentile(times, 0.95):.1f} ms"
             )
+
+
+def facet_counts(table_id: int) -> None:
+    """The facet counts alone at ROWS rows, timed in this process: all of them, as the page's
+    facets request counts them, and each column's."""
+    from webapp.extensions import db
+    from webapp.tables.browsing import RowView
+    from webapp.tables.facets import FACET_TYPES, column_facet, table_facets
+    from webapp.tables.models import DataTable
+
+    table = db.session.get(DataTable, table_id)
+    keys = {c.name: c.key for c in table.columns}
+    views = [
+        ({}, "unfiltered"),
+        ({"col": keys["Crop"], "op": "eq", "q": "Maize"}, "filtered Crop = Maize"),
+    ]
+
+    def p50(count) -> float:
+        count()  # not timed: the first call warms the database's cache
+        times = []
+        for _ in range(FACET_CALLS):
+            began = time.perf_counter()
+            count()
+            times.append((time.perf_counter() - began) * 1000)
+        db.session.commit()
+        return statistics.median(times)
+
+    for args, words in views:
+        view = RowView.from_args(table, args)
+        each = ", ".join(
+            f"{c.name} ({c.type}) {p50(lambda c=c, view=view: column_facet(c, view)):.1f} ms"
+            for c in table.columns
+            if c.type in FACET_TYPES
+        )
+        total = p50(lambda view=view: table_facets(table, view))
+        print(f"facet counts of {ROWS:,} rows, {words}: p50 {total:.1f} ms; {each}")
 
 
 def wait_until_done(run_id: int) -> str:
@@ -303,8 +343,10 @@ def main() -> None:
                 user = create_user("bench@example.org", "bench password", Role.admin)
                 db.session.commit()
                 table_id = import_rows(app, user, csv_path)
-                table_pages(app, user, table_id)
-                if ONLY != "pages":
+                if ONLY != "facets":
+                    table_pages(app, user, table_id)
+                facet_counts(table_id)
+                if ONLY not in ("pages", "facets"):
                     computation(app, user, table_id)
                     lookup(app, user)
 

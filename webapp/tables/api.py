@@ -82,7 +82,8 @@ class RowsQuery(Paging):
 @accepts(
     query=RowsQuery,
     summary="A table's rows, paged, sorted and filtered as its page: "
-    "?sort=<column id>&dir=desc&col=<column id>&op=gt&q=9.",
+    "?sort=<column id>&dir=desc&col=<column id>&op=gt&q=9; "
+    "a number range as op=between&q=10..20 (10 included, 20 not).",
 )
 def api_rows(table_id: int):
     table = table_or_404(table_id)

@@ -36,6 +36,7 @@ from webapp.tables import bp, catalog, importing
 from webapp.tables.browsing import OPERATORS, RowView
 from webapp.tables.catalog import TableInvalid
 from webapp.tables.cells import CellInvalid, display
+from webapp.tables.facets import FACET_TYPES, table_facets
 from webapp.tables.forms import (
     ConfirmImportForm,
     ImportForm,
@@ -236,9 +237,9 @@ def confirm_import():
 
 
 def facets_now(table: DataTable, view: RowView, page: Page) -> bool:
-    """Whether the facets are counted with the page: not for a large table, whose counts scan
-    every row; its page asks for them once the rows are shown."""
-    if not any(c.type == "select" for c in table.columns):
+    """Whether the facets are counted with the page: not for a large table, whose counts read
+    a key of every row per facet; its page asks for them once the rows are shown."""
+    if not any(c.type in FACET_TYPES for c in table.columns):
         return True
     rows = catalog.row_counts([table.id])[table.id] if view.filtered else page.total
     return rows <= FACETS_INLINE_ROWS
@@ -261,7 +262,7 @@ def render_table(table: DataTable, number: int, add_form=None, status: int = 200
         importing=import_in_progress(table),
         view=view,
         operators=OPERATORS,
-        facets=view.facets(table) if facets_now(table, view, page) else None,
+        facets=table_facets(table, view) if facets_now(table, view, page) else None,
         page=page,
         add_form=add_form or values_form(table.columns, prefix="add"),
     ), status
@@ -277,7 +278,8 @@ def facets(table_id: int):
     """A large table's facets, asked for by its page once the rows are shown."""
     table = table_or_404(table_id)
     view = RowView.from_args(table, request.args)
-    return render_template("tables/_facets.html", table=table, view=view, facets=view.facets(table))
+    found = table_facets(table, view)
+    return render_template("tables/_facets.html", table=table, view=view, facets=found)
 
 
 @bp.get("/<int:table_id>/export.<fmt>")
