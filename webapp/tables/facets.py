@@ -47,9 +47,20 @@ class Facet:
 
 def table_facets(table: DataTable, view: RowView) -> list[Facet]:
     """The facets of the rows the view shows, in the table's column order; a column with no
-    filled cell among them has none."""
-    found = (column_facet(column, view) for column in table.columns)
-    return [facet for facet in found if facet is not None]
+    filled cell among them has none. The number columns' ranges are counted together."""
+    numbers = [column for column in table.columns if column.type == "number"]
+    ranges = _range_counts(numbers, view) if numbers else {}
+    facets = []
+    for column in table.columns:
+        if column.type == "number":
+            items = ranges.get(column.id, [])
+        elif column.type == "select":
+            items = _option_counts(column, view)
+        else:
+            continue
+        if items:
+            facets.append(Facet(column, items))
+    return facets
 
 
 def column_facet(column: TableColumn, view: RowView) -> Facet | None:
@@ -57,17 +68,16 @@ def column_facet(column: TableColumn, view: RowView) -> Facet | None:
     if column.type == "select":
         items = _option_counts(column, view)
     elif column.type == "number":
-        items = _range_counts(column, view)
+        items = _range_counts([column], view).get(column.id, [])
     else:
         return None
     return Facet(column, items) if items else None
 
 
-def _column_keys(column: TableColumn, view: RowView) -> list[ColumnElement]:
-    """The conditions on FACET_KEY for the column's filled cells in the rows the view shows."""
-    conditions = [FACET_KEY.column_id == column.id]
+def _in_view(view: RowView) -> list[ColumnElement]:
+    """The condition on FACET_KEY for the rows the view shows (none when it shows all)."""
     in_view = view.among(FACET_KEY.row_id)
-    return conditions if in_view is None else [*conditions, in_view]
+    return [] if in_view is None else [in_view]
 
 
 def _option_counts(column: TableColumn, view: RowView) -> list[FacetItem]:
@@ -76,7 +86,12 @@ def _option_counts(column: TableColumn, view: RowView) -> list[FacetItem]:
     query = (
         select(text, func.count())
         # number IS NULL: the index (column, number, text, …) then reads the texts in order.
-        .where(*_column_keys(column, view), FACET_KEY.number.is_(None), text.is_not(None))
+        .where(
+            FACET_KEY.column_id == column.id,
+            *_in_view(view),
+            FACET_KEY.number.is_(None),
+            text.is_not(None),
+        )
         .group_by(text)
         .order_by(func.count().desc(), text)
         .limit(FACET_LIMIT)
@@ -88,38 +103,52 @@ def _option_counts(column: TableColumn, view: RowView) -> list[FacetItem]:
     ]
 
 
-def _range_counts(column: TableColumn, view: RowView) -> list[FacetItem]:
-    """Per round range holding some of the numbers, in order; none without numbers."""
-    number = FACET_KEY.number
-    numbers = [*_column_keys(column, view), number.is_not(None)]
+def _range_counts(columns: list[TableColumn], view: RowView) -> dict[int, list[FacetItem]]:
+    """Per number column, per round range holding some of its numbers, in order (none without
+    numbers). Unfiltered, each end and each range is one seek in the column's keys; under a
+    filter, every column's ends take one pass over the filter's rows and every range one more,
+    rather than two passes a column."""
+    number, column_id = FACET_KEY.number, FACET_KEY.column_id
+    ends: dict[int, tuple[float, float]] = {}
     if view.filtered:
-        # Both ends in one pass, the ranges in one more: the filter's ids are read twice, not
-        # once per end and range.
-        ends = select(func.min(number), func.max(number)).where(*numbers)
-        low, high = db.session.execute(ends).one()
+        query = (
+            select(column_id, func.min(number), func.max(number))
+            .where(column_id.in_([c.id for c in columns]), number.is_not(None), *_in_view(view))
+            .group_by(column_id)
+        )
+        ends = {key: (low, high) for key, low, high in db.session.execute(query)}
     else:
-        # One aggregate a query: each is then one seek at an end of the column's keys.
-        low = db.session.scalar(select(func.min(number)).where(*numbers))
-        high = db.session.scalar(select(func.max(number)).where(*numbers))
-    if low is None:
-        return []
-    ranges = list(pairwise(range_edges(low, high)))
-    within = [(number >= float(a)) & (number < float(b)) for a, b in ranges]
+        for column in columns:
+            mine = [column_id == column.id, number.is_not(None)]
+            low = db.session.scalar(select(func.min(number)).where(*mine))
+            if low is not None:
+                ends[column.id] = (low, db.session.scalar(select(func.max(number)).where(*mine)))
+    spans = {key: list(pairwise(range_edges(low, high))) for key, (low, high) in ends.items()}
+    held = [
+        (key, a, b, (column_id == key) & (number >= float(a)) & (number < float(b)))
+        for key, ranges in spans.items()
+        for a, b in ranges
+    ]
+    if not held:
+        return {}
     if view.filtered:
-        query = select(*(func.count().filter(held) for held in within)).where(*numbers)
+        query = select(*(func.count().filter(within) for *_edges, within in held)).where(
+            column_id.in_(list(spans)), *_in_view(view)
+        )
     else:
         # Each range a stretch of the index, counted without reading the others.
         query = select(
-            *(select(func.count()).where(*numbers, held).scalar_subquery() for held in within)
+            *(select(func.count()).where(within).scalar_subquery() for *_edges, within in held)
         )
     counts = db.session.execute(query).one()
-    items = []
-    for (a, b), count in zip(ranges, counts, strict=True):
+    found: dict[int, list[FacetItem]] = {key: [] for key in spans}
+    for (key, a, b, _within), count in zip(held, counts, strict=True):
         if count:
             low_text, high_text = number_text(a), number_text(b)
             value = f"{low_text}{RANGE_SEPARATOR}{high_text}"
-            items.append(FacetItem(f"{low_text} to under {high_text}", "between", value, count))
-    return items
+            label = f"{low_text} to under {high_text}"
+            found[key].append(FacetItem(label, "between", value, count))
+    return found
 
 
 def range_edges(low: float, high: float, most: int = RANGES) -> list[Decimal]:
