@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def create_app(settings: Settings | None = None) -> Flask:
     """Build the app from settings (read from the environment when not given)."""
     from webapp.cli import register_commands
+    from webapp.compression import init_compression
     from webapp.contract import configure_contract
     from webapp.errors import register_error_handlers
 
@@ -29,6 +30,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     configure_proxies(app, settings)
     configure_contract(app)
     init_extensions(app)
+    init_compression(app, settings.compress)
     init_job_queue(app, settings)
     register_blueprints(app)
     register_error_handlers(app)
