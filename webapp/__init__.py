@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-
-from flask import Flask
-from werkzeug.middleware.proxy_fix import ProxyFix
+from typing import TYPE_CHECKING
 
 from webapp.config import Settings, load_settings
+
+if TYPE_CHECKING:
+    from flask import Flask
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def create_app(settings: Settings | None = None) -> Flask:
     """Build the app from settings (read from the environment when not given)."""
+    from flask import Flask  # not with the package: the PDF sandbox's child imports webapp
+
     from webapp.cli import register_commands
+    from webapp.compression import init_compression
     from webapp.contract import configure_contract
     from webapp.errors import register_error_handlers
 
@@ -29,6 +33,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     configure_proxies(app, settings)
     configure_contract(app)
     init_extensions(app)
+    init_compression(app, settings.compress)
     init_job_queue(app, settings)
     register_blueprints(app)
     register_error_handlers(app)
@@ -39,6 +44,8 @@ def create_app(settings: Settings | None = None) -> Flask:
 
 
 def configure_proxies(app: Flask, settings: Settings) -> None:
+    from werkzeug.middleware.proxy_fix import ProxyFix
+
     if settings.trusted_proxies:
         # Behind N proxies, take the client address and scheme from their X-Forwarded-* headers.
         n = settings.trusted_proxies

@@ -6,6 +6,7 @@ import os
 import socket
 import sys
 import time
+from importlib import import_module
 
 import click
 from flask import Flask, current_app
@@ -25,7 +26,40 @@ def _create_app() -> Flask:
         sys.exit(2)
 
 
-@click.group(cls=FlaskGroup, create_app=_create_app, add_version_option=False)
+class FurrowGroup(FlaskGroup):
+    """Flask's group, but listing its commands (`furrow --help`) makes no app: every command is
+    on the group itself, and one that needs the app makes it when it runs (`with_appcontext`).
+    A command only some extension adds to `app.cli` still runs: get_command looks there last.
+
+    `lazy` commands are imported when they run, not to be listed (Flask-Migrate's `db` brings
+    alembic and SQLAlchemy: a quarter of a second)."""
+
+    lazy: dict[str, tuple[str, str, str]] = {  # name: (module, attribute, its line in --help)
+        "db": ("flask_migrate.cli", "db", "Perform database migrations."),
+    }
+    _listing = False
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._load_plugin_commands()
+        return sorted({*click.Group.list_commands(self, ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.lazy and name not in self.commands:
+            module, attribute, short_help = self.lazy[name]
+            if self._listing:
+                return click.Command(name, short_help=short_help)
+            return getattr(import_module(module), attribute)
+        return super().get_command(ctx, name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self._listing = True
+        try:
+            super().format_commands(ctx, formatter)
+        finally:
+            self._listing = False
+
+
+@click.group(cls=FurrowGroup, create_app=_create_app, add_version_option=False)
 def main() -> None:
     """Furrow: agronomy records, AI proposals with evidence, approved by people."""
 
@@ -199,15 +233,22 @@ def list_users_command() -> None:
         click.echo(f"{user.email}\t{user.role.name}\t{state}")
 
 
-def register_commands(app: Flask) -> None:
-    for command in (serve, worker, sweep_command, users_cli, demo_command):
-        app.cli.add_command(command)
+def app_commands() -> list[click.Command]:
+    """The commands that run in the app: on the group (listed without it) and on `app.cli`."""
+    commands = [serve, worker, sweep_command, users_cli, demo_command]
     for module in workspace_commands():
-        for command in module.commands:
-            app.cli.add_command(command)
+        commands.extend(module.commands)
+    return commands
 
 
-# On the group itself, not the app: they need neither app nor database, and start fast.
+def register_commands(app: Flask) -> None:
+    for command in app_commands():
+        app.cli.add_command(command)
+
+
+for _command in app_commands():
+    main.add_command(_command)
+# Those need neither app nor database.
 for _module in workspace_commands():
     for _command in getattr(_module, "app_free_commands", ()):
         main.add_command(_command)

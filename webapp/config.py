@@ -50,6 +50,9 @@ class Settings:
     # The most model calls one run makes at once (a table's rows, a registry's documents);
     # a local server's parallel slots should match it.
     model_concurrency: int = 3
+    # Pages and JSON answers compressed (br, else gzip) for clients that accept it; off when a
+    # proxy in front compresses them.
+    compress: bool = True
 
     @property
     def embedded_redis_socket(self) -> Path:
@@ -141,8 +144,8 @@ def _prices(raw: str | None) -> dict[str, dict[str, float]]:
         ) from None
 
 
-def _flag(env: dict[str, str], name: str) -> bool:
-    raw = (env.get(name) or "0").strip().lower()
+def _flag(env: dict[str, str], name: str, default: str = "0") -> bool:
+    raw = (env.get(name) or default).strip().lower()
     if raw not in ("0", "1", "true", "false", "yes", "no"):
         raise ConfigError(f"{name} must be 1 or 0, got {raw!r}")
     return raw in ("1", "true", "yes")
@@ -235,6 +238,7 @@ def load_settings(env: dict[str, str] | None = None) -> Settings:
         sweep_seconds=_float(env, "FURROW_SWEEP_SECONDS", 5.0),
         trusted_proxies=_int(env, "FURROW_TRUSTED_PROXIES", 0, minimum=0),
         secure_cookies=_flag(env, "FURROW_SECURE_COOKIES"),
+        compress=_flag(env, "FURROW_COMPRESS", "1"),
         max_rows_per_run=_int(env, "FURROW_MAX_ROWS_PER_RUN", 10_000, minimum=1),
         fetch_allow_hosts=tuple(
             host.strip().lower()

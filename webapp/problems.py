@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from wtforms.fields.core import Field
+if TYPE_CHECKING:
+    from wtforms.fields.core import Field
 
 
 @dataclass(frozen=True)

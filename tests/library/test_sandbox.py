@@ -1,6 +1,9 @@
 """A PDF is read in a child process held to limits on pages, inflated bytes, time and memory;
 whichever it breaks, the caller gets the reason and goes on."""
 
+import subprocess
+import sys
+
 import pytest
 
 from tests.library.files import (
@@ -9,6 +12,7 @@ from tests.library.files import (
     pages_of_inflating_streams,
     pdf_with_text,
 )
+from webapp import ROOT
 from webapp.library.extract import PdfLimits
 from webapp.library.sandbox import bounded_pdf_text
 from webapp.uploads import UploadRefused
@@ -72,3 +76,18 @@ def test_the_memory_cap_stops_a_read_that_grows_and_the_caller_lives_on():
 
 def test_a_damaged_pdf_says_so():
     assert refusal(b"%PDF-1.7\n1 0 obj << /Type", PdfLimits()).code == "unreadable_pdf"
+
+
+def test_the_child_starts_without_flask():
+    """Each PDF is read by a fresh `python -m webapp.library.sandbox`: it imports pypdf and the
+    reader, not Flask (webapp's and the library's blueprints are made when first named) nor
+    BeautifulSoup (for HTML pages only)."""
+    probe = (
+        "import sys, webapp.library.sandbox\n"
+        "print(sorted(m for m in ('flask', 'werkzeug', 'jinja2', 'bs4', 'wtforms', 'sqlalchemy')"
+        " if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"

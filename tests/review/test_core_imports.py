@@ -18,6 +18,7 @@ COMPUTED = {
     "webapp/workspaces.py": "a listed package's blueprints, view modules and commands",
     "webapp/jobs/kinds.py": "a run kind from outside the app; the app's own are registered",
     "webapp/library/sandbox.py": "the child process's reader: a function its caller passed",
+    "webapp/cli.py": "a command imported when it runs (Flask-Migrate's db), not to be listed",
 }
 
 

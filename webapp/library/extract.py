@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from bs4 import BeautifulSoup
 from pypdf import PageObject, PdfReader, apply_configuration
 from pypdf.errors import LimitReachedError
 from pypdf.generic import StreamObject
@@ -242,6 +241,8 @@ def text_of_pages(pages: list[str]) -> str:
 
 def html_text(html: str) -> str:
     """The page's visible text, one paragraph per block element; scripts and styles dropped."""
+    from bs4 import BeautifulSoup  # not with the module: the PDF sandbox's child imports it
+
     soup = BeautifulSoup(html, "html.parser")
     for tag in soup.find_all(["script", "style"]):
         tag.decompose()
