@@ -1,12 +1,11 @@
-"""The document library: uploaded documents and the reference library, searchable as passages.
-
-Its blueprints are made when first named (by create_app or a view module), not with the
-package: the PDF sandbox's child process imports this package, and Flask is a third of its
-start-up it has no use for."""
+"""The document library: uploaded documents and the reference library, searchable as passages;
+its blueprints made when first named (webapp.lazy_blueprints)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from webapp.lazy_blueprints import blueprints_when_named
 
 if TYPE_CHECKING:
     from flask import Blueprint
@@ -15,14 +14,6 @@ if TYPE_CHECKING:
     api: Blueprint
     blueprints: tuple[Blueprint, ...]
 
-
-def __getattr__(name: str) -> Any:
-    if name not in ("bp", "api", "blueprints"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from flask import Blueprint
-
-    made = globals()
-    made["bp"] = Blueprint("library", __name__, url_prefix="/library")
-    made["api"] = Blueprint("library_api", __name__, url_prefix="/api/v1/library")
-    made["blueprints"] = (made["bp"], made["api"])
-    return made[name]
+__getattr__ = blueprints_when_named(
+    __name__, ("library", "/library"), ("library_api", "/api/v1/library")
+)
