@@ -458,6 +458,7 @@ def timed_facets(theirs: Datasette, path: str):
 def facets(app, user, table_id: int, theirs: Datasette) -> list[Figure]:
     from webapp.extensions import db
     from webapp.tables.browsing import RowView
+    from webapp.tables.facets import table_facets
     from webapp.tables.models import DataTable
 
     table = db.session.get(DataTable, table_id)
@@ -471,7 +472,8 @@ def facets(app, user, table_id: int, theirs: Datasette) -> list[Figure]:
     ]:
         # The counts agree, and neither side is timed cold.
         view = RowView.from_args(table, dict(col=crop.key, op="eq", q="Maize") if query else {})
-        counted = dict(next(counts for column, counts in view.facets(table) if column is crop))
+        facet = next(f for f in table_facets(table, view) if f.column is crop)
+        counted = {item.label: item.count for item in facet.items}
         db.session.commit()
         for name in ("plots", "plots_indexed"):
             answer = theirs.get(f"/{name}/plots.json?_facet=crop&_size=0{query}", facets=True)
