@@ -215,3 +215,13 @@ def test_a_tool_to_call_first_is_required_and_a_server_that_ignores_it_is_said(
     first = openai_server.requests[0][1]
     assert first["tool_choice"] == "required"
     assert first["tools"][0]["function"]["name"] == "calculate"
+
+
+def test_a_rate_limited_call_waits_as_told_and_is_counted(tmp_path, openai_server):
+    too_many = {"error": {"message": "Rate limit reached", "type": "requests"}}
+    openai_server.reply(too_many, status=429, headers={"retry-after-ms": "20"})
+    openai_server.reply(responses_body(GOOD))
+    usage = Usage()
+    assert ask(client(tmp_path, openai_server), usage).answer is not None
+    assert len(openai_server.requests) == 2 and usage.rate_limited == 1
+    assert usage.input_tokens == 1000  # the answer that came is counted as ever

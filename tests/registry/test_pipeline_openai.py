@@ -47,14 +47,14 @@ class Routed:
     def route(self, requirement_id: str, document: str, *replies: Any, status: int = 200):
         self.routes[(requirement_id, document)] = [(status, r) for r in replies]
 
-    def popleft(self) -> tuple[int, dict[str, Any]]:
+    def popleft(self) -> tuple[int, dict[str, Any], dict[str, str]]:
         _path, body = self.server.requests[-1]
         prompt = body["messages"][-1]["content"] if self.chat else body["input"]
         for (requirement_id, document), replies in self.routes.items():
             if f"Requirement {requirement_id} (" in prompt and f"Document: {document}\n" in prompt:
                 status, reply = replies.pop(0) if len(replies) > 1 else replies[0]
-                return status, self.body(reply) if status == 200 else reply
-        return 200, self.body(NO_EVIDENCE)
+                return status, self.body(reply) if status == 200 else reply, {}
+        return 200, self.body(NO_EVIDENCE), {}
 
     def body(self, answer: Any) -> dict[str, Any]:
         text = answer if isinstance(answer, str) else json.dumps(answer)

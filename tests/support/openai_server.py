@@ -16,7 +16,7 @@ import pytest
 
 class ScriptedOpenAI:
     def __init__(self) -> None:
-        self.replies: deque[tuple[int, dict[str, Any]]] = deque()
+        self.replies: deque[tuple[int, dict[str, Any], dict[str, str]]] = deque()
         self.requests: list[tuple[str, dict[str, Any]]] = []
         # Seconds each answer waits, and how many requests were being answered at once.
         self.delay = 0.0
@@ -34,8 +34,10 @@ class ScriptedOpenAI:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
-    def reply(self, body: dict[str, Any], status: int = 200) -> None:
-        self.replies.append((status, body))
+    def reply(
+        self, body: dict[str, Any], status: int = 200, headers: dict[str, str] | None = None
+    ) -> None:
+        self.replies.append((status, body, headers or {}))
 
     def _handler(self):
         scripted = self
@@ -49,10 +51,10 @@ class ScriptedOpenAI:
                     scripted.requests.append(
                         (self.path, json.loads(self.rfile.read(length) or b"{}"))
                     )
-                    status, body = (
+                    status, body, headers = (
                         scripted.replies.popleft()
                         if scripted.replies
-                        else (500, {"error": {"message": "no scripted reply left"}})
+                        else (500, {"error": {"message": "no scripted reply left"}}, {})
                     )
                 time.sleep(scripted.delay)
                 with scripted._lock:
@@ -61,6 +63,8 @@ class ScriptedOpenAI:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(payload)
 

@@ -68,6 +68,21 @@ def test_lookup_rows_run_three_at_a_time(make_user, companies, idle_queue, opena
     assert run.web_searches == 9 and run.input_tokens == 9000
 
 
+def test_rate_limits_a_run_met_are_counted_and_said(
+    client_as, make_user, companies, idle_queue, openai_app
+):
+    too_many = {"error": {"message": "Rate limit reached", "type": "requests"}}
+    openai_app.reply(too_many, status=429, headers={"retry-after-ms": "10"})
+    for n in range(9):
+        openai_app.reply(responses_body(str(2000 + n), citations=[CITED], searches=1))
+    editor = make_user("editor")
+    run = run_here(start_enrichment(companies, "Founded", "lookup", lookup_params(), None, editor))
+    assert run.status == RunStatus.succeeded and run.rate_limited == 1
+    assert run.to_dict()["usage"]["rate_limited"] == 1
+    page = client_as("editor").get(f"/runs/{run.id}").get_data(as_text=True)
+    assert "answered “too many requests” 1 time(s); each was waited out" in page
+
+
 def test_cancel_stops_between_rows_and_keeps_what_finished(
     app, make_user, companies, idle_queue, openai_app
 ):

@@ -21,6 +21,9 @@ class Usage:
     output_tokens: int = 0
     web_searches: int = 0
     cost_usd: float = 0.0
+    # Answers of 429 (too many requests): the SDK waited as the server's Retry-After said,
+    # then asked again.
+    rate_limited: int = 0
 
 
 class ProviderUnavailable(Unavailable):

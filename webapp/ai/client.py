@@ -7,9 +7,11 @@ with the app."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property, lru_cache
@@ -167,18 +169,45 @@ class Structured(Generic[M]):
     citations: list[Evidence] = field(default_factory=list)
 
 
+# The usage of the call this thread is making, for the HTTP client's hook to count into.
+CALLING: ContextVar[Usage | None] = ContextVar("calling", default=None)
+
+
+@contextlib.contextmanager
+def counted(usage: Usage) -> Iterator[None]:
+    """What the HTTP client sees while this thread makes one call counts in usage."""
+    token = CALLING.set(usage)
+    try:
+        yield
+    finally:
+        CALLING.reset(token)
+
+
+def count_rate_limits(response: Any) -> None:
+    """The HTTP client's hook on every answer: a 429 counts in the call's usage (the SDK then
+    waits as its Retry-After says and asks again, unseen by the caller otherwise)."""
+    usage = CALLING.get()
+    if response.status_code == 429 and usage is not None:
+        usage.rate_limited += 1
+
+
 @lru_cache(maxsize=4)
 def openai_client(
     api_key: str, base_url: str | None, timeout: float, max_retries: int
 ) -> openai.OpenAI:
     """The process's SDK client for one server, made once: its set-up (importing the SDK, its
     resources, the HTTP pool and TLS context) is paid by the first caller, not by every run.
-    The SDK retries 429, 5xx, lost connections and timeouts max_retries times, backing off:
-    one call may take (max_retries + 1) × timeout."""
+    The SDK retries 429 (waiting as Retry-After says), 5xx, lost connections and timeouts
+    max_retries times, backing off: one call may take (max_retries + 1) × timeout. Its HTTP
+    client counts each 429 in the calling run's usage."""
     import openai
 
     client = openai.OpenAI(
-        api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+        api_key=api_key,
+        base_url=base_url,
+        timeout=timeout,
+        max_retries=max_retries,
+        http_client=openai.DefaultHttpxClient(event_hooks={"response": [count_rate_limits]}),
     )
     # The resources load their modules on first use: load them now, while nothing waits.
     client.responses, client.chat.completions  # noqa: B018
@@ -463,15 +492,16 @@ class StructuredClient:
                 }
             else:
                 offered = {}
-            response = self.client.responses.create(
-                model=self.model,
-                instructions=instructions,
-                input=asked,
-                max_output_tokens=limit,
-                **offered,
-                **text,
-                **self.temperature_args(),
-            )
+            with counted(usage):
+                response = self.client.responses.create(
+                    model=self.model,
+                    instructions=instructions,
+                    input=asked,
+                    max_output_tokens=limit,
+                    **offered,
+                    **text,
+                    **self.temperature_args(),
+                )
             count_tokens(usage, response.usage)
             details = getattr(response, "incomplete_details", None)
             if getattr(details, "reason", None) == "max_output_tokens":
@@ -531,14 +561,15 @@ class StructuredClient:
                     offered["tool_choice"] = "required"
                 elif calls is not None:
                     offered["tool_choice"] = "auto"
-            completion = self.client.chat.completions.create(
-                model=self.model,
-                messages=messages,
-                **self.output_limit(limit),
-                **answer_format,
-                **offered,
-                **self.temperature_args(),
-            )
+            with counted(usage):
+                completion = self.client.chat.completions.create(
+                    model=self.model,
+                    messages=messages,
+                    **self.output_limit(limit),
+                    **answer_format,
+                    **offered,
+                    **self.temperature_args(),
+                )
             count_tokens(usage, completion.usage)
             usage.cost_usd = self.cost(usage)
             if completion.choices[0].finish_reason == "length":

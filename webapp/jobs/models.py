@@ -92,6 +92,8 @@ class Run(db.Model):
     input_tokens: Mapped[int] = mapped_column(default=0)
     output_tokens: Mapped[int] = mapped_column(default=0)
     web_searches: Mapped[int] = mapped_column(default=0, server_default="0")
+    # The provider's 429 answers, each waited out as its Retry-After said.
+    rate_limited: Mapped[int] = mapped_column(default=0, server_default="0")
     cost_usd: Mapped[Decimal] = mapped_column(Numeric(12, 6), default=Decimal(0))
 
     rq_job_id: Mapped[str | None] = mapped_column(String(64))
@@ -229,6 +231,7 @@ class Run(db.Model):
                 "input_tokens": self.input_tokens,
                 "output_tokens": self.output_tokens,
                 "web_searches": self.web_searches,
+                "rate_limited": self.rate_limited,
                 "cost_usd": str(self.cost_usd),
             },
             "chunks": self.chunk_summary(),

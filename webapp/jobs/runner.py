@@ -70,7 +70,8 @@ class Heartbeat:
 def add_usage(run_id: int, usage, commit: bool = True) -> None:
     """Add a provider call's tokens and cost to the run (atomic, whatever else writes it);
     commit=False leaves it to the caller's transaction."""
-    if not (usage.input_tokens or usage.output_tokens or usage.web_searches or usage.cost_usd):
+    counts = (usage.input_tokens, usage.output_tokens, usage.web_searches, usage.rate_limited)
+    if not (any(counts) or usage.cost_usd):
         return
     db.session.execute(
         update(Run)
@@ -79,6 +80,7 @@ def add_usage(run_id: int, usage, commit: bool = True) -> None:
             input_tokens=Run.input_tokens + usage.input_tokens,
             output_tokens=Run.output_tokens + usage.output_tokens,
             web_searches=Run.web_searches + usage.web_searches,
+            rate_limited=Run.rate_limited + usage.rate_limited,
             cost_usd=Run.cost_usd + Decimal(str(usage.cost_usd)),
         )
         .execution_options(synchronize_session=False)
