@@ -251,10 +251,19 @@ class RowView:
         column = self.column
         if column is None or self.op == "contains":
             return self.matches(row_id)
-        keys = select(FILTER_KEY.row_id).where(FILTER_KEY.column_id == column.id)
         if self.op == "empty":
+            keys = select(FILTER_KEY.row_id).where(FILTER_KEY.column_id == column.id)
             return row_id.not_in(keys)
-        return row_id.in_(keys.where(self._key_condition()))
+        return row_id.in_(self.key_rows())
+
+    def key_rows(self) -> Select | None:
+        """The matching rows' ids read from the filter column's keys, for a filter that reads
+        them (=, >, <, between); None for no filter, contains or is empty."""
+        if self.column is None or self.op in ("contains", "empty"):
+            return None
+        return select(FILTER_KEY.row_id).where(
+            FILTER_KEY.column_id == self.column.id, self._key_condition()
+        )
 
     def _rows(self, table: DataTable) -> Select:
         """The ids of the matching rows, not ordered."""

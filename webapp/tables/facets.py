@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from decimal import ROUND_FLOOR, Decimal
 from itertools import pairwise
 
-from sqlalchemy import ColumnElement, func, select
+from sqlalchemy import ColumnElement, Select, func, select
 from sqlalchemy.orm import aliased
 
 from webapp.extensions import db
@@ -80,18 +80,25 @@ def _in_view(view: RowView) -> list[ColumnElement]:
     return [] if in_view is None else [in_view]
 
 
+def _shown(query: Select, view: RowView) -> Select:
+    """query over FACET_KEY narrowed to the rows the view shows. A filter that reads the index
+    drives it: its rows listed once (materialized), each row's keys then found by their
+    primary key, rather than every key of the counted columns tried against the filter
+    (SQLite chose that for IN and for a plain join: 60 and 730 ms against 32)."""
+    rows = view.key_rows()
+    if rows is None:
+        return query.where(*_in_view(view))
+    shown = rows.cte("shown").prefix_with("MATERIALIZED")
+    return query.join_from(shown, FACET_KEY, FACET_KEY.row_id == shown.c.row_id)
+
+
 def _option_counts(column: TableColumn, view: RowView) -> list[FacetItem]:
     """Per value, most first; a key is lower-cased, so it is shown as its option is spelt."""
     text = FACET_KEY.text
     query = (
         select(text, func.count())
         # number IS NULL: the index (column, number, text, …) then reads the texts in order.
-        .where(
-            FACET_KEY.column_id == column.id,
-            *_in_view(view),
-            FACET_KEY.number.is_(None),
-            text.is_not(None),
-        )
+        .where(FACET_KEY.column_id == column.id, FACET_KEY.number.is_(None), text.is_not(None))
         .group_by(text)
         .order_by(func.count().desc(), text)
         .limit(FACET_LIMIT)
@@ -99,7 +106,7 @@ def _option_counts(column: TableColumn, view: RowView) -> list[FacetItem]:
     spelling = {cell_key(option)[1]: option for option in column.options or []}
     return [
         FacetItem(spelling.get(key, key), "eq", spelling.get(key, key), count)
-        for key, count in db.session.execute(query)
+        for key, count in db.session.execute(_shown(query, view))
     ]
 
 
@@ -113,10 +120,10 @@ def _range_counts(columns: list[TableColumn], view: RowView) -> dict[int, list[F
     if view.filtered:
         query = (
             select(column_id, func.min(number), func.max(number))
-            .where(column_id.in_([c.id for c in columns]), number.is_not(None), *_in_view(view))
+            .where(column_id.in_([c.id for c in columns]), number.is_not(None))
             .group_by(column_id)
         )
-        ends = {key: (low, high) for key, low, high in db.session.execute(query)}
+        ends = {key: (low, high) for key, low, high in db.session.execute(_shown(query, view))}
     else:
         for column in columns:
             mine = [column_id == column.id, number.is_not(None)]
@@ -132,8 +139,11 @@ def _range_counts(columns: list[TableColumn], view: RowView) -> dict[int, list[F
     if not held:
         return {}
     if view.filtered:
-        query = select(*(func.count().filter(within) for *_edges, within in held)).where(
-            column_id.in_(list(spans)), *_in_view(view)
+        query = _shown(
+            select(*(func.count().filter(within) for *_edges, within in held)).where(
+                column_id.in_(list(spans))
+            ),
+            view,
         )
     else:
         # Each range a stretch of the index, counted without reading the others.
