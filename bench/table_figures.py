@@ -212,7 +212,8 @@ def facet_counts(table_id: int) -> None:
         print(f"facet counts of {ROWS:,} rows, {words}: p50 {total:.1f} ms; {each}")
 
 
-def wait_until_done(run_id: int) -> str:
+def wait_until_done(run_id: int, every: float = 0.1) -> str:
+    """The run's status once it ended, looked at every so many seconds."""
     from webapp.extensions import db
     from webapp.jobs.models import Run
 
@@ -222,7 +223,7 @@ def wait_until_done(run_id: int) -> str:
         db.session.commit()
         if status not in ("queued", "running"):
             return status
-        time.sleep(0.1)
+        time.sleep(every)
 
 
 def start_computation(table, user, rows: int):

@@ -123,7 +123,7 @@ class RunKind(ABC):
     def item_results(self, run: Any, keys: list[str]) -> dict[str, Any]:
         """These items' results by key, for a page of the run's items: run.results by
         default; a kind that keeps them in its own tables reads only these."""
-        return {key: run.results[key] for key in keys if key in run.results}
+        return run.kept_results(keys)
 
     def result_counts(self, run: Any) -> dict[str, int] | None:
         """The run's items counted by their outcome, for a kind whose run keeps counts

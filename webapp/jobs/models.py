@@ -243,6 +243,10 @@ class Run(db.Model):
             "cancel_requested_at": iso(self.cancel_requested_at),
         }
 
+    def kept_results(self, keys: list[str]) -> dict[str, Any]:
+        """These items' results as the run keeps them, by key."""
+        return {key: self.results[key] for key in keys if key in self.results}
+
     @property
     def items_url(self) -> str:
         """Where the run's items are paged (the API's prefix is fixed: no request needed)."""
@@ -255,10 +259,8 @@ class Run(db.Model):
 
         page = paginate_list(self.items, number, per_page)
         kind = RUN_KINDS.get(self.kind)
-        if kind:
-            results = kind().item_results(self, page.items)
-        else:  # a kind no longer registered: its results as the run kept them
-            results = {key: self.results[key] for key in page.items if key in self.results}
+        # A kind no longer registered: its results as the run kept them.
+        results = kind().item_results(self, page.items) if kind else self.kept_results(page.items)
         done = self.done_keys() if page.items else set()
         listed = []
         for key in page.items:
