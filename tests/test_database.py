@@ -1,5 +1,6 @@
 """The bulk paths apply and undo rely on, on whichever database the suite runs against."""
 
+import pytest
 from sqlalchemy import select
 
 from webapp.database import IN_CHUNK, among, bulk_insert, insert_unless_there, utcnow
@@ -59,3 +60,29 @@ def test_a_row_already_there_is_kept_and_no_error_is_raised(app):
     db.session.commit()
     kept = db.session.scalars(select(EvidenceAnswer)).all()
     assert [(a.answer, a.cost_usd) for a in kept] == [({"snippets": []}, 0.5)]
+
+
+def test_bulk_insert_keeps_timestamps_and_order_of_columns(app):
+    # The rows name their columns in another order than the table's.
+    rows = [dict(reversed(change(n, n, None).items())) for n in range(3)]
+    bulk_insert(db.session, Change.__table__, rows)
+    db.session.commit()
+    stored = db.session.scalars(select(Change).order_by(Change.target_id)).all()
+    assert [(c.target_id, c.old_value, c.new_value) for c in stored] == [
+        (0, 0, None),
+        (1, 1, None),
+        (2, 2, None),
+    ]
+    assert [c.at for c in stored] == [row["at"] for row in rows]
+    assert all(c.at.tzinfo is not None for c in stored)
+
+
+def test_bulk_insert_applies_python_defaults_of_columns_left_out(app):
+    row = change(7, None, 1)
+    del row["at"]
+    if db.engine.dialect.name == "postgresql":
+        pytest.skip("COPY takes only the columns named, as bulk_insert says")
+    before = utcnow()
+    bulk_insert(db.session, Change.__table__, [row])
+    db.session.commit()
+    assert db.session.scalars(select(Change.at)).one() >= before

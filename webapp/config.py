@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from webapp.ai import PROVIDERS
+from webapp.json_columns import json_text, json_value
 
 PRICE_KEYS = ("input_per_million", "output_per_million", "per_web_search")
 
@@ -84,14 +85,15 @@ class Settings:
 # its heartbeat and the runner itself; past the pool, a connection is opened (with its PRAGMAs,
 # or a new PostgreSQL backend) and closed for every use.
 POOL_SIZE = 13
+JSON_CODEC = {"json_serializer": json_text, "json_deserializer": json_value}
 
 
 def engine_options(database_url: str) -> dict[str, object]:
     if database_url.startswith("sqlite"):
         # Several processes (web, workers, sweeper) share the file: wait for the lock instead of
         # failing at once.
-        return {"connect_args": {"timeout": 15}, "pool_size": POOL_SIZE}
-    return {"pool_pre_ping": True, "pool_size": POOL_SIZE}
+        return {"connect_args": {"timeout": 15}, "pool_size": POOL_SIZE, **JSON_CODEC}
+    return {"pool_pre_ping": True, "pool_size": POOL_SIZE, **JSON_CODEC}
 
 
 def _int(env: dict[str, str], name: str, default: int, minimum: int) -> int:

@@ -3,7 +3,6 @@ bulk inserts that use each database's fast path."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -12,9 +11,12 @@ from sqlalchemy import JSON, ColumnElement, DateTime, Engine, Integer, Table, an
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 from sqlalchemy.types import TypeDecorator
+
+from webapp.json_columns import json_text
 
 
 def utcnow() -> datetime:
@@ -62,20 +64,41 @@ def configure_sqlite(engine: Engine) -> None:
 def bulk_insert(session: Session, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
     """Many rows into one table, the fastest way each database has: COPY on PostgreSQL (an
     executemany there is a round trip per row), one executemany on SQLite. Every row names the
-    same columns; JSON columns take Python values, as they do through SQLAlchemy."""
+    same columns; JSON columns take Python values, as they do through SQLAlchemy. COPY applies
+    no default set in Python: name every column that has one."""
     if not rows:
         return
     connection = session.connection()
-    if connection.dialect.name != "postgresql":
-        connection.execute(table.insert(), list(rows))
-        return
     names = list(rows[0])
+    if connection.dialect.name != "postgresql":
+        _executemany(connection, table, names, rows)
+        return
     as_json = {name for name in names if isinstance(table.c[name].type, JSON)}
     columns = ", ".join(f'"{name}"' for name in names)
     cursor = connection.connection.driver_connection.cursor()
     with cursor, cursor.copy(f'COPY "{table.name}" ({columns}) FROM STDIN') as copy:
         for row in rows:
-            copy.write_row([json.dumps(row[n]) if n in as_json else row[n] for n in names])
+            copy.write_row([json_text(row[n]) if n in as_json else row[n] for n in names])
+
+
+def _executemany(connection: Connection, table: Table, names: list[str], rows) -> None:
+    """The INSERT compiled once and each value put through its column's bind processor (JSON
+    text, UTC timestamps) in one loop, straight to the driver's executemany: SQLAlchemy's own
+    executemany builds each row's parameters again, a quarter of a large save's time. A
+    column left out that has a default in Python goes through SQLAlchemy, which applies it."""
+    if any(c.default is not None for c in table.columns if c.name not in names):
+        connection.execute(table.insert(), list(rows))
+        return
+    dialect = connection.dialect
+    compiled = table.insert().compile(dialect=dialect, column_keys=names)
+    order = compiled.positiontup or []
+    processors = [table.c[name].type.bind_processor(dialect) for name in order]
+    steps = list(zip(order, processors, strict=True))
+    values = [
+        tuple(row[name] if process is None else process(row[name]) for name, process in steps)
+        for row in rows
+    ]
+    connection.exec_driver_sql(str(compiled), values)
 
 
 def insert_unless_there(session: Session, table: Table, row: Mapping[str, Any]) -> None:

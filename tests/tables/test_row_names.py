@@ -6,7 +6,7 @@ from tests.support.tables import make_table
 from webapp.extensions import db
 from webapp.review.targets import target_for
 from webapp.tables.models import ROW_TARGET, TableRow
-from webapp.tables.target import row_label
+from webapp.tables.target import naming_columns, row_label
 
 COLUMNS = [("key", "crop", "text"), ("c", "country", "select"), ("y", "Year", "number")]
 
@@ -14,10 +14,11 @@ COLUMNS = [("key", "crop", "text"), ("c", "country", "select"), ("y", "Year", "n
 def test_a_row_is_named_by_its_text_select_and_year_columns():
     cells = {"key": "Wheat", "c": "Kenya", "y": 2014, "n": 4.7}
     columns = [*COLUMNS, ("n", "yield", "number")]
-    assert row_label(cells, columns, "", 7) == "Wheat · Kenya · 2014"
+    assert naming_columns(columns, "") == ["key", "c", "y"]
+    assert row_label(cells, naming_columns(columns, ""), 7) == "Wheat · Kenya · 2014"
     # The column being filled never names its row; an empty row is named by its number.
-    assert row_label(cells, columns, "key", 7) == "Kenya · 2014"
-    assert row_label({}, columns, "", 7) == "Row 7"
+    assert row_label(cells, naming_columns(columns, "key"), 7) == "Kenya · 2014"
+    assert row_label({}, naming_columns(columns, ""), 7) == "Row 7"
 
 
 def test_the_review_core_names_rows_and_columns_as_people_do(app):

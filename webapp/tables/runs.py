@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from flask import current_app, url_for
@@ -36,7 +37,7 @@ from webapp.tables.strategies.base import (
     StrategyError,
     template_fields,
 )
-from webapp.tables.target import row_label
+from webapp.tables.target import naming_columns, row_label
 from webapp.tables.tools import tools_for
 
 # The failed rows a run page lists; the review page pages through all of them.
@@ -56,8 +57,12 @@ class RowsSnapshot:
         cells = self.rows.get(row_id, {})
         return {name: cells.get(key) for key, name, _type in self.columns}
 
+    @cached_property
+    def naming(self) -> list[str]:
+        return naming_columns(self.columns, self.target.key)
+
     def label(self, row_id: int) -> str:
-        return row_label(self.rows.get(row_id, {}), self.columns, self.target.key, row_id)
+        return row_label(self.rows.get(row_id, {}), self.naming, row_id)
 
 
 @register_kind
@@ -412,11 +417,11 @@ def row_labels(run: Run, row_ids: Collection[int]) -> dict[int, str]:
     table = db.session.get(DataTable, run.params["table_id"]) if missing else None
     if table is not None:
         columns = [(c.key, c.name, c.type) for c in table.columns]
-        target = str(run.params["column_id"])
+        naming = naming_columns(columns, str(run.params["column_id"]))
         for picked in among(db.session, TableRow.id, missing):
             query = select(TableRow.id, TableRow.cells).where(TableRow.table_id == table.id, picked)
             for row_id, cells in db.session.execute(query):
-                labels[row_id] = row_label(cells or {}, columns, target, row_id)
+                labels[row_id] = row_label(cells or {}, naming, row_id)
     return labels
 
 

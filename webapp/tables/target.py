@@ -34,16 +34,23 @@ def _names_the_row(name: str, column_type: str) -> bool:
     )
 
 
-def row_label(
-    cells: Mapping[str, Any], columns: Iterable[tuple[str, str, str]], target_key: str, row_id: int
-) -> str:
-    """What people call a row: its first few filled text, select and year columns (key, name,
-    type) other than the one being filled — "Wheat · Kenya · 2014", not twenty rows of
-    "Wheat"."""
+def naming_columns(columns: Iterable[tuple[str, str, str]], target_key: str) -> list[str]:
+    """The keys of the columns (key, name, type) that name a row, in order: text, select and
+    year columns other than the one being filled. Found once for many rows' labels."""
+    return [
+        key
+        for key, name, column_type in columns
+        if key != target_key and _names_the_row(name, column_type)
+    ]
+
+
+def row_label(cells: Mapping[str, Any], naming: Iterable[str], row_id: int) -> str:
+    """What people call a row: its first few filled naming columns (naming_columns) —
+    "Wheat · Kenya · 2014", not twenty rows of "Wheat"."""
     parts = []
-    for key, name, column_type in columns:
+    for key in naming:
         value = cells.get(key)
-        if value in (None, "") or key == target_key or not _names_the_row(name, column_type):
+        if value in (None, ""):
             continue
         parts.append(f"{value:g}" if isinstance(value, int | float) else str(value))
         if len(parts) == KEY_PARTS:
@@ -137,13 +144,11 @@ class TableRowTarget(ReviewTarget):
             rows.update(
                 {i: (table_id, cells or {}) for i, table_id, cells in db.session.execute(query)}
             )
-        columns: dict[int, list[tuple[str, str, str]]] = {}
+        naming: dict[int, list[str]] = {}
         for table_id in {table_id for table_id, _cells in rows.values()}:
             table = db.session.get(DataTable, table_id)
-            columns[table_id] = [(c.key, c.name, c.type) for c in table.columns]
-        return {
-            i: row_label(cells, columns[table_id], "", i) for i, (table_id, cells) in rows.items()
-        }
+            naming[table_id] = naming_columns(((c.key, c.name, c.type) for c in table.columns), "")
+        return {i: row_label(cells, naming[table_id], i) for i, (table_id, cells) in rows.items()}
 
     def field_label(self, field: str) -> str:
         """A column by its name: a field is the column's id."""

@@ -48,7 +48,7 @@ from webapp.tables.forms import (
     values_form,
 )
 from webapp.tables.models import ROW_TARGET, DataTable, TableColumn, TableRow
-from webapp.tables.target import ROWS, row_label
+from webapp.tables.target import ROWS, naming_columns, row_label
 from webapp.uploads import CSV_MAX_BYTES, UploadRefused, check_csv_text
 
 bp.add_app_template_filter(display, "cell")
@@ -361,7 +361,9 @@ def row_history(table_id: int, row_id: int):
         table=table,
         row=row,
         label=row_label(
-            row.cells or {}, [(c.key, c.name, c.type) for c in table.columns], "", row.id
+            row.cells or {},
+            naming_columns(((c.key, c.name, c.type) for c in table.columns), ""),
+            row.id,
         ),
         changes=changes,
         names={c.key: c.name for c in table.columns},
