@@ -55,9 +55,7 @@ def test_errors_are_shown_invalid_fields_cannot_be_picked_valid_ones_apply_and_u
 
     page.get_by_role("button", name="Undo this apply").click()
     expect(
-        page.get_by_text(
-            re.compile(r"^Undone — .+: Growth duration, Sources, Notes \(Markdown\)\.$")
-        )
+        page.get_by_text(re.compile(r"^Undone — .+: Growth duration, Sources\. History$"))
     ).to_be_visible()
     expect(page.locator("dt:text-is('Growth duration') + dd")).to_have_text("—")
     expect(page.get_by_role("heading", name="Sources", exact=True)).to_have_count(1)

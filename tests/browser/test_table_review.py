@@ -113,7 +113,7 @@ def test_review_with_the_keyboard_apply_and_undo(page: Page, plots, run_worker, 
     invalid = page.locator("#proposal tbody tr").filter(has_text="Plot 003")
     expect(invalid.locator("input.pick")).to_be_disabled()
     page.keyboard.press("u")
-    expect(page.get_by_text(re.compile(r"^Undone — .+: Per ha\.$"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"^Undone — .+: Per ha\.( History)?$"))).to_be_visible()
     keys_ready(page)
     expect(page.locator("#proposal tbody tr").nth(1).locator("td[data-label=Status]")).to_have_text(
         "pending"

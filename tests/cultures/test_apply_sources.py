@@ -35,11 +35,11 @@ def test_a_derived_figure_is_applied_only_as_a_value_never_as_a_citation(make_us
     assert [s["url"] for s in radish.structured_sources] == [
         "https://web.extension.illinois.edu/vegguide/grow_radish.cfm"
     ]
-    assert radish.notes.count("## Sources") == 1
-    assert "nevegetable.org" not in radish.notes and "grow_radish" in radish.notes
+    # The notes are the person's: the sources are not copied into them.
+    assert not radish.notes
 
 
-def test_undo_takes_back_notes_and_sources_or_nothing_when_they_changed(make_user):
+def test_undo_takes_back_values_and_sources_or_nothing_when_they_changed(make_user):
     reviewer = make_user("reviewer")
     lettuce = Culture(name="Lettuce", reference_crop="lettuce", notes="Sow every two weeks.")
     db.session.add(lettuce)
@@ -48,20 +48,21 @@ def test_undo_takes_back_notes_and_sources_or_nothing_when_they_changed(make_use
     result = service.apply([s.id for s in suggestions], reviewer)
     db.session.commit()
     changed = {c.field for c in db.session.query(Change).filter_by(group_id=result.group)}
-    assert changed == {"growth_duration_days", "notes", "structured_sources"}
-    # Someone edits the notes after the apply: the undo would lose that, so it undoes nothing.
-    edit_culture(lettuce, {"notes": lettuce.notes + "\nBolts in heat."}, reviewer)
+    assert changed == {"growth_duration_days", "structured_sources"}
+    assert lettuce.notes == "Sow every two weeks."
+    # Someone edits the value after the apply: the undo would lose that, so it undoes nothing.
+    applied = lettuce.growth_duration_days
+    edit_culture(lettuce, {"growth_duration_days": applied + 1}, reviewer)
     db.session.commit()
     refused = service.undo(result.group, reviewer)
-    assert refused.changed_since == ["notes"] and refused.restored == []
-    assert lettuce.growth_duration_days is not None
-    # Put the notes back as the apply left them: now everything goes back as it was.
-    edit_culture(lettuce, {"notes": lettuce.notes.replace("\nBolts in heat.", "")}, reviewer)
+    assert refused.changed_since == ["growth_duration_days"] and refused.restored == []
+    assert lettuce.structured_sources
+    # Put the value back as the apply left it: now everything goes back as it was.
+    edit_culture(lettuce, {"growth_duration_days": applied}, reviewer)
     db.session.commit()
     undone = service.undo(result.group, reviewer)
     db.session.commit()
-    assert sorted(undone.restored) == ["growth_duration_days", "notes", "structured_sources"]
-    assert lettuce.notes == "Sow every two weeks."
+    assert sorted(undone.restored) == ["growth_duration_days", "structured_sources"]
     assert lettuce.structured_sources == [] and lettuce.growth_duration_days is None
 
 

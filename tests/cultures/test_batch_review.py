@@ -288,9 +288,8 @@ def test_apply_all_valid_first_counts_what_changes_and_what_is_left_out(client_a
     assert undone.status_code == 302
     said = flashes(reviewer.get(undone.headers["Location"]))[0]
     assert said == (
-        "Undone — Carrot: Growth duration, Row spacing, Sources, Notes (Markdown); "
-        "Lettuce ‘Maikönig’: Harvest method (the yield's context), Expected yield, Sources, "
-        "Notes (Markdown)."
+        "Undone — Carrot: Growth duration, Row spacing, Sources; "
+        "Lettuce ‘Maikönig’: Harvest method (the yield's context), Expected yield, Sources."
     )
     carrot = db.session.get(Culture, ids["Carrot"])
     assert carrot.growth_duration_days is None and carrot.row_spacing_cm is None
@@ -431,7 +430,7 @@ def test_the_history_speaks_in_labels_and_units_and_undo_keeps_the_page(client_a
     assert undone.headers["Location"] == url
     assert flashes(reviewer.get(url)) == [
         "Undone — Lettuce ‘Maikönig’: Harvest method (the yield's context), Expected yield, "
-        "Sources, Notes (Markdown)."
+        "Sources. History"
     ]
 
 

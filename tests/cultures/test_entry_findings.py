@@ -80,7 +80,7 @@ def test_the_import_preview_lists_findings_per_row_and_needs_a_confirmation(clie
     page = preview.get_data(as_text=True)
     assert preview.status_code == 200
     beet_row, zucchini_row = by_id(page, "import-rows").tbody.find_all("tr")
-    codes = {i.code.get_text(): i for i in beet_row.select(".issue")}
+    codes = {i["data-code"]: i for i in beet_row.select(".issue")}
     finding = codes["yield_above_crop_cap"]
     assert finding.select_one(".severity").get_text() in ("error", "warning")
     assert "Expected yield:" in finding.get_text()

@@ -15,7 +15,6 @@ from webapp.cultures.rules import (
     check_yield,
     check_yield_evidence,
     keep_requested_fields,
-    notes_with_sources,
     plants_per_m2,
     postprocess,
     read_values,
@@ -547,16 +546,6 @@ def test_without_a_claim_summary_sources_are_keyed_by_url_and_title():
     a = Evidence("https://x.org", "A", "")
     b = Evidence("https://x.org", "B", "")
     assert unique_sources({"f": [a, b, a]}) == [a, b]
-
-
-def test_the_sources_section_stays_last_and_enriching_twice_adds_no_duplicate():
-    once = notes_with_sources("Grows well.\n", [SOURCE])
-    twice = notes_with_sources(once, [SOURCE])
-    assert twice == once
-    assert once.rstrip().splitlines()[-1].startswith("- [Yield table](https://example.org/yield)")
-    more = notes_with_sources(twice + "\nLater remark?", [Evidence("https://a.org", "A", "x")])
-    assert more.count("## Sources") == 1
-    assert more.rstrip().endswith("Typical yield 4.5 kg per m².")
 
 
 # Modes and the whole pipeline

@@ -59,9 +59,10 @@ def test_issues_say_their_severity_in_a_word_and_an_icon_not_colour_alone(render
         ("issue-warning", "⚠", "warning"),
         ("issue-info", "ℹ", "note"),
     ]
-    assert page.select_one(".issue-error").get_text(" ", strip=True) == (
-        "✖ error Impossible yield. yield_impossible"
-    )
+    # The sentence is read; the code is the tooltip (and the API's).
+    error = page.select_one(".issue-error")
+    assert error.get_text(" ", strip=True) == "✖ error Impossible yield."
+    assert error["title"] == error["data-code"] == "yield_impossible"
     assert render("issues", "issues([])").get_text(strip=True) == ""
     named = render(
         "issues",
@@ -69,9 +70,7 @@ def test_issues_say_their_severity_in_a_word_and_an_icon_not_colour_alone(render
         items=[items[0] | {"field": "expected_yield"}],
         labels={"expected_yield": "Expected yield"},
     )
-    assert named.li.get_text(" ", strip=True) == (
-        "✖ error Expected yield : Impossible yield. yield_impossible"
-    )
+    assert named.li.get_text(" ", strip=True) == ("✖ error Expected yield : Impossible yield.")
 
 
 def test_evidence_links_only_safe_addresses_and_says_where_and_what(render):

@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 
 from sqlalchemy import select
 
+from tests.support.html import soup
 from webapp.extensions import db
 from webapp.systems.document import value_path
 from webapp.systems.drawer import cell_id
@@ -148,7 +149,13 @@ def test_a_reviewer_undoes_an_edit_from_the_system_page(client_as):
     assert done.status_code == 302 and done.headers["Location"].endswith("#changes")
     after = reviewer.get(done.headers["Location"]).get_data(as_text=True)
     assert "Labour (Orge + Lupin): Fuel, Labour (Orge + Lupin): Fuel, reviewed." in after
-    assert "Undone — " in after
+    # One line naming what was undone, with the way to the whole history.
+    [flash] = [m for m in soup(after).select(".flash") if "Undone" in m.get_text()]
+    assert (
+        flash.get_text() == "Undone — ITK Maxime Besnard: Labour (Orge + Lupin): Fuel, "
+        "Labour (Orge + Lupin): Fuel, reviewed. History"
+    )
+    assert flash.a["href"].endswith("#changes")
     db.session.refresh(system)
     assert system.document["steps"][0]["interventions"][0]["values"] == []
     again = reviewer.submit(undo_url, page=system_url, follow_redirects=True)

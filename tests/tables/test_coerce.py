@@ -180,7 +180,7 @@ def test_a_bare_number_is_high_confidence(raw, value):
         ("£3 and ¥4", 3, "stripped '£' and '¥'"),
         ("₹ 1,00,000", 100000, "stripped '₹'"),
         ("approximately 12,000", 12000, "took the number from"),
-        ("between 10 and 12", 11, "range_collapsed_to_mean: the answer gives 10–12"),
+        ("between 10 and 12", 11, "The answer gives 10–12"),
         ("12 (2020)", 12, "took the number from"),
     ],
 )
@@ -278,7 +278,7 @@ def test_a_per_plant_range_is_never_a_yield_per_area():
 def test_a_range_becomes_its_mean_and_says_so():
     coerced = coerce_value("2–4 t/ha", "number", unit="kg/m²")
     assert (coerced.value, coerced.valid, coerced.confidence) == (0.3, True, "medium")
-    assert "range_collapsed_to_mean: the answer gives 2–4; took the mean 3" in coerced.note
+    assert "The answer gives 2–4; the mean 3 is taken." in coerced.note
     assert "converted 3 t/ha to 0.3 kg/m²" in coerced.note
 
 

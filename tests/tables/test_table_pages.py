@@ -185,6 +185,9 @@ def test_a_cell_is_edited_in_place_and_every_change_is_audited(htmx_client_as):
         ["Yield", "7.5", "8.25", "manual"],
         ["Yield", "—", "7.5", "manual"],
     ]
+    # People by name (this one has none: the address's part before the @), never an address.
+    assert editor.user.email not in history.get_text()
+    assert editor.user.email.partition("@")[0] in history.get_text()
     cancel = editor.get(base).get_data(as_text=True)
     assert cancel.lstrip().startswith(f'<td id="cell-{row.id}-{yield_.id}"')
 

@@ -50,7 +50,9 @@ class User(UserMixin, db.Model):
 
     @property
     def display_name(self) -> str:
-        return self.name or self.email
+        """What pages call the person: their name, else their address's part before the @
+        (pages never show a colleague's whole address)."""
+        return self.name or self.email.partition("@")[0]
 
     def get_id(self) -> str:
         """What Flask-Login keeps in the session and the remember cookie."""

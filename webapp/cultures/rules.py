@@ -658,27 +658,6 @@ def unique_sources(evidence: Mapping[str, Iterable[Evidence]]) -> list[Evidence]
     return list(seen.values())
 
 
-SOURCES_HEADING = "## Sources"
-
-
-def notes_with_sources(notes: str, sources: Iterable[Evidence]) -> str:
-    """Notes with one "Sources" section, last and sorted, merging what was listed before."""
-    body, _, previous = (notes or "").partition(SOURCES_HEADING)
-    lines = {line.strip() for line in previous.splitlines() if line.strip().startswith("- ")}
-    for source in sources:
-        lines.add(
-            f"- [{_md(source.title or source.source_url)}]({source.source_url})"
-            + (f": {_md(source.claim_summary)}" if source.claim_summary else "")
-        )
-    if not lines:
-        return body.rstrip()
-    return f"{body.rstrip()}\n\n{SOURCES_HEADING}\n\n" + "\n".join(sorted(lines)) + "\n"
-
-
-def _md(text: str) -> str:
-    return re.sub(r"([\[\]\\])", r"\\\1", " ".join(text.split()))
-
-
 def keep_requested_fields(
     proposal: Proposal, culture: Culture, mode: str, fields: Iterable[str] = ()
 ) -> None:

@@ -20,7 +20,7 @@ from webapp.cultures.catalog import (
 from webapp.cultures.domain import CultureInvalid
 from webapp.cultures.forms import LABELS
 from webapp.cultures.models import Culture, culture_label
-from webapp.cultures.rules import notes_with_sources, unique_sources
+from webapp.cultures.rules import unique_sources
 from webapp.database import among
 from webapp.extensions import db
 from webapp.links import is_safe_link
@@ -40,6 +40,9 @@ class CultureRecords(ReviewTarget):
 
     def url(self, target_id: int) -> str:
         return url_for("cultures.show", culture_id=target_id)
+
+    def history_url(self, target_id: int) -> str:
+        return url_for("cultures.show", culture_id=target_id, _anchor="history")
 
 
 class CultureTarget(CultureRecords):
@@ -98,8 +101,9 @@ class CultureTarget(CultureRecords):
                 if (e.source_url, e.claim_summary) not in known
             ),
         ]
-        notes = notes_with_sources(culture.notes, sources)
-        return update_culture(culture, {"structured_sources": listed, "notes": notes})
+        # Listed in the Sources field only: the notes are the person's (a copy there repeated
+        # the Sources section below them).
+        return update_culture(culture, {"structured_sources": listed})
 
     def field_label(self, field: str) -> str:
         return LABELS.get(field, field)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from flask import abort, flash, redirect, request, url_for
 from flask_login import current_user
+from markupsafe import Markup
 from sqlalchemy import select
 
 from webapp.auth.access import require_role
@@ -397,7 +398,11 @@ def undo(group: str):
         changed = service.undone_in_words(result.changed_since_in)
         flash(f"Nothing was undone: these changed since — {changed}.", "error")
     elif result.restored_in:
-        flash(f"Undone — {service.undone_in_words(result.restored_in)}.", "success")
+        said = f"Undone — {service.undone_in_words(result.restored_in)}."
+        # One line, and where the whole of it is read: the record's history.
+        history = found.target.history_url(min(found.ids)) if len(found.ids) == 1 else None
+        link = Markup('{} <a href="{}">History</a>').format(said, history) if history else said
+        flash(link, "success")
     else:
         flash("There was nothing to undo.", "warning")
     return redirect(back or found.target.back_url(found.ids) or url_for("main.home"))

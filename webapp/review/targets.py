@@ -161,6 +161,10 @@ class ReviewTarget:
     def url(self, target_id: int) -> str | None:
         return None
 
+    def history_url(self, target_id: int) -> str | None:
+        """Where a person reads the record's changes (its page, unless a target knows better)."""
+        return self.url(target_id)
+
     def field_label(self, field: str) -> str:
         return field
 

@@ -180,6 +180,9 @@ class SystemValueTarget(ReviewTarget):
     def url(self, target_id: int) -> str | None:
         return url_for("systems.show", system_id=target_id)
 
+    def history_url(self, target_id: int) -> str | None:
+        return url_for("systems.show", system_id=target_id, _anchor="changes")
+
     def owns(self, ids: Collection[int], sources: Collection[str]) -> bool:
         """A group of one system's changes: a system is reviewed (and undone) on its own."""
         return super().owns(ids, sources) and len(ids) == 1

@@ -186,8 +186,7 @@ def _number(text: str, column_unit: str | None, lead_in: str | None) -> Coerced:
         low, high = quantity.bounds
         value = (low + high) / 2
         notes.append(
-            f"range_collapsed_to_mean: the answer gives {_format(low)}–{_format(high)}; "
-            f"took the mean {_format(value)}"
+            f"The answer gives {_format(low)}–{_format(high)}; the mean {_format(value)} is taken."
         )
     if not math.isfinite(value):
         message = f"{quantity.number_text} is not a finite number."
