@@ -244,15 +244,6 @@ class RowView:
             FILTER_KEY.row_id == row_id, FILTER_KEY.column_id == column.id, self._key_condition()
         )
 
-    def among(self, row_id: ColumnElement) -> ColumnElement | None:
-        """The filter as a condition on row_id for a count over another column's keys, where
-        key_rows has no list to drive it: "is empty" as NOT IN (the column's filled rows, read
-        from the index once), contains as matches; None when it matches every row."""
-        if self.column is not None and self.op == "empty":
-            keys = select(FILTER_KEY.row_id).where(FILTER_KEY.column_id == self.column.id)
-            return row_id.not_in(keys)
-        return self.matches(row_id)
-
     def key_rows(self) -> Select | None:
         """The matching rows' ids read from the filter column's keys, for a filter that reads
         them (=, >, <, between); None for no filter, contains or is empty."""
