@@ -30,7 +30,7 @@ from sqlalchemy.orm import aliased
 
 from webapp.extensions import db
 from webapp.tables.browsing import RANGE_SEPARATOR, RowView
-from webapp.tables.models import DataTable, TableCellKey, TableColumn, TableRow
+from webapp.tables.models import DataTable, TableCellKey, TableColumn
 from webapp.tables.sort_keys import cell_key
 
 FACET_TYPES = ("select", "number")
@@ -79,13 +79,13 @@ def _facets(columns: list[TableColumn], view: RowView) -> list[Facet]:
     a filter, the filter's rows are listed once for all of them."""
     numbers = [column for column in columns if column.type == "number"]
     edges = {key: range_edges(low, high) for key, (low, high) in _ends(numbers, view).items()}
-    shown = _shown_rows(view, columns[0].table_id) if columns else None
+    shown = _shown_rows(view)
     arms = []
     for column in columns:
         if column.type == "select":
-            arms.append(_option_arm(column, shown))
+            arms.append(_option_arm(column, shown, view))
         elif column.id in edges:
-            arms += _range_arms(column.id, edges[column.id], shown)
+            arms += _range_arms(column.id, edges[column.id], shown, view)
     if not arms:
         return []
     found: dict[int, list[FacetItem]] = {column.id: [] for column in columns}
@@ -104,27 +104,28 @@ def _facets(columns: list[TableColumn], view: RowView) -> list[Facet]:
     return [Facet(column, found[column.id]) for column in columns if found[column.id]]
 
 
-def _shown_rows(view: RowView, table_id: int) -> CTE | None:
+def _shown_rows(view: RowView) -> CTE | None:
     """The rows the view shows, listed once (materialized) for every count to drive: each row's
     keys are then found by their primary key, rather than every key of the counted column
     tried against the filter (SQLite chose that for IN and for a plain join: 60 and 730 ms
-    against 32). A filter that reads the index lists them from it; contains and is empty from
-    the table's rows. None unfiltered."""
-    if not view.filtered:
-        return None
-    rows = view.key_rows()
-    if rows is None:
-        rows = select(TableRow.id.label("row_id")).where(
-            TableRow.table_id == table_id, view.matches(TableRow.id)
-        )
-    return rows.cte("shown").prefix_with("MATERIALIZED")
+    against 32). None unfiltered."""
+    rows = view.row_ids()
+    return None if rows is None else rows.cte("shown").prefix_with("MATERIALIZED")
 
 
-def _shown(query: Select, shown: CTE | None) -> Select:
-    """query over FACET_KEY narrowed to the shown rows."""
+def _shown(query: Select, shown: CTE | None, view: RowView, key: int | None = None) -> Select:
+    """query over FACET_KEY (of column `key`, if one) narrowed to the shown rows."""
     if shown is None:
         return query
+    if _own_keys(view, key):
+        return query.where(view.key_condition(FACET_KEY))
     return query.join_from(shown, FACET_KEY, FACET_KEY.row_id == shown.c.row_id)
+
+
+def _own_keys(view: RowView, key: int | None) -> bool:
+    """Whether key is the column of a filter that reads its keys: the shown rows' keys of it are
+    then the keys the filter holds, read from the index without the rows."""
+    return key is not None and view.key_rows() is not None and key == view.column.id
 
 
 def _arm(key: int, text, place, count) -> list:
@@ -137,7 +138,7 @@ def _arm(key: int, text, place, count) -> list:
     ]
 
 
-def _option_arm(column: TableColumn, shown: CTE | None) -> Select:
+def _option_arm(column: TableColumn, shown: CTE | None, view: RowView) -> Select:
     """Per value, most first; a key is lower-cased, so it is shown as its option is spelt."""
     text, count = FACET_KEY.text, func.count()
     query = (
@@ -148,12 +149,12 @@ def _option_arm(column: TableColumn, shown: CTE | None) -> Select:
         .order_by(count.desc(), text)
         .limit(FACET_LIMIT)
     )
-    most = _shown(query, shown).subquery()
+    most = _shown(query, shown, view, column.id).subquery()
     place = func.row_number().over(order_by=(most.c.count.desc(), most.c.text))
     return select(*_arm(column.id, most.c.text, place, most.c.count))
 
 
-def _range_arms(key: int, edges: list[Decimal], shown: CTE | None) -> list[Select]:
+def _range_arms(key: int, edges: list[Decimal], shown: CTE | None, view: RowView) -> list[Select]:
     """A number column's count per range [edge, next edge); an empty range is left out.
     Unfiltered, each range is a stretch of the index, counted without reading the others; under
     a filter, the filter's numbers are placed in their ranges in one pass."""
@@ -169,7 +170,7 @@ def _range_arms(key: int, edges: list[Decimal], shown: CTE | None) -> list[Selec
     inner = [(number < float(edge), place) for place, edge in enumerate(edges[1:-1])]
     place = case(*inner, else_=len(edges) - 2) if inner else literal(0)
     query = select(*_arm(key, null(), place, func.count())).where(*within).group_by(place)
-    return [_shown(query, shown)]
+    return [_shown(query, shown, view, key)]
 
 
 def _ends(columns: list[TableColumn], view: RowView) -> dict[int, tuple[float, float]]:
@@ -198,7 +199,7 @@ def _ends(columns: list[TableColumn], view: RowView) -> dict[int, tuple[float, f
                 for agg in (func.min, func.max)
             )
         ).where(column_id.in_([c.id for c in missed]), number.is_not(None))
-        found = db.session.execute(_shown(query, _shown_rows(view, columns[0].table_id))).one()
+        found = db.session.execute(_shown(query, _shown_rows(view), view)).one()
         for n, column in enumerate(missed):
             if found[2 * n] is not None:
                 ends[column.id] = (found[2 * n], found[2 * n + 1])
@@ -209,15 +210,14 @@ def _end(key: int, view: RowView, highest: bool):
     """The least (or greatest) number of the column among the first ENDS_READ keys at that end
     that are a shown row's; NULL when none of them is."""
     number = FACET_KEY.number
-    first = (
-        select(number, FACET_KEY.row_id)
-        .where(FACET_KEY.column_id == key, number.is_not(None))
-        .order_by(number.desc() if highest else number)
-        .limit(ENDS_READ)
-        .subquery()
-    )
+    first = select(number, FACET_KEY.row_id).where(FACET_KEY.column_id == key, number.is_not(None))
+    own = _own_keys(view, key)
+    if own:
+        first = first.where(view.key_condition(FACET_KEY))
+    order = number.desc() if highest else number
+    first = first.order_by(order).limit(ENDS_READ).subquery()
     query = select((func.max if highest else func.min)(first.c.number))
-    condition = view.matches(first.c.row_id)
+    condition = None if own else view.matches(first.c.row_id)
     return (query if condition is None else query.where(condition)).scalar_subquery()
 
 
