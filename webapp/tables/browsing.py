@@ -196,11 +196,11 @@ class RowView:
         words = f"{self.column.name} {OPERATORS[self.op]}"
         return f"{words} “{self.value}”" if self.value else words
 
-    def _key_condition(self) -> ColumnElement:
-        """The filter =, >, < or between on a filled cell's key (FILTER_KEY); false() when the
-        value cannot be compared ("abc" > a number column), so it matches none."""
+    def key_condition(self, key=FILTER_KEY) -> ColumnElement:
+        """The filter =, >, < or between on a filled cell's key (FILTER_KEY, or another name of
+        the keys); false() when the value cannot be compared ("abc" > a number column), so it
+        matches none."""
         column, op, value = self.column, self.op, self.value
-        key = FILTER_KEY
         if op == "between":
             if _unfit(column, op, value):
                 return false()
@@ -234,24 +234,31 @@ class RowView:
         if self.op == "empty":
             return ~exists().where(FILTER_KEY.row_id == row_id, FILTER_KEY.column_id == column.id)
         if self.op == "contains":
-            row = aliased(TableRow, name="contains_rows")
-            text = func.lower(row.cells[column.key].as_string())
-            found = select(row.id).where(
-                row.table_id == column.table_id, text.like(_like_pattern(self.value), escape="\\")
-            )
-            return row_id.in_(found)
+            return row_id.in_(self._containing())
         return exists().where(
-            FILTER_KEY.row_id == row_id, FILTER_KEY.column_id == column.id, self._key_condition()
+            FILTER_KEY.row_id == row_id, FILTER_KEY.column_id == column.id, self.key_condition()
         )
 
-    def among(self, row_id: ColumnElement) -> ColumnElement | None:
-        """The filter as a condition on row_id for a count over another column's keys, where
-        key_rows has no list to drive it: "is empty" as NOT IN (the column's filled rows, read
-        from the index once), contains as matches; None when it matches every row."""
-        if self.column is not None and self.op == "empty":
-            keys = select(FILTER_KEY.row_id).where(FILTER_KEY.column_id == self.column.id)
-            return row_id.not_in(keys)
-        return self.matches(row_id)
+    def _containing(self) -> Select:
+        """The ids of the rows whose cell holds the value (contains): every row's JSON read."""
+        row = aliased(TableRow, name="contains_rows")
+        text = func.lower(row.cells[self.column.key].as_string())
+        return select(row.id.label("row_id")).where(
+            row.table_id == self.column.table_id, text.like(_like_pattern(self.value), escape="\\")
+        )
+
+    def row_ids(self) -> Select | None:
+        """The matching rows' ids, for counts over other columns to drive; None unfiltered.
+        From the filter column's keys when the filter reads them (key_rows), from the table's
+        rows for contains and is empty."""
+        if self.column is None:
+            return None
+        if self.op == "contains":
+            return self._containing()
+        if self.op == "empty":
+            rows = select(TableRow.id.label("row_id"))
+            return rows.where(TableRow.table_id == self.column.table_id, self.matches(TableRow.id))
+        return self.key_rows()
 
     def key_rows(self) -> Select | None:
         """The matching rows' ids read from the filter column's keys, for a filter that reads
@@ -259,7 +266,7 @@ class RowView:
         if self.column is None or self.op in ("contains", "empty"):
             return None
         return select(FILTER_KEY.row_id).where(
-            FILTER_KEY.column_id == self.column.id, self._key_condition()
+            FILTER_KEY.column_id == self.column.id, self.key_condition()
         )
 
     def _rows(self, table: DataTable) -> Select:
@@ -275,7 +282,7 @@ class RowView:
         keys = select(FILTER_KEY.row_id).where(FILTER_KEY.column_id == self.column.id)
         if self.op == "empty":
             return EVERY_ROW.count(table) - _count(keys)
-        return _count(keys.where(self._key_condition()))
+        return _count(keys.where(self.key_condition()))
 
     def _sort_order(self, key) -> Order:
         return [

@@ -2,8 +2,9 @@
 column, how many fall in each of a few round ranges. Each count links the filter that shows
 those rows.
 
-Both are counted from the cells' keys (TableCellKey) for the column alone, with the page's
-filter on the same row, so they read the index rather than every row's JSON.
+Both are counted from the cells' keys (TableCellKey), so they read the index rather than every
+row's JSON: unfiltered, each count is a stretch of its column's keys; under a filter, the rows it
+shows are listed once and each row's keys found by their primary key, every facet in one query.
 """
 
 from __future__ import annotations
@@ -12,7 +13,19 @@ from dataclasses import dataclass
 from decimal import ROUND_FLOOR, Decimal
 from itertools import pairwise
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import (
+    CTE,
+    Integer,
+    Select,
+    String,
+    case,
+    cast,
+    func,
+    literal,
+    null,
+    select,
+    union_all,
+)
 from sqlalchemy.orm import aliased
 
 from webapp.extensions import db
@@ -25,6 +38,10 @@ FACET_LIMIT = 30  # a select column's options are few; this bounds a hand-made t
 RANGES = 5  # at most, per number column
 # A range's width is one of these times a power of ten, so its edges are round numbers.
 STEP_DIGITS = (Decimal(1), Decimal(2), Decimal("2.5"), Decimal(5))
+
+# A column's ends are looked for among this many keys at each end of its index before its
+# numbers under a filter are read in full (a filter holding 1 row in 50 misses 1 time in 8).
+ENDS_READ = 100
 
 FACET_KEY = aliased(TableCellKey, name="facet_keys")
 
@@ -47,110 +64,161 @@ class Facet:
 
 def table_facets(table: DataTable, view: RowView) -> list[Facet]:
     """The facets of the rows the view shows, in the table's column order; a column with no
-    filled cell among them has none. The number columns' ranges are counted together."""
-    numbers = [column for column in table.columns if column.type == "number"]
-    ranges = _range_counts(numbers, view) if numbers else {}
-    found = (_facet(column, view, ranges) for column in table.columns)
-    return [facet for facet in found if facet is not None]
+    filled cell among them has none."""
+    return _facets([column for column in table.columns if column.type in FACET_TYPES], view)
 
 
 def column_facet(column: TableColumn, view: RowView) -> Facet | None:
     """The column's facet of the rows the view shows; None for a column of another type."""
-    ranges = _range_counts([column], view) if column.type == "number" else {}
-    return _facet(column, view, ranges)
+    found = _facets([column], view) if column.type in FACET_TYPES else []
+    return found[0] if found else None
 
 
-def _facet(column: TableColumn, view: RowView, ranges: dict[int, list[FacetItem]]) -> Facet | None:
-    """A select column's counts, or a number column's of ranges (counted already)."""
-    if column.type == "select":
-        items = _option_counts(column, view)
-    elif column.type == "number":
-        items = ranges.get(column.id, [])
-    else:
-        return None
-    return Facet(column, items) if items else None
+def _facets(columns: list[TableColumn], view: RowView) -> list[Facet]:
+    """Every column's counts in one query, after one more for the number columns' ends: under
+    a filter, the filter's rows are listed once for all of them."""
+    numbers = [column for column in columns if column.type == "number"]
+    edges = {key: range_edges(low, high) for key, (low, high) in _ends(numbers, view).items()}
+    shown = _shown_rows(view)
+    arms = []
+    for column in columns:
+        if column.type == "select":
+            arms.append(_option_arm(column, shown, view))
+        elif column.id in edges:
+            arms += _range_arms(column.id, edges[column.id], shown, view)
+    if not arms:
+        return []
+    found: dict[int, list[FacetItem]] = {column.id: [] for column in columns}
+    spelling = {
+        column.id: {cell_key(option)[1]: option for option in column.options or []}
+        for column in columns
+    }
+    for key, text, place, count in db.session.execute(union_all(*arms).order_by("key", "place")):
+        if text is not None:
+            option = spelling[key].get(text, text)
+            found[key].append(FacetItem(option, "eq", option, count))
+        elif count:
+            low, high = number_text(edges[key][place]), number_text(edges[key][place + 1])
+            value = f"{low}{RANGE_SEPARATOR}{high}"
+            found[key].append(FacetItem(f"{low} to under {high}", "between", value, count))
+    return [Facet(column, found[column.id]) for column in columns if found[column.id]]
 
 
-def _shown(query: Select, view: RowView) -> Select:
-    """query over FACET_KEY narrowed to the rows the view shows. A filter that reads the index
-    drives it: its rows listed once (materialized), each row's keys then found by their
-    primary key, rather than every key of the counted columns tried against the filter
-    (SQLite chose that for IN and for a plain join: 60 and 730 ms against 32)."""
-    rows = view.key_rows()
-    if rows is not None:
-        shown = rows.cte("shown").prefix_with("MATERIALIZED")
-        return query.join_from(shown, FACET_KEY, FACET_KEY.row_id == shown.c.row_id)
-    in_view = view.among(FACET_KEY.row_id)
-    return query if in_view is None else query.where(in_view)
+def _shown_rows(view: RowView) -> CTE | None:
+    """The rows the view shows, listed once (materialized) for every count to drive: each row's
+    keys are then found by their primary key, rather than every key of the counted column
+    tried against the filter (SQLite chose that for IN and for a plain join: 60 and 730 ms
+    against 32). None unfiltered."""
+    rows = view.row_ids()
+    return None if rows is None else rows.cte("shown").prefix_with("MATERIALIZED")
 
 
-def _option_counts(column: TableColumn, view: RowView) -> list[FacetItem]:
+def _shown(query: Select, shown: CTE | None, view: RowView, key: int | None = None) -> Select:
+    """query over FACET_KEY (of column `key`, if one) narrowed to the shown rows."""
+    if shown is None:
+        return query
+    if _own_keys(view, key):
+        return query.where(view.key_condition(FACET_KEY))
+    return query.join_from(shown, FACET_KEY, FACET_KEY.row_id == shown.c.row_id)
+
+
+def _own_keys(view: RowView, key: int | None) -> bool:
+    """Whether key is the column of a filter that reads its keys: the shown rows' keys of it are
+    then the keys the filter holds, read from the index without the rows."""
+    return key is not None and view.key_rows() is not None and key == view.column.id
+
+
+def _arm(key: int, text, place, count) -> list:
+    """One facet's rows of the combined query: (column id, option key or NULL, place, count)."""
+    return [
+        literal(key, Integer).label("key"),
+        cast(text, String).label("text"),
+        cast(place, Integer).label("place"),
+        count.label("count"),
+    ]
+
+
+def _option_arm(column: TableColumn, shown: CTE | None, view: RowView) -> Select:
     """Per value, most first; a key is lower-cased, so it is shown as its option is spelt."""
-    text = FACET_KEY.text
+    text, count = FACET_KEY.text, func.count()
     query = (
-        select(text, func.count())
+        select(text, count.label("count"))
         # number IS NULL: the index (column, number, text, …) then reads the texts in order.
         .where(FACET_KEY.column_id == column.id, FACET_KEY.number.is_(None), text.is_not(None))
         .group_by(text)
-        .order_by(func.count().desc(), text)
+        .order_by(count.desc(), text)
         .limit(FACET_LIMIT)
     )
-    spelling = {cell_key(option)[1]: option for option in column.options or []}
-    return [
-        FacetItem(spelling.get(key, key), "eq", spelling.get(key, key), count)
-        for key, count in db.session.execute(_shown(query, view))
-    ]
+    most = _shown(query, shown, view, column.id).subquery()
+    place = func.row_number().over(order_by=(most.c.count.desc(), most.c.text))
+    return select(*_arm(column.id, most.c.text, place, most.c.count))
 
 
-def _range_counts(columns: list[TableColumn], view: RowView) -> dict[int, list[FacetItem]]:
-    """Per number column, per round range holding some of its numbers, in order (none without
-    numbers). Unfiltered, each end and each range is one seek in the column's keys; under a
-    filter, every column's ends take one pass over the filter's rows and every range one more,
-    rather than two passes a column."""
+def _range_arms(key: int, edges: list[Decimal], shown: CTE | None, view: RowView) -> list[Select]:
+    """A number column's count per range [edge, next edge); an empty range is left out.
+    Unfiltered, each range is a stretch of the index, counted without reading the others; under
+    a filter, the filter's numbers are placed in their ranges in one pass."""
+    number = FACET_KEY.number
+    within = [FACET_KEY.column_id == key, number >= float(edges[0]), number < float(edges[-1])]
+    if shown is None:
+        return [
+            select(*_arm(key, null(), place, func.count())).where(
+                FACET_KEY.column_id == key, number >= float(a), number < float(b)
+            )
+            for place, (a, b) in enumerate(pairwise(edges))
+        ]
+    inner = [(number < float(edge), place) for place, edge in enumerate(edges[1:-1])]
+    place = case(*inner, else_=len(edges) - 2) if inner else literal(0)
+    query = select(*_arm(key, null(), place, func.count())).where(*within).group_by(place)
+    return [_shown(query, shown, view, key)]
+
+
+def _ends(columns: list[TableColumn], view: RowView) -> dict[int, tuple[float, float]]:
+    """Per number column holding numbers among the shown rows, the least and the greatest. Each
+    is found at its end of the column's keys: the first of ENDS_READ keys in order that is
+    a shown row's (every one, unfiltered). A filter whose rows lie further in (or has few) has
+    its columns' ends counted over its rows instead."""
     number, column_id = FACET_KEY.number, FACET_KEY.column_id
     ends: dict[int, tuple[float, float]] = {}
-    if view.filtered:
-        query = (
-            select(column_id, func.min(number), func.max(number))
-            .where(column_id.in_([c.id for c in columns]), number.is_not(None))
-            .group_by(column_id)
-        )
-        ends = {key: (low, high) for key, low, high in db.session.execute(_shown(query, view))}
-    else:
-        for column in columns:
-            mine = [column_id == column.id, number.is_not(None)]
-            low = db.session.scalar(select(func.min(number)).where(*mine))
-            if low is not None:
-                ends[column.id] = (low, db.session.scalar(select(func.max(number)).where(*mine)))
-    spans = {key: list(pairwise(range_edges(low, high))) for key, (low, high) in ends.items()}
-    held = [
-        (key, a, b, (column_id == key) & (number >= float(a)) & (number < float(b)))
-        for key, ranges in spans.items()
-        for a, b in ranges
-    ]
-    if not held:
-        return {}
-    if view.filtered:
-        query = _shown(
-            select(*(func.count().filter(within) for *_edges, within in held)).where(
-                column_id.in_(list(spans))
-            ),
-            view,
-        )
-    else:
-        # Each range a stretch of the index, counted without reading the others.
+    missed = columns
+    # contains and is empty have no list of rows to check a key against cheaply.
+    if columns and (view.key_rows() is not None or not view.filtered):
+        found = db.session.execute(
+            select(*(_end(c.id, view, highest) for c in columns for highest in (False, True)))
+        ).one()
+        for n, column in enumerate(columns):
+            if None not in found[2 * n : 2 * n + 2]:
+                ends[column.id] = (found[2 * n], found[2 * n + 1])
+        # Unfiltered, a column missed holds no number.
+        missed = [c for c in columns if c.id not in ends] if view.filtered else []
+    if missed:
         query = select(
-            *(select(func.count()).where(within).scalar_subquery() for *_edges, within in held)
-        )
-    counts = db.session.execute(query).one()
-    found: dict[int, list[FacetItem]] = {key: [] for key in spans}
-    for (key, a, b, _within), count in zip(held, counts, strict=True):
-        if count:
-            low_text, high_text = number_text(a), number_text(b)
-            value = f"{low_text}{RANGE_SEPARATOR}{high_text}"
-            label = f"{low_text} to under {high_text}"
-            found[key].append(FacetItem(label, "between", value, count))
-    return found
+            *(
+                agg(number).filter(column_id == column.id)
+                for column in missed
+                for agg in (func.min, func.max)
+            )
+        ).where(column_id.in_([c.id for c in missed]), number.is_not(None))
+        found = db.session.execute(_shown(query, _shown_rows(view), view)).one()
+        for n, column in enumerate(missed):
+            if found[2 * n] is not None:
+                ends[column.id] = (found[2 * n], found[2 * n + 1])
+    return ends
+
+
+def _end(key: int, view: RowView, highest: bool):
+    """The least (or greatest) number of the column among the first ENDS_READ keys at that end
+    that are a shown row's; NULL when none of them is."""
+    number = FACET_KEY.number
+    first = select(number, FACET_KEY.row_id).where(FACET_KEY.column_id == key, number.is_not(None))
+    own = _own_keys(view, key)
+    if own:
+        first = first.where(view.key_condition(FACET_KEY))
+    order = number.desc() if highest else number
+    first = first.order_by(order).limit(ENDS_READ).subquery()
+    query = select((func.max if highest else func.min)(first.c.number))
+    condition = None if own else view.matches(first.c.row_id)
+    return (query if condition is None else query.where(condition)).scalar_subquery()
 
 
 def range_edges(low: float, high: float, most: int = RANGES) -> list[Decimal]:

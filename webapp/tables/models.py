@@ -106,6 +106,8 @@ class TableCellKey(db.Model):
         # A column's cells in sort order, ties in the table's order: a page or a count of a
         # sorted or filtered table reads this index alone.
         db.Index("ix_table_cell_keys_order", "column_id", "number", "text", "position", "row_id"),
+        # SQLite: the table is its primary key's b-tree, so a row's keys are one seek away.
+        {"sqlite_with_rowid": False},
     )
 
     row_id: Mapped[int] = mapped_column(
