@@ -1,5 +1,6 @@
 """What an idle process holds: the libraries only some work needs (password scoring, units, HTML
-and PDF reading) are imported by that work, and `furrow serve`'s supervisor holds no pages."""
+and PDF reading) are imported by that work, the web and the workers never migrate (no alembic),
+and `furrow serve`'s supervisor holds no pages."""
 
 import os
 import subprocess
@@ -9,6 +10,11 @@ from webapp import ROOT
 
 HEAVY = ("zxcvbn", "pint", "bs4", "pypdf")
 APP = "from webapp import create_app\ncreate_app()\n"
+WEB = "import webapp.wsgi\n"
+WORKER = (
+    "import click\nfrom webapp.cli import _create_app\n"
+    "with click.Context(click.Command('worker'), info_name='worker'):\n    _create_app()\n"
+)
 SUPERVISOR = (
     "from webapp.config import load_settings\n"
     "from webapp.serve import Supervisor\n"
@@ -28,6 +34,12 @@ def imported(tmp_path, code: str, names: tuple[str, ...]) -> list[str]:
 
 def test_the_app_does_not_import_what_only_some_work_needs(tmp_path):
     assert imported(tmp_path, APP, HEAVY) == []
+
+
+def test_the_web_and_the_workers_go_without_migrations(tmp_path):
+    assert imported(tmp_path, WEB, ("alembic", *HEAVY)) == []
+    assert imported(tmp_path, WORKER, ("alembic", *HEAVY)) == []
+    assert imported(tmp_path, APP, ("alembic",)) == ["alembic"]  # `furrow db`, the tests
 
 
 def test_the_supervisor_holds_no_pages(tmp_path):

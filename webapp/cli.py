@@ -19,8 +19,11 @@ from webapp.workspaces import WORKSPACES
 def _create_app() -> Flask:
     from webapp import create_app
 
+    # A worker never migrates: it goes without alembic, 11 MB of a process that mostly waits.
+    command = click.get_current_context(silent=True)
+    migrations = command is None or command.info_name != "worker"
     try:
-        return create_app()
+        return create_app(migrations=migrations)
     except ConfigError as exc:
         click.echo(f"furrow: configuration error: {exc}", err=True)
         sys.exit(2)
