@@ -126,11 +126,13 @@ def print_memory(server) -> None:
     """Idle RSS of each process of the tree, and of all: summed RSS counts a page shared by
     processes (a fork's) once in each, PSS shares it out among them."""
     supervisor = psutil.Process(server.process.pid)
-    children = server.descendants()
+    # Its own children only: a work horse still ending its job is no part of the idle tree.
+    children = supervisor.children()
     web = [p for p in children if "gunicorn" in " ".join(p.cmdline())]
+    web += [p for master in web for p in master.children()]
     workers = [p for p in children if p.cmdline()[1:4] == ["-m", "webapp", "worker"]]
     redis = [p for p in children if "redis-server" in p.name()]
-    everything = [supervisor, *children]
+    everything = [supervisor, *web, *workers, *redis]
     pss = sum(p.memory_full_info().pss for p in everything) / 1024 / 1024
     print(
         f"RSS: supervisor {rss_mb([supervisor]):.0f} MB, "
