@@ -116,17 +116,31 @@ def main() -> None:
                 f"p95 {latencies[int(0.95 * (RUNS - 1))] * 1000:.0f} ms"
             )
 
-            children = server.descendants()
-            web = [p for p in children if "gunicorn" in " ".join(p.cmdline())]
-            workers = [p for p in children if p.cmdline()[1:4] == ["-m", "webapp", "worker"]]
-            print(
-                f"RSS: supervisor {rss_mb([psutil.Process(server.process.pid)]):.0f} MB, "
-                f"web (gunicorn master + 1 worker, 8 threads) {rss_mb(web):.0f} MB, "
-                f"one RQ worker (idle) {rss_mb(workers[:1]):.0f} MB"
-            )
+            print_memory(server)
             measure_worker_lost(server, run_env)
         finally:
             server.stop(signal.SIGINT)
+
+
+def print_memory(server) -> None:
+    """Idle RSS of each process of the tree, and of all: summed RSS counts a page shared by
+    processes (a fork's) once in each, PSS shares it out among them."""
+    supervisor = psutil.Process(server.process.pid)
+    # Its own children only: a work horse still ending its job is no part of the idle tree.
+    children = supervisor.children()
+    web = [p for p in children if "gunicorn" in " ".join(p.cmdline())]
+    web += [p for master in web for p in master.children()]
+    workers = [p for p in children if p.cmdline()[1:4] == ["-m", "webapp", "worker"]]
+    redis = [p for p in children if "redis-server" in p.name()]
+    everything = [supervisor, *web, *workers, *redis]
+    pss = sum(p.memory_full_info().pss for p in everything) / 1024 / 1024
+    print(
+        f"RSS: supervisor {rss_mb([supervisor]):.0f} MB, "
+        f"web ({len(web)} gunicorn processes) {rss_mb(web):.0f} MB, "
+        f"RQ workers (idle) {', '.join(f'{rss_mb([w]):.0f}' for w in workers)} MB, "
+        f"Redis {rss_mb(redis):.0f} MB; "
+        f"all {len(everything)} processes {rss_mb(everything):.0f} MB (PSS {pss:.0f} MB)"
+    )
 
 
 def measure_worker_lost(server, run_env) -> None:

@@ -13,8 +13,10 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def create_app(settings: Settings | None = None) -> Flask:
-    """Build the app from settings (read from the environment when not given)."""
+def create_app(settings: Settings | None = None, *, migrations: bool = True) -> Flask:
+    """Build the app from settings (read from the environment when not given); without
+    migrations, for a process that never migrates (the web's, a worker's), alembic is not
+    imported (11 MB)."""
     from flask import Flask  # not with the package: the PDF sandbox's child imports webapp
 
     from webapp.cli import register_commands
@@ -32,7 +34,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.config.from_mapping(settings.as_flask_config())
     configure_proxies(app, settings)
     configure_contract(app)
-    init_extensions(app)
+    init_extensions(app, migrations)
     init_compression(app, settings.compress)
     init_job_queue(app, settings)
     register_blueprints(app)
@@ -40,6 +42,20 @@ def create_app(settings: Settings | None = None) -> Flask:
     register_commands(app)
     register_request_hooks(app)
     configure_templates(app)
+    return app
+
+
+def create_core_app(settings: Settings | None = None) -> Flask:
+    """The app without its pages: the database (and its migrations) and the job queue.
+    `furrow serve`'s supervisor migrates and sweeps with it, so it never holds the pages' modules
+    (a third of the memory of a process that does)."""
+    from flask import Flask
+
+    settings = settings or load_settings()
+    app = Flask(__name__, instance_path=str(settings.instance_path))
+    app.config.from_mapping(settings.as_flask_config())
+    init_database(app)
+    init_job_queue(app, settings)
     return app
 
 
@@ -52,15 +68,24 @@ def configure_proxies(app: Flask, settings: Settings) -> None:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)  # type: ignore[method-assign]
 
 
-def init_extensions(app: Flask) -> None:
-    from webapp.database import configure_sqlite
-    from webapp.extensions import csrf, db, htmx, login_manager, migrate
+def init_extensions(app: Flask, migrations: bool) -> None:
+    from webapp.extensions import csrf, htmx, login_manager
 
-    db.init_app(app)
-    migrate.init_app(app, db, directory=str(ROOT / "migrations"))
+    init_database(app, migrations)
     csrf.init_app(app)
     login_manager.init_app(app)
     htmx.init_app(app)
+
+
+def init_database(app: Flask, migrations: bool = True) -> None:
+    from webapp.database import configure_sqlite
+    from webapp.extensions import db
+
+    db.init_app(app)
+    if migrations:
+        from flask_migrate import Migrate
+
+        Migrate(app, db, directory=str(ROOT / "migrations"), render_as_batch=True)
     with app.app_context():
         configure_sqlite(db.engine)
 

@@ -19,8 +19,11 @@ from webapp.workspaces import WORKSPACES
 def _create_app() -> Flask:
     from webapp import create_app
 
+    # A worker never migrates: it goes without alembic, 11 MB of a process that mostly waits.
+    command = click.get_current_context(silent=True)
+    migrations = command is None or command.info_name != "worker"
     try:
-        return create_app()
+        return create_app(migrations=migrations)
     except ConfigError as exc:
         click.echo(f"furrow: configuration error: {exc}", err=True)
         sys.exit(2)
@@ -79,18 +82,21 @@ def fail(message: str, code: int = 1):
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--workers", type=click.IntRange(0, 64), help="RQ workers [FURROW_WORKERS].")
-@with_appcontext
 def serve(host: str, port: int, workers: int | None) -> None:
     """Start Redis (embedded unless REDIS_URL), migrate, then web server and workers."""
     from sqlalchemy.exc import OperationalError
 
+    from webapp.config import load_settings
     from webapp.database import failure_line
     from webapp.serve import Supervisor
 
-    settings = current_app.config["FURROW"]
+    try:
+        settings = load_settings()
+    except ConfigError as exc:
+        fail(f"configuration error: {exc}", 2)
     count = settings.workers if workers is None else workers
     try:
-        code = Supervisor(current_app._get_current_object(), host, port, count).run()
+        code = Supervisor(settings, host, port, count).run()
     except ConfigError as exc:
         fail(str(exc), 2)
     except OperationalError as exc:

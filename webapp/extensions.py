@@ -2,7 +2,6 @@
 
 from flask_htmx import HTMX
 from flask_login import LoginManager
-from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
 from flask_wtf import CSRFProtect
 from sqlalchemy import MetaData
@@ -23,7 +22,6 @@ class Base(DeclarativeBase):
 
 
 db = SQLAlchemy(model_class=Base)
-migrate = Migrate(render_as_batch=True)
 csrf = CSRFProtect()
 login_manager = LoginManager()
 htmx = HTMX()

@@ -22,8 +22,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import httpx2 as httpx
-from bs4 import BeautifulSoup
-from pypdf import PdfReader
 
 MAX_REDIRECTS = 5
 USER_AGENT = "Furrow/0.1 (research tables)"
@@ -320,6 +318,8 @@ def _extract(body: bytes, content_type: str, max_chars: int | None) -> tuple[str
 
 
 def _html(body: bytes, charset: str | None) -> tuple[str, str]:
+    from bs4 import BeautifulSoup  # 8 MB a process would hold for the few that fetch a page
+
     soup = BeautifulSoup(body, "html.parser", from_encoding=charset)
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
     for tag in soup(_DROPPED_TAGS):
@@ -334,6 +334,8 @@ def _html(body: bytes, charset: str | None) -> tuple[str, str]:
 
 
 def _pdf(body: bytes, max_chars: int | None) -> tuple[str, str]:
+    from pypdf import PdfReader  # 16 MB, only in a process that reads a PDF
+
     try:
         reader = PdfReader(io.BytesIO(body))
         if reader.is_encrypted and not reader.decrypt(""):

@@ -10,9 +10,9 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from flask import Flask
 from flask_migrate import upgrade
 
+from webapp import create_core_app
 from webapp.config import ConfigError, Settings
 from webapp.jobs.embedded_redis import EmbeddedRedis
 from webapp.jobs.processes import die_with_parent
@@ -71,9 +71,10 @@ def _wait_all(children: list[Child], seconds: float) -> None:
 
 
 class Supervisor:
-    def __init__(self, app: Flask, host: str, port: int, workers: int) -> None:
-        self.app = app
-        self.settings: Settings = app.config["FURROW"]
+    def __init__(self, settings: Settings, host: str, port: int, workers: int) -> None:
+        # Migrating and sweeping need no pages: the web and the workers make the whole app.
+        self.app = create_core_app(settings)
+        self.settings = settings
         self.host, self.port = host, port
         self.stopping = False
         self.embedded: EmbeddedRedis | None = None

@@ -17,11 +17,13 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-
-import pint
+from typing import TYPE_CHECKING
 
 from webapp.numbers import NUMBER_PATTERN, NumberInvalid, parse_number
 from webapp.problems import Invalid
+
+if TYPE_CHECKING:
+    import pint
 
 
 class UnitMismatch(Invalid):
@@ -161,6 +163,8 @@ def convert(value: float, from_unit: str, to_unit: str) -> float:
 
     Raises UnitMismatch for an unknown unit or units of different kinds.
     """
+    import pint  # loaded by _parse's registry already
+
     source, target = _parse(from_unit), _parse(to_unit)
     try:
         result = _registry().Quantity(value, source).to(target).magnitude
@@ -198,6 +202,9 @@ def _number_value(match: re.Match[str]) -> float:
 
 @functools.cache
 def _registry() -> pint.UnitRegistry:
+    # Pint is 15 MB of modules: imported by the first conversion, not by every process.
+    import pint
+
     registry = pint.UnitRegistry()
     registry.define("decare = 1000 * meter ** 2")
     registry.define("quintal = 100 * kilogram = q")

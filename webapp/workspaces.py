@@ -111,3 +111,10 @@ WORKSPACES = (
     Workspace("review", "Review", "/api/v1/runs", views=("views", "pages"), role=None, kind=CORE),
     Workspace("main", "Home", "/", views=("views", "api_docs"), role=None, kind=CORE),
 )
+
+
+def load_workspaces() -> None:
+    """Import every workspace's view modules, as create_app does: they register the run kinds.
+    For a process that made no pages (`furrow serve`'s supervisor), when it needs a kind."""
+    for workspace in WORKSPACES:
+        workspace.blueprints()

@@ -204,7 +204,7 @@ def test_the_inflating_pdf_is_stored_at_once_and_read_by_a_bounded_worker_run(
     def no_parsing_here(*args, **kwargs):
         raise AssertionError("the web process parsed a PDF")
 
-    monkeypatch.setattr("webapp.library.extract.PdfReader", no_parsing_here)
+    monkeypatch.setattr("pypdf.PdfReader", no_parsing_here)  # imported by the reading
     editor = client_as("editor")
     data = inflating_pdf()
     assert len(data) < 64 * 1024

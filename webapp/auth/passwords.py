@@ -7,8 +7,6 @@ import string
 from functools import cache
 from pathlib import Path
 
-from zxcvbn import zxcvbn
-
 MIN_PASSWORD = 12
 COMMON_PASSWORDS = Path(__file__).with_name("common-passwords.txt")
 # "Password2024!" is as guessable as "password": these around a common one do not help.
@@ -35,6 +33,9 @@ def password_problem(password: str) -> str | None:
     lowered = password.lower()
     if {lowered, "".join(lowered.split()), lowered.strip(PADDING)} & common_passwords():
         return "This is one of the most common passwords; choose another."
+    # Imported here: its word lists take 14 MB in every process, and only a new password needs them.
+    from zxcvbn import zxcvbn
+
     estimate = zxcvbn(password[:SCORED_CHARS])
     if estimate["score"] < MIN_SCORE:
         feedback = estimate["feedback"]

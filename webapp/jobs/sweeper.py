@@ -20,7 +20,7 @@ from webapp.config import Settings
 from webapp.database import failure_line, utcnow
 from webapp.extensions import db
 from webapp.jobs.ending import end_if_last, lock_run
-from webapp.jobs.kinds import RUN_KINDS
+from webapp.jobs.kinds import RUN_KINDS, RunKind
 from webapp.jobs.models import (
     LIVE_STATUSES,
     OPEN_CHUNK_STATUSES,
@@ -30,6 +30,7 @@ from webapp.jobs.models import (
     RunStatus,
 )
 from webapp.jobs.queue import job_queue
+from webapp.workspaces import load_workspaces
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +132,15 @@ def _hard_stop(connection: redis.Redis, run: Run, chunks: list[RunChunk]) -> Non
     db.session.commit()
 
 
+def _kind(name: str) -> RunKind | None:
+    """The run's kind; a sweep in a process without the pages (the supervisor's) loads the
+    workspaces that register the kinds only when a lost chunk needs one."""
+    if name not in RUN_KINDS:
+        load_workspaces()
+    kind = RUN_KINDS.get(name)
+    return kind() if kind is not None else None
+
+
 def _open_chunks(run: Run) -> list[RunChunk]:
     query = select(RunChunk).where(
         RunChunk.run_id == run.id, RunChunk.status.in_(OPEN_CHUNK_STATUSES)
@@ -168,8 +178,8 @@ def _sweep_chunks(
         ).rowcount
         if changed:
             log.warning("run %s chunk %s marked %s: %s", run.id, chunk.id, lost.code, lost.reason)
-            if run.kind in RUN_KINDS:
-                end_if_last(run, RUN_KINDS[run.kind]())
+            if (kind := _kind(run.kind)) is not None:
+                end_if_last(run, kind)
             (report.queue_lost if lost is QUEUE_LOST else report.lost).append(run.id)
         db.session.commit()
 

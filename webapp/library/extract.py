@@ -7,13 +7,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any
-
-from pypdf import PageObject, PdfReader, apply_configuration
-from pypdf.errors import LimitReachedError
-from pypdf.generic import StreamObject
+from typing import TYPE_CHECKING, Any
 
 from webapp.uploads import UploadRefused, check_size, decode_text, size_text
+
+if TYPE_CHECKING:
+    from pypdf import PageObject
 
 # File name extension -> document kind.
 EXTENSIONS = {
@@ -154,6 +153,10 @@ def pdf_text(data: bytes, limits: PdfLimits = PDF_LIMITS) -> str:
 
 def pdf_pages(data: bytes, limits: PdfLimits = PDF_LIMITS) -> list[str]:
     """Each page's text, in page order ("" for a page without a text layer)."""
+    # pypdf is 16 MB of modules: imported by the process that reads a PDF, not by every one.
+    from pypdf import PdfReader, apply_configuration
+    from pypdf.errors import LimitReachedError
+
     check_pdf(data)
     try:
         with apply_configuration(**limits.configuration()):
@@ -209,6 +212,8 @@ def _content_cost(data: bytes, resources: Any, costs: dict[int, int]) -> int:
     resources (no font, no text) or without an operator that can show text, else its own and
     each form it runs, per run. costs: each form's, once worked out (a form that runs itself
     adds nothing: pypdf skips the cycle)."""
+    from pypdf.generic import StreamObject
+
     resources = resources.get_object() if resources is not None else None
     if not resources or not any(operator in data for operator in _TEXT_OPERATORS):
         return 0
