@@ -8,7 +8,7 @@ import pytest
 from webapp.cultures.catalog import update_culture, values_of
 from webapp.cultures.models import Culture
 from webapp.extensions import db
-from webapp.review import service
+from webapp.review import rejections, service
 from webapp.review.models import Change, Suggestion, SuggestionStatus
 
 ERROR = {
@@ -95,7 +95,7 @@ def test_an_applied_or_rejected_suggestion_is_not_applied_again(culture):
     apply(culture, [once])
     assert [r.code for r in apply(culture, [once]).refused] == ["not_open"]
     other = suggest(culture, "row_spacing_cm", 40.0)
-    assert service.reject([other.id], None) == [other.id]
+    assert rejections.reject([other.id], None).ids == [other.id]
     assert other.status == SuggestionStatus.rejected
 
 

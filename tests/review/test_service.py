@@ -8,11 +8,12 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 import pytest
+from sqlalchemy import update
 
 from webapp.extensions import db
 from webapp.jobs.kinds import RunKind, register_kind
 from webapp.jobs.models import Run, RunStatus
-from webapp.review import service
+from webapp.review import rejections, service
 from webapp.review.audit import latest_changes, record_changes, undoable_groups
 from webapp.review.models import Change, Finding, Suggestion, SuggestionStatus
 from webapp.review.targets import ReviewTarget, register_target
@@ -155,8 +156,22 @@ def test_stale_reconfirm_edit_reject_and_undo(sheet):
     assert sorted(undone.restored) == ["depth", "width"] and undone.group
     assert SHEET.records[2] == {"depth": 7.0, "width": None}
     assert status(mine["depth"]) == status(mine["width"]) == SuggestionStatus.pending
-    assert service.reject([mine["depth"]], None) == [mine["depth"]]
+    rejected = rejections.reject([mine["depth"], mine["depth"]], None)
+    assert rejected.ids == [mine["depth"]] and rejected.group
     assert status(mine["depth"]) == SuggestionStatus.rejected
+    # A rejection is undone as an apply is: the suggestion is open again, undecided.
+    assert service.undoable_group(rejected.group).target.kind == "suggestion"
+    back = service.undo(rejected.group, None)
+    assert back.restored == ["status"] and not back.changed_since
+    assert status(mine["depth"]) == SuggestionStatus.pending
+    # Rejected again and applied meanwhile is not possible; decided since, it stays decided.
+    again = rejections.reject([mine["depth"]], None)
+    assert rejections.reject([mine["depth"]], None).ids == []
+    db.session.execute(
+        update(Suggestion).where(Suggestion.id == mine["depth"]).values(status="applied")
+    )
+    assert service.undo(again.group, None).changed_since == ["status"]
+    assert status(mine["depth"]) == SuggestionStatus.applied
 
 
 def test_an_edit_the_field_cannot_read_is_refused_and_nothing_changes(sheet):

@@ -4,6 +4,7 @@ nothing for under their own filter, stale rows shown before apply, reject select
 valid through a confirm page, undo from the review and from a row's history, refusals and run
 items named by the rows' labels."""
 
+import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -230,14 +231,30 @@ def test_reject_selected_rejects_the_chosen_rows_suggestions(client_as, plots, r
     reviewer = client_as("reviewer")
     rejected = reviewer.submit(url, chosen)
     assert rejected.status_code == 302
-    assert rejected.headers["Location"] == review_url(run)
+    back = rejected.headers["Location"]
+    assert back.startswith(review_url(run)) and "undo=" in back
     statuses = {n: suggestion_of(run, ids[plot(n)]).status for n in (1, 2, 3)}
     assert statuses == {1: "rejected", 2: "rejected", 3: "pending"}
-    page = soup(reviewer.get(rejected.headers["Location"]))
+    page = soup(reviewer.get(back))
     assert "Rejected 2 row(s): Plot 001 and Plot 002." in page.get_text()
     assert "rejected" in row_of(page, run, ids[plot(1)]).get_text()
     again = reviewer.submit(url, chosen, follow_redirects=True).get_data(as_text=True)
     assert "Nothing was rejected: those are decided already." in again
+
+    # The rejection is undone as an apply is, from the page it came back to.
+    undo = by_id(page, "undo-form")
+    assert undo.button.get_text() == "Undo this rejection"
+    undone = reviewer.submit(undo["action"], {"back": review_url(run)}, page=back)
+    assert undone.status_code == 302
+    statuses = {n: suggestion_of(run, ids[plot(n)]).status for n in (1, 2, 3)}
+    assert statuses == {1: "pending", 2: "pending", 3: "pending"}
+    said = soup(reviewer.get(undone.headers["Location"])).get_text()
+    # Each rejected suggestion by its row and column (in the order the run made them).
+    [line] = re.findall(r"Undone — .*", said)
+    assert sorted(line.removeprefix("Undone — ").rstrip(".").split("; ")) == [
+        "Plot 001: Per ha",
+        "Plot 002: Per ha",
+    ]
 
 
 @pytest.fixture

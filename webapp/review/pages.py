@@ -24,7 +24,7 @@ from webapp.jobs.models import Run
 from webapp.links import is_site_path, with_args
 from webapp.pagination import Page, page_number, paginate_list
 from webapp.rendering import render_page
-from webapp.review import bp, service
+from webapp.review import bp, rejections, service
 from webapp.review.looks import RowLook, Unproposed
 from webapp.review.models import Suggestion
 from webapp.review.targets import ReviewTarget, target_for
@@ -180,6 +180,7 @@ def run_review(run_id: int):
             "nothing": nothing,
             "looks": looks_of(run, kind, target, shown.page.items),
             "undo_group": undo if undo.isalnum() else "",
+            "undo_label": _undo_label(undo),
         }
     here = url_for(
         "review.run_review", run_id=run.id, level=level, page=number if number > 1 else None
@@ -263,21 +264,28 @@ def apply_selected(run_id: int):
     return redirect(with_args(back, undo=result.group))
 
 
+def _undo_label(group: str) -> str:
+    """What the run page's Undo takes back: a rejection or an apply."""
+    found = service.undoable_group(group) if group.isalnum() else None
+    rejection = found is not None and found.target.kind == rejections.SUGGESTION_TARGET
+    return "Undo this rejection" if rejection else "Undo this apply"
+
+
 @bp.post("/runs/<int:run_id>/reject")
 @require_role(Role.reviewer)
 def reject_selected(run_id: int):
     """Reject the open suggestions a person ticked, at once: they see what they ticked."""
     _run, kind, target, back, chosen = ticked(run_id, "reject")
-    rejected = set(service.reject(chosen, current_user))
+    done = rejections.reject(chosen, current_user)
     db.session.commit()
-    if rejected:
+    if done.ids:
         records = list(
-            db.session.scalars(select(Suggestion.target_id).where(Suggestion.id.in_(rejected)))
+            db.session.scalars(select(Suggestion.target_id).where(Suggestion.id.in_(done.ids)))
         )
-        said = across(len(rejected), len(set(records)), kind.suggestion_noun, target)
+        said = across(len(done.ids), len(set(records)), kind.suggestion_noun, target)
         flash(f"Rejected {said}: {named_records(target, records)}.", "info")
-    else:
-        flash("Nothing was rejected: those are decided already.", "warning")
+        return redirect(with_args(back, undo=done.group))
+    flash("Nothing was rejected: those are decided already.", "warning")
     return redirect(back)
 
 
@@ -345,13 +353,13 @@ def reject_all(run_id: int):
             ready=across(len(still_open), records, "suggestion(s)", target),
             form=EmptyForm(),
         )
-    rejected = set(service.reject([s.id for s in still_open], current_user))
+    done = rejections.reject([s.id for s in still_open], current_user)
     db.session.commit()
-    if rejected:
-        records = len({s.target_id for s in still_open if s.id in rejected})
-        flash(f"Rejected {across(len(rejected), records, 'suggestion(s)', target)}.", "info")
-    else:
-        flash("Nothing was rejected: no suggestion is left open.", "warning")
+    if done.ids:
+        records = len({s.target_id for s in still_open if s.id in set(done.ids)})
+        flash(f"Rejected {across(len(done.ids), records, 'suggestion(s)', target)}.", "info")
+        return redirect(with_args(choice.back, undo=done.group))
+    flash("Nothing was rejected: no suggestion is left open.", "warning")
     return redirect(choice.back)
 
 

@@ -212,7 +212,7 @@ def _evidence(ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
     return found
 
 
-def _set_status(ids: Collection[int], status: SuggestionStatus, user: User | None) -> None:
+def set_status(ids: Collection[int], status: SuggestionStatus, user: User | None) -> None:
     decided = {"decided_by_id": user.id if user else None, "decided_at": utcnow()}
     values = decided if status != SuggestionStatus.stale else {}
     for picked in among(db.session, Suggestion.id, ids):
@@ -228,7 +228,7 @@ def _set_status(ids: Collection[int], status: SuggestionStatus, user: User | Non
 def hold_for_reconfirm(ids: Collection[int]) -> None:
     """These open suggestions' fields changed since the run: they wait for a person to
     re-confirm them one by one."""
-    _set_status(ids, SuggestionStatus.stale, None)
+    set_status(ids, SuggestionStatus.stale, None)
 
 
 def forget(model: type, ids: Collection[int] | None = None) -> None:
@@ -279,7 +279,7 @@ def apply(
             refuse(_refusal(row, "not_open", f"This suggestion is already {row.status}."))
         else:
             ready.append(row)
-    _set_status(blocked, SuggestionStatus.blocked, user)
+    set_status(blocked, SuggestionStatus.blocked, user)
     by_kind: dict[str, list[Row]] = {}
     for row in ready:
         by_kind.setdefault(row.target_type, []).append(row)
@@ -369,7 +369,7 @@ def _apply_kind(
         else:
             chosen[(row.target_id, row.field)] = row
             values.setdefault(row.target_id, {})[row.field] = row.suggested_value
-    _set_status(stale, SuggestionStatus.stale, user)
+    set_status(stale, SuggestionStatus.stale, user)
     if not target.writes:
         written = {
             i: {f: (current[i].get(f), v) for f, v in mine.items() if current[i].get(f) != v}
@@ -402,7 +402,7 @@ def _apply_kind(
             run_id = mine[0].run_id
             changes += change_rows(kind, target_id, more, user, "apply", group, run_id=run_id)
     write_changes(changes)
-    _set_status([a.id for a in applied], SuggestionStatus.applied, user)
+    set_status([a.id for a in applied], SuggestionStatus.applied, user)
     result.applied += applied
 
 
@@ -446,20 +446,6 @@ def _change_rows(
     return rows
 
 
-def reject(suggestion_ids: Iterable[int], user: User | None) -> list[int]:
-    """Reject the open (or invalid) ones among these; returns the ids rejected."""
-    ids = list(dict.fromkeys(int(i) for i in suggestion_ids))
-    rejected: list[int] = []
-    for picked in among(db.session, Suggestion.id, ids):
-        rejected += db.session.scalars(
-            select(Suggestion.id).where(
-                picked, Suggestion.status.in_([s.value for s in REJECTABLE])
-            )
-        )
-    _set_status(rejected, SuggestionStatus.rejected, user)
-    return rejected
-
-
 def decide(
     target: ReviewTarget,
     target_id: int,
@@ -497,7 +483,7 @@ def decide(
         )
         agrees = suggested == jsonable(verdict)
         status = SuggestionStatus.applied if agrees else SuggestionStatus.rejected
-        _set_status([suggestion_id], status, user)
+        set_status([suggestion_id], status, user)
     return group
 
 
@@ -563,7 +549,7 @@ def undone_in_words(changed: Sequence[tuple[str, int, str]], at_most: int = 3) -
         record = target.names([target_id]).get(target_id, f"{target.label} {target_id}")
         labels = target.field_labels(target_id, names)
         shown = ", ".join(labels[:5]) + (f" and {len(labels) - 5} more" if len(labels) > 5 else "")
-        said.append(f"{record}: {shown}")
+        said.append(f"{record}: {shown}" if labels else record)
     more = len(fields) - at_most
     return "; ".join(said) + (f"; and {more} more" if more > 0 else "")
 

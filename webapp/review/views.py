@@ -19,7 +19,7 @@ from webapp.extensions import db
 from webapp.jobs.kinds import RUN_KINDS, RunKind
 from webapp.jobs.listing import run_or_404
 from webapp.jobs.models import Run
-from webapp.review import api, service
+from webapp.review import api, rejections, service
 from webapp.review.models import Suggestion, SuggestionStatus
 from webapp.review.service import RunTarget
 from webapp.review.targets import ReviewTarget, target_for
@@ -170,9 +170,9 @@ def apply(run_id: int):
 def reject(run_id: int):
     run, _kind, _target = reviewed_run_or_404(run_id)
     chosen, foreign = chosen_of_run(run, json_body())
-    rejected = service.reject(chosen, current_user)
+    done = rejections.reject(chosen, current_user)
     db.session.commit()
-    return jsonify(rejected=rejected, refused=_not_the_runs(foreign))
+    return jsonify(rejected=done.ids, refused=_not_the_runs(foreign), undo_group=done.group)
 
 
 @api.post("/undo/<group>")

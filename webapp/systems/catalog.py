@@ -15,7 +15,7 @@ from webapp.extensions import db
 from webapp.problems import Invalid
 from webapp.review import service as review
 from webapp.review.audit import record_changes
-from webapp.review.models import Suggestion
+from webapp.review.models import Suggestion, SuggestionStatus
 from webapp.systems import document as doc
 from webapp.systems.conversation import pruned, system_message, user_message
 from webapp.systems.grid import field_label, labeller
@@ -197,7 +197,8 @@ def _close_suggestions(system_id: int, document: dict[str, Any], user: User | No
     places = doc.Places(document)
     gone = [i for i, path in db.session.execute(query) if not _has_place(places, path)]
     if gone:
-        review.reject(gone, user)
+        # Not a person's rejection to undo: the places they were for are gone.
+        review.set_status(gone, SuggestionStatus.rejected, user)
 
 
 def _details(fields: Mapping[str, Any]) -> dict[str, str]:
