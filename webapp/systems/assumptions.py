@@ -76,6 +76,44 @@ _ALIASES = {
 }
 
 
+# What the (English) pages call each key; each is also one of its spellings, so a person can
+# write the key as the page names it.
+_ENGLISH = {
+    "Produit": "Product",
+    "Dose": "Dose",
+    "Surface traitée": "Treated area",
+    "Surface": "Area",
+    "Teneur N": "N content",
+    "Opération": "Operation",
+    "Cible": "Target",
+    "Culture": "Crop",
+    "Segment": "Treatment type",
+    "Carburant": "Fuel use",
+    "Débit de chantier": "Work rate",
+    "Temps de travail": "Work time",
+    "Prix GNR": "Fuel price",
+    "Sol": "Soil type",
+    "Largeur": "Working width",
+    "Puissance": "Tractor power",
+    "Corps": "Furrows",
+    "Matériel": "Equipment",
+    "Coût machine": "Machinery cost",
+    "Dose de référence": "Reference dose",
+    "Matière active": "Active ingredient",
+    "Concentration": "Concentration",
+    "EIQ": "EIQ",
+    "EIQ matière active": "Active ingredient EIQ",
+    "Facteur fabrication": "Manufacture factor",
+    "Prix produit": "Product price",
+    "Type d'azote": "Nitrogen type",
+}
+
+
+def key_label(key: str) -> str:
+    """A key as the pages name it ("Prix produit" → "Product price"); another word stays."""
+    return _ENGLISH.get(key, key)
+
+
 @functools.lru_cache(maxsize=4096)
 def normalise(text: str) -> str:
     """Lower case, no accents, single spaces: how keys and words are compared (kept: a system

@@ -26,7 +26,7 @@ from webapp.problems import Invalid
 from webapp.rendering import render_page
 from webapp.review.models import Change, Suggestion
 from webapp.systems import bp, catalog, grid, runs
-from webapp.systems.assumptions import find_step
+from webapp.systems.assumptions import find_step, key_label
 from webapp.systems.calculators import CALCULATORS, calculate_in
 from webapp.systems.cell_details import (
     Made,
@@ -143,8 +143,10 @@ def drawer_context(system: System, row: grid.Row, cell: grid.Cell, **more: Any) 
         "thread": thread((cell.entry or {}).get("conversation")),
         "assumptions": assumptions_in_effect(document, row.step_id, row.intervention_id),
         "how": how_made(system, path),
-        "needs": needs,
+        # The keys as the page names them: "Product price", not the calculators' "Prix produit".
+        "needs": [key_label(key) for key in needs or ()],
         "now": now,
+        "now_needs": [key_label(key) for key in now.needs] if now else [],
         "may_approve": editor and cell.state in grid.UNREVIEWED,
         "may_calculate": editor and calculable and cell.state != "na",
         # Calculate asks a calculator for this value, or (no calculator has it) the model.

@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from webapp.review.vocabulary import Confidence, Evidence, Issue, Severity
+from webapp.systems.assumptions import key_label
 
 _SIGNIFICANT = 10
 
@@ -81,6 +82,7 @@ def needs(result: Result, *missing: str, why: str = "") -> Result:
     result.confidence = None
     result.needs.extend(m for m in missing if m not in result.needs)
     result.caveats = [c for c in result.caveats if c.code != "needs_input"]
-    message = f"needs: {', '.join(result.needs)}" + (f" ({why})" if why else "")
+    named = ", ".join(key_label(key) for key in result.needs)
+    message = f"needs: {named}" + (f" ({why})" if why else "")
     result.caveat("needs_input", Severity.warning, message, needs=list(result.needs))
     return result
