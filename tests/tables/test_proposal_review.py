@@ -426,3 +426,17 @@ def test_a_running_runs_log_shows_only_its_newest_rows(client_as, plots, run):
     assert log[0].td.get_text() == newest["label"]
     assert by_id(page, "log-extent").get_text(strip=True).startswith("The latest 50 of 120 rows")
     assert not page.find(id="proposal")
+
+
+def test_a_long_suggested_number_reads_to_three_figures(client_as, plots, run):
+    ids = row_ids(plots)
+    decided, still_open = suggestion_of(run, ids[plot(1)]), suggestion_of(run, ids[plot(2)])
+    decided.suggested_value = still_open.suggested_value = 5.942857143
+    decided.status = "rejected"
+    db.session.commit()
+    page = soup(client_as("reviewer").get(review_url(run)))
+    shown = row_of(page, run, ids[plot(1)]).get_text(" ", strip=True)
+    assert "5.94 t/ha" in shown and "5.942857143" not in shown
+    # What a reviewer may edit and apply keeps every digit.
+    box = row_of(page, run, ids[plot(2)]).find("input", attrs={"name": f"value-{still_open.id}"})
+    assert box["value"] == "5.942857143"

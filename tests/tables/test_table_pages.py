@@ -442,3 +442,15 @@ def test_the_csv_export_cannot_run_formulas_and_the_json_export_stays_exact(clie
     assert [c["name"] for c in data["columns"]] == ["=Name", "Yield"]
     assert data["rows"][0] == {"=Name": attacks[0], "Yield": -3}
     assert [r["=Name"] for r in data["rows"]] == attacks
+
+
+def test_a_long_number_is_shown_to_three_figures_and_kept_whole(client_as):
+    table = make_table(rows=[{"Variety": "Aron", "Yield": "5.942857143"}])
+    row, yield_ = first_row(table), table.columns[1]
+    viewer = client_as("viewer")
+    cell = by_id(viewer.get(f"/tables/{table.id}"), f"cell-{row.id}-{yield_.id}")
+    # Read as every page reads numbers; every digit is in the tooltip, the export and the data.
+    assert cell.get_text(strip=True) == "5.94" and cell["title"] == "5.942857143"
+    export = viewer.get(f"/tables/{table.id}/export.csv").get_data(as_text=True)
+    assert "5.942857143" in export
+    assert first_row(table).cells[yield_.key] == 5.942857143

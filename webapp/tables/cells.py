@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlparse
 
-from webapp.numbers import NumberInvalid, parse_number
+from webapp.numbers import NumberInvalid, display_number, parse_number
 from webapp.problems import Invalid
 from webapp.text import control_character_problem
 
@@ -100,6 +100,15 @@ def display(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def shown(value: Any) -> str:
+    """A cell as its table's page shows it: a number as every page shows numbers (5.94, not
+    5.942857143; display_number), anything else as display gives it. The value, its export and
+    its edit box keep every digit."""
+    if isinstance(value, float) and not value.is_integer():
+        return str(display_number(value))
+    return display(value)
 
 
 def infer_type(values: Sequence[str]) -> tuple[str, list[str]]:

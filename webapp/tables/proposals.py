@@ -15,7 +15,7 @@ from webapp.jobs.models import Run
 from webapp.pagination import Page
 from webapp.review.looks import RowLook, Unproposed
 from webapp.review.models import Suggestion
-from webapp.tables.models import ResearchLogEntry
+from webapp.tables.models import ResearchLogEntry, TableColumn
 
 LIVE_LOG_ROWS = 50  # the newest rows a running run's page shows, polled every second
 
@@ -45,10 +45,13 @@ def row_looks(run: Run, suggestions: Sequence[Suggestion]) -> dict[int, RowLook]
             ResearchLogEntry.run_id == run.id, picked
         )
         entries.update(db.session.execute(query).all())
+    # A number column's values read as every page reads numbers (5.94, not 5.942857143).
+    column = db.session.get(TableColumn, run.params.get("column_id") or 0)
+    show = "figures" if column is not None and column.type == "number" else None
     looks = {}
     for s in suggestions:
         entry = entries.get(s.target_id, {})
-        looks[s.id] = RowLook(entry.get("label") or f"Row {s.target_id}", detail=entry)
+        looks[s.id] = RowLook(entry.get("label") or f"Row {s.target_id}", show, entry)
     return looks
 
 

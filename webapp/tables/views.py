@@ -35,7 +35,7 @@ from webapp.review.audit import history, undoable_groups
 from webapp.tables import bp, catalog, importing
 from webapp.tables.browsing import OPERATORS, RowView
 from webapp.tables.catalog import TableInvalid
-from webapp.tables.cells import CellInvalid, display
+from webapp.tables.cells import CellInvalid, display, shown
 from webapp.tables.facets import FACET_TYPES, table_facets
 from webapp.tables.forms import (
     ConfirmImportForm,
@@ -52,6 +52,7 @@ from webapp.tables.target import ROWS, naming_columns, row_label
 from webapp.uploads import CSV_MAX_BYTES, UploadRefused, check_csv_text
 
 bp.add_app_template_filter(display, "cell")
+bp.add_app_template_filter(shown, "shown")
 
 TABLES_PER_PAGE = 25
 # Above this many rows, a table's facets are counted in a request of their own.
