@@ -20,7 +20,8 @@ from webapp.cultures.catalog import (
     update_culture,
 )
 from webapp.cultures.domain import CultureInvalid, clean_culture
-from webapp.cultures.fields import CULTURE_FIELDS, SPECS
+from webapp.cultures.fields import CULTURE_FIELDS, LABELS, SPECS
+from webapp.cultures.headers import field_of
 from webapp.cultures.models import Culture
 from webapp.cultures.openfarmplanner import ExportUnreadable, read_export
 from webapp.extensions import db
@@ -190,12 +191,16 @@ def _csv_row(line: int, record: dict[str, str], columns: list[str]) -> ImportRow
 
 def preview_csv(text: str) -> ImportPreview:
     """Every row checked with the catalog's own rules; nothing is stored here. Commas,
-    semicolons or tabs, as the header has them."""
+    semicolons or tabs, as the header has them; columns named in English, German or French."""
     preview = ImportPreview()
     reader = csv.DictReader(io.StringIO(text), delimiter=sniff_delimiter(text))
-    header = [name.strip() for name in reader.fieldnames or []]
+    header = [field_of(name) or name.strip() for name in reader.fieldnames or []]
     if "name" not in header:
         preview.problem = "The first line must name the columns, including “name”."
+        return preview
+    twice = sorted({n for n in header if n in CULTURE_FIELDS and header.count(n) > 1})
+    if twice:
+        preview.problem = f"More than one column gives {', '.join(LABELS[n] for n in twice)}."
         return preview
     reader.fieldnames = header
     columns = preview.columns = [name for name in header if name in CULTURE_FIELDS]
