@@ -1,5 +1,5 @@
-"""The import page says which columns a file may have, in English, German and French, and
-offers them as templates."""
+"""The import page says which columns a file may have, in English, German and French, offers
+them as templates, and counts the preview's rows by the levels the rows show."""
 
 import csv
 import io
@@ -77,3 +77,43 @@ def test_a_template_needs_an_editor_and_a_known_language(client, client_as):
     assert client.get("/cultures/import/template.csv").status_code in (302, 401)
     assert client_as("viewer").get("/cultures/import/template.csv").status_code == 403
     assert client_as("editor").get("/cultures/import/template.csv?lang=es").status_code == 404
+
+
+MIXED = (
+    "name,harvest_method,expected_yield,distance_within_row_cm,row_spacing_cm\n"
+    "Rote Bete,per_sqm,28,5,30\n"  # implausible: above the library's cap for beetroot
+    "Kohl,per_sqm,abc,,\n"  # its only problem: "abc" is no number
+    "Zucchini,per_plant,4,60,100\n"
+    "Möhre,,,,\n"
+)
+
+
+def test_the_preview_counts_rows_by_the_levels_they_show(client_as):
+    response = upload(client_as("editor"), MIXED)
+    assert response.status_code == 422
+    counts = by_id(response, "level-counts").get_text(" ", strip=True)
+    assert counts == "✖ 2 with errors ⚠ 0 with warnings ℹ 0 with notes ✓ 2 without issues"
+    rows = by_id(response, "import-rows").tbody.find_all("tr")
+    assert [tr["data-level"] for tr in rows] == ["error", "error", "none", "none"]
+    beet, kohl = rows[0], rows[1]
+    # The implausible yield at its rule's level, the unreadable one styled the same way.
+    for row, says in ((beet, "at most 15 kg/m²"), (kohl, "abc")):
+        issue = row.select(".issue")[0]
+        assert issue["class"] == ["small", "issue", "issue-error"]
+        assert issue.select_one(".severity").get_text() == "error"
+        assert issue.select_one(".icon").get_text() == "✖"
+        assert "Expected yield:" in issue.get_text() and says in issue.get_text()
+    assert [i["data-code"] for i in beet.select(".issue")] == [
+        "yield_above_crop_cap",
+        "spacing_density_unusual",  # a warning too; the row's worst level counts
+    ]
+    assert len(kohl.select(".issue")) == 1
+    assert not kohl.select("span.error")
+
+
+def test_a_row_whose_only_problem_is_a_parse_error_is_an_error_row():
+    preview = preview_csv(MIXED)
+    kohl = preview.rows[1]
+    assert not kohl.findings and kohl.level == "error"
+    assert preview.error_rows == [kohl]
+    assert preview.level_counts == {"error": 2, "warning": 0, "info": 0, "none": 2}

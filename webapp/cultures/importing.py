@@ -27,7 +27,7 @@ from webapp.cultures.openfarmplanner import ExportUnreadable, read_export
 from webapp.extensions import db
 from webapp.review.audit import change_rows, new_group, write_changes
 from webapp.review.fields import Kind
-from webapp.review.vocabulary import Issue
+from webapp.review.vocabulary import Issue, Severity, count_levels, worst_level
 from webapp.uploads import sniff_delimiter
 
 MAX_ROWS = 10_000
@@ -46,6 +46,18 @@ class ImportRow:
     culture_id: int | None = None  # the culture an update or unchanged row matches
     changes: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # {field: (old, new)}
 
+    @property
+    def issues(self) -> list[Issue]:
+        """Everything said about the row, each at its level: a value that cannot be read or
+        used is an error like any other, beside the plausibility rules' findings."""
+        unusable = [Issue("", Severity.error, f or None, m) for f, m in self.errors.items()]
+        return unusable + self.findings
+
+    @property
+    def level(self) -> str | None:
+        """The worst level of the row's issues, None for a row without any."""
+        return worst_level(i.to_dict() for i in self.issues)
+
 
 @dataclass
 class ImportPreview:
@@ -58,6 +70,11 @@ class ImportPreview:
     @property
     def error_rows(self) -> list[ImportRow]:
         return [row for row in self.rows if row.errors]
+
+    @property
+    def level_counts(self) -> dict[str, int]:
+        """How many rows have each worst level: the counts the rows' own issues give."""
+        return count_levels(row.level for row in self.rows)
 
     @property
     def can_import(self) -> bool:
