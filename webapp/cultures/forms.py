@@ -43,10 +43,10 @@ class ImportForm(FlaskForm):
             FileRequired("Choose a CSV file."),
             FileAllowed(["csv", "json"], "Only .csv files or OpenFarmPlanner's .json export."),
         ],
-        description="The columns of the catalog's CSV export (commas, semicolons or tabs; the "
-        "name column is required), or OpenFarmPlanner's JSON export of cultures. A row whose "
-        "name and variety match a culture updates it. Nothing is stored before you confirm "
-        "the preview.",
+        description="A CSV with the columns listed below, in English, German or French (commas, "
+        "semicolons or tabs; the name column is required), or OpenFarmPlanner's JSON export of "
+        "cultures. A row whose name and variety match a culture updates it. Nothing is stored "
+        "before you confirm the preview.",
     )
 
 

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from flask import abort, flash, redirect, url_for
+from flask import Response, abort, flash, redirect, request, url_for
 from flask_login import current_user
 
 from webapp.auth.access import require_role
 from webapp.auth.roles import Role
 from webapp.bodies import takes_upload
 from webapp.cultures import bp
-from webapp.cultures.fields import LABELS
+from webapp.cultures.fields import CULTURE_FIELDS, LABELS
 from webapp.cultures.forms import ConfirmImportForm, ImportForm
+from webapp.cultures.headers import LANGUAGES, header, headers
 from webapp.cultures.importing import import_rows, preview_file
+from webapp.exports import csv_text
 from webapp.extensions import db
 from webapp.problems import Invalid, show_on_form
 from webapp.rendering import render_page
@@ -20,7 +22,14 @@ from webapp.uploads import CSV_MAX_BYTES, UploadRefused, check_csv_text, read_cs
 
 def render_import(form, preview=None, confirm=None, status: int = 200):
     return render_page(
-        "cultures/import.html", form=form, preview=preview, confirm=confirm, labels=LABELS
+        "cultures/import.html",
+        form=form,
+        preview=preview,
+        confirm=confirm,
+        labels=LABELS,
+        fields=CULTURE_FIELDS,
+        languages=LANGUAGES,
+        header=header,
     ), status
 
 
@@ -39,6 +48,21 @@ def import_csv():
     preview = preview_file(text)
     confirm = ConfirmImportForm(formdata=None, csv_text=text) if preview.can_import else None
     return render_import(ImportForm(formdata=None), preview, confirm, 200 if confirm else 422)
+
+
+@bp.get("/import/template.csv")
+@require_role(Role.editor)
+def import_template():
+    """An empty file with every column, named in ?lang= (en, de or fr)."""
+    language = request.args.get("lang", "en")
+    if language not in LANGUAGES:
+        abort(404, description=f"There is no template in “{language}”: en, de or fr.")
+    disposition = f"attachment; filename=furrow-cultures-template-{language}.csv"
+    return Response(
+        csv_text(headers(language), []),
+        mimetype="text/csv",
+        headers={"Content-Disposition": disposition},
+    )
 
 
 @bp.post("/import/confirm")

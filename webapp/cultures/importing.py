@@ -20,13 +20,14 @@ from webapp.cultures.catalog import (
     update_culture,
 )
 from webapp.cultures.domain import CultureInvalid, clean_culture
-from webapp.cultures.fields import CULTURE_FIELDS, SPECS
+from webapp.cultures.fields import CULTURE_FIELDS, LABELS, SPECS
+from webapp.cultures.headers import field_of
 from webapp.cultures.models import Culture
 from webapp.cultures.openfarmplanner import ExportUnreadable, read_export
 from webapp.extensions import db
 from webapp.review.audit import change_rows, new_group, write_changes
 from webapp.review.fields import Kind
-from webapp.review.vocabulary import Issue
+from webapp.review.vocabulary import Issue, Severity, count_levels, worst_level
 from webapp.uploads import sniff_delimiter
 
 MAX_ROWS = 10_000
@@ -45,6 +46,18 @@ class ImportRow:
     culture_id: int | None = None  # the culture an update or unchanged row matches
     changes: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # {field: (old, new)}
 
+    @property
+    def issues(self) -> list[Issue]:
+        """Everything said about the row, each at its level: a value that cannot be read or
+        used is an error like any other, beside the plausibility rules' findings."""
+        unusable = [Issue("", Severity.error, f or None, m) for f, m in self.errors.items()]
+        return unusable + self.findings
+
+    @property
+    def level(self) -> str | None:
+        """The worst level of the row's issues, None for a row without any."""
+        return worst_level(i.to_dict() for i in self.issues)
+
 
 @dataclass
 class ImportPreview:
@@ -57,6 +70,11 @@ class ImportPreview:
     @property
     def error_rows(self) -> list[ImportRow]:
         return [row for row in self.rows if row.errors]
+
+    @property
+    def level_counts(self) -> dict[str, int]:
+        """How many rows have each worst level: the counts the rows' own issues give."""
+        return count_levels(row.level for row in self.rows)
 
     @property
     def can_import(self) -> bool:
@@ -190,12 +208,16 @@ def _csv_row(line: int, record: dict[str, str], columns: list[str]) -> ImportRow
 
 def preview_csv(text: str) -> ImportPreview:
     """Every row checked with the catalog's own rules; nothing is stored here. Commas,
-    semicolons or tabs, as the header has them."""
+    semicolons or tabs, as the header has them; columns named in English, German or French."""
     preview = ImportPreview()
     reader = csv.DictReader(io.StringIO(text), delimiter=sniff_delimiter(text))
-    header = [name.strip() for name in reader.fieldnames or []]
+    header = [field_of(name) or name.strip() for name in reader.fieldnames or []]
     if "name" not in header:
         preview.problem = "The first line must name the columns, including “name”."
+        return preview
+    twice = sorted({n for n in header if n in CULTURE_FIELDS and header.count(n) > 1})
+    if twice:
+        preview.problem = f"More than one column gives {', '.join(LABELS[n] for n in twice)}."
         return preview
     reader.fieldnames = header
     columns = preview.columns = [name for name in header if name in CULTURE_FIELDS]
