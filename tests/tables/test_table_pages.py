@@ -4,7 +4,7 @@ import re
 
 from sqlalchemy import func, insert, select
 
-from tests.support.html import by_id, rows
+from tests.support.html import by_id, rows, soup
 from webapp.extensions import db
 from webapp.review.models import Change
 from webapp.tables import catalog
@@ -454,3 +454,19 @@ def test_a_long_number_is_shown_to_three_figures_and_kept_whole(client_as):
     export = viewer.get(f"/tables/{table.id}/export.csv").get_data(as_text=True)
     assert "5.942857143" in export
     assert first_row(table).cells[yield_.key] == 5.942857143
+
+
+def test_the_column_to_fill_is_the_first_empty_one(client_as):
+    table = make_table(rows=[{"Variety": "Aron", "Yield": "7.5", "Organic": "yes"}])
+    editor = client_as("editor")
+
+    def chosen() -> str:
+        page = soup(editor.get(f"/tables/{table.id}"))
+        return by_id(page, "enrich-column").find("option", selected=True)["value"]
+
+    # Variety names the rows; Yield and Organic are full: Soil is the first empty column.
+    assert chosen() == "Soil"
+    catalog.add_rows(table, [{"Variety": "Bodo", "Soil": "loam"}], None)
+    db.session.commit()
+    # Every column holds a value somewhere: the second, as before.
+    assert chosen() == "Yield"

@@ -84,6 +84,17 @@ class RowsInvalid(TableInvalid):
     code = "rows_invalid"
 
 
+def column_to_fill(table: DataTable) -> TableColumn | None:
+    """The column a fill most likely wants: the first with no value in any row (a seek in the
+    keys' index each), else the second (the first names the rows)."""
+    columns = table.columns
+    for column in columns[1:]:
+        held = select(TableCellKey.row_id).where(TableCellKey.column_id == column.id).limit(1)
+        if db.session.scalar(held) is None:
+            return column
+    return columns[1] if len(columns) > 1 else (columns[0] if columns else None)
+
+
 def _touch(table: DataTable) -> None:
     table.updated_at = utcnow()
 

@@ -53,6 +53,7 @@ from webapp.uploads import CSV_MAX_BYTES, UploadRefused, check_csv_text
 
 bp.add_app_template_filter(display, "cell")
 bp.add_app_template_filter(shown, "shown")
+bp.add_app_template_global(catalog.column_to_fill, "column_to_fill")
 
 TABLES_PER_PAGE = 25
 # Above this many rows, a table's facets are counted in a request of their own.
