@@ -158,3 +158,25 @@ def test_on_a_phone_the_review_reads_as_cards(page: Page, plots, run_worker, ses
     assert label.evaluate("td => getComputedStyle(td, '::before').content") == '"Trace"'
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     screenshot(page, "table-review-phone")
+
+
+def test_the_actions_stay_in_view_above_a_long_page_of_rows(
+    page: Page, plots, run_worker, session_app
+):
+    review = finished_review(page, plots, run_worker)
+    for width, height in ((1280, 800), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        for address, action in (
+            (review, "Apply selected"),
+            (f"/tables/{plots}", "Delete selected rows"),
+        ):
+            page.goto(address)
+            button = page.get_by_role("button", name=action)
+            # Above the rows, and still there once the page is scrolled to its last row.
+            rows = page.locator("#proposal, #table-rows").first
+            assert button.bounding_box()["y"] < rows.bounding_box()["y"]
+            page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+            expect(button).to_be_in_viewport()
+        # The view as a person has it, scrolled down the rows (a full-page shot hides it).
+        page.mouse.wheel(0, -600)
+        page.screenshot(path=str(screenshot(page, f"actions-bar-{width}")))

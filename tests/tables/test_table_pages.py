@@ -108,6 +108,8 @@ def test_the_table_page_leaves_room_for_enrichment(client_as):
     assert 'Yield<span class="column-type">number · t/ha</span>' in page
     assert ">7.5</button>" in page and ">true</button>" in page
     assert page.index('id="rows-form"') < page.index('id="add-row"')
+    # The rows' actions come before the rows (kept in view as they scroll by).
+    assert page.index("Delete selected rows") < page.index('id="table-rows"')
     viewer = client_as("viewer").get(f"/tables/{table.id}").get_data(as_text=True)
     assert 'name="row"' not in viewer and "hx-get" not in viewer.split('id="table-rows"')[1]
 
