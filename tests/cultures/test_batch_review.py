@@ -618,7 +618,10 @@ def test_all_matching_at_a_level_decides_the_cultures_listed_whole(client_as, ba
     rejected = reviewer.submit(
         f"/review/runs/{run.id}/reject-all", data | {"all_matching": "1", "confirmed": "1"}
     )
-    assert rejected.headers["Location"] == queue
+    # Back to the queue, which offers to undo the rejection.
+    assert rejected.headers["Location"].startswith(queue + "&undo=")
+    undo = soup(reviewer.get(rejected.headers["Location"])).select_one("form.undo-form")
+    assert undo.button.get_text() == "Undo this rejection"
     decided = {
         s.target_id
         for s in db.session.query(Suggestion).filter_by(status=SuggestionStatus.rejected)

@@ -180,7 +180,6 @@ def run_review(run_id: int):
             "nothing": nothing,
             "looks": looks_of(run, kind, target, shown.page.items),
             "undo_group": undo if undo.isalnum() else "",
-            "undo_label": _undo_label(undo),
         }
     here = url_for(
         "review.run_review", run_id=run.id, level=level, page=number if number > 1 else None
@@ -264,8 +263,9 @@ def apply_selected(run_id: int):
     return redirect(with_args(back, undo=result.group))
 
 
-def _undo_label(group: str) -> str:
-    """What the run page's Undo takes back: a rejection or an apply."""
+@bp.app_template_global("undo_label")
+def undo_label(group: str) -> str:
+    """What a page's "Undo this …" takes back: a rejection or an apply."""
     found = service.undoable_group(group) if group.isalnum() else None
     rejection = found is not None and found.target.kind == rejections.SUGGESTION_TARGET
     return "Undo this rejection" if rejection else "Undo this apply"
