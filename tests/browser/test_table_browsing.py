@@ -98,3 +98,23 @@ def test_one_cell_editor_at_a_time_escape_cancels_and_the_table_keeps_its_shape(
     page.keyboard.press("Escape")
     expect(page.locator("td.cell.editing")).to_have_count(0)
     expect(page.locator(f"#{second_id}")).to_have_text("10.5")
+
+
+def test_filter_chips(page: Page, trial):
+    sign_in(page)
+    page.goto(f"/tables/{trial}")
+    page.get_by_label("Filter rows where").select_option(label="Yield")
+    page.get_by_label("is", exact=True).select_option(label=">")
+    page.get_by_label("Value").fill("9.5")
+    page.get_by_role("button", name="Filter").click()
+    # a facet adds its filter to the one typed
+    page.locator(".facets").get_by_role("link", name="loam").click()
+    status = page.locator("#filter-status")
+    expect(status).to_have_text("1 row(s) where Yield > “9.5” and Soil = “loam”.")
+    assert varieties(page) == ["Capo"]
+    chips = page.locator("#filter-chips")
+    expect(chips.get_by_role("link")).to_have_count(2)
+    shoot(page, ARTIFACTS / "table-filters", "table-filters")
+    chips.get_by_role("link", name="Remove the filter Yield > “9.5”").click()
+    expect(status).to_have_text("2 row(s) where Soil = “loam”.")
+    assert varieties(page) == ["Bussard", "Capo"]

@@ -4,10 +4,12 @@ view in its exports."""
 import csv
 import io
 import json
+from dataclasses import replace
 
 from tests.support.html import by_id, rows, soup
 from webapp.extensions import db
 from webapp.tables import catalog, views
+from webapp.tables.browsing import RowView
 
 COLUMNS = [
     {"name": "Variety", "type": "text"},
@@ -116,6 +118,91 @@ def test_the_filter_shows_its_count_and_keeps_the_sort_in_pages_and_exports(clie
     assert [r[0] for r in csv_rows[1:]] == ["Capo", "Bussard", "Elixer_%"]
     data = json.loads(client_as("viewer").get(f"/tables/{table.id}/export.json?{query}").data)
     assert [r["Variety"] for r in data["rows"]] == ["Capo", "Bussard", "Elixer_%"]
+
+
+def test_filters_combine_and_each_chip_drops_only_its_own(client_as):
+    table = make_table()
+    client = client_as("viewer")
+    y = key(table, "Yield")
+    # a bookmark of the single filter, then a facet adds its filter to it
+    single = client.get(f"/tables/{table.id}?col={y}&op=gt&q=5&sort={y}&dir=desc")
+    assert varieties(single) == ["Capo", "aron", "Bussard"]
+    link = soup(single).find("aside", class_="facets").find("a", string="loam")["href"]
+    both = client.get(link)
+    assert varieties(both) == ["Capo", "Bussard"]
+    status = by_id(both, "filter-status").get_text(strip=True)
+    assert status == "2 row(s) where Yield > “5” and Soil = “loam”."
+    chips = by_id(both, "filter-chips").find_all("a")
+    assert [chip["aria-label"] for chip in chips] == [
+        "Remove the filter Yield > “5”",
+        "Remove the filter Soil = “loam”",
+    ]
+    assert varieties(client.get(chips[0]["href"])) == ["Capo", "Bussard", "Elixer_%"]
+    assert varieties(client.get(chips[1]["href"])) == ["Capo", "aron", "Bussard"]
+    # the facets count the rows of both; the chosen value's link drops its filter again
+    aside = soup(both).find("aside", class_="facets")
+    assert facet_items(aside, "Soil") == ["loam 2"]
+    assert varieties(client.get(aside.find("a", string="loam")["href"])) == varieties(single)
+    # the exports write the rows of both, in the page's order
+    export = soup(both).find("a", string="Export CSV")["href"]
+    lines = list(csv.reader(io.StringIO(client.get(export).get_data(as_text=True))))
+    assert [line[0] for line in lines[1:]] == ["Capo", "Bussard"]
+    data = json.loads(client.get(soup(both).find("a", string="Export JSON")["href"]).data)
+    assert [r["Variety"] for r in data["rows"]] == ["Capo", "Bussard"]
+
+
+def test_the_filter_form_adds_to_the_filters_held(client_as):
+    table = make_table()
+    client = client_as("viewer")
+    y, v, o = key(table, "Yield"), key(table, "Variety"), key(table, "Organic")
+    page = soup(client.get(f"/tables/{table.id}?f={y}:gt:5&f={v}:contains:a"))
+    form = page.find(id="row-filter")
+    held = [i["value"] for i in form.find_all("input", attrs={"name": "f"})]
+    assert held == [f"{y}:gt:5", f"{v}:contains:a"]
+    assert form.find(id="filter-q")["value"] == ""
+    # what the form sends: the filters held, and the new one typed in
+    sent = "&".join(f"f={f}" for f in held) + f"&col={o}&op=empty&q="
+    assert varieties(client.get(f"/tables/{table.id}?{sent}")) == ["Capo"]
+    # the same filter twice is held once
+    twice = client.get(f"/tables/{table.id}?f={y}:gt:5&col={y}&op=gt&q=5")
+    assert len(by_id(twice, "filter-chips").find_all("a")) == 1
+
+
+def test_several_filters_count_and_page_as_one(app):
+    table = make_table()
+    y, v, o, s = (key(table, name) for name in ("Yield", "Variety", "Organic", "Soil"))
+    cases = {
+        f"{y}:gt:5|{s}:eq:loam": ["Bussard", "Capo"],  # keys intersected
+        f"{v}:contains:a|{o}:empty": ["Capo"],  # neither reads keys
+        f"{y}:gt:5|{v}:contains:a|{o}:eq:yes": ["Bussard"],
+        f"{y}:between:0..50|{s}:eq:loam|{o}:empty": ["Elixer_%"],
+        f"{y}:gt:5|{y}:lt:50": ["Bussard", "aron"],  # one column twice
+    }
+    for given, expected in cases.items():
+        view = RowView.from_args(table, {"f": given.split("|")})
+        shown = catalog.rows_page(table, 1, view=view)
+        assert [row.cells[v] for row in shown.items] == expected, given
+        assert shown.total == len(expected), given
+        second = catalog.rows_page(table, 2, per_page=1, view=replace(view, sort=None))
+        assert [row.cells[v] for row in second.items] == expected[1:2], given
+
+
+def test_a_filter_that_does_not_fit_is_left_out_of_the_page_and_refused_by_the_api(client_as):
+    table = make_table()
+    client = client_as("viewer")
+    y, s = key(table, "Yield"), key(table, "Soil")
+    page = client.get(f"/tables/{table.id}?f=999:eq:x&f={s}:like:loam&f={y}:gt:5")
+    assert varieties(page) == ["Bussard", "aron", "Capo"]
+    assert refused(client, table, f"f=999:eq:x&f={s}:like:loam&f={y}:gt") == [
+        (
+            "query.f",
+            "Table “Wheat trial” has no column '999': f takes "
+            "<column id>:<op>:<value>, such as 3:gt:40.",
+        ),
+        ("query.f", "op takes one of contains, eq, gt, lt, between, empty."),
+        ("query.f", "Give the value to filter by: f=<column id>:gt:<value>."),
+    ]
+    assert api_varieties(client, table, f"f={y}:gt:5&f={s}:eq:loam") == ["Bussard", "Capo"]
 
 
 def test_facets_count_a_select_columns_values_and_link_a_filter(client_as):
@@ -274,6 +361,6 @@ def test_the_contract_publishes_the_rows_sort_and_filter(client_as):
     document = client_as("viewer").get("/api/v1/openapi.json").get_json()
     parameters = document["paths"]["/api/v1/tables/{table_id}/rows"]["get"]["parameters"]
     query = {p["name"]: p["schema"] for p in parameters if p["in"] == "query"}
-    assert list(query) == ["page", "per_page", "sort", "dir", "col", "op", "q"]
+    assert list(query) == ["page", "per_page", "sort", "dir", "col", "op", "q", "f"]
     assert query["op"]["anyOf"][0]["enum"] == ["contains", "eq", "gt", "lt", "between", "empty"]
     assert query["dir"]["anyOf"][0]["enum"] == ["asc", "desc"]
