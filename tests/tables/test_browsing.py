@@ -364,3 +364,64 @@ def test_the_contract_publishes_the_rows_sort_and_filter(client_as):
     assert list(query) == ["page", "per_page", "sort", "dir", "col", "op", "q", "f"]
     assert query["op"]["anyOf"][0]["enum"] == ["contains", "eq", "gt", "lt", "between", "empty"]
     assert query["dir"]["anyOf"][0]["enum"] == ["asc", "desc"]
+
+
+def test_every_view_has_a_json_twin_of_its_page(client_as):
+    table = make_table()
+    client = client_as("viewer")
+    y, s = key(table, "Yield"), key(table, "Soil")
+    query = f"sort={y}&dir=desc&f={s}:eq:loam&f={y}:gt:5"
+    page = soup(client.get(f"/tables/{table.id}?{query}"))
+    twin = page.find("a", string="JSON")["href"]
+    answer = client.get(twin)
+    assert answer.status_code == 200 and answer.mimetype == "application/json"
+    data = answer.get_json()
+    assert [row["values"] for row in data["rows"]] == [
+        {"Variety": "Capo", "Yield": 100, "Organic": None, "Soil": "loam"},
+        {"Variety": "Bussard", "Yield": 9, "Organic": True, "Soil": "loam"},
+    ]
+    assert (data["total"], data["page"], data["pages"], data["next"], data["previous"]) == (
+        2,
+        1,
+        1,
+        None,
+        None,
+    )
+    assert data["sort"] == {"column": "Yield", "column_id": int(y), "direction": "desc"}
+    assert [(f["column"], f["op"], f["value"], f["description"]) for f in data["filters"]] == [
+        ("Soil", "eq", "loam", "Soil = “loam”"),
+        ("Yield", "gt", "5", "Yield > “5”"),
+    ]
+    assert data["table"]["name"] == "Wheat trial" and len(data["table"]["columns"]) == 4
+    # the pages around it carry the same view
+    first = client.get(f"/tables/{table.id}.json?sort={y}&per_page=2").get_json()
+    assert [r["values"]["Variety"] for r in first["rows"]] == ["Elixer_%", "Bussard"]
+    second = client.get(first["next"]).get_json()
+    assert [r["values"]["Variety"] for r in second["rows"]] == ["aron", "Capo"]
+    assert client.get(second["previous"]).get_json()["rows"] == first["rows"]
+    single = client.get(f"/tables/{table.id}.json?col={s}&op=eq&q=loam").get_json()
+    assert single["total"] == 3 and len(single["filters"]) == 1
+
+
+def test_the_json_twin_refuses_what_does_not_fit_in_json(client_as, client):
+    table = make_table()
+    viewer = client_as("viewer")
+    y = key(table, "Yield")
+
+    def error(response, status: int) -> dict:
+        assert response.status_code == status and response.mimetype == "application/json"
+        return response.get_json()["error"]
+
+    refused = error(viewer.get(f"/tables/{table.id}.json?f={y}:gt:lots&colour=red"), 422)
+    assert refused["code"] == "invalid_request"
+    assert [(e["loc"], e["message"]) for e in refused["details"]["errors"]] == [
+        ("query.f", "Yield: Give a number, not 'lots'."),
+        (
+            "query.colour",
+            "The view takes no 'colour': its keys are page, per_page, sort, dir, col, op, q, f.",
+        ),
+    ]
+    assert error(viewer.get("/tables/999999.json"), 404)["message"] == "There is no table #999999."
+    assert error(client.get(f"/tables/{table.id}.json"), 401)["code"] == "unauthorized"
+    # the page itself still sends whoever is signed out to sign in
+    assert client.get(f"/tables/{table.id}").status_code == 302

@@ -136,6 +136,15 @@ class Filter:
     def same_as(self, column: TableColumn, op: str, value: str) -> bool:
         return (self.column, self.op, self.value.lower()) == (column, op, value.lower())
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "column": self.column.name,
+            "column_id": self.column.id,
+            "op": self.op,
+            "value": self.value,
+            "description": self.describe(),
+        }
+
     def describe(self) -> str:
         if self.op == "between":
             if _unfit(self.column, self.op, self.value):
@@ -358,6 +367,15 @@ class RowView:
 
     def describe(self) -> str:
         return " and ".join(f.describe() for f in self.filters)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The sort and filters as understood, for the JSON twin to say."""
+        sort = self.sort and {
+            "column": self.sort.name,
+            "column_id": self.sort.id,
+            "direction": "desc" if self.descending else "asc",
+        }
+        return {"sort": sort, "filters": [f.to_dict() for f in self.filters]}
 
     def matches(self, row_id: ColumnElement) -> ColumnElement | None:
         """Every filter on the row whose id is row_id; None when it matches every row."""
