@@ -118,3 +118,32 @@ def test_filter_chips(page: Page, trial):
     chips.get_by_role("link", name="Remove the filter Yield > “9.5”").click()
     expect(status).to_have_text("2 row(s) where Soil = “loam”.")
     assert varieties(page) == ["Bussard", "Capo"]
+
+
+def test_header_arrows_keep_clear_of_their_labels(page: Page, session_app, admin):
+    with session_app.app_context():
+        table = catalog.create_table(
+            "FAO yields",
+            [
+                {"name": "Item", "type": "text"},
+                {"name": "Yield (hg/ha)", "type": "number", "unit": "hg/ha"},
+                {"name": "Harvested area of the crop", "type": "number", "unit": "ha"},
+            ],
+            None,
+        )
+        catalog.add_rows(table, [{"Item": "Maize", "Yield (hg/ha)": 52000}], None)
+        db.session.commit()
+        table_id = table.id
+    sign_in(page)
+    page.goto(f"/tables/{table_id}")
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        for header in page.locator("#table-rows thead a.sort").all():
+            label = header.locator(".sort-label")
+            arrow = header.locator(".sort-arrow").bounding_box()
+            box = label.bounding_box()
+            # the label's text fits its box (none runs out under the arrow or the next header)
+            fits = label.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+            assert fits and box["x"] + box["width"] <= arrow["x"], header.inner_text()
+    expect(page.locator("#table-rows thead")).not_to_contain_text("hg/ha) (hg/ha")
+    shoot(page, ARTIFACTS / "table-headers", "table-headers")

@@ -425,3 +425,28 @@ def test_the_json_twin_refuses_what_does_not_fit_in_json(client_as, client):
     assert error(client.get(f"/tables/{table.id}.json"), 401)["code"] == "unauthorized"
     # the page itself still sends whoever is signed out to sign in
     assert client.get(f"/tables/{table.id}").status_code == 302
+
+
+def test_a_unit_the_column_name_says_is_not_said_again(client_as):
+    table = catalog.create_table(
+        "FAO yields",
+        [
+            {"name": "Yield (hg/ha)", "type": "number", "unit": "hg/ha"},
+            {"name": "Area", "type": "number", "unit": "ha"},
+        ],
+        None,
+    )
+    catalog.add_rows(table, [{"Yield (hg/ha)": 52000, "Area": 3}], None)
+    db.session.commit()
+    page = soup(client_as("editor").get(f"/tables/{table.id}"))
+    said, unsaid = table.column_named("Yield (hg/ha)"), table.column_named("Area")
+    header = page.find(id=f"column-{said.id}")
+    assert header.find(class_="sort-label").get_text() == "Yield (hg/ha)"
+    assert header.find(class_="column-type").get_text() == "number"
+    assert page.find(id=f"column-{unsaid.id}").find(class_="column-type").get_text() == (
+        "number · ha"
+    )
+    labels = [label.get_text(strip=True) for label in page.select("#add-row label")]
+    assert "Yield (hg/ha)" in labels and "Area (ha)" in labels
+    options = [o.get_text() for o in page.find(id="enrich-column")("option")]
+    assert options == ["Yield (hg/ha) (number)", "Area (number, ha)"]
