@@ -4,10 +4,11 @@
   previewed from its head, a run inserting batches), worked in this process: rows/s and peak
   RSS (the process's high-water mark, reset before the import; the run's file is ~7 MB).
 - The table page of that table, first and last page, in table order, sorted by a number and
-  by a text column, filtered by a number and by a select column: p50/p95 server time of
-  PAGE_REQUESTS requests after one that is not timed.
-- The facet counts of that table alone (RowView.facets, as the page's facets request counts
-  them), unfiltered and filtered by a select column: p50 of FACET_CALLS calls after one.
+  by a text column, filtered by a number and by a select column, and by both: p50/p95 server
+  time of PAGE_REQUESTS requests after one that is not timed.
+- The facet counts of that table alone (table_facets, as the page's facets request counts
+  them), unfiltered, filtered by a select column, a number column and contains, and by two
+  filters at once: p50 of FACET_CALLS calls after one.
 - Computation over 100,000 rows end to end: a run through RQ, taken by the `furrow serve`
   workers (2), from the request until every row's suggestion is stored: rows/s.
 - Quick Lookup over 60 rows against a loopback OpenAI-compatible server that answers after
@@ -34,6 +35,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from werkzeug.datastructures import MultiDict
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -156,9 +159,13 @@ def table_pages(app, user, table_id: int) -> None:
         (f"sort={keys['Plot']}", "sorted by a text column"),
         (f"col={keys['Yield']}&op=gt&q=5", "filtered Yield > 5"),
         (f"col={keys['Crop']}&op=eq&q=Maize", "filtered Crop = Maize (a select column)"),
+        (
+            f"f={keys['Crop']}:eq:Maize&f={keys['Yield']}:gt:5",
+            "filtered Crop = Maize and Yield > 5",
+        ),
     ]
     for query, words in views:
-        args = dict(pair.split("=") for pair in query.split("&") if pair)
+        args = MultiDict(pair.split("=") for pair in query.split("&") if pair)
         total = catalog.rows_page(table, 1, view=RowView.from_args(table, args)).total
         db.session.commit()
         for page in (1, max(1, -(-total // catalog.PER_PAGE))):
@@ -189,6 +196,16 @@ def facet_counts(table_id: int) -> None:
     views = [
         ({}, "unfiltered"),
         ({"col": keys["Crop"], "op": "eq", "q": "Maize"}, "filtered Crop = Maize"),
+        ({"col": keys["Yield"], "op": "gt", "q": "5"}, "filtered Yield > 5"),
+        ({"col": keys["Note"], "op": "contains", "q": "loam"}, "filtered Note contains loam"),
+        (
+            {"f": [f"{keys['Crop']}:eq:Maize", f"{keys['Yield']}:gt:5"]},
+            "filtered Crop = Maize and Yield > 5",
+        ),
+        (
+            {"f": [f"{keys['Yield']}:gt:5", f"{keys['Note']}:contains:loam"]},
+            "filtered Yield > 5 and Note contains loam",
+        ),
     ]
 
     def p50(count) -> float:

@@ -4,7 +4,7 @@ lookup, review, apply, undo."""
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import screenshot, sign_in
+from tests.browser.conftest import ARTIFACTS, screenshot, shoot, sign_in
 from webapp.extensions import db
 from webapp.library.documents import add_document
 
@@ -82,6 +82,14 @@ def test_import_enrich_review_apply_and_undo(page: Page, farm_history, run_worke
     greenacre.locator("summary", has_text="step(s)").click()
     expect(greenacre.locator(".trace")).to_contain_text("Greenacre Farm history")
     screenshot(page, "table-lookup-review")
+    # the rows the lookup found nothing for: a count and a filter of their own
+    review_url = page.url
+    page.locator("#nothing-statuses").get_by_role("link", name="not found 2").click()
+    expect(page.locator("#level-filter")).to_contain_text("not found: 2")
+    expect(page.locator("#proposal tbody tr")).to_have_count(2)
+    expect(page.locator("#proposal")).to_contain_text("Millbrook Farm")
+    shoot(page, ARTIFACTS / "table-lookup-not-found", "table-lookup-not-found")
+    page.goto(review_url)
     page.get_by_role("checkbox", name="Apply Greenacre Farm").check()
     page.get_by_role("button", name="Apply selected").click()
     expect(page.get_by_text("Applied Founded of Greenacre Farm.")).to_be_visible()

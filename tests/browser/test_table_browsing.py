@@ -98,3 +98,52 @@ def test_one_cell_editor_at_a_time_escape_cancels_and_the_table_keeps_its_shape(
     page.keyboard.press("Escape")
     expect(page.locator("td.cell.editing")).to_have_count(0)
     expect(page.locator(f"#{second_id}")).to_have_text("10.5")
+
+
+def test_filter_chips(page: Page, trial):
+    sign_in(page)
+    page.goto(f"/tables/{trial}")
+    page.get_by_label("Filter rows where").select_option(label="Yield")
+    page.get_by_label("is", exact=True).select_option(label=">")
+    page.get_by_label("Value").fill("9.5")
+    page.get_by_role("button", name="Filter").click()
+    # a facet adds its filter to the one typed
+    page.locator(".facets").get_by_role("link", name="loam").click()
+    status = page.locator("#filter-status")
+    expect(status).to_have_text("1 row(s) where Yield > “9.5” and Soil = “loam”.")
+    assert varieties(page) == ["Capo"]
+    chips = page.locator("#filter-chips")
+    expect(chips.get_by_role("link")).to_have_count(2)
+    shoot(page, ARTIFACTS / "table-filters", "table-filters")
+    chips.get_by_role("link", name="Remove the filter Yield > “9.5”").click()
+    expect(status).to_have_text("2 row(s) where Soil = “loam”.")
+    assert varieties(page) == ["Bussard", "Capo"]
+
+
+def test_header_arrows_keep_clear_of_their_labels(page: Page, session_app, admin):
+    with session_app.app_context():
+        table = catalog.create_table(
+            "FAO yields",
+            [
+                {"name": "Item", "type": "text"},
+                {"name": "Yield (hg/ha)", "type": "number", "unit": "hg/ha"},
+                {"name": "Harvested area of the crop", "type": "number", "unit": "ha"},
+            ],
+            None,
+        )
+        catalog.add_rows(table, [{"Item": "Maize", "Yield (hg/ha)": 52000}], None)
+        db.session.commit()
+        table_id = table.id
+    sign_in(page)
+    page.goto(f"/tables/{table_id}")
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        for header in page.locator("#table-rows thead a.sort").all():
+            label = header.locator(".sort-label")
+            arrow = header.locator(".sort-arrow").bounding_box()
+            box = label.bounding_box()
+            # the label's text fits its box (none runs out under the arrow or the next header)
+            fits = label.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+            assert fits and box["x"] + box["width"] <= arrow["x"], header.inner_text()
+    expect(page.locator("#table-rows thead")).not_to_contain_text("hg/ha) (hg/ha")
+    shoot(page, ARTIFACTS / "table-headers", "table-headers")

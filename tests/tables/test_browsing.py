@@ -4,10 +4,12 @@ view in its exports."""
 import csv
 import io
 import json
+from dataclasses import replace
 
 from tests.support.html import by_id, rows, soup
 from webapp.extensions import db
 from webapp.tables import catalog, views
+from webapp.tables.browsing import RowView
 
 COLUMNS = [
     {"name": "Variety", "type": "text"},
@@ -116,6 +118,91 @@ def test_the_filter_shows_its_count_and_keeps_the_sort_in_pages_and_exports(clie
     assert [r[0] for r in csv_rows[1:]] == ["Capo", "Bussard", "Elixer_%"]
     data = json.loads(client_as("viewer").get(f"/tables/{table.id}/export.json?{query}").data)
     assert [r["Variety"] for r in data["rows"]] == ["Capo", "Bussard", "Elixer_%"]
+
+
+def test_filters_combine_and_each_chip_drops_only_its_own(client_as):
+    table = make_table()
+    client = client_as("viewer")
+    y = key(table, "Yield")
+    # a bookmark of the single filter, then a facet adds its filter to it
+    single = client.get(f"/tables/{table.id}?col={y}&op=gt&q=5&sort={y}&dir=desc")
+    assert varieties(single) == ["Capo", "aron", "Bussard"]
+    link = soup(single).find("aside", class_="facets").find("a", string="loam")["href"]
+    both = client.get(link)
+    assert varieties(both) == ["Capo", "Bussard"]
+    status = by_id(both, "filter-status").get_text(strip=True)
+    assert status == "2 row(s) where Yield > “5” and Soil = “loam”."
+    chips = by_id(both, "filter-chips").find_all("a")
+    assert [chip["aria-label"] for chip in chips] == [
+        "Remove the filter Yield > “5”",
+        "Remove the filter Soil = “loam”",
+    ]
+    assert varieties(client.get(chips[0]["href"])) == ["Capo", "Bussard", "Elixer_%"]
+    assert varieties(client.get(chips[1]["href"])) == ["Capo", "aron", "Bussard"]
+    # the facets count the rows of both; the chosen value's link drops its filter again
+    aside = soup(both).find("aside", class_="facets")
+    assert facet_items(aside, "Soil") == ["loam 2"]
+    assert varieties(client.get(aside.find("a", string="loam")["href"])) == varieties(single)
+    # the exports write the rows of both, in the page's order
+    export = soup(both).find("a", string="Export CSV")["href"]
+    lines = list(csv.reader(io.StringIO(client.get(export).get_data(as_text=True))))
+    assert [line[0] for line in lines[1:]] == ["Capo", "Bussard"]
+    data = json.loads(client.get(soup(both).find("a", string="Export JSON")["href"]).data)
+    assert [r["Variety"] for r in data["rows"]] == ["Capo", "Bussard"]
+
+
+def test_the_filter_form_adds_to_the_filters_held(client_as):
+    table = make_table()
+    client = client_as("viewer")
+    y, v, o = key(table, "Yield"), key(table, "Variety"), key(table, "Organic")
+    page = soup(client.get(f"/tables/{table.id}?f={y}:gt:5&f={v}:contains:a"))
+    form = page.find(id="row-filter")
+    held = [i["value"] for i in form.find_all("input", attrs={"name": "f"})]
+    assert held == [f"{y}:gt:5", f"{v}:contains:a"]
+    assert form.find(id="filter-q")["value"] == ""
+    # what the form sends: the filters held, and the new one typed in
+    sent = "&".join(f"f={f}" for f in held) + f"&col={o}&op=empty&q="
+    assert varieties(client.get(f"/tables/{table.id}?{sent}")) == ["Capo"]
+    # the same filter twice is held once
+    twice = client.get(f"/tables/{table.id}?f={y}:gt:5&col={y}&op=gt&q=5")
+    assert len(by_id(twice, "filter-chips").find_all("a")) == 1
+
+
+def test_several_filters_count_and_page_as_one(app):
+    table = make_table()
+    y, v, o, s = (key(table, name) for name in ("Yield", "Variety", "Organic", "Soil"))
+    cases = {
+        f"{y}:gt:5|{s}:eq:loam": ["Bussard", "Capo"],  # keys intersected
+        f"{v}:contains:a|{o}:empty": ["Capo"],  # neither reads keys
+        f"{y}:gt:5|{v}:contains:a|{o}:eq:yes": ["Bussard"],
+        f"{y}:between:0..50|{s}:eq:loam|{o}:empty": ["Elixer_%"],
+        f"{y}:gt:5|{y}:lt:50": ["Bussard", "aron"],  # one column twice
+    }
+    for given, expected in cases.items():
+        view = RowView.from_args(table, {"f": given.split("|")})
+        shown = catalog.rows_page(table, 1, view=view)
+        assert [row.cells[v] for row in shown.items] == expected, given
+        assert shown.total == len(expected), given
+        second = catalog.rows_page(table, 2, per_page=1, view=replace(view, sort=None))
+        assert [row.cells[v] for row in second.items] == expected[1:2], given
+
+
+def test_a_filter_that_does_not_fit_is_left_out_of_the_page_and_refused_by_the_api(client_as):
+    table = make_table()
+    client = client_as("viewer")
+    y, s = key(table, "Yield"), key(table, "Soil")
+    page = client.get(f"/tables/{table.id}?f=999:eq:x&f={s}:like:loam&f={y}:gt:5")
+    assert varieties(page) == ["Bussard", "aron", "Capo"]
+    assert refused(client, table, f"f=999:eq:x&f={s}:like:loam&f={y}:gt") == [
+        (
+            "query.f",
+            "Table “Wheat trial” has no column '999': f takes "
+            "<column id>:<op>:<value>, such as 3:gt:40.",
+        ),
+        ("query.f", "op takes one of contains, eq, gt, lt, between, empty."),
+        ("query.f", "Give the value to filter by: f=<column id>:gt:<value>."),
+    ]
+    assert api_varieties(client, table, f"f={y}:gt:5&f={s}:eq:loam") == ["Bussard", "Capo"]
 
 
 def test_facets_count_a_select_columns_values_and_link_a_filter(client_as):
@@ -274,6 +361,92 @@ def test_the_contract_publishes_the_rows_sort_and_filter(client_as):
     document = client_as("viewer").get("/api/v1/openapi.json").get_json()
     parameters = document["paths"]["/api/v1/tables/{table_id}/rows"]["get"]["parameters"]
     query = {p["name"]: p["schema"] for p in parameters if p["in"] == "query"}
-    assert list(query) == ["page", "per_page", "sort", "dir", "col", "op", "q"]
+    assert list(query) == ["page", "per_page", "sort", "dir", "col", "op", "q", "f"]
     assert query["op"]["anyOf"][0]["enum"] == ["contains", "eq", "gt", "lt", "between", "empty"]
     assert query["dir"]["anyOf"][0]["enum"] == ["asc", "desc"]
+
+
+def test_every_view_has_a_json_twin_of_its_page(client_as):
+    table = make_table()
+    client = client_as("viewer")
+    y, s = key(table, "Yield"), key(table, "Soil")
+    query = f"sort={y}&dir=desc&f={s}:eq:loam&f={y}:gt:5"
+    page = soup(client.get(f"/tables/{table.id}?{query}"))
+    twin = page.find("a", string="JSON")["href"]
+    answer = client.get(twin)
+    assert answer.status_code == 200 and answer.mimetype == "application/json"
+    data = answer.get_json()
+    assert [row["values"] for row in data["rows"]] == [
+        {"Variety": "Capo", "Yield": 100, "Organic": None, "Soil": "loam"},
+        {"Variety": "Bussard", "Yield": 9, "Organic": True, "Soil": "loam"},
+    ]
+    assert (data["total"], data["page"], data["pages"], data["next"], data["previous"]) == (
+        2,
+        1,
+        1,
+        None,
+        None,
+    )
+    assert data["sort"] == {"column": "Yield", "column_id": int(y), "direction": "desc"}
+    assert [(f["column"], f["op"], f["value"], f["description"]) for f in data["filters"]] == [
+        ("Soil", "eq", "loam", "Soil = “loam”"),
+        ("Yield", "gt", "5", "Yield > “5”"),
+    ]
+    assert data["table"]["name"] == "Wheat trial" and len(data["table"]["columns"]) == 4
+    # the pages around it carry the same view
+    first = client.get(f"/tables/{table.id}.json?sort={y}&per_page=2").get_json()
+    assert [r["values"]["Variety"] for r in first["rows"]] == ["Elixer_%", "Bussard"]
+    second = client.get(first["next"]).get_json()
+    assert [r["values"]["Variety"] for r in second["rows"]] == ["aron", "Capo"]
+    assert client.get(second["previous"]).get_json()["rows"] == first["rows"]
+    single = client.get(f"/tables/{table.id}.json?col={s}&op=eq&q=loam").get_json()
+    assert single["total"] == 3 and len(single["filters"]) == 1
+
+
+def test_the_json_twin_refuses_what_does_not_fit_in_json(client_as, client):
+    table = make_table()
+    viewer = client_as("viewer")
+    y = key(table, "Yield")
+
+    def error(response, status: int) -> dict:
+        assert response.status_code == status and response.mimetype == "application/json"
+        return response.get_json()["error"]
+
+    refused = error(viewer.get(f"/tables/{table.id}.json?f={y}:gt:lots&colour=red"), 422)
+    assert refused["code"] == "invalid_request"
+    assert [(e["loc"], e["message"]) for e in refused["details"]["errors"]] == [
+        ("query.f", "Yield: Give a number, not 'lots'."),
+        (
+            "query.colour",
+            "The view takes no 'colour': its keys are page, per_page, sort, dir, col, op, q, f.",
+        ),
+    ]
+    assert error(viewer.get("/tables/999999.json"), 404)["message"] == "There is no table #999999."
+    assert error(client.get(f"/tables/{table.id}.json"), 401)["code"] == "unauthorized"
+    # the page itself still sends whoever is signed out to sign in
+    assert client.get(f"/tables/{table.id}").status_code == 302
+
+
+def test_a_unit_the_column_name_says_is_not_said_again(client_as):
+    table = catalog.create_table(
+        "FAO yields",
+        [
+            {"name": "Yield (hg/ha)", "type": "number", "unit": "hg/ha"},
+            {"name": "Area", "type": "number", "unit": "ha"},
+        ],
+        None,
+    )
+    catalog.add_rows(table, [{"Yield (hg/ha)": 52000, "Area": 3}], None)
+    db.session.commit()
+    page = soup(client_as("editor").get(f"/tables/{table.id}"))
+    said, unsaid = table.column_named("Yield (hg/ha)"), table.column_named("Area")
+    header = page.find(id=f"column-{said.id}")
+    assert header.find(class_="sort-label").get_text() == "Yield (hg/ha)"
+    assert header.find(class_="column-type").get_text() == "number"
+    assert page.find(id=f"column-{unsaid.id}").find(class_="column-type").get_text() == (
+        "number · ha"
+    )
+    labels = [label.get_text(strip=True) for label in page.select("#add-row label")]
+    assert "Yield (hg/ha)" in labels and "Area (ha)" in labels
+    options = [o.get_text() for o in page.find(id="enrich-column")("option")]
+    assert options == ["Yield (hg/ha) (number)", "Area (number, ha)"]

@@ -40,9 +40,14 @@ def trial():
 
 
 def view_of(table, **args) -> RowView:
+    """The view of args naming columns by name, each f as "<name>:<op>:<value>"."""
     named = {c.name: c.key for c in table.columns}
     if "col" in args:
         args["col"] = named[args["col"]]
+    if "f" in args:
+        args["f"] = [
+            named[name] + ":" + rest for name, _, rest in (f.partition(":") for f in args["f"])
+        ]
     return RowView.from_args(table, args)
 
 
@@ -73,10 +78,19 @@ FILTERS = [
     {"col": "Soil", "op": "eq", "q": "loam"},
     {"col": "Plot", "op": "contains", "q": "1"},
     {"col": "Yield", "op": "between", "q": "0..20"},
+    # several filters, all applied: keys intersected, the others checked on their rows
+    {"f": ["Yield:gt:9.5", "Soil:eq:loam"]},
+    {"f": ["Yield:between:0..20", "Plot:contains:1"]},
+    {"f": ["Yield:empty", "Plot:contains:1"]},
+    {"f": ["Soil:eq:loam"], "col": "Yield", "op": "lt", "q": "50"},
 ]
 
 
-@pytest.mark.parametrize("args", FILTERS, ids=lambda a: "-".join(a.values()) or "unfiltered")
+def filter_id(args) -> str:
+    return "-".join(str(value) for value in args.values()) or "unfiltered"
+
+
+@pytest.mark.parametrize("args", FILTERS, ids=filter_id)
 def test_select_counts_are_the_json_counts_of_the_shown_rows(app, args):
     table = trial()
     view = view_of(table, **args)
@@ -122,7 +136,7 @@ def numbers_of(table, view: RowView) -> list[float]:
     return [row.value(yields) for row in rows if row.value(yields) is not None]
 
 
-@pytest.mark.parametrize("args", FILTERS, ids=lambda a: "-".join(a.values()) or "unfiltered")
+@pytest.mark.parametrize("args", FILTERS, ids=filter_id)
 def test_number_ranges_hold_each_shown_number_once(app, args):
     table = trial()
     view = view_of(table, **args)

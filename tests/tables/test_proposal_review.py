@@ -440,3 +440,37 @@ def test_a_long_suggested_number_reads_to_three_figures(client_as, plots, run):
     # What a reviewer may edit and apply keeps every digit.
     box = row_of(page, run, ids[plot(2)]).find("input", attrs={"name": f"value-{still_open.id}"})
     assert box["value"] == "5.942857143"
+
+
+def test_the_rows_a_lookup_found_nothing_for_are_counted_and_listed_alone(
+    app, client_as, make_user, idle_queue
+):
+    crops = make_table(
+        "Crops",
+        [("Item", "text"), ("Growing period", "number", [], "days")],
+        [{"Item": item} for item in ("Maize", "Sorghum", "Wheat", "Cassava", None)],
+    )
+    question = {"question": "How many days is the growing period of {Item}?"}
+    lookup = run_here(
+        start_enrichment(crops, "Growing period", "lookup", question, None, make_user("editor"))
+    )
+    reviewer = client_as("reviewer")
+    page = soup(reviewer.get(review_url(lookup)))
+    assert by_id(page, "nothing-count").a.get_text() == "3 row(s) with nothing proposed"
+    chips = {a.get_text(" ", strip=True): a["href"] for a in by_id(page, "nothing-statuses")("a")}
+    assert list(chips) == ["not found 2", "skipped 1"]
+    not_found = soup(reviewer.get(chips["not found 2"]))
+    assert shown_rows(not_found) == ["Sorghum", "Cassava"]
+    assert (
+        by_id(not_found, "level-filter")
+        .get_text(" ", strip=True)
+        .startswith("Showing what was proposed nothing for, not found: 2.")
+    )
+    chosen = by_id(not_found, "nothing-statuses").find("a", attrs={"aria-current": True})
+    assert chosen.get_text(" ", strip=True) == "not found 2"
+    # the chosen chip's link shows every row with nothing proposed again
+    assert len(shown_rows(soup(reviewer.get(chosen["href"])))) == 3
+    # a status the run has none of is no filter
+    assert shown_rows(soup(reviewer.get(review_url(lookup, "?level=nothing&status=error")))) == (
+        shown_rows(soup(reviewer.get(review_url(lookup, "?level=nothing"))))
+    )

@@ -105,7 +105,7 @@ def test_the_table_page_leaves_room_for_enrichment(client_as):
     assert f'name="row" value="{row.id}"' in rows_form
     for column in table.columns:
         assert f'id="cell-{row.id}-{column.id}"' in rows_form
-    assert 'Yield<span class="column-type">number · t/ha</span>' in page
+    assert 'Yield</span><span class="column-type">number · t/ha</span>' in page
     assert ">7.5</button>" in page and ">true</button>" in page
     assert page.index('id="rows-form"') < page.index('id="add-row"')
     # The rows' actions come before the rows (kept in view as they scroll by).

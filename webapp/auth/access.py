@@ -19,12 +19,20 @@ from webapp.ids import record_id
 
 F = TypeVar("F", bound=Callable)
 PUBLIC_ATTR = "_furrow_public"
+JSON_TWIN_ATTR = "_furrow_json_twin"
 TOKEN_USE_RESOLUTION = timedelta(minutes=1)
 
 
 def public(view: F) -> F:
     """Mark a view that needs no login (login, first administrator, health check)."""
     setattr(view, PUBLIC_ATTR, True)
+    return view
+
+
+def json_twin(view: F) -> F:
+    """Mark a page's JSON twin (/tables/<id>.json): it signs in and refuses as the API does,
+    a bearer token accepted and every error, 401 too, answered in JSON."""
+    setattr(view, JSON_TWIN_ATTR, True)
     return view
 
 
@@ -87,7 +95,10 @@ def load_user_from_token(_request):
 
 
 def is_api_request() -> bool:
-    return request.path.startswith("/api/")
+    if request.path.startswith("/api/"):
+        return True
+    view = current_app.view_functions.get(request.endpoint or "")
+    return getattr(view, JSON_TWIN_ATTR, False)
 
 
 def enforce_login_and_csrf() -> None:

@@ -223,11 +223,18 @@ class RunKind(ABC):
         suggestion id); one left out is its record's name and its field's label."""
         return {}
 
-    def unproposed(self, run: Any, number: int, per_page: int) -> Any:
+    def unproposed(self, run: Any, number: int, per_page: int, status: str | None = None) -> Any:
         """A page (webapp.pagination.Page) of the items the run proposed nothing for, each a
-        webapp.review.looks.Unproposed (per_page 0: their count alone); None leaves it to the
-        review core: the items that failed or whose result says why they found nothing."""
+        webapp.review.looks.Unproposed (per_page 0: their count alone), those of one status
+        (a key of unproposed_counts) if given; None leaves it to the review core: the items
+        that failed or whose result says why they found nothing."""
         return None
+
+    def unproposed_counts(self, run: Any) -> dict[str, int]:
+        """How many items the run proposed nothing for, by why (`not_found`, `skipped`,
+        `error`), when the kind keeps them so: the review offers each as a filter of its own.
+        {}: they are one list."""
+        return {}
 
     def live_context(self, run: Any) -> dict[str, Any]:
         """What live_template reads while the run works."""

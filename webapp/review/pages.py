@@ -165,6 +165,7 @@ def run_review(run_id: int):
     run, kind, target = reviewed_run_or_404(run_id)
     level = review_filter(request.args.get("level"))
     number = page_number(request.args)
+    status = None
     context: dict = {}
     if run.is_live:
         context = kind.live_context(run)
@@ -173,16 +174,26 @@ def run_review(run_id: int):
         shown = service.review_page(run, level if listed_rows else None, number, listed_rows)
         # Counted only, unless they are the page's rows.
         size = 0 if listed_rows else service.REVIEW_PAGE_SIZE
-        nothing = kind.unproposed(run, number, size) or unproposed(run, kind, number, size)
+        # The items proposed nothing for, by why, when the kind knows: each a filter of its own.
+        statuses = kind.unproposed_counts(run)
+        asked = request.args.get("status")
+        status = asked if not listed_rows and asked in statuses else None
+        nothing = kind.unproposed(run, number, size, status) or unproposed(run, kind, number, size)
         undo = request.args.get("undo", "")
         context = {
             "shown": shown,
             "nothing": nothing,
+            "nothing_total": sum(statuses.values()) if statuses else nothing.total,
+            "statuses": statuses,
             "looks": looks_of(run, kind, target, shown.page.items),
             "undo_group": undo if undo.isalnum() else "",
         }
     here = url_for(
-        "review.run_review", run_id=run.id, level=level, page=number if number > 1 else None
+        "review.run_review",
+        run_id=run.id,
+        level=level,
+        status=status,
+        page=number if number > 1 else None,
     )
     return render_page(
         "review/run.html",
@@ -191,6 +202,7 @@ def run_review(run_id: int):
         kind=kind,
         target=target,
         level=level,
+        status=status,
         here=here,
         form=EmptyForm(),
         **context,

@@ -569,8 +569,8 @@ class SystemCalculation(RunKind):
                 )
         return looks
 
-    def unproposed(self, run: Run, number: int, per_page: int) -> Page:
-        """The cells the run calculated nothing for, each with why."""
+    def unproposed(self, run: Run, number: int, per_page: int, status: str | None = None) -> Page:
+        """The cells the run calculated nothing for, each with why (one list: no status)."""
         cells = [
             Unproposed(
                 row["name"],

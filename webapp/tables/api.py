@@ -76,6 +76,8 @@ class RowsQuery(Paging):
     col: Id | None = None
     op: Literal[tuple(OPERATORS)] | None = None
     q: Annotated[str, Field(max_length=FILTER_LIMIT)] | None = None
+    # Each of several filters, all applied: the first is checked here, every one by RowView.
+    f: Annotated[str, Field(max_length=FILTER_LIMIT + 40)] | None = None
 
 
 @api.get("/<int:table_id>/rows")
@@ -83,7 +85,8 @@ class RowsQuery(Paging):
     query=RowsQuery,
     summary="A table's rows, paged, sorted and filtered as its page: "
     "?sort=<column id>&dir=desc&col=<column id>&op=gt&q=9; "
-    "a number range as op=between&q=10..20 (10 included, 20 not).",
+    "a number range as op=between&q=10..20 (10 included, 20 not); "
+    "several filters, all applied, as f=<column id>:<op>:<value>, each.",
 )
 def api_rows(table_id: int):
     table = table_or_404(table_id)

@@ -1,5 +1,7 @@
-"""Browsing a research table's rows: sort by a column's value and filter by one, as the table
-page, its exports and the API read them from the query string (`?sort=&dir=&col=&op=&q=`).
+"""Browsing a research table's rows: sort by a column's value and filter by any number of
+columns (every filter applies), as the table page, its JSON twin, its exports and the API read
+them from the query string: `?sort=&dir=`, each filter as `f=<column id>:<op>:<value>`, and
+one more as `col=&op=&q=` (the filter form's, and how a single filter's links are written).
 
 Sorting, counting and the filters =, >, <, between and empty read the cells' keys (TableCellKey,
 one index), so a page of 100,000 rows reads a page of index entries; `contains` reads every row's
@@ -11,10 +13,21 @@ are. The value typed in a filter only ever reaches SQL as a bound parameter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, case, exists, false, func, select
+from sqlalchemy import (
+    ColumnElement,
+    CompoundSelect,
+    Select,
+    and_,
+    case,
+    exists,
+    false,
+    func,
+    intersect,
+    select,
+)
 from sqlalchemy.orm import aliased
 
 from webapp.extensions import db
@@ -37,21 +50,8 @@ FILTER_ARGS = ("col", "op", "q")
 DIRECTIONS = ("asc", "desc")
 FILTER_LIMIT = 200
 RANGE_SEPARATOR = ".."
-
-
-def _filter_problems(args, column: TableColumn | None, op: str, value: str) -> list[Problem]:
-    """Why the filter args ask for cannot be applied; none when none is asked for. An unknown
-    column is named by the caller."""
-    if not any(key in args for key in FILTER_ARGS):
-        return []
-    problems = []
-    if "col" not in args:
-        problems.append(Problem("Name the column to filter by: col takes a column id.", "col"))
-    if op not in OPERATORS:
-        problems.append(Problem(f"op takes one of {', '.join(OPERATORS)}.", "op"))
-    elif op != "empty" and not value:
-        problems.append(Problem(f"Give the value to filter by: op={op} needs q.", "q"))
-    return problems
+FILTER_SEPARATOR = ":"  # f=<column id>:<op>:<value>; the value may hold more of it
+FILTER_SHAPE = "<column id>:<op>:<value>, such as 3:gt:40"
 
 
 def range_bounds(value: str) -> tuple[float, float]:
@@ -118,76 +118,34 @@ def _count(query: Select) -> int:
 
 
 @dataclass(frozen=True)
-class RowView:
-    """Which rows of a table, in which order. The page leaves out a column, operator or value
-    that does not fit the table, as the other lists ignore an unknown sort; the API refuses it
-    (`read` says what)."""
+class Filter:
+    """One filter: the column's cells against value by op (value "" for is empty)."""
 
-    sort: TableColumn | None = None
-    descending: bool = False
-    column: TableColumn | None = None
-    op: str = ""
+    column: TableColumn
+    op: str
     value: str = ""
 
-    @classmethod
-    def from_args(cls, table: DataTable, args) -> RowView:
-        """The view the table page and its exports show: what does not fit is left out."""
-        return cls.read(table, args)[0]
-
-    @classmethod
-    def read(cls, table: DataTable, args) -> tuple[RowView, list[Problem]]:
-        """The view args ask for, and each thing in them that does not fit the table, located
-        by its query key (`sort`, `dir`, `col`, `op`, `q`)."""
-        problems: list[Problem] = []
-
-        def column_of(name: str) -> TableColumn | None:
-            raw = args.get(name)
-            found = next((c for c in table.columns if c.key == raw), None)
-            if raw is not None and found is None:
-                message = f"Table “{table.name}” has no column {raw!r}: {name} takes a column id."
-                problems.append(Problem(message, name))
-            return found
-
-        sort = column_of("sort")
-        direction = args.get("dir")
-        if direction is not None and (direction not in DIRECTIONS or sort is None):
-            problems.append(Problem("dir takes asc or desc, with sort.", "dir"))
-        column = column_of("col")
-        op = args.get("op", "")
-        value = (args.get("q") or "").strip()[:FILTER_LIMIT]
-        if op == "empty" and value:
-            # The page's form sends its value box whatever the operator; the page drops it.
-            problems.append(Problem("op=empty takes no q.", "q"))
-            value = ""
-        refused = _filter_problems(args, column, op, value)
-        if column is None or refused:
-            column, op, value = None, "", ""
-        problems += refused
-        if column is not None and (unfit := _unfit(column, op, value)):
-            # Kept on the page, where it matches no row ("lots" > a number); the API refuses it.
-            problems.append(Problem(unfit, "q"))
-        view = cls(sort=sort, descending=direction == "desc", column=column, op=op, value=value)
-        return view, problems
-
-    def as_args(self, **changed: Any) -> dict[str, str]:
-        """The query string of this view; changed replaces some of it (None drops an item)."""
-        args = {
-            "sort": self.sort.key if self.sort else None,
-            "dir": "desc" if self.sort and self.descending else None,
-            "col": self.column.key if self.column else None,
-            "op": self.op or None,
-            "q": self.value or None,
-        }
-        args.update(changed)
-        return {name: value for name, value in args.items() if value}
-
     @property
-    def filtered(self) -> bool:
-        return self.column is not None
+    def reads_keys(self) -> bool:
+        """Whether its rows are a stretch of the column's keys (=, >, <, between)."""
+        return self.op not in ("contains", "empty")
+
+    def as_arg(self) -> str:
+        return FILTER_SEPARATOR.join((self.column.key, self.op, self.value))
+
+    def same_as(self, column: TableColumn, op: str, value: str) -> bool:
+        return (self.column, self.op, self.value.lower()) == (column, op, value.lower())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "column": self.column.name,
+            "column_id": self.column.id,
+            "op": self.op,
+            "value": self.value,
+            "description": self.describe(),
+        }
 
     def describe(self) -> str:
-        if self.column is None:
-            return ""
         if self.op == "between":
             if _unfit(self.column, self.op, self.value):
                 return f"{self.column.name} between “{self.value}”"
@@ -226,11 +184,9 @@ class RowView:
         compared = {"eq": key.text == wanted, "gt": key.text > wanted, "lt": key.text < wanted}[op]
         return key.number.is_(None) & compared
 
-    def matches(self, row_id: ColumnElement) -> ColumnElement | None:
-        """The filter on the row whose id is row_id; None when it matches every row."""
+    def matches(self, row_id: ColumnElement) -> ColumnElement:
+        """The filter on the row whose id is row_id."""
         column = self.column
-        if column is None:
-            return None
         if self.op == "empty":
             return ~exists().where(FILTER_KEY.row_id == row_id, FILTER_KEY.column_id == column.id)
         if self.op == "contains":
@@ -247,12 +203,9 @@ class RowView:
             row.table_id == self.column.table_id, text.like(_like_pattern(self.value), escape="\\")
         )
 
-    def row_ids(self) -> Select | None:
-        """The matching rows' ids, for counts over other columns to drive; None unfiltered.
-        From the filter column's keys when the filter reads them (key_rows), from the table's
-        rows for contains and is empty."""
-        if self.column is None:
-            return None
+    def row_ids(self) -> Select:
+        """The matching rows' ids: from the column's keys when the filter reads them, from the
+        table's rows for contains and is empty."""
         if self.op == "contains":
             return self._containing()
         if self.op == "empty":
@@ -260,14 +213,192 @@ class RowView:
             return rows.where(TableRow.table_id == self.column.table_id, self.matches(TableRow.id))
         return self.key_rows()
 
-    def key_rows(self) -> Select | None:
-        """The matching rows' ids read from the filter column's keys, for a filter that reads
-        them (=, >, <, between); None for no filter, contains or is empty."""
-        if self.column is None or self.op in ("contains", "empty"):
-            return None
+    def key_rows(self) -> Select:
+        """The matching rows' ids read from the column's keys (=, >, <, between)."""
         return select(FILTER_KEY.row_id).where(
             FILTER_KEY.column_id == self.column.id, self.key_condition()
         )
+
+    def count(self, table: DataTable) -> int:
+        """The rows it matches, counted in the index alone but for contains: every key of the
+        column is a row of the table."""
+        if self.op == "contains":
+            rows = select(TableRow.id).where(TableRow.table_id == table.id)
+            return _count(rows.where(self.matches(TableRow.id)))
+        keys = select(FILTER_KEY.row_id).where(FILTER_KEY.column_id == self.column.id)
+        if self.op == "empty":
+            return EVERY_ROW.count(table) - _count(keys)
+        return _count(keys.where(self.key_condition()))
+
+
+def _given(args, name: str) -> list[str]:
+    """Every value of name in args: a query string's MultiDict, or a dict of a value or a list."""
+    if hasattr(args, "getlist"):
+        return args.getlist(name)
+    given = args.get(name, [])
+    return list(given) if isinstance(given, list | tuple) else [given]
+
+
+def _read_filter(
+    table: DataTable, raw: str | None, op: str, value: str, where: tuple[str, str, str]
+) -> tuple[Filter | None, list[Problem]]:
+    """The filter of one col/op/q triple or one f=<column id>:<op>:<value> (where names the
+    keys each part came in), and why it cannot be applied; None when it cannot."""
+    problems: list[Problem] = []
+    triple = where == FILTER_ARGS
+    usage = "col takes a column id." if triple else f"f takes {FILTER_SHAPE}."
+    column = next((c for c in table.columns if c.key == raw), None)
+    if raw is None:
+        problems.append(Problem(f"Name the column to filter by: {usage}", where[0]))
+    elif column is None:
+        message = f"Table “{table.name}” has no column {raw!r}: {usage}"
+        problems.append(Problem(message, where[0]))
+    value = value.strip()[:FILTER_LIMIT]
+    if op not in OPERATORS:
+        problems.append(Problem(f"op takes one of {', '.join(OPERATORS)}.", where[1]))
+    elif op == "empty" and value:
+        # The page's form sends its value box whatever the operator; the page drops it.
+        problems.append(Problem(f"op=empty takes no {'q' if triple else 'value'}.", where[2]))
+        value = ""
+    elif op != "empty" and not value:
+        needs = f"op={op} needs q" if triple else f"f=<column id>:{op}:<value>"
+        problems.append(Problem(f"Give the value to filter by: {needs}.", where[2]))
+    if column is None or op not in OPERATORS or (op != "empty" and not value):
+        return None, problems
+    if unfit := _unfit(column, op, value):
+        # Kept on the page, where it matches no row ("lots" > a number); the API refuses it.
+        problems.append(Problem(unfit, where[2]))
+    return Filter(column, op, value), problems
+
+
+@dataclass(frozen=True)
+class RowView:
+    """Which rows of a table, in which order: every filter applies (AND). The page leaves out
+    a column, operator or value that does not fit the table, as the other lists ignore an
+    unknown sort; the API refuses it (`read` says what)."""
+
+    sort: TableColumn | None = None
+    descending: bool = False
+    filters: tuple[Filter, ...] = ()
+
+    @classmethod
+    def from_args(cls, table: DataTable, args) -> RowView:
+        """The view the table page and its exports show: what does not fit is left out."""
+        return cls.read(table, args)[0]
+
+    @classmethod
+    def read(cls, table: DataTable, args) -> tuple[RowView, list[Problem]]:
+        """The view args ask for, and each thing in them that does not fit the table, located
+        by its query key (`sort`, `dir`, `col`, `op`, `q`, `f`). The filters are each `f` in
+        turn, then the `col`/`op`/`q` one (the filter form's, and a single filter's link)."""
+        problems: list[Problem] = []
+        raw_sort = args.get("sort")
+        sort = next((c for c in table.columns if c.key == raw_sort), None)
+        if raw_sort is not None and sort is None:
+            message = f"Table “{table.name}” has no column {raw_sort!r}: sort takes a column id."
+            problems.append(Problem(message, "sort"))
+        direction = args.get("dir")
+        if direction is not None and (direction not in DIRECTIONS or sort is None):
+            problems.append(Problem("dir takes asc or desc, with sort.", "dir"))
+        asked = []
+        for given in _given(args, "f"):
+            raw, _, rest = given.partition(FILTER_SEPARATOR)
+            op, _, value = rest.partition(FILTER_SEPARATOR)
+            asked.append((raw, op, value, ("f", "f", "f")))
+        if any(key in args for key in FILTER_ARGS):
+            asked.append((args.get("col"), args.get("op", ""), args.get("q") or "", FILTER_ARGS))
+        filters: list[Filter] = []
+        for raw, op, value, where in asked:
+            found, refused = _read_filter(table, raw, op, value, where)
+            problems += refused
+            if found is not None and not any(
+                f.same_as(found.column, found.op, found.value) for f in filters
+            ):
+                filters.append(found)
+        view = cls(sort=sort, descending=direction == "desc", filters=tuple(filters))
+        return view, problems
+
+    def as_args(self, **changed: Any) -> dict[str, Any]:
+        """The query string of this view; changed replaces some of it (None drops an item). A
+        single filter is written col/op/q, as its links always were; several as f=…, each."""
+        args: dict[str, Any] = {
+            "sort": self.sort.key if self.sort else None,
+            "dir": "desc" if self.sort and self.descending else None,
+        }
+        if len(self.filters) == 1:
+            (only,) = self.filters
+            args.update(col=only.column.key, op=only.op, q=only.value or None)
+        else:
+            args["f"] = [f.as_arg() for f in self.filters]
+        args.update(changed)
+        return {name: value for name, value in args.items() if value}
+
+    def without(self, dropped: Filter) -> RowView:
+        return replace(self, filters=tuple(f for f in self.filters if f != dropped))
+
+    def unfiltered(self) -> RowView:
+        return replace(self, filters=())
+
+    def holds(self, column: TableColumn, op: str, value: str) -> bool:
+        return any(f.same_as(column, op, value) for f in self.filters)
+
+    def toggled(self, column: TableColumn, op: str, value: str) -> RowView:
+        """This view with the filter added, or without it if it holds it (a facet's link)."""
+        kept = tuple(f for f in self.filters if not f.same_as(column, op, value))
+        added = () if len(kept) < len(self.filters) else (Filter(column, op, value),)
+        return replace(self, filters=kept + added)
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self.filters)
+
+    @property
+    def reads_keys(self) -> bool:
+        """Whether every filter reads its column's keys (none is contains or is empty)."""
+        return self.filtered and all(f.reads_keys for f in self.filters)
+
+    @property
+    def only_key_filter(self) -> Filter | None:
+        """The view's one filter when it is its only one and reads its column's keys: the
+        shown rows' keys of that column are then the keys the filter holds."""
+        if len(self.filters) == 1 and self.filters[0].reads_keys:
+            return self.filters[0]
+        return None
+
+    def describe(self) -> str:
+        return " and ".join(f.describe() for f in self.filters)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The sort and filters as understood, for the JSON twin to say."""
+        sort = self.sort and {
+            "column": self.sort.name,
+            "column_id": self.sort.id,
+            "direction": "desc" if self.descending else "asc",
+        }
+        return {"sort": sort, "filters": [f.to_dict() for f in self.filters]}
+
+    def matches(self, row_id: ColumnElement) -> ColumnElement | None:
+        """Every filter on the row whose id is row_id; None when it matches every row."""
+        if not self.filters:
+            return None
+        return and_(*(f.matches(row_id) for f in self.filters))
+
+    def row_ids(self) -> Select | CompoundSelect | None:
+        """The matching rows' ids, for counts over other columns to drive; None unfiltered.
+        The filters that read keys are intersected (or one of the others read, if none does)
+        and the rest checked on those rows."""
+        drivers = [f for f in self.filters if f.reads_keys] or list(self.filters[:1])
+        if not drivers:
+            return None
+        rest = [f for f in self.filters if f not in drivers]
+        if len(drivers) == 1:
+            rows = drivers[0].row_ids()
+        else:
+            rows = intersect(*(f.row_ids() for f in drivers))
+        if not rest:
+            return rows
+        held = rows.subquery("held")
+        return select(held.c.row_id).where(*(f.matches(held.c.row_id) for f in rest))
 
     def _rows(self, table: DataTable) -> Select:
         """The ids of the matching rows, not ordered."""
@@ -276,13 +407,11 @@ class RowView:
         return query if condition is None else query.where(condition)
 
     def count(self, table: DataTable) -> int:
-        if self.column is None or self.op == "contains":
+        if not self.filters:
             return _count(self._rows(table))
-        # Counted in the index alone: every key of the column is a row of the table.
-        keys = select(FILTER_KEY.row_id).where(FILTER_KEY.column_id == self.column.id)
-        if self.op == "empty":
-            return EVERY_ROW.count(table) - _count(keys)
-        return _count(keys.where(self.key_condition()))
+        if len(self.filters) == 1:
+            return self.filters[0].count(table)
+        return db.session.scalar(select(func.count()).select_from(self.row_ids().subquery())) or 0
 
     def _sort_order(self, key) -> Order:
         return [

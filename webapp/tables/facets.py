@@ -3,8 +3,9 @@ column, how many fall in each of a few round ranges. Each count links the filter
 those rows.
 
 Both are counted from the cells' keys (TableCellKey), so they read the index rather than every
-row's JSON: unfiltered, each count is a stretch of its column's keys; under a filter, the rows it
-shows are listed once and each row's keys found by their primary key, every facet in one query.
+row's JSON: unfiltered, each count is a stretch of its column's keys; under filters, the rows
+they show are listed once (the filters that read keys intersected) and each row's keys found by
+their primary key, every facet in one query.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import aliased
 
 from webapp.extensions import db
-from webapp.tables.browsing import RANGE_SEPARATOR, RowView
+from webapp.tables.browsing import RANGE_SEPARATOR, Filter, RowView
 from webapp.tables.models import DataTable, TableCellKey, TableColumn
 from webapp.tables.sort_keys import cell_key
 
@@ -117,15 +118,16 @@ def _shown(query: Select, shown: CTE | None, view: RowView, key: int | None = No
     """query over FACET_KEY (of column `key`, if one) narrowed to the shown rows."""
     if shown is None:
         return query
-    if _own_keys(view, key):
-        return query.where(view.key_condition(FACET_KEY))
+    if own := _own_filter(view, key):
+        return query.where(own.key_condition(FACET_KEY))
     return query.join_from(shown, FACET_KEY, FACET_KEY.row_id == shown.c.row_id)
 
 
-def _own_keys(view: RowView, key: int | None) -> bool:
-    """Whether key is the column of a filter that reads its keys: the shown rows' keys of it are
-    then the keys the filter holds, read from the index without the rows."""
-    return key is not None and view.key_rows() is not None and key == view.column.id
+def _own_filter(view: RowView, key: int | None) -> Filter | None:
+    """The view's only filter when it reads the keys of column `key`: the shown rows' keys of
+    it are then the keys the filter holds, read from the index without the rows."""
+    own = view.only_key_filter
+    return own if own is not None and own.column.id == key else None
 
 
 def _arm(key: int, text, place, count) -> list:
@@ -182,7 +184,7 @@ def _ends(columns: list[TableColumn], view: RowView) -> dict[int, tuple[float, f
     ends: dict[int, tuple[float, float]] = {}
     missed = columns
     # contains and is empty have no list of rows to check a key against cheaply.
-    if columns and (view.key_rows() is not None or not view.filtered):
+    if columns and (view.reads_keys or not view.filtered):
         found = db.session.execute(
             select(*(_end(c.id, view, highest) for c in columns for highest in (False, True)))
         ).one()
@@ -211,9 +213,9 @@ def _end(key: int, view: RowView, highest: bool):
     that are a shown row's; NULL when none of them is."""
     number = FACET_KEY.number
     first = select(number, FACET_KEY.row_id).where(FACET_KEY.column_id == key, number.is_not(None))
-    own = _own_keys(view, key)
+    own = _own_filter(view, key)
     if own:
-        first = first.where(view.key_condition(FACET_KEY))
+        first = first.where(own.key_condition(FACET_KEY))
     order = number.desc() if highest else number
     first = first.order_by(order).limit(ENDS_READ).subquery()
     query = select((func.max if highest else func.min)(first.c.number))

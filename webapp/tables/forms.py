@@ -128,7 +128,7 @@ def field_name(column: TableColumn) -> str:
 
 def value_field(column: TableColumn) -> Field:
     """The input for one cell: a choice for yes/no and select columns, else a text box."""
-    label = f"{column.name} ({column.unit})" if column.unit else column.name
+    label = column.label
     if column.type == "boolean":
         return SelectField(label, choices=BOOLEAN_CHOICES, validate_choice=False)
     if column.type == "select":

@@ -62,6 +62,21 @@ class TableColumn(db.Model):
         """The key of this column's value in a row's cells."""
         return str(self.id)
 
+    @property
+    def names_unit(self) -> bool:
+        """Whether the name says the unit already ("Yield (hg/ha)"), so no label adds it."""
+        return bool(self.unit) and self.unit.casefold() in self.name.casefold()
+
+    @property
+    def unit_shown(self) -> str | None:
+        """The unit a label adds to the name: none when the name says it."""
+        return None if self.names_unit else self.unit
+
+    @property
+    def label(self) -> str:
+        """The name with its unit, once: "Yield (t/ha)", and "Yield (hg/ha)" as it is."""
+        return f"{self.name} ({self.unit_shown})" if self.unit_shown else self.name
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,

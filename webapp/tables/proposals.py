@@ -59,15 +59,28 @@ def row_looks(run: Run, suggestions: Sequence[Suggestion]) -> dict[int, RowLook]
 STATUS_WORDS = {"not_found": "Nothing was found.", "skipped": "Skipped."}
 
 
-def unproposed_page(run: Run, number: int, per_page: int) -> Page:
-    """The rows the run proposed nothing for (every row but those found), in table order, each
-    with why; per_page 0 counts them only."""
-    total = sum(n for status, n in status_counts(run).items() if status != "found")
+# The statuses of a row the run proposed nothing for, in the order the review offers them.
+UNPROPOSED = ("not_found", "skipped", "error")
+
+
+def unproposed_counts(run: Run) -> dict[str, int]:
+    """How many rows the run found nothing for, skipped and failed on; none of a status left
+    out."""
+    counts = status_counts(run)
+    return {status: counts[status] for status in UNPROPOSED if counts.get(status)}
+
+
+def unproposed_page(run: Run, number: int, per_page: int, status: str | None = None) -> Page:
+    """The rows the run proposed nothing for (every row but those found), or those of one
+    status, in table order, each with why; per_page 0 counts them only."""
+    counts = unproposed_counts(run)
+    total = counts.get(status, 0) if status else sum(counts.values())
     if not per_page or not total:
         return Page([], number, per_page, total)
+    which = ResearchLogEntry.status == status if status else ResearchLogEntry.status != "found"
     query = (
         select(ResearchLogEntry.entry)
-        .where(ResearchLogEntry.run_id == run.id, ResearchLogEntry.status != "found")
+        .where(ResearchLogEntry.run_id == run.id, which)
         .order_by(ResearchLogEntry.position, ResearchLogEntry.row_id)
         .offset((number - 1) * per_page)
         .limit(per_page)

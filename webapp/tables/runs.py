@@ -31,7 +31,13 @@ from webapp.review.service import store_suggestions, suggestion_row
 from webapp.review.vocabulary import Confidence, Evidence, Issue, Severity, SuggestedValue
 from webapp.tables.enrichment import Target, work_on_row
 from webapp.tables.models import ROW_TARGET, DataTable, ResearchLogEntry, TableColumn, TableRow
-from webapp.tables.proposals import latest_log, row_looks, status_counts, unproposed_page
+from webapp.tables.proposals import (
+    latest_log,
+    row_looks,
+    status_counts,
+    unproposed_counts,
+    unproposed_page,
+)
 from webapp.tables.strategies import get_strategy
 from webapp.tables.strategies.base import (
     StrategyError,
@@ -140,8 +146,11 @@ class TableEnrichment(RunKind):
     def review_looks(self, run: Run, suggestions: list[Suggestion]) -> dict[int, RowLook]:
         return row_looks(run, suggestions)
 
-    def unproposed(self, run: Run, number: int, per_page: int) -> Page:
-        return unproposed_page(run, number, per_page)
+    def unproposed(self, run: Run, number: int, per_page: int, status: str | None = None) -> Page:
+        return unproposed_page(run, number, per_page, status)
+
+    def unproposed_counts(self, run: Run) -> dict[str, int]:
+        return unproposed_counts(run)
 
     def live_context(self, run: Run) -> dict[str, Any]:
         return {

@@ -4,6 +4,7 @@ export. Its JSON API is api.py."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from flask import (
     Response,
     abort,
     flash,
+    jsonify,
     redirect,
     render_template,
     request,
@@ -20,7 +22,8 @@ from flask_login import current_user
 from sqlalchemy.orm import selectinload
 from werkzeug.utils import secure_filename
 
-from webapp.auth.access import require_role
+from webapp.api import BodyInvalid
+from webapp.auth.access import json_twin, require_role
 from webapp.auth.forms import EmptyForm
 from webapp.auth.roles import Role
 from webapp.bodies import takes_upload
@@ -28,8 +31,8 @@ from webapp.extensions import db
 from webapp.ids import record_ids
 from webapp.jobs.models import Run
 from webapp.jobs.queue import live_runs
-from webapp.pagination import Page, count_of, page_number, paginate
-from webapp.problems import show_on_form
+from webapp.pagination import MOST_PER_PAGE, Page, count_of, page_number, paginate, per_page
+from webapp.problems import Problem, show_on_form
 from webapp.rendering import render_page
 from webapp.review.audit import history, undoable_groups
 from webapp.tables import bp, catalog, importing
@@ -56,6 +59,8 @@ bp.add_app_template_filter(shown, "shown")
 bp.add_app_template_global(catalog.column_to_fill, "column_to_fill")
 
 TABLES_PER_PAGE = 25
+# What a table view's JSON twin takes; any other key is refused, as the API refuses it.
+TWIN_ARGS = ("page", "per_page", "sort", "dir", "col", "op", "q", "f")
 # Above this many rows, a table's facets are counted in a request of their own.
 FACETS_INLINE_ROWS = 10_000
 
@@ -273,6 +278,43 @@ def render_table(table: DataTable, number: int, add_form=None, status: int = 200
 @bp.get("/<int:table_id>")
 def show(table_id: int):
     return render_table(table_or_404(table_id), page_number(request.args))
+
+
+@bp.get("/<int:table_id>.json")
+@json_twin
+def show_json(table_id: int):
+    """The table page's JSON twin: the rows of the same view's page, each cell typed under its
+    column's name, with the count, the sort and filters as understood and the pages around.
+    What does not fit is refused (422, as the API refuses it) rather than left out."""
+    table = table_or_404(table_id)
+    view, problems = RowView.read(table, request.args)
+    keys = ", ".join(TWIN_ARGS)
+    problems += [
+        Problem(f"The view takes no {key!r}: its keys are {keys}.", key)
+        for key in request.args
+        if key not in TWIN_ARGS
+    ]
+    if problems:
+        raise BodyInvalid(
+            [replace(p, loc=f"query.{p.loc}") for p in problems],
+            summary="The rows cannot be sorted or filtered as asked.",
+        )
+    size = per_page(request.args, catalog.PER_PAGE, MOST_PER_PAGE)
+    page = catalog.rows_page(table, page_number(request.args), size, view)
+    args = dict(view.as_args(), per_page=size if size != catalog.PER_PAGE else None)
+
+    def page_link(number: int) -> str:
+        return url_for("tables.show_json", table_id=table.id, page=number, **args)
+
+    rows = [{"id": row.id, "values": row.by_name(table.columns)} for row in page.items]
+    return jsonify(
+        table={"id": table.id, "name": table.name, "columns": [c.to_dict() for c in table.columns]},
+        **view.to_dict(),
+        **page.as_json("rows", rows),
+        next=page_link(page.number + 1) if page.number < page.pages else None,
+        previous=page_link(min(page.number, page.pages + 1) - 1) if page.number > 1 else None,
+        html=url_for("tables.show", table_id=table.id, page=page.number, **view.as_args()),
+    )
 
 
 @bp.get("/<int:table_id>/facets")
