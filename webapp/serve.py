@@ -1,4 +1,5 @@
-"""`furrow serve`: embedded Redis, migrations, gunicorn and RQ workers, supervised as one."""
+"""`furrow serve`: embedded Redis, migrations (and the demo data), gunicorn and RQ workers,
+supervised as one."""
 
 from __future__ import annotations
 
@@ -71,10 +72,14 @@ def _wait_all(children: list[Child], seconds: float) -> None:
 
 
 class Supervisor:
-    def __init__(self, settings: Settings, host: str, port: int, workers: int) -> None:
-        # Migrating and sweeping need no pages: the web and the workers make the whole app.
+    def __init__(
+        self, settings: Settings, host: str, port: int, workers: int, *, demo: bool = False
+    ) -> None:
+        # Migrating, the demo data and sweeping need no pages: the web and the workers make the
+        # whole app.
         self.app = create_core_app(settings)
         self.settings = settings
+        self.demo = demo
         self.host, self.port = host, port
         self.stopping = False
         self.embedded: EmbeddedRedis | None = None
@@ -139,6 +144,8 @@ class Supervisor:
             print(f"furrow: embedded Redis on {self.embedded.socket_path}", flush=True)
         with self.app.app_context():
             upgrade()
+            if self.demo:
+                self._load_demo()
         self._sweep()
         env = self.child_env()
         self.web.start(env)
@@ -163,6 +170,12 @@ class Supervisor:
                 self._sweep()
                 next_sweep = time.monotonic() + self.settings.sweep_seconds
         return 0
+
+    def _load_demo(self) -> None:
+        from webapp.workspaces import load_demo_data
+
+        for line in load_demo_data():
+            print(f"furrow: {line}", flush=True)
 
     def _restart_dead_workers(self, env: dict[str, str]) -> None:
         now = time.monotonic()

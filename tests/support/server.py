@@ -54,15 +54,17 @@ class Server:
         return self.process.returncode
 
 
-def start_server(env: dict[str, str], instance_path: Path, workers: int = 1) -> Server:
-    """Start `furrow serve` and wait until /healthz answers 200."""
+def start_server(
+    env: dict[str, str], instance_path: Path, workers: int = 1, args: tuple[str, ...] = ()
+) -> Server:
+    """Start `furrow serve` (with `args`) and wait until /healthz answers 200."""
     port = free_port()
     env = {**env, "FURROW_INSTANCE_PATH": str(instance_path), "FURROW_WORKERS": str(workers)}
     instance_path.mkdir(parents=True, exist_ok=True)
     log_path = instance_path / "serve.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "webapp", "serve", "--port", str(port)],
+            [sys.executable, "-m", "webapp", "serve", "--port", str(port), *args],
             cwd=ROOT,
             env=env,
             stdout=log,
