@@ -11,11 +11,14 @@ DEV_STAMP := $(VENV)/.installed-dev
 
 PIP := $(BIN)/python -m pip install --quiet
 
+UV := $(BIN)/python -m uv pip install --quiet --python $(BIN)/python
+
 # uv (pinned in constraints.txt) installs in seconds what takes pip a minute; where uv cannot be
-# had or fails, pip installs alone.
+# had or fails, pip installs alone. Compiled as pip does: each process would compile every module
+# at each start where Python writes no bytecode (PYTHONDONTWRITEBYTECODE).
 define install
 	($(BIN)/python -m uv --version >/dev/null 2>&1 || $(PIP) -c constraints.txt uv) \
-	  && $(BIN)/python -m uv pip install --quiet --python $(BIN)/python -c constraints.txt -e '$(1)' \
+	  && $(UV) --compile-bytecode -c constraints.txt -e '$(1)' \
 	  || ($(PIP) --upgrade pip && $(PIP) -c constraints.txt -e '$(1)')
 endef
 
