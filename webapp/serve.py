@@ -3,11 +3,13 @@ supervised as one."""
 
 from __future__ import annotations
 
+import http.client
 import logging
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -32,6 +34,11 @@ COLD_STOP_SECONDS = 5.0
 REDIS_TRIES = 3
 REDIS_RETRY_PAUSE_SECONDS = 1.0
 REDIS_STABLE_SECONDS = 60.0
+# The workers start once the web answers, or after this long: on a small machine they would take
+# the CPU the web needs to make its first page.
+WEB_FIRST_SECONDS = 30.0
+# Where the web is asked when it listens on every address.
+LOOPBACK = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}  # noqa: S104
 
 
 @dataclass
@@ -149,13 +156,9 @@ class Supervisor:
         self._sweep()
         env = self.child_env()
         self.web.start(env)
-        for child in self.workers:
-            child.start(env)
-        print(
-            f"furrow: serving on http://{self.host}:{self.port} with {len(self.workers)} "
-            "worker(s). Press Ctrl-C to stop.",
-            flush=True,
-        )
+        web_first = threading.Thread(target=self._wait_for_web, daemon=True)
+        web_first.start()
+        workers_started = False
         next_sweep = time.monotonic() + self.settings.sweep_seconds
         while not self.stopping:
             time.sleep(0.25)
@@ -165,11 +168,40 @@ class Supervisor:
                 return 1
             if self.embedded is not None and not self._keep_redis():
                 return 1
-            self._restart_dead_workers(env)
+            if workers_started:
+                self._restart_dead_workers(env)
+            elif not web_first.is_alive():  # no thread runs while the workers are forked
+                self._start_workers(env)
+                workers_started = True
             if time.monotonic() >= next_sweep:
                 self._sweep()
                 next_sweep = time.monotonic() + self.settings.sweep_seconds
         return 0
+
+    def _wait_for_web(self) -> None:
+        """Return once the web answers its health check, or after WEB_FIRST_SECONDS."""
+        host = LOOPBACK.get(self.host, self.host)
+        deadline = time.monotonic() + WEB_FIRST_SECONDS
+        while not self.stopping and (left := deadline - time.monotonic()) > 0:
+            # One request waits in gunicorn's queue until its worker has made the app.
+            connection = http.client.HTTPConnection(host, self.port, timeout=left)
+            try:
+                connection.request("GET", "/healthz")
+                connection.getresponse()
+                return
+            except (OSError, http.client.HTTPException):
+                time.sleep(0.1)  # not listening yet
+            finally:
+                connection.close()
+
+    def _start_workers(self, env: dict[str, str]) -> None:
+        for child in self.workers:
+            child.start(env)
+        print(
+            f"furrow: serving on http://{self.host}:{self.port} with {len(self.workers)} "
+            "worker(s). Press Ctrl-C to stop.",
+            flush=True,
+        )
 
     def _load_demo(self) -> None:
         from webapp.workspaces import load_demo_data
