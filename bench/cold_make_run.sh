@@ -39,7 +39,8 @@ stop() {
 }
 
 median() {
-  printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { printf "%.1f", a[int((NR + 1) / 2)] }'
+  printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 }
+    END { printf "%.1f", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
 }
 
 cold=()
