@@ -151,11 +151,12 @@ class Supervisor:
             print(f"furrow: embedded Redis on {self.embedded.socket_path}", flush=True)
         with self.app.app_context():
             upgrade()
-            if self.demo:
-                self._load_demo()
         self._sweep()
         env = self.child_env()
         self.web.start(env)
+        if self.demo:
+            # Meanwhile the web makes its app, which takes longer (seconds, not tenths).
+            self._load_demo()
         web_first = threading.Thread(target=self._wait_for_web, daemon=True)
         web_first.start()
         workers_started = False
@@ -206,7 +207,9 @@ class Supervisor:
     def _load_demo(self) -> None:
         from webapp.workspaces import load_demo_data
 
-        for line in load_demo_data():
+        with self.app.app_context():
+            lines = load_demo_data()
+        for line in lines:
             print(f"furrow: {line}", flush=True)
 
     def _restart_dead_workers(self, env: dict[str, str]) -> None:
