@@ -9,24 +9,37 @@ DEV_STAMP := $(VENV)/.installed-dev
 
 .PHONY: run test lint format bench clean
 
+PIP := $(BIN)/python -m pip install --quiet
+
+UV := $(BIN)/python -m uv pip install --quiet --python $(BIN)/python
+
+# uv (pinned in constraints.txt) installs in seconds what takes pip a minute; where uv cannot be
+# had or fails, pip installs alone. Compiled as pip does: each process would compile every module
+# at each start where Python writes no bytecode (PYTHONDONTWRITEBYTECODE).
+define install
+	($(BIN)/python -m uv --version >/dev/null 2>&1 || $(PIP) -c constraints.txt uv) \
+	  && $(UV) --compile-bytecode -c constraints.txt -e '$(1)' \
+	  || ($(PIP) --upgrade pip && $(PIP) -c constraints.txt -e '$(1)')
+endef
+
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e .
+	$(call install,.)
 	touch $@
 
 $(DEV_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	$(call install,.[dev])
 	touch $@
 
 # Debian's chromium for the browser tests; Playwright never downloads a browser here.
 /usr/bin/chromium:
 	(apt-get update -qq && apt-get install -y -qq chromium) >/dev/null
 
+# One process: serve migrates, and loads the demo data into an empty database (not with DEMO=no).
+DEMO ?= yes
+
 run: $(STAMP)
-	$(BIN)/furrow db upgrade
-	$(BIN)/furrow demo
-	$(BIN)/furrow serve --host $(HOST) --port $(PORT)
+	$(BIN)/furrow serve $(if $(filter yes,$(DEMO)),--demo) --host $(HOST) --port $(PORT)
 
 # The suite in parallel, a test file per process (each has its own database, Redis and queue).
 PYTEST_PARALLEL ?= -n auto --maxprocesses=4 --dist loadfile

@@ -47,6 +47,17 @@ def test_the_supervisor_holds_no_pages(tmp_path):
     assert imported(tmp_path, SUPERVISOR, pages + HEAVY) == []
 
 
+def test_the_supervisor_adds_the_demo_data_without_pages(tmp_path):
+    """`furrow serve --demo` migrates and adds the demo data in the supervisor, with its app."""
+    demo = (
+        "from flask_migrate import upgrade\nfrom webapp import create_core_app\n"
+        "from webapp.workspaces import load_demo_data\n"
+        "with create_core_app().app_context():\n    upgrade()\n    assert load_demo_data()\n"
+    )
+    pages = ("webapp.errors", "webapp.main.views", "jinja2_fragments")
+    assert imported(tmp_path, demo, pages + HEAVY) == []
+
+
 def test_the_supervisor_loads_the_run_kinds_when_a_sweep_needs_one(tmp_path):
     """A lost chunk ends its run by its kind's rules: the sweep imports the workspaces then."""
     needs_kind = SUPERVISOR + (

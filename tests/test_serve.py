@@ -10,6 +10,7 @@ import sys
 
 import psutil
 import pytest
+from sqlalchemy import func, select
 
 from tests.support.app import wait_for
 from tests.support.kinds import GatedItems, open_gates
@@ -17,6 +18,7 @@ from tests.support.server import embedded_env, start_server
 from tests.support.services import free_port
 from webapp import ROOT, create_app
 from webapp.config import load_settings
+from webapp.cultures.models import Culture
 from webapp.extensions import db
 from webapp.jobs.models import Run, RunStatus
 from webapp.jobs.queue import enqueue_run, resume_run
@@ -57,6 +59,27 @@ def test_a_fresh_instance_serves_the_first_administrator_page(server):
     assert (server.instance_path / "redis.sock").exists()
     assert len(worker_pids(server)) == 2
     assert any("redis-server" in " ".join(command(p)) for p in server.descendants())
+    assert "demo" not in server.log()  # only `furrow serve --demo` (`make run`) adds it
+
+
+def demo_cultures(server) -> int:
+    with app_on(server):
+        return db.session.scalar(select(func.count()).select_from(Culture))
+
+
+def test_serve_with_demo_loads_the_demo_data_into_an_empty_database_once(tmp_path):
+    instance = tmp_path / "instance"
+    first = start_server(embedded_env(), instance, workers=0, args=("--demo",))
+    assert first.stop(signal.SIGINT) == 0
+    assert "furrow: added the demo farm system" in first.log()
+    added = demo_cultures(first)
+    assert f"furrow: added {added} demo cultures" in first.log() and added > 0
+
+    again = start_server(embedded_env(), instance, workers=0, args=("--demo",))
+    assert again.stop(signal.SIGINT) == 0
+    assert "furrow: the catalog is not empty; no demo data" in again.log()
+    assert "furrow: there are farm systems; no demo system" in again.log()
+    assert demo_cultures(again) == added
 
 
 def test_an_address_past_the_request_line_limit_is_414_from_the_web_server(server):

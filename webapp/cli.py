@@ -13,7 +13,7 @@ from flask import Flask, current_app
 from flask.cli import FlaskGroup, with_appcontext
 
 from webapp.config import ConfigError
-from webapp.workspaces import WORKSPACES
+from webapp.workspaces import workspace_commands
 
 
 def _create_app() -> Flask:
@@ -67,12 +67,6 @@ def main() -> None:
     """Furrow: agronomy records, AI proposals with evidence, approved by people."""
 
 
-def workspace_commands() -> list:
-    """The workspaces' modules of commands (Workspace.cli): each has `commands` for the app, may
-    have `app_free_commands` for the group itself and `load_demo()` for `furrow demo`."""
-    return [w.cli_module() for w in WORKSPACES if w.cli]
-
-
 def fail(message: str, code: int = 1):
     click.echo(f"furrow: {message}", err=True)
     sys.exit(code)
@@ -82,7 +76,8 @@ def fail(message: str, code: int = 1):
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535))
 @click.option("--workers", type=click.IntRange(0, 64), help="RQ workers [FURROW_WORKERS].")
-def serve(host: str, port: int, workers: int | None) -> None:
+@click.option("--demo", is_flag=True, help="Add the demo data where there is none (`furrow demo`).")
+def serve(host: str, port: int, workers: int | None, demo: bool) -> None:
     """Start Redis (embedded unless REDIS_URL), migrate, then web server and workers."""
     from sqlalchemy.exc import OperationalError
 
@@ -96,7 +91,7 @@ def serve(host: str, port: int, workers: int | None) -> None:
         fail(f"configuration error: {exc}", 2)
     count = settings.workers if workers is None else workers
     try:
-        code = Supervisor(settings, host, port, count).run()
+        code = Supervisor(settings, host, port, count, demo=demo).run()
     except ConfigError as exc:
         fail(str(exc), 2)
     except OperationalError as exc:
@@ -167,9 +162,10 @@ def sweep_command(every: float | None, once: bool) -> None:
 @with_appcontext
 def demo_command() -> None:
     """Load the demo cultures and farm system where there are none (`make run` does this)."""
-    for module in workspace_commands():
-        if hasattr(module, "load_demo"):
-            click.echo(module.load_demo())
+    from webapp.workspaces import load_demo_data
+
+    for line in load_demo_data():
+        click.echo(line)
 
 
 @click.group("users")

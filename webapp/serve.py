@@ -1,12 +1,15 @@
-"""`furrow serve`: embedded Redis, migrations, gunicorn and RQ workers, supervised as one."""
+"""`furrow serve`: embedded Redis, migrations (and the demo data), gunicorn and RQ workers,
+supervised as one."""
 
 from __future__ import annotations
 
+import http.client
 import logging
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -31,6 +34,11 @@ COLD_STOP_SECONDS = 5.0
 REDIS_TRIES = 3
 REDIS_RETRY_PAUSE_SECONDS = 1.0
 REDIS_STABLE_SECONDS = 60.0
+# The workers start once the web answers, or after this long: on a small machine they would take
+# the CPU the web needs to make its first page.
+WEB_FIRST_SECONDS = 30.0
+# Where the web is asked when it listens on every address.
+LOOPBACK = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}  # noqa: S104
 
 
 @dataclass
@@ -71,10 +79,14 @@ def _wait_all(children: list[Child], seconds: float) -> None:
 
 
 class Supervisor:
-    def __init__(self, settings: Settings, host: str, port: int, workers: int) -> None:
-        # Migrating and sweeping need no pages: the web and the workers make the whole app.
+    def __init__(
+        self, settings: Settings, host: str, port: int, workers: int, *, demo: bool = False
+    ) -> None:
+        # Migrating, the demo data and sweeping need no pages: the web and the workers make the
+        # whole app.
         self.app = create_core_app(settings)
         self.settings = settings
+        self.demo = demo
         self.host, self.port = host, port
         self.stopping = False
         self.embedded: EmbeddedRedis | None = None
@@ -142,13 +154,12 @@ class Supervisor:
         self._sweep()
         env = self.child_env()
         self.web.start(env)
-        for child in self.workers:
-            child.start(env)
-        print(
-            f"furrow: serving on http://{self.host}:{self.port} with {len(self.workers)} "
-            "worker(s). Press Ctrl-C to stop.",
-            flush=True,
-        )
+        if self.demo:
+            # Meanwhile the web makes its app, which takes longer (seconds, not tenths).
+            self._load_demo()
+        web_first = threading.Thread(target=self._wait_for_web, daemon=True)
+        web_first.start()
+        workers_started = False
         next_sweep = time.monotonic() + self.settings.sweep_seconds
         while not self.stopping:
             time.sleep(0.25)
@@ -158,11 +169,48 @@ class Supervisor:
                 return 1
             if self.embedded is not None and not self._keep_redis():
                 return 1
-            self._restart_dead_workers(env)
+            if workers_started:
+                self._restart_dead_workers(env)
+            elif not web_first.is_alive():  # no thread runs while the workers are forked
+                self._start_workers(env)
+                workers_started = True
             if time.monotonic() >= next_sweep:
                 self._sweep()
                 next_sweep = time.monotonic() + self.settings.sweep_seconds
         return 0
+
+    def _wait_for_web(self) -> None:
+        """Return once the web answers its health check, or after WEB_FIRST_SECONDS."""
+        host = LOOPBACK.get(self.host, self.host)
+        deadline = time.monotonic() + WEB_FIRST_SECONDS
+        while not self.stopping and (left := deadline - time.monotonic()) > 0:
+            # One request waits in gunicorn's queue until its worker has made the app.
+            connection = http.client.HTTPConnection(host, self.port, timeout=left)
+            try:
+                connection.request("GET", "/healthz")
+                connection.getresponse()
+                return
+            except (OSError, http.client.HTTPException):
+                time.sleep(0.1)  # not listening yet
+            finally:
+                connection.close()
+
+    def _start_workers(self, env: dict[str, str]) -> None:
+        for child in self.workers:
+            child.start(env)
+        print(
+            f"furrow: serving on http://{self.host}:{self.port} with {len(self.workers)} "
+            "worker(s). Press Ctrl-C to stop.",
+            flush=True,
+        )
+
+    def _load_demo(self) -> None:
+        from webapp.workspaces import load_demo_data
+
+        with self.app.app_context():
+            lines = load_demo_data()
+        for line in lines:
+            print(f"furrow: {line}", flush=True)
 
     def _restart_dead_workers(self, env: dict[str, str]) -> None:
         now = time.monotonic()

@@ -118,3 +118,15 @@ def load_workspaces() -> None:
     For a process that made no pages (`furrow serve`'s supervisor), when it needs a kind."""
     for workspace in WORKSPACES:
         workspace.blueprints()
+
+
+def workspace_commands() -> list[ModuleType]:
+    """The workspaces' modules of commands (Workspace.cli): each has `commands` for the app, may
+    have `app_free_commands` for the group itself and `load_demo()` for the demo data."""
+    return [w.cli_module() for w in WORKSPACES if w.cli]
+
+
+def load_demo_data() -> list[str]:
+    """Each workspace's demo data where it has none (`furrow demo`, `furrow serve --demo`); a
+    line per workspace saying what was done."""
+    return [m.load_demo() for m in workspace_commands() if hasattr(m, "load_demo")]

@@ -36,6 +36,11 @@ class Server:
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
 
+    def ready(self, workers: int) -> bool:
+        """Serving, and its workers made their app (one could else recreate a removed instance)."""
+        log = self.log()
+        return "furrow: serving on" in log and log.count("*** Listening on") >= workers
+
     def get(self, path: str, timeout: float = 5) -> tuple[int, bytes]:
         try:
             with urllib.request.urlopen(self.url + path, timeout=timeout) as response:  # noqa: S310
@@ -54,15 +59,18 @@ class Server:
         return self.process.returncode
 
 
-def start_server(env: dict[str, str], instance_path: Path, workers: int = 1) -> Server:
-    """Start `furrow serve` and wait until /healthz answers 200."""
+def start_server(
+    env: dict[str, str], instance_path: Path, workers: int = 1, args: tuple[str, ...] = ()
+) -> Server:
+    """Start `furrow serve` (with `args`) and wait until /healthz answers 200 and the workers,
+    started once the web answers, listen to the queue."""
     port = free_port()
     env = {**env, "FURROW_INSTANCE_PATH": str(instance_path), "FURROW_WORKERS": str(workers)}
     instance_path.mkdir(parents=True, exist_ok=True)
     log_path = instance_path / "serve.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "webapp", "serve", "--port", str(port)],
+            [sys.executable, "-m", "webapp", "serve", "--port", str(port), *args],
             cwd=ROOT,
             env=env,
             stdout=log,
@@ -74,7 +82,7 @@ def start_server(env: dict[str, str], instance_path: Path, workers: int = 1) -> 
         if process.poll() is not None:
             raise AssertionError(f"furrow serve exited early:\n{server.log()}")
         try:
-            if server.get("/healthz", timeout=1)[0] == 200:
+            if server.get("/healthz", timeout=1)[0] == 200 and server.ready(workers):
                 return server
         except OSError:
             pass
