@@ -13,6 +13,7 @@ from tests.support.tables import make_table
 from webapp.extensions import db
 from webapp.review.models import Suggestion
 from webapp.tables.models import DataTable, TableRow
+from webapp.tables.sort_keys import write_keys
 
 pytestmark = pytest.mark.browser
 
@@ -180,3 +181,49 @@ def test_the_actions_stay_in_view_above_a_long_page_of_rows(
         # The view as a person has it, scrolled down the rows (a full-page shot hides it).
         page.mouse.wheel(0, -600)
         page.screenshot(path=str(screenshot(page, f"actions-bar-{width}")))
+
+
+def test_a_rejection_with_the_keyboard_is_undone_with_it(page: Page, plots, run_worker):
+    review = finished_review(page, plots, run_worker)
+    page.goto(review)
+    keys_ready(page)
+    first = page.locator("#proposal tbody tr").first
+    page.keyboard.press("j")
+    page.keyboard.press("x")
+    expect(first.locator("input.pick")).to_be_checked()
+    page.keyboard.press("r")
+    expect(page.get_by_text(re.compile(r"^Rejected 1 row\(s\): Plot "))).to_be_visible()
+    expect(first.locator("td[data-label=Status]")).to_have_text("rejected")
+    expect(page.get_by_role("button", name="Undo this rejection")).to_be_visible()
+    screenshot(page, "table-review-rejected")
+    keys_ready(page)
+    page.keyboard.press("u")
+    expect(page.get_by_text(re.compile(r"^Undone — Plot \d+: Per ha\.$"))).to_be_visible()
+    expect(page.locator("#proposal tbody tr").first.locator("td[data-label=Status]")).to_have_text(
+        "pending"
+    )
+
+
+def test_the_table_page_reads_as_people_read_it(page: Page, plots, run_worker, session_app):
+    sign_in(page)
+    page.goto(f"/tables/{plots}")
+    # The column to fill is the first with no value yet, not the second.
+    expect(page.locator("#enrich-column")).to_have_value("Per ha")
+    with session_app.app_context():
+        table = db.session.get(DataTable, plots)
+        per_ha = table.column_named("Per ha")
+        first = db.session.scalars(
+            select(TableRow).where(TableRow.table_id == plots).order_by(TableRow.position)
+        ).first()
+        cells = {**first.cells, per_ha.key: 5.942857143}
+        first.cells = cells
+        write_keys({first.id: cells}, [per_ha.key])
+        db.session.commit()
+        row_id, column_id = first.id, per_ha.id
+    page.reload()
+    cell = page.locator(f"#cell-{row_id}-{column_id}")
+    expect(cell).to_have_text("5.94")
+    expect(cell).to_have_attribute("title", "5.942857143")
+    screenshot(page, "table-long-number")
+    page.goto(f"/tables/{plots}/rows/{row_id}/history")
+    expect(page.locator("main")).not_to_contain_text("@example.org")
