@@ -91,9 +91,7 @@ def _executemany(connection: Connection, table: Table, names: list[str], rows) -
         return
     dialect = connection.dialect
     compiled = table.insert().compile(dialect=dialect, column_keys=names)
-    order = compiled.positiontup or []
-    processors = [table.c[name].type.bind_processor(dialect) for name in order]
-    steps = list(zip(order, processors, strict=True))
+    steps = [(name, table.c[name].type.bind_processor(dialect)) for name in compiled.positiontup]
     values = [
         tuple(row[name] if process is None else process(row[name]) for name, process in steps)
         for row in rows

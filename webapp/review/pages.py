@@ -368,7 +368,8 @@ def reject_all(run_id: int):
     done = rejections.reject([s.id for s in still_open], current_user)
     db.session.commit()
     if done.ids:
-        records = len({s.target_id for s in still_open if s.id in set(done.ids)})
+        rejected = set(done.ids)
+        records = len({s.target_id for s in still_open if s.id in rejected})
         flash(f"Rejected {across(len(done.ids), records, 'suggestion(s)', target)}.", "info")
         return redirect(with_args(choice.back, undo=done.group))
     flash("Nothing was rejected: no suggestion is left open.", "warning")

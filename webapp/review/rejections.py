@@ -53,19 +53,22 @@ class SuggestionTarget(ReviewTarget):
         user: User | None,
         current: Mapping[int, Mapping[str, Any]] | None = None,
     ) -> tuple[dict[int, Changed], list[WriteRefused]]:
-        """Only an undo writes here: each suggestion back to the status it had, undecided."""
+        """Only an undo writes here: each suggestion back to the status it had, undecided (one
+        UPDATE per status, whatever the count)."""
         present = current if current is not None else self.current(values)
-        changed: dict[int, Changed] = {}
+        by_status: dict[SuggestionStatus, list[int]] = {}
         for suggestion_id, mine in values.items():
-            status = SuggestionStatus(mine[STATUS])
-            db.session.execute(
-                update(Suggestion)
-                .where(Suggestion.id == suggestion_id)
-                .values(status=status, decided_by_id=None, decided_at=None)
-                .execution_options(synchronize_session=False)
-            )
-            changed[suggestion_id] = {STATUS: (present[suggestion_id][STATUS], status.value)}
+            by_status.setdefault(SuggestionStatus(mine[STATUS]), []).append(suggestion_id)
+        for status, ids in by_status.items():
+            for picked in among(db.session, Suggestion.id, ids):
+                db.session.execute(
+                    update(Suggestion)
+                    .where(picked)
+                    .values(status=status, decided_by_id=None, decided_at=None)
+                    .execution_options(synchronize_session=False)
+                )
         forget(Suggestion, values)
+        changed = {i: {STATUS: (present[i][STATUS], mine[STATUS])} for i, mine in values.items()}
         return changed, []
 
     def names(self, ids: Collection[int]) -> dict[int, str]:

@@ -3,23 +3,28 @@ filling a column (a run) with its review by row."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from flask import jsonify, request
 from flask_login import current_user
 from pydantic import ConfigDict, Field
 
-from webapp.api import BodyInvalid, json_body
+from webapp.api import json_body
 from webapp.auth.access import require_role
 from webapp.auth.roles import Role
 from webapp.contract import Id, Ids, Name, Names, Paging, RequestModel, accepts
 from webapp.extensions import db
 from webapp.pagination import page_number, per_page
 from webapp.tables import api, catalog
-from webapp.tables.browsing import DIRECTIONS, FILTER_LIMIT, OPERATORS, RowView
+from webapp.tables.browsing import DIRECTIONS, FILTER_LIMIT, OPERATORS
 from webapp.tables.runs import cost_estimate, start_enrichment
-from webapp.tables.views import TABLES_PER_PAGE, table_or_404, tables_page
+from webapp.tables.views import (
+    TABLES_PER_PAGE,
+    rows_json,
+    table_or_404,
+    tables_page,
+    view_or_refuse,
+)
 
 API_MOST_ROWS = 500
 
@@ -90,23 +95,14 @@ class RowsQuery(Paging):
 )
 def api_rows(table_id: int):
     table = table_or_404(table_id)
-    view, problems = RowView.read(table, request.args)
-    if problems:
-        raise BodyInvalid(
-            [replace(p, loc=f"query.{p.loc}") for p in problems],
-            summary="The rows cannot be sorted or filtered as asked.",
-        )
+    view = view_or_refuse(table, request.args)
     page = catalog.rows_page(
         table,
         page_number(request.args),
         per_page(request.args, catalog.PER_PAGE, API_MOST_ROWS),
         view,
     )
-    return jsonify(
-        page.as_json(
-            "rows", [{"id": row.id, "values": row.by_name(table.columns)} for row in page.items]
-        )
-    )
+    return jsonify(page.as_json("rows", rows_json(table, page.items)))
 
 
 @api.post("/<int:table_id>/rows")

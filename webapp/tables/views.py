@@ -4,6 +4,7 @@ export. Its JSON API is api.py."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -280,6 +281,23 @@ def show(table_id: int):
     return render_table(table_or_404(table_id), page_number(request.args))
 
 
+def view_or_refuse(table: DataTable, args, more: Sequence[Problem] = ()) -> RowView:
+    """The view args ask for; BodyInvalid (422, each problem located in the query) when any
+    of it, or of more, does not fit: a JSON answer refuses rather than leaves out."""
+    view, problems = RowView.read(table, args)
+    if problems or more:
+        raise BodyInvalid(
+            [replace(p, loc=f"query.{p.loc}") for p in [*problems, *more]],
+            summary="The rows cannot be sorted or filtered as asked.",
+        )
+    return view
+
+
+def rows_json(table: DataTable, rows) -> list[dict[str, Any]]:
+    """Rows as JSON answers them: each cell typed under its column's name."""
+    return [{"id": row.id, "values": row.by_name(table.columns)} for row in rows]
+
+
 @bp.get("/<int:table_id>.json")
 @json_twin
 def show_json(table_id: int):
@@ -287,18 +305,13 @@ def show_json(table_id: int):
     column's name, with the count, the sort and filters as understood and the pages around.
     What does not fit is refused (422, as the API refuses it) rather than left out."""
     table = table_or_404(table_id)
-    view, problems = RowView.read(table, request.args)
     keys = ", ".join(TWIN_ARGS)
-    problems += [
+    unknown = [
         Problem(f"The view takes no {key!r}: its keys are {keys}.", key)
         for key in request.args
         if key not in TWIN_ARGS
     ]
-    if problems:
-        raise BodyInvalid(
-            [replace(p, loc=f"query.{p.loc}") for p in problems],
-            summary="The rows cannot be sorted or filtered as asked.",
-        )
+    view = view_or_refuse(table, request.args, unknown)
     size = per_page(request.args, catalog.PER_PAGE, MOST_PER_PAGE)
     page = catalog.rows_page(table, page_number(request.args), size, view)
     args = dict(view.as_args(), per_page=size if size != catalog.PER_PAGE else None)
@@ -306,11 +319,10 @@ def show_json(table_id: int):
     def page_link(number: int) -> str:
         return url_for("tables.show_json", table_id=table.id, page=number, **args)
 
-    rows = [{"id": row.id, "values": row.by_name(table.columns)} for row in page.items]
     return jsonify(
         table={"id": table.id, "name": table.name, "columns": [c.to_dict() for c in table.columns]},
         **view.to_dict(),
-        **page.as_json("rows", rows),
+        **page.as_json("rows", rows_json(table, page.items)),
         next=page_link(page.number + 1) if page.number < page.pages else None,
         previous=page_link(min(page.number, page.pages + 1) - 1) if page.number > 1 else None,
         html=url_for("tables.show", table_id=table.id, page=page.number, **view.as_args()),
