@@ -15,10 +15,12 @@ def test_the_top_level_wsgi_module_is_webapp_wsgi(monkeypatch, tmp_path):
     monkeypatch.syspath_prepend(str(ROOT))  # gunicorn started in the project's folder
     for name in ("wsgi", "webapp.wsgi"):
         monkeypatch.delitem(sys.modules, name, raising=False)
+    threshold = gc.get_threshold()
     try:
         top = importlib.import_module("wsgi")
     finally:
-        gc.unfreeze()  # webapp.wsgi freezes what it made, for a server process
+        gc.unfreeze()  # webapp.wsgi settles the collector for a server process
+        gc.set_threshold(*threshold)
     try:
         assert top.__file__ == str(ROOT / "wsgi.py")
         assert top.app is sys.modules["webapp.wsgi"].app

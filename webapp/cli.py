@@ -108,6 +108,7 @@ def worker(burst: bool) -> None:
     from rq import Worker
 
     from webapp.ai.client import warm
+    from webapp.heap import settle
 
     settings = current_app.config["FURROW"]
     # No socket timeout here: the worker blocks on the queue for long stretches.
@@ -119,6 +120,7 @@ def worker(burst: bool) -> None:
         fail(f"cannot reach {where}: {exc} (set REDIS_URL, or start `furrow serve`)")
     name = f"furrow-{socket.gethostname()}-{os.getpid()}"
     warm(settings)  # the jobs' work horses are forked from here: they inherit the client
+    settle()  # and the collector's settings, and the frozen start-up heap
     try:
         Worker([settings.queue_name], connection=connection, name=name).work(
             burst=burst, logging_level="INFO", with_scheduler=False

@@ -7,7 +7,20 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, ColumnElement, DateTime, Engine, Integer, Table, any_, bindparam, event
+from sqlalchemy import (
+    JSON,
+    ColumnElement,
+    DateTime,
+    Engine,
+    Integer,
+    String,
+    Table,
+    any_,
+    bindparam,
+    event,
+    func,
+    select,
+)
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -107,19 +120,16 @@ def insert_unless_there(session: Session, table: Table, row: Mapping[str, Any]) 
     session.execute(insert(table).values(**row).on_conflict_do_nothing())
 
 
-# Ids per IN (…) elsewhere than PostgreSQL: under SQLite's parameter limit, quick to compile.
-IN_CHUNK = 500
-
-
 def among(session: Session, column: Any, ids: Collection[int]) -> Iterator[ColumnElement[bool]]:
-    """Conditions that together pick the rows whose column is one of these ids, for one
-    statement each: a single `= ANY(array)` on PostgreSQL (one short query text whatever the
-    count), IN lists of IN_CHUNK ids elsewhere."""
+    """The condition that picks the rows whose column is one of these ids, none for no ids:
+    `= ANY(array)` on PostgreSQL, `IN (SELECT value FROM json_each(?))` on SQLite. Either is
+    one short statement with one parameter whatever the count: a literal IN list of
+    thousands of ids costs more to compile than to run."""
     ordered = sorted(set(ids))
     if not ordered:
         return
     if session.get_bind().dialect.name == "postgresql":
         yield column == any_(bindparam(None, ordered, type_=ARRAY(Integer)))
         return
-    for start in range(0, len(ordered), IN_CHUNK):
-        yield column.in_(ordered[start : start + IN_CHUNK])
+    listed = func.json_each(bindparam(None, json_text(ordered), type_=String)).table_valued("value")
+    yield column.in_(select(listed.c.value))

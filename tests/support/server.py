@@ -102,9 +102,10 @@ def embedded_env() -> dict[str, str]:
 @contextlib.contextmanager
 def served_app(workers: int = 1) -> Iterator:
     """For a benchmark: a `furrow serve` with its workers on a fresh instance, and an app of
-    this process on the same instance; everything stops on exit. SQLite + embedded Redis, or,
-    when DATABASE_URL names PostgreSQL, a new database next to it (dropped after) and the
-    machine's Redis (REDIS_URL, else 127.0.0.1:6379) under a queue of its own."""
+    this process on the same instance, its collector settled as the web's; everything stops on
+    exit. SQLite + embedded Redis, or, when DATABASE_URL names PostgreSQL, a new database next
+    to it (dropped after) and the machine's Redis (REDIS_URL, else 127.0.0.1:6379) under a
+    queue of its own."""
     database = os.environ.get("DATABASE_URL", "")
     redis_url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
     with contextlib.ExitStack() as stack:
@@ -123,8 +124,10 @@ def served_app(workers: int = 1) -> Iterator:
         os.environ.update(env, FURROW_INSTANCE_PATH=str(instance))
         from webapp import create_app
         from webapp.extensions import db
+        from webapp.heap import settle
 
         app = create_app()
+        settle()  # this process does the web's part (pages, applies): its collector as the web's
         try:
             yield app
             with app.app_context():
