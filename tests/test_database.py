@@ -1,9 +1,9 @@
 """The bulk paths apply and undo rely on, on whichever database the suite runs against."""
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
-from webapp.database import among, bulk_insert, insert_unless_there, utcnow
+from webapp.database import among, bulk_insert, execute_many, insert_unless_there, utcnow
 from webapp.extensions import db
 from webapp.registry.models import EvidenceAnswer
 from webapp.review.models import Change
@@ -35,6 +35,27 @@ def test_bulk_insert_keeps_json_values_as_they_were(app):
     ).all()
     assert [(old, new) for _n, old, new in stored] == [(v, v) for v in values]
     bulk_insert(db.session, Change.__table__, [])  # nothing to insert is no statement
+
+
+def test_one_update_for_many_rows_takes_each_rows_values_and_the_fixed_ones(app):
+    bulk_insert(db.session, Change.__table__, [change(n, None, n) for n in range(1, 4)])
+    db.session.commit()
+    changes = Change.__table__
+    statement = (
+        changes.update()
+        .where(changes.c.target_id == bindparam("row_id"))
+        .values(new_value=bindparam("value"), comment="edited")  # comment: the same for all
+    )
+    values = [{"min": 1.5, "note": "Kopfsalat – “Maikönig”"}, None, [2, "x"]]
+    execute_many(
+        db.session, statement, [{"row_id": n, "value": v} for n, v in enumerate(values, 1)]
+    )
+    execute_many(db.session, statement, [])  # nothing to update is no statement
+    db.session.commit()
+    stored = db.session.execute(
+        select(Change.new_value, Change.comment).order_by(Change.target_id)
+    ).all()
+    assert stored == [(v, "edited") for v in values]
 
 
 def test_among_picks_every_id_however_many(app):

@@ -11,7 +11,7 @@ from flask import url_for
 from sqlalchemy import bindparam, select, update
 
 from webapp.auth.models import User
-from webapp.database import among, utcnow
+from webapp.database import among, execute_many, utcnow
 from webapp.extensions import db
 from webapp.ids import record_id
 from webapp.review import service as review
@@ -127,8 +127,7 @@ class TableRowTarget(ReviewTarget):
             .where(rows_table.c.id == bindparam("row_id"))
             .values(cells=bindparam("new_cells"), updated_at=utcnow())
         )
-        if updates:
-            db.session.execute(statement, updates)
+        execute_many(db.session, statement, updates)
         # Only the columns written have new keys; the rows' other keys stay as they are.
         written = {key for diff in changed.values() for key in diff}
         write_keys({update["row_id"]: update["new_cells"] for update in updates}, written)
