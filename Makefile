@@ -38,13 +38,19 @@ $(DEV_STAMP): $(STAMP)
 # One process: serve migrates, and loads the demo data into an empty database (not with DEMO=no).
 DEMO ?= yes
 
+# The project's own modules compiled too (only those changed since): where Python writes no
+# bytecode (PYTHONDONTWRITEBYTECODE) every process would compile them at each start (0.8 s).
+COMPILE := $(BIN)/python -m compileall -q webapp
+
 run: $(STAMP)
+	$(COMPILE)
 	$(BIN)/furrow serve $(if $(filter yes,$(DEMO)),--demo) --host $(HOST) --port $(PORT)
 
 # The suite in parallel, a test file per process (each has its own database, Redis and queue).
 PYTEST_PARALLEL ?= -n auto --maxprocesses=4 --dist loadfile
 
 test: $(DEV_STAMP) /usr/bin/chromium
+	$(COMPILE)
 	$(BIN)/pytest $(PYTEST_PARALLEL)
 
 lint: $(DEV_STAMP)
