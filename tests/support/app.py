@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import secrets
 import subprocess
@@ -73,6 +74,21 @@ class Client(FlaskClient):
             "/login",
             data={"csrf_token": self.csrf_token("/login"), "email": email, "password": password},
         )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def passwords_hashed_once() -> Iterator[None]:
+    """scrypt takes some 0.13 s a hash by design, and the suite makes users and signs them in
+    thousands of times with a few passwords (a quarter of its time on 2 CPUs). Each password
+    is hashed once and each (hash, password) checked once, by werkzeug itself: the same
+    answers, from the same strong hash."""
+    from webapp.auth import models
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(models, "generate_password_hash", functools.cache(models.generate_password_hash))
+    patch.setattr(models, "check_password_hash", functools.cache(models.check_password_hash))
+    yield
+    patch.undo()
 
 
 @pytest.fixture(scope="session")
