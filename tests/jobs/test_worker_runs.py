@@ -4,13 +4,16 @@ import os
 import signal
 
 import pytest
+from rq import Queue
+from sqlalchemy import select
 
+from tests.jobs.chunked_kinds import ChunkedItems
 from tests.support.app import wait_for
 from tests.support.kinds import GatedItems, open_gates
 from webapp.extensions import db
 from webapp.jobs.maintenance import IntegrityCheck
-from webapp.jobs.models import Run, RunStatus
-from webapp.jobs.queue import enqueue_run, request_cancel, resume_run
+from webapp.jobs.models import ChunkStatus, Run, RunChunk, RunStatus
+from webapp.jobs.queue import EXECUTE_RUN, enqueue_run, request_cancel, resume_run
 from webapp.jobs.sweeper import sweep
 
 pytestmark = pytest.mark.worker
@@ -117,6 +120,36 @@ def test_a_queued_run_is_cancelled_at_once_and_never_starts(app, make_user, idle
     assert reload(run.id).status == RunStatus.cancelled
     assert reload(run.id).message == "Cancelled before it started."
     assert idle_queue.queue.count == 0
+
+
+def test_a_job_left_by_a_deleted_run_does_not_take_a_new_run_that_got_its_id(
+    app, make_user, idle_queue, worker, tmp_path
+):
+    # SQLite may give a deleted run's id to the next run while the deleted run's job still
+    # waits on the queue: that job, of another kind, must not start the new run or its chunk.
+    run = gated(make_user, tmp_path, count=1)
+    large = enqueue_run(
+        ChunkedItems,
+        make_user("editor"),
+        {"count": 4, "chunk_size": 2, "gate_dir": str(tmp_path)},
+    )
+    chunk = db.session.scalars(select(RunChunk).where(RunChunk.run_id == large.id)).first()
+    workers_queue = Queue(app.config["FURROW"].queue_name, connection=idle_queue.redis)
+    stale = [
+        workers_queue.enqueue(EXECUTE_RUN, run.id, IntegrityCheck.path(), job_id="stale-run"),
+        workers_queue.enqueue(
+            EXECUTE_RUN, large.id, GatedItems.path(), chunk.id, job_id="stale-chunk"
+        ),
+    ]
+    for job in stale:
+        wait_for(lambda job=job: job.get_status(refresh=True) == "finished")
+    assert [job.return_value() for job in stale] == [
+        "skipped: the run was not queued any more",
+        "skipped: the chunk was not queued any more",
+    ]
+    assert reload(run.id).status == RunStatus.queued and reload(run.id).started_at is None
+    db.session.refresh(chunk)
+    assert chunk.status == ChunkStatus.queued and reload(large.id).status == RunStatus.queued
 
 
 def test_a_killed_worker_leaves_a_failed_resumable_run(

@@ -128,6 +128,7 @@ def app(session_app: Flask) -> Iterator[Flask]:
     with session_app.app_context():
         yield session_app
         release_live_runs()
+        session_app.extensions["furrow.jobs"].queue.empty()  # no job outlives its rows
         empty_all_tables()
         db.session.remove()
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import current_app
 from rq import get_current_job
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select, true, update
 from sqlalchemy.orm import load_only
 
 from webapp.config import Settings
@@ -89,12 +89,13 @@ def add_usage(run_id: int, usage, commit: bool = True) -> None:
         db.session.commit()
 
 
-def _claim(run_id: int, worker_name: str | None) -> bool:
-    """queued → running, unless the run was cancelled (or taken) meanwhile."""
+def _claim(run_id: int, worker_name: str | None, job_id: str | None) -> bool:
+    """queued → running, unless the run was cancelled (or taken) meanwhile, or is not this
+    job's: SQLite may give a deleted run's id to a new run while the old job waits."""
     now = utcnow()
     claimed = db.session.execute(
         update(Run)
-        .where(Run.id == run_id, Run.status == RunStatus.queued)
+        .where(Run.id == run_id, Run.status == RunStatus.queued, _is_job(Run, job_id))
         .values(
             status=RunStatus.running,
             stage="starting",
@@ -107,13 +108,24 @@ def _claim(run_id: int, worker_name: str | None) -> bool:
     return bool(claimed)
 
 
-def _claim_chunk(chunk_id: int, run_id: int, worker_name: str | None) -> bool | None:
-    """The chunk queued → running (False if it was not queued any more), and its run running
-    with it (None when the run was cancelled or ended meanwhile)."""
+def _is_job(model: type[Run] | type[RunChunk], job_id: str | None):
+    return true() if job_id is None else model.rq_job_id == job_id
+
+
+def _claim_chunk(
+    chunk_id: int, run_id: int, worker_name: str | None, job_id: str | None
+) -> bool | None:
+    """The chunk queued → running (False if it was not queued any more, or is not this job's),
+    and its run running with it (None when the run was cancelled or ended meanwhile)."""
     now = utcnow()
     took = db.session.execute(
         update(RunChunk)
-        .where(RunChunk.id == chunk_id, RunChunk.status == ChunkStatus.queued)
+        .where(
+            RunChunk.id == chunk_id,
+            RunChunk.run_id == run_id,
+            RunChunk.status == ChunkStatus.queued,
+            _is_job(RunChunk, job_id),
+        )
         .values(
             status=ChunkStatus.running, started_at=now, heartbeat_at=now, worker_name=worker_name
         )
@@ -452,11 +464,11 @@ def execute_run(run_id: int, kind_path: str, chunk_id: int | None = None) -> str
     db.engine.dispose(close=False)
     settings: Settings = current_app.config["FURROW"]
     job = get_current_job()
-    worker_name = job.worker_name if job else None
+    worker_name, job_id = (job.worker_name, job.id) if job else (None, None)
     kind = load_kind(kind_path)()
     if chunk_id is not None:
-        return _execute_chunk(run_id, kind, chunk_id, worker_name, settings)
-    if not _claim(run_id, worker_name):
+        return _execute_chunk(run_id, kind, chunk_id, worker_name, job_id, settings)
+    if not _claim(run_id, worker_name, job_id):
         return "skipped: the run was not queued any more"
     run = db.session.get(Run, run_id)
     assert run is not None
@@ -483,9 +495,14 @@ def execute_run(run_id: int, kind_path: str, chunk_id: int | None = None) -> str
 
 
 def _execute_chunk(
-    run_id: int, kind: RunKind, chunk_id: int, worker_name: str | None, settings: Settings
+    run_id: int,
+    kind: RunKind,
+    chunk_id: int,
+    worker_name: str | None,
+    job_id: str | None,
+    settings: Settings,
 ) -> str:
-    claimed = _claim_chunk(chunk_id, run_id, worker_name)
+    claimed = _claim_chunk(chunk_id, run_id, worker_name, job_id)
     if claimed is False:
         return "skipped: the chunk was not queued any more"
     run = db.session.get(Run, run_id)
