@@ -95,6 +95,12 @@ class RunKind(ABC):
         batches through keep_results, and a cancel stops new items from starting."""
         return 1
 
+    def quick_items(self, params: dict[str, Any]) -> bool:
+        """Items the CPU works out at once, with nothing to wait for (a formula computed):
+        worked in turn on the runner's own thread and saved in batches, as threads would only
+        take turns at the interpreter."""
+        return False
+
     def chunk_size(self, params: dict[str, Any]) -> int | None:
         """Items per chunk: a run over more items is split into chunks that every worker
         takes a share of, each its own job. None keeps the run one job: a kind whose items

@@ -102,12 +102,14 @@ def _chunks(run: Run, kind: RunKind) -> list[RunChunk]:
     chunks per worker listening now (one at least), each of chunk_size items or more. A chunk
     pays its job's start and the kind's set-up (a table run reads its rows again), so a run
     gets no more chunks than its workers can share well; two each keeps a worker that finishes
-    early busy, and leaves some for a worker that joins."""
+    early busy, and leaves some for a worker that joins. Quick items (a formula computed) take
+    the same moment each: one chunk a worker, whose start is paid once."""
     size = kind.chunk_size(run.params)
     pending = run.pending_items
     if not size or len(pending) <= size:
         return []
-    shares = 2 * max(Worker.count(queue=job_queue().queue), 1)
+    each = 1 if kind.quick_items(run.params) else 2
+    shares = each * max(Worker.count(queue=job_queue().queue), 1)
     size = max(size, -(-len(pending) // shares))
     chunks = [
         RunChunk(run_id=run.id, position=n, items=pending[start : start + size])

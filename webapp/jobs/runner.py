@@ -218,6 +218,9 @@ def work_through(run: Run, kind: RunKind, chunk: RunChunk | None = None) -> None
     are each saved before the next starts; other items are saved in batches."""
     keys = _items(run, chunk)
     kind.prepare(run.params, keys)
+    if kind.quick_items(run.params):
+        work_through_in_turn(run, kind, keys, chunk)
+        return
     if kind.concurrency(run.params) > 1 or kind.chunk_size(run.params) is not None:
         work_through_concurrently(run, kind, keys, chunk)
         return
@@ -386,6 +389,43 @@ class Saver:
                     pass
             finally:
                 db.session.remove()
+
+
+def work_through_in_turn(
+    run: Run, kind: RunKind, keys: list[str], chunk: RunChunk | None = None
+) -> None:
+    """Quick items (kind.quick_items) one after another on this thread, saved in batches on
+    the Saver's thread while the next ones are worked; a cancel is looked for between items
+    every CHECK_EVERY_SECONDS."""
+    run_id, params = run.id, run.params  # plain values, as in work_through_concurrently
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    finished: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    stopping = _stop_reason(run_id)
+    last_save = last_check = time.monotonic()
+    saver = Saver(app, run_id, kind, chunk.id if chunk is not None else None)
+    try:
+        for key in keys:
+            now = time.monotonic()
+            if now - last_check > CHECK_EVERY_SECONDS:
+                stopping, last_check = _stop_reason(run_id), now
+            if stopping is not None or saver.error is not None:
+                break
+            if now - last_save >= SAVE_EVERY_SECONDS and (finished or errors):
+                saver.put(finished, errors)
+                finished.clear()
+                errors.clear()
+                last_save = now
+            result, error = _attempt(kind, key, params, run_id)
+            if error is not None:
+                errors[key] = error
+            else:
+                finished[key] = result
+        saver.put(finished, errors)
+    finally:
+        saver.close()
+    db.session.refresh(run)
+    _end(run, kind, chunk, stopping)
 
 
 def work_through_concurrently(

@@ -91,6 +91,9 @@ class TableEnrichment(RunKind):
     def concurrency(self, params: dict[str, Any]) -> int:
         return get_strategy(params["strategy"]).concurrency(params["params"])
 
+    def quick_items(self, params: dict[str, Any]) -> bool:
+        return get_strategy(params["strategy"]).quick(params["params"])
+
     def prepare(self, params: dict[str, Any], keys: list[str]) -> None:
         """The rows of these items only (a chunk's share, not the run's 100,000)."""
         with self._lock:

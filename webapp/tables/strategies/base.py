@@ -86,6 +86,10 @@ class RowStrategy(ABC):
         if not isinstance(template, str) or not template.strip():
             raise StrategyError(f"{self.display_name} needs a {self.template_param}.")
 
+    def quick(self, params: Mapping[str, Any]) -> bool:
+        """Rows the CPU works out at once, calling nothing (RunKind.quick_items)."""
+        return False
+
     def concurrency(self, params: Mapping[str, Any]) -> int:
         """Rows worked on at once: as many as model calls may be (FURROW_MODEL_CONCURRENCY)."""
         return current_app.config["FURROW"].model_concurrency

@@ -31,9 +31,9 @@ class ComputationStrategy(RowStrategy):
     max_steps = 1
     template_param = "formula"
 
-    def concurrency(self, params: Mapping[str, Any]) -> int:
-        # Rows the evaluator computes are quick; rows the model works out are its calls.
-        return super().concurrency(params) if needs_model(params["formula"]) else 10
+    def quick(self, params: Mapping[str, Any]) -> bool:
+        """Rows the safe evaluator computes; rows the model works out are its calls."""
+        return not needs_model(params["formula"])
 
     def typical_usage(self, params: Mapping[str, Any]) -> Usage | None:
         """A formula the safe evaluator computes calls no model; one beyond it, one per row."""
