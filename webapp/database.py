@@ -3,7 +3,7 @@ bulk inserts that use each database's fast path."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from itertools import repeat
 from typing import Any
@@ -19,6 +19,7 @@ from sqlalchemy import (
     any_,
     bindparam,
     event,
+    false,
     func,
     select,
 )
@@ -150,16 +151,15 @@ def insert_unless_there(session: Session, table: Table, row: Mapping[str, Any]) 
     session.execute(insert(table).values(**row).on_conflict_do_nothing())
 
 
-def among(session: Session, column: Any, ids: Collection[int]) -> Iterator[ColumnElement[bool]]:
-    """The condition that picks the rows whose column is one of these ids, none for no ids:
-    `= ANY(array)` on PostgreSQL, `IN (SELECT value FROM json_each(?))` on SQLite. Either is
-    one short statement with one parameter whatever the count: a literal IN list of
-    thousands of ids costs more to compile than to run."""
+def among(session: Session, column: Any, ids: Collection[int]) -> ColumnElement[bool]:
+    """The condition that picks the rows whose column is one of these ids: `= ANY(array)` on
+    PostgreSQL, `IN (SELECT value FROM json_each(?))` on SQLite. Either is one short statement
+    with one parameter whatever the count: a literal IN list of thousands of ids costs more to
+    compile than to run. No ids is false(), so a statement over none picks nothing."""
     ordered = sorted(set(ids))
     if not ordered:
-        return
+        return false()
     if session.get_bind().dialect.name == "postgresql":
-        yield column == any_(bindparam(None, ordered, type_=ARRAY(Integer)))
-        return
+        return column == any_(bindparam(None, ordered, type_=ARRAY(Integer)))
     listed = func.json_each(bindparam(None, json_text(ordered), type_=String)).table_valued("value")
-    yield column.in_(select(listed.c.value))
+    return column.in_(select(listed.c.value))

@@ -71,18 +71,15 @@ def culture_match(culture: Culture) -> ReferenceMatch:
 
 
 def reference_matches(ids: Collection[int]) -> dict[int, ReferenceMatch]:
-    """The match of each of these cultures, in a query per chunk of ids."""
-    matches = {}
-    for picked in among(db.session, Culture.id, ids):
-        query = select(
-            Culture.id,
-            Culture.name,
-            Culture.variety,
-            Culture.reference_crop,
-            Culture.reference_crop_chosen,
-        ).where(picked)
-        matches.update(
-            (i, reference_match(name, variety, crop, chosen))
-            for i, name, variety, crop, chosen in db.session.execute(query)
-        )
-    return matches
+    """The match of each of these cultures, in one query."""
+    query = select(
+        Culture.id,
+        Culture.name,
+        Culture.variety,
+        Culture.reference_crop,
+        Culture.reference_crop_chosen,
+    ).where(among(db.session, Culture.id, ids))
+    return {
+        i: reference_match(name, variety, crop, chosen)
+        for i, name, variety, crop, chosen in db.session.execute(query)
+    }

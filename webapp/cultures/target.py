@@ -117,10 +117,7 @@ CULTURES = register_target(CultureTarget())
 
 def culture_labels(ids: Collection[int]) -> dict[int, str]:
     """Cultures as people tell them apart: name and variety."""
-    labels = {}
-    for picked in among(db.session, Culture.id, ids):
-        query = select(Culture.id, Culture.name, Culture.variety).where(picked)
-        labels.update(
-            (i, culture_label(name, variety)) for i, name, variety in db.session.execute(query)
-        )
-    return labels
+    query = select(Culture.id, Culture.name, Culture.variety).where(
+        among(db.session, Culture.id, ids)
+    )
+    return {i: culture_label(name, variety) for i, name, variety in db.session.execute(query)}

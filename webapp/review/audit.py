@@ -118,14 +118,15 @@ def latest_changes(
     """{record id: {field: Change}}: the newest change of every field of these records (only
     `field` when given), with its user; a record without changes maps to {}."""
     found: dict[int, dict[str, Change]] = {i: {} for i in ids}
-    for picked in among(db.session, Change.target_id, list(ids)):
-        newest = select(func.max(Change.id)).where(Change.target_type == target_type, picked)
-        if field is not None:
-            newest = newest.where(Change.field == field)
-        newest = newest.group_by(Change.target_id, Change.field)
-        query = select(Change).options(selectinload(Change.user)).where(Change.id.in_(newest))
-        for change in db.session.scalars(query):
-            found[change.target_id][change.field] = change
+    newest = select(func.max(Change.id)).where(
+        Change.target_type == target_type, among(db.session, Change.target_id, ids)
+    )
+    if field is not None:
+        newest = newest.where(Change.field == field)
+    newest = newest.group_by(Change.target_id, Change.field)
+    query = select(Change).options(selectinload(Change.user)).where(Change.id.in_(newest))
+    for change in db.session.scalars(query):
+        found[change.target_id][change.field] = change
     return found
 
 

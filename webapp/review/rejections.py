@@ -31,18 +31,15 @@ class SuggestionTarget(ReviewTarget):
     undo_sources = ("reject",)
 
     def _rows(self, ids: Collection[int]) -> list[Any]:
-        rows = []
-        for picked in among(db.session, Suggestion.id, ids):
-            query = select(
-                Suggestion.id,
-                Suggestion.status,
-                Suggestion.run_id,
-                Suggestion.target_type,
-                Suggestion.target_id,
-                Suggestion.field,
-            ).where(picked)
-            rows += db.session.execute(query).all()
-        return rows
+        query = select(
+            Suggestion.id,
+            Suggestion.status,
+            Suggestion.run_id,
+            Suggestion.target_type,
+            Suggestion.target_id,
+            Suggestion.field,
+        ).where(among(db.session, Suggestion.id, ids))
+        return list(db.session.execute(query))
 
     def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
         return {row.id: {STATUS: row.status} for row in self._rows(ids)}
@@ -60,13 +57,12 @@ class SuggestionTarget(ReviewTarget):
         for suggestion_id, mine in values.items():
             by_status.setdefault(SuggestionStatus(mine[STATUS]), []).append(suggestion_id)
         for status, ids in by_status.items():
-            for picked in among(db.session, Suggestion.id, ids):
-                db.session.execute(
-                    update(Suggestion)
-                    .where(picked)
-                    .values(status=status, decided_by_id=None, decided_at=None)
-                    .execution_options(synchronize_session=False)
-                )
+            db.session.execute(
+                update(Suggestion)
+                .where(among(db.session, Suggestion.id, ids))
+                .values(status=status, decided_by_id=None, decided_at=None)
+                .execution_options(synchronize_session=False)
+            )
         forget(Suggestion, values)
         changed = {i: {STATUS: (present[i][STATUS], mine[STATUS])} for i, mine in values.items()}
         return changed, []

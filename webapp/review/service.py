@@ -196,29 +196,23 @@ def store_findings(
 
 
 def _load(ids: Sequence[int]) -> dict[int, Row]:
-    found: dict[int, Row] = {}
     # Through the connection: plain rows, without the ORM's result handling per row.
-    connection = db.session.connection()
-    for picked in among(db.session, Suggestion.id, ids):
-        found.update((row.id, row) for row in connection.execute(select(*_COLUMNS).where(picked)))
-    return found
+    query = select(*_COLUMNS).where(among(db.session, Suggestion.id, ids))
+    return {row.id: row for row in db.session.connection().execute(query)}
 
 
 def _evidence(ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
-    found: dict[int, list[dict[str, Any]]] = {}
-    for picked in among(db.session, Suggestion.id, ids):
-        query = select(Suggestion.id, Suggestion.evidence).where(picked)
-        found.update((i, evidence or []) for i, evidence in db.session.execute(query))
-    return found
+    query = select(Suggestion.id, Suggestion.evidence).where(among(db.session, Suggestion.id, ids))
+    return {i: evidence or [] for i, evidence in db.session.execute(query)}
 
 
 def set_status(ids: Collection[int], status: SuggestionStatus, user: User | None) -> None:
     decided = {"decided_by_id": user.id if user else None, "decided_at": utcnow()}
     values = decided if status != SuggestionStatus.stale else {}
-    for picked in among(db.session, Suggestion.id, ids):
+    if ids:  # an UPDATE, even of nothing, takes SQLite's write lock
         db.session.execute(
             update(Suggestion)
-            .where(picked)
+            .where(among(db.session, Suggestion.id, ids))
             .values(status=status, **values)
             .execution_options(synchronize_session=False)
         )
@@ -851,12 +845,9 @@ def chosen_suggestions(
         .order_by(Suggestion.id),
         level,
     )
-    if records is None:
-        return list(db.session.scalars(query))
-    found: list[Suggestion] = []
-    for picked in among(db.session, Suggestion.target_id, list(records)):
-        found += db.session.scalars(query.where(picked))
-    return sorted(found, key=lambda s: s.id)
+    if records is not None:
+        query = query.where(among(db.session, Suggestion.target_id, records))
+    return list(db.session.scalars(query))
 
 
 def run_targets(run: Run, target: ReviewTarget, ids: Sequence[int]) -> list[RunTarget]:

@@ -122,10 +122,10 @@ def chosen_of_run(run: Run, body: dict) -> tuple[list[int], list[int]]:
     wanted = _ids(body, "suggestions")
     if not wanted:
         raise BodyInvalid('Send {"suggestions": [ids]} or {"all_valid": true}.', loc="suggestions")
-    mine = set()
-    for picked in among(db.session, Suggestion.id, wanted):
-        query = select(Suggestion.id).where(Suggestion.run_id == run.id, picked)
-        mine |= set(db.session.scalars(query))
+    query = select(Suggestion.id).where(
+        Suggestion.run_id == run.id, among(db.session, Suggestion.id, wanted)
+    )
+    mine = set(db.session.scalars(query))
     return [i for i in wanted if i in mine], [i for i in wanted if i not in mine]
 
 

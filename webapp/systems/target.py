@@ -28,11 +28,8 @@ from webapp.systems.models import VALUE_TARGET, System
 def _suggestions(ids: list[int]) -> dict[int, Row]:
     """The confidence, unit, evidence and issues of these suggestions, as plain rows."""
     columns = (Suggestion.id, Suggestion.unit, Suggestion.confidence, Suggestion.evidence)
-    found: dict[int, Row] = {}
-    for picked in among(db.session, Suggestion.id, ids):
-        query = select(*columns, Suggestion.issues).where(picked)
-        found.update((row.id, row) for row in db.session.execute(query))
-    return found
+    query = select(*columns, Suggestion.issues).where(among(db.session, Suggestion.id, ids))
+    return {row.id: row for row in db.session.execute(query)}
 
 
 def _answer(result: Mapping[str, Any], suggestion: Row | None) -> dict[str, Any]:

@@ -39,12 +39,11 @@ def status_counts(run: Run) -> dict[str, int]:
 
 def row_looks(run: Run, suggestions: Sequence[Suggestion]) -> dict[int, RowLook]:
     """Each suggestion's row: the label and the trace its research-log entry keeps."""
-    entries: dict[int, dict[str, Any]] = {}
-    for picked in among(db.session, ResearchLogEntry.row_id, {s.target_id for s in suggestions}):
-        query = select(ResearchLogEntry.row_id, ResearchLogEntry.entry).where(
-            ResearchLogEntry.run_id == run.id, picked
-        )
-        entries.update(db.session.execute(query).all())
+    query = select(ResearchLogEntry.row_id, ResearchLogEntry.entry).where(
+        ResearchLogEntry.run_id == run.id,
+        among(db.session, ResearchLogEntry.row_id, {s.target_id for s in suggestions}),
+    )
+    entries: dict[int, dict[str, Any]] = dict(db.session.execute(query).all())
     # A number column's values read as every page reads numbers (5.94, not 5.942857143).
     column = db.session.get(TableColumn, run.params.get("column_id") or 0)
     show = "figures" if column is not None and column.type == "number" else None

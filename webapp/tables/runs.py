@@ -205,14 +205,15 @@ class TableEnrichment(RunKind):
         trace of steps: the review page shows it."""
         found: dict[str, Any] = {}
         ids = [int(key) for key in keys if key.isdigit()]
-        for picked in among(db.session, ResearchLogEntry.row_id, ids):
-            query = (
-                select(ResearchLogEntry.row_id, ResearchLogEntry.entry)
-                .where(ResearchLogEntry.run_id == run.id, picked)
-                .order_by(ResearchLogEntry.id)
+        query = (
+            select(ResearchLogEntry.row_id, ResearchLogEntry.entry)
+            .where(
+                ResearchLogEntry.run_id == run.id, among(db.session, ResearchLogEntry.row_id, ids)
             )
-            for row_id, entry in db.session.execute(query):
-                found[str(row_id)] = {k: v for k, v in entry.items() if k != "steps"}
+            .order_by(ResearchLogEntry.id)
+        )
+        for row_id, entry in db.session.execute(query):
+            found[str(row_id)] = {k: v for k, v in entry.items() if k != "steps"}
         return found
 
     def store_results(self, run: Run, results: dict[str, Any]) -> None:
@@ -418,22 +419,21 @@ def research_log(run: Run) -> list[dict[str, Any]]:
 def row_labels(run: Run, row_ids: Collection[int]) -> dict[int, str]:
     """What people call these rows: the label the research log shows, or for a row the run did
     not log, the label its cells give now."""
-    labels: dict[int, str] = {}
     label = ResearchLogEntry.entry["label"].as_string()
-    for picked in among(db.session, ResearchLogEntry.row_id, row_ids):
-        query = select(ResearchLogEntry.row_id, label).where(
-            ResearchLogEntry.run_id == run.id, picked
-        )
-        labels.update(db.session.execute(query).all())
+    query = select(ResearchLogEntry.row_id, label).where(
+        ResearchLogEntry.run_id == run.id, among(db.session, ResearchLogEntry.row_id, row_ids)
+    )
+    labels: dict[int, str] = dict(db.session.execute(query).all())
     missing = [i for i in row_ids if i not in labels]
     table = db.session.get(DataTable, run.params["table_id"]) if missing else None
     if table is not None:
         columns = [(c.key, c.name, c.type) for c in table.columns]
         naming = naming_columns(columns, str(run.params["column_id"]))
-        for picked in among(db.session, TableRow.id, missing):
-            query = select(TableRow.id, TableRow.cells).where(TableRow.table_id == table.id, picked)
-            for row_id, cells in db.session.execute(query):
-                labels[row_id] = row_label(cells or {}, naming, row_id)
+        query = select(TableRow.id, TableRow.cells).where(
+            TableRow.table_id == table.id, among(db.session, TableRow.id, missing)
+        )
+        for row_id, cells in db.session.execute(query):
+            labels[row_id] = row_label(cells or {}, naming, row_id)
     return labels
 
 

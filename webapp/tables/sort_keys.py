@@ -37,15 +37,14 @@ def write_keys(
     """Replace the keys of these rows (row id -> cells as stored now, keyed by column id); with
     columns, only those columns' keys (an apply that filled one column rewrites its keys, not
     every cell's)."""
-    positions: dict[int, int] = {}
-    for picked in among(db.session, TableCellKey.row_id, cells_of):
-        statement = delete(TableCellKey).where(picked)
-        if columns is not None:
-            statement = statement.where(TableCellKey.column_id.in_([int(c) for c in columns]))
-        db.session.execute(statement)
-    for picked in among(db.session, TableRow.id, cells_of):
-        query = select(TableRow.id, TableRow.position).where(picked)
-        positions.update((row_id, position) for row_id, position in db.session.execute(query))
+    if not cells_of:
+        return  # a DELETE, even of nothing, takes SQLite's write lock
+    statement = delete(TableCellKey).where(among(db.session, TableCellKey.row_id, cells_of))
+    if columns is not None:
+        statement = statement.where(TableCellKey.column_id.in_([int(c) for c in columns]))
+    db.session.execute(statement)
+    query = select(TableRow.id, TableRow.position).where(among(db.session, TableRow.id, cells_of))
+    positions = dict(db.session.execute(query).all())
     add_keys(
         (
             row_id,

@@ -73,11 +73,8 @@ class TableRowTarget(ReviewTarget):
     undo_sources = ("apply",)
 
     def _column(self, ids: Collection[int], column) -> dict[int, Any]:
-        found: dict[int, Any] = {}
-        for picked in among(db.session, TableRow.id, ids):
-            query = select(TableRow.id, column).where(picked)
-            found.update(db.session.execute(query).all())
-        return found
+        query = select(TableRow.id, column).where(among(db.session, TableRow.id, ids))
+        return dict(db.session.execute(query).all())
 
     def current(self, ids: Collection[int]) -> dict[int, dict[str, Any]]:
         return {i: cells or {} for i, cells in self._column(ids, TableRow.cells).items()}
@@ -137,12 +134,10 @@ class TableRowTarget(ReviewTarget):
 
     def names(self, ids: Collection[int]) -> dict[int, str]:
         """Each row by its first filled text column, as its table's pages name it."""
-        rows: dict[int, tuple[int, dict[str, Any]]] = {}
-        for picked in among(db.session, TableRow.id, ids):
-            query = select(TableRow.id, TableRow.table_id, TableRow.cells).where(picked)
-            rows.update(
-                {i: (table_id, cells or {}) for i, table_id, cells in db.session.execute(query)}
-            )
+        query = select(TableRow.id, TableRow.table_id, TableRow.cells).where(
+            among(db.session, TableRow.id, ids)
+        )
+        rows = {i: (table_id, cells or {}) for i, table_id, cells in db.session.execute(query)}
         naming: dict[int, list[str]] = {}
         for table_id in {table_id for table_id, _cells in rows.values()}:
             table = db.session.get(DataTable, table_id)
