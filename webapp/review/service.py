@@ -1,5 +1,5 @@
 """Storing, applying, rejecting, deciding and undoing suggestions for every workspace: the server
-decides, whatever a form asks. Set-based: an apply of 10,000 suggestions is a few chunked
+decides, whatever a form asks. Set-based: an apply of 10,000 suggestions is a few
 statements, never an ORM object per row. Services flush; the view that called them commits."""
 
 from __future__ import annotations

@@ -287,14 +287,13 @@ def load_snapshot(params: Mapping[str, Any], row_ids: Sequence[int]) -> RowsSnap
     if column is None or column.table_id != table.id:
         raise StrategyError("The column to fill no longer exists.")
     snapshot = RowsSnapshot(Target.of(column), [(c.key, c.name, c.type) for c in table.columns])
-    ids = [int(i) for i in row_ids]
-    for chunk in range(0, len(ids), 5000):
-        query = select(TableRow.id, TableRow.cells, TableRow.position).where(
-            TableRow.table_id == table.id, TableRow.id.in_(ids[chunk : chunk + 5000])
-        )
-        for row_id, cells, position in db.session.execute(query):
-            snapshot.rows[row_id] = cells or {}
-            snapshot.positions[row_id] = position
+    picked = among(db.session, TableRow.id, [int(i) for i in row_ids])
+    query = select(TableRow.id, TableRow.cells, TableRow.position).where(
+        TableRow.table_id == table.id, picked
+    )
+    for row_id, cells, position in db.session.execute(query):
+        snapshot.rows[row_id] = cells or {}
+        snapshot.positions[row_id] = position
     settings = current_app.config["FURROW"]
     if params["provider"] == "offline" or settings.openai_api == "chat":
         # The rows search the library: bring its reference passages up to date once here, so

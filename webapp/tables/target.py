@@ -1,6 +1,6 @@
 """Table rows as the review core's target: what people call a row, a row's cells written as its
-columns' types (many rows in one UPDATE per chunk), and applying a run's reviewed rows through
-the core (audited, undoable)."""
+columns' types (many rows by one UPDATE executed for each), and applying a run's reviewed rows
+through the core (audited, undoable)."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def with_values(cells: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str
 
 class TableRowTarget(ReviewTarget):
     """Table rows as the review core sees them: a field is a column key, a value is read as the
-    column's type, and many rows are written in one UPDATE per chunk."""
+    column's type, and many rows are written by one UPDATE executed for each."""
 
     kind = ROW_TARGET
     label = "Row"
