@@ -329,9 +329,11 @@ def save_batch(
         chunk.done_items = [*chunk.done_items, *keys]
         chunk.done = len(chunk.done_items)
     values: dict[str, Any] = {"done": Run.done + len(keys), "heartbeat_at": utcnow()}
+    latest = None  # the newest stage shows; a quick run reports one a row
     while not stage_events.empty():
-        key, stage = stage_events.get_nowait()
-        values |= {"stage": stage, "message": f"Working on {key}"}
+        latest = stage_events.get_nowait()
+    if latest is not None:
+        values |= {"stage": latest[1], "message": f"Working on {latest[0]}"}
     db.session.execute(
         update(Run)
         .where(Run.id == run_id)
