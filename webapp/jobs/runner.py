@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import current_app
 from rq import get_current_job
-from sqlalchemy import func, select, true, update
+from sqlalchemy import ColumnElement, func, select, true, update
 from sqlalchemy.orm import load_only
 
 from webapp.config import Settings
@@ -108,7 +108,7 @@ def _claim(run_id: int, worker_name: str | None, job_id: str | None) -> bool:
     return bool(claimed)
 
 
-def _is_job(model: type[Run] | type[RunChunk], job_id: str | None):
+def _is_job(model: type[Run] | type[RunChunk], job_id: str | None) -> ColumnElement[bool]:
     return true() if job_id is None else model.rq_job_id == job_id
 
 
